@@ -1,0 +1,175 @@
+// Command cluster starts and stops the local control plane that `make
+// cluster-up`, `make demo` and `make dev-up` use.
+//
+//	cluster up     start it in the background (no-op if it runs) and print
+//	               the export line for its kubeconfig
+//	cluster down   stop it and remove its directory
+//	cluster run    run it in the foreground until Ctrl-C
+//
+// The state lives in .cache/cluster of the repository: kubeconfig (admin),
+// pid (the supervising process) and cluster.log.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: cluster up|down|run")
+		os.Exit(2)
+	}
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	st := state{dir: filepath.Join(root, ".cache", "cluster")}
+	switch os.Args[1] {
+	case "up":
+		err = st.up()
+	case "down":
+		err = st.down()
+	case "run":
+		err = st.run()
+	default:
+		err = fmt.Errorf("unknown command %q: want up, down or run", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cluster:", err)
+		os.Exit(1)
+	}
+}
+
+// state is the on-disk record of the background control plane.
+type state struct{ dir string }
+
+func (s state) kubeconfig() string { return filepath.Join(s.dir, "kubeconfig") }
+func (s state) pidFile() string    { return filepath.Join(s.dir, "pid") }
+func (s state) logFile() string    { return filepath.Join(s.dir, "..", "cluster.log") }
+
+// pid returns the supervisor's pid if it is alive.
+func (s state) pid() (int, bool) {
+	data, err := os.ReadFile(s.pidFile())
+	if err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		return 0, false
+	}
+	return pid, syscall.Kill(pid, 0) == nil
+}
+
+func (s state) up() error {
+	if _, alive := s.pid(); alive {
+		fmt.Println("# the local control plane is already running")
+		fmt.Printf("export KUBECONFIG=%s\n", s.kubeconfig())
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(s.logFile()), 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", filepath.Dir(s.logFile()), err)
+	}
+	log, err := os.Create(s.logFile())
+	if err != nil {
+		return fmt.Errorf("creating log: %w", err)
+	}
+	defer func() { _ = log.Close() }()
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding own executable: %w", err)
+	}
+	cmd := exec.Command(self, "run")
+	cmd.Stdout, cmd.Stderr = log, log
+	// A new session: the supervisor outlives this command and the shell.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting the supervisor: %w", err)
+	}
+	fmt.Fprintln(os.Stderr, "starting etcd, kube-apiserver and kube-controller-manager (log: .cache/cluster.log)")
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	for {
+		if _, err := os.Stat(s.pidFile()); err == nil {
+			fmt.Printf("export KUBECONFIG=%s\n", s.kubeconfig())
+			return nil
+		}
+		select {
+		case err := <-exited:
+			data, _ := os.ReadFile(s.logFile())
+			return fmt.Errorf("the control plane did not start (%v):\n%s", err, data)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func (s state) down() error {
+	pid, alive := s.pid()
+	if !alive {
+		fmt.Println("the local control plane is not running")
+		return os.RemoveAll(s.dir)
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		return fmt.Errorf("stopping pid %d: %w", pid, err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("pid %d still runs after 60s", pid)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	fmt.Println("stopped the local control plane")
+	return nil
+}
+
+// run starts the control plane in s.dir, publishes kubeconfig and pid, and
+// stops everything on SIGINT or SIGTERM.
+func (s state) run() error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := os.RemoveAll(s.dir); err != nil {
+		return fmt.Errorf("clearing %s: %w", s.dir, err)
+	}
+	cp, err := controlplane.Start(ctx, controlplane.Options{
+		Dir:      s.dir,
+		Progress: func(msg string) { fmt.Println(time.Now().Format(time.TimeOnly), msg) },
+	})
+	if err != nil {
+		return err
+	}
+	err = publish(cp, s)
+	if err == nil {
+		fmt.Println(time.Now().Format(time.TimeOnly), "ready at", cp.Server())
+		<-ctx.Done()
+		fmt.Println(time.Now().Format(time.TimeOnly), "stopping")
+	}
+	return errors.Join(err, cp.Stop())
+}
+
+func publish(cp *controlplane.ControlPlane, s state) error {
+	data, err := os.ReadFile(cp.KubeconfigPath())
+	if err != nil {
+		return fmt.Errorf("reading admin kubeconfig: %w", err)
+	}
+	if err := os.WriteFile(s.kubeconfig(), data, 0o600); err != nil {
+		return fmt.Errorf("writing kubeconfig: %w", err)
+	}
+	pid := strconv.Itoa(os.Getpid())
+	if err := os.WriteFile(s.pidFile(), []byte(pid), 0o600); err != nil {
+		return fmt.Errorf("writing pid file: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,251 @@
+package controlplane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Options configure Start.
+type Options struct {
+	// BinDir holds the etcd, kube-apiserver and kube-controller-manager
+	// binaries. Default: FindBinDir().
+	BinDir string
+	// Dir is the working directory for certificates, etcd data, logs and
+	// kubeconfigs. It is created if missing and removed by Stop.
+	// Default: a new temporary directory.
+	Dir string
+	// Controllers is the kube-controller-manager --controllers list.
+	// Default: DefaultControllers.
+	Controllers []string
+	// StartTimeout bounds the wait for every component to be ready.
+	// Default: 2 minutes.
+	StartTimeout time.Duration
+	// Progress, if set, receives one line per start-up step.
+	Progress func(msg string)
+}
+
+// DefaultControllers are the controllers apply-hygiene's scenarios need:
+// rollouts create ReplicaSets and ControllerRevisions for real, deleted
+// owners are garbage-collected, namespaces get their default service
+// account and can be deleted.
+var DefaultControllers = []string{
+	"deployment-controller",
+	"replicaset-controller",
+	"statefulset-controller",
+	"daemonset-controller",
+	"garbage-collector-controller",
+	"serviceaccount-controller",
+	"namespace-controller",
+}
+
+// AdminUser is the identity of the admin kubeconfig.
+const AdminUser = "apply-hygiene-admin"
+
+// ControlPlane is a running etcd, kube-apiserver and kube-controller-manager.
+type ControlPlane struct {
+	dir        string
+	ca         *authority
+	server     string
+	kubeconfig string
+	procs      []*process
+}
+
+// Start runs etcd, then kube-apiserver, then kube-controller-manager, and
+// returns once the API server is ready and the controllers run. On error
+// everything already started is stopped again.
+func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
+	defer cancel()
+	cp := &ControlPlane{dir: opts.Dir}
+	if err := cp.start(ctx, opts); err != nil {
+		return nil, errors.Join(err, cp.Stop())
+	}
+	return cp, nil
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.BinDir == "" {
+		dir, err := FindBinDir()
+		if err != nil {
+			return o, err
+		}
+		o.BinDir = dir
+	}
+	if o.Dir == "" {
+		dir, err := os.MkdirTemp("", "apply-hygiene-cp-")
+		if err != nil {
+			return o, fmt.Errorf("creating working directory: %w", err)
+		}
+		o.Dir = dir
+	}
+	if len(o.Controllers) == 0 {
+		o.Controllers = DefaultControllers
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = 2 * time.Minute
+	}
+	if o.Progress == nil {
+		o.Progress = func(string) {}
+	}
+	return o, nil
+}
+
+func (cp *ControlPlane) start(ctx context.Context, opts Options) error {
+	for _, sub := range []string{"pki", "logs", "etcd"} {
+		if err := os.MkdirAll(filepath.Join(cp.dir, sub), 0o700); err != nil {
+			return fmt.Errorf("creating %s directory: %w", sub, err)
+		}
+	}
+	ca, err := newAuthority()
+	if err != nil {
+		return err
+	}
+	cp.ca = ca
+	opts.Progress("starting etcd")
+	etcdURL, err := cp.startEtcd(ctx, opts)
+	if err != nil {
+		return err
+	}
+	opts.Progress("starting kube-apiserver")
+	if err := cp.startAPIServer(ctx, opts, etcdURL); err != nil {
+		return err
+	}
+	admin, err := cp.AddUser(AdminUser, []string{"system:masters"})
+	if err != nil {
+		return err
+	}
+	cp.kubeconfig = admin
+	opts.Progress("starting kube-controller-manager")
+	return cp.startControllerManager(ctx, opts)
+}
+
+// Stop ends every component, newest first, and removes the working
+// directory. It is safe to call more than once.
+func (cp *ControlPlane) Stop() error {
+	var errs []error
+	for i := len(cp.procs) - 1; i >= 0; i-- {
+		errs = append(errs, cp.procs[i].stop())
+	}
+	cp.procs = nil
+	if cp.dir != "" {
+		errs = append(errs, os.RemoveAll(cp.dir))
+	}
+	return errors.Join(errs...)
+}
+
+// Server is the API server's URL.
+func (cp *ControlPlane) Server() string { return cp.server }
+
+// Dir is the working directory.
+func (cp *ControlPlane) Dir() string { return cp.dir }
+
+// KubeconfigPath is the admin kubeconfig.
+func (cp *ControlPlane) KubeconfigPath() string { return cp.kubeconfig }
+
+// CAPEM is the PEM bundle of the CA that signed the API server's serving
+// certificate and every client certificate.
+func (cp *ControlPlane) CAPEM() []byte { return cp.ca.pem }
+
+// Logs maps each component to its log file.
+func (cp *ControlPlane) Logs() map[string]string {
+	logs := make(map[string]string, len(cp.procs))
+	for _, p := range cp.procs {
+		logs[p.name] = p.logPath
+	}
+	return logs
+}
+
+// waitFor polls check until it succeeds, the process exits or ctx ends.
+func waitFor(ctx context.Context, p *process, what string, check func(context.Context) error) error {
+	var last error
+	for {
+		if done, err := p.exited(); done {
+			return fmt.Errorf("waiting for %s: %w\n%s", what, err, p.logTail(20))
+		}
+		if last = check(ctx); last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: %w (last error: %w)\n%s", what, ctx.Err(), last, p.logTail(20))
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// freePorts returns n distinct free TCP ports on loopback. The ports are
+// released before use, which is racy only against other processes that also
+// bind port 0 in the same instant.
+func freePorts(n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	var listeners []net.Listener
+	defer func() {
+		for _, l := range listeners {
+			_ = l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("finding a free port: %w", err)
+		}
+		listeners = append(listeners, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// FindBinDir locates the control plane binaries: $APPLY_HYGIENE_BIN_DIR, or
+// .cache/bin in the repository that contains the working directory (where
+// hack/tools/build.sh links them).
+func FindBinDir() (string, error) {
+	if dir := os.Getenv("APPLY_HYGIENE_BIN_DIR"); dir != "" {
+		return dir, nil
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, ".cache", "bin"), nil
+}
+
+// RepoRoot walks up from the working directory to the directory whose go.mod
+// declares the apply-hygiene module.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("finding the repository root: %w", err)
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && strings.HasPrefix(string(data), "module github.com/apply-hygiene/apply-hygiene\n") {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("finding the repository root: no go.mod of github.com/apply-hygiene/apply-hygiene above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// MissingBinaries lists the control plane binaries not found in dir.
+func MissingBinaries(dir string) []string {
+	var missing []string
+	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kubectl"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			missing = append(missing, name)
+		}
+	}
+	return missing
+}

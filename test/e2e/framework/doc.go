@@ -1,0 +1,18 @@
+// Package framework is the end-to-end test harness: one real control plane
+// per test package (started from TestMain with Main), a namespace per test,
+// and real kubectl runs whose stdout, stderr and exit code the tests assert.
+//
+// A test package's TestMain calls Main; a test calls New(t) to get its
+// namespace and a Kubectl bound to it:
+//
+//	func TestMain(m *testing.M) { framework.Main(m) }
+//
+//	func TestSomething(t *testing.T) {
+//		f := framework.New(t)
+//		f.Kubectl.Run(t, "apply", "-f", "testdata/x.yaml").MustSucceed(t)
+//	}
+//
+// When the control plane binaries are missing (hack/tools/build.sh was not
+// run), New skips with the names of the missing tools, unless
+// APPLY_HYGIENE_E2E=required (set by make test), in which case it fails.
+package framework

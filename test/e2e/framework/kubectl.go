@@ -1,0 +1,103 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// kubectlTimeout bounds one kubectl run; none of the scenarios needs more.
+const kubectlTimeout = 2 * time.Minute
+
+// Kubectl runs a kubectl binary against the control plane as one identity,
+// in one namespace.
+type Kubectl struct {
+	// Path is the kubectl binary.
+	Path string
+	// Kubeconfig selects the identity.
+	Kubeconfig string
+	// Namespace is passed as -n unless empty.
+	Namespace string
+	// Env holds extra environment variables, such as EDITOR=….
+	Env []string
+}
+
+// Result is what one kubectl run printed and how it exited.
+type Result struct {
+	Args     []string
+	Stdout   string
+	Stderr   string
+	ExitCode int
+}
+
+// Run runs kubectl with args and returns its output; it fails t only when
+// kubectl cannot be started at all.
+func (k Kubectl) Run(t *testing.T, args ...string) Result {
+	t.Helper()
+	return k.RunWithInput(t, "", args...)
+}
+
+// RunWithInput is Run with stdin, for `kubectl apply -f -`.
+func (k Kubectl) RunWithInput(t *testing.T, stdin string, args ...string) Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), kubectlTimeout)
+	defer cancel()
+	full := append([]string{}, args...)
+	if k.Namespace != "" {
+		full = append(full, "--namespace="+k.Namespace)
+	}
+	cmd := exec.CommandContext(ctx, k.Path, full...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+k.Kubeconfig, "HOME="+env.home, "KUBECTL_COMMAND_HEADERS=true")
+	cmd.Env = append(cmd.Env, k.Env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	res := Result{Args: args, Stdout: stdout.String(), Stderr: stderr.String()}
+	var exitErr *exec.ExitError
+	switch {
+	case errors.As(err, &exitErr):
+		res.ExitCode = exitErr.ExitCode()
+	case err != nil:
+		t.Fatalf("running kubectl %s: %v", strings.Join(args, " "), err)
+	}
+	t.Logf("$ kubectl %s\n%s%s(exit %d)", strings.Join(args, " "), res.Stdout, res.Stderr, res.ExitCode)
+	return res
+}
+
+// MustSucceed fails t unless kubectl exited 0 and returns the result.
+func (r Result) MustSucceed(t *testing.T) Result {
+	t.Helper()
+	if r.ExitCode != 0 {
+		t.Fatalf("kubectl %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(r.Args, " "), r.ExitCode, r.Stdout, r.Stderr)
+	}
+	return r
+}
+
+// MustFail fails t unless kubectl exited non-zero and returns the result.
+func (r Result) MustFail(t *testing.T) Result {
+	t.Helper()
+	if r.ExitCode == 0 {
+		t.Fatalf("kubectl %s: succeeded, want a failure\nstdout:\n%s\nstderr:\n%s", strings.Join(r.Args, " "), r.Stdout, r.Stderr)
+	}
+	return r
+}
+
+// StdoutLines returns stdout split into lines, without the final newline.
+func (r Result) StdoutLines() []string { return lines(r.Stdout) }
+
+// StderrLines returns stderr split into lines, without the final newline.
+func (r Result) StderrLines() []string { return lines(r.Stderr) }
+
+func lines(s string) []string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}

@@ -1,0 +1,115 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
+)
+
+// env is the package-wide control plane started by Main.
+var env struct {
+	stopOnce sync.Once
+	cp      *controlplane.ControlPlane
+	binDir  string
+	home    string
+	client  kubernetes.Interface
+	skipWhy string
+	err     error
+}
+
+// Main starts the control plane, runs the package's tests and stops it
+// again, also on Ctrl-C.
+func Main(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	setUp(ctx)
+	defer tearDown()
+	go func() {
+		<-ctx.Done()
+		tearDown()
+		os.Exit(130)
+	}()
+	return m.Run()
+}
+
+func setUp(ctx context.Context) {
+	binDir, err := controlplane.FindBinDir()
+	if err != nil {
+		env.err = err
+		return
+	}
+	env.binDir = binDir
+	if missing := controlplane.MissingBinaries(binDir); len(missing) > 0 {
+		env.skipWhy = fmt.Sprintf("e2e needs %s in %s: run `make tools` (hack/tools/build.sh)", strings.Join(missing, ", "), binDir)
+		return
+	}
+	home, err := os.MkdirTemp("", "apply-hygiene-e2e-home-")
+	if err != nil {
+		env.err = fmt.Errorf("creating kubectl home: %w", err)
+		return
+	}
+	env.home = home
+	env.cp, env.err = controlplane.Start(ctx, controlplane.Options{BinDir: binDir})
+	if env.err != nil {
+		return
+	}
+	cfg, err := env.cp.RESTConfig()
+	if err != nil {
+		env.err = err
+		return
+	}
+	env.client, env.err = kubernetes.NewForConfig(cfg)
+}
+
+// tearDown stops the control plane once, whether the tests ended or the
+// run was interrupted.
+func tearDown() {
+	env.stopOnce.Do(func() {
+		if env.cp != nil {
+			if err := env.cp.Stop(); err != nil {
+				fmt.Fprintln(os.Stderr, "stopping the control plane:", err)
+			}
+		}
+		if env.home != "" {
+			_ = os.RemoveAll(env.home)
+		}
+	})
+}
+
+// requireEnv fails or skips t when the control plane is not available.
+func requireEnv(t *testing.T) {
+	t.Helper()
+	if env.err != nil {
+		t.Fatalf("starting the control plane: %v", env.err)
+	}
+	if env.skipWhy != "" {
+		if os.Getenv("APPLY_HYGIENE_E2E") == "required" {
+			t.Fatal(env.skipWhy)
+		}
+		t.Skip(env.skipWhy)
+	}
+}
+
+// ControlPlane returns the package's control plane.
+func ControlPlane(t *testing.T) *controlplane.ControlPlane {
+	t.Helper()
+	requireEnv(t)
+	return env.cp
+}
+
+// KubectlPath is the kubectl built by hack/tools/build.sh.
+func KubectlPath() string { return filepath.Join(env.binDir, "kubectl") }
