@@ -1,0 +1,253 @@
+package merge
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// AnalyzeApply predicts `kubectl apply` of manifest onto live: it
+// recomputes the patch and the resulting object, and lists what the apply
+// reverts, what it leaves orphaned, whether it resets replicas or leaves a
+// defaulted dependent behind, and the state of last-applied. When live's
+// last-applied is invalid the analysis stops there and the ApplyResult is
+// nil, as kubectl itself cannot compute the patch.
+func (a *Analyzer) AnalyzeApply(live, manifest *unstructured.Unstructured) (*ApplyResult, *Analysis, error) {
+	an := newAnalysis(live, "apply")
+	info, original := lastAppliedInfo(live)
+	an.LastApplied = info
+	if info.Status == LastAppliedInvalid {
+		return nil, an, nil
+	}
+	res, err := a.ApplyManifest(manifest, live)
+	if err != nil {
+		return nil, nil, err
+	}
+	an.Strategy = res.Strategy
+	in := applyInput{kind: live.GetKind(), live: live, manifest: manifest, result: res.Result}
+	if original != nil {
+		in.original = original.Object
+	}
+	if err := a.analyzeApply(in, an); err != nil {
+		return nil, nil, err
+	}
+	return res, an, nil
+}
+
+// applyInput holds the objects of one apply: the live object before it,
+// the previous manifest (nil when there was none), the new manifest and the
+// object after it.
+type applyInput struct {
+	kind     string
+	live     *unstructured.Unstructured
+	original map[string]any
+	manifest *unstructured.Unstructured
+	result   *unstructured.Unstructured
+}
+
+func (a *Analyzer) analyzeApply(in applyInput, an *Analysis) error {
+	manifest := withoutLastApplied(in.manifest.Object)
+	tvs, err := a.fieldSets(in.original, manifest, in.live.Object, in.result.Object)
+	if err != nil {
+		return err
+	}
+	fs, err := sets(tvs)
+	if err != nil {
+		return err
+	}
+	mfs, err := DecodeManagedFields(in.live)
+	if err != nil {
+		return err
+	}
+	cmp, err := tvs[2].Compare(tvs[3])
+	if err != nil {
+		return fmt.Errorf("comparing live and result: %w", err)
+	}
+	changed := cmp.Modified.Union(cmp.Removed).Union(cmp.Added)
+	an.Reverts = a.reverts(in, changed, mfs)
+	an.Orphans = a.orphans(in.kind, in.live.Object, in.result.Object, fs[3], fs[0].Union(fs[1]), mfs)
+	an.ReplicasReset = a.replicasReset(in, manifest)
+	an.DefaultedDependents = a.defaultedDependents(in, manifest)
+	an.AnnotationsBytes = AnnotationsSize(in.result)
+	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold
+	return nil
+}
+
+// withoutLastApplied returns obj without the last-applied annotation.
+func withoutLastApplied(obj map[string]any) map[string]any {
+	u := (&unstructured.Unstructured{Object: obj}).DeepCopy()
+	if annots := u.GetAnnotations(); annots != nil {
+		delete(annots, LastAppliedAnnotation)
+		u.SetAnnotations(annots)
+	}
+	return u.Object
+}
+
+// reverts lists the changed fields whose live value differs from the
+// previous manifest's: someone changed them since the last apply, and the
+// apply puts its own value back (or removes them).
+func (a *Analyzer) reverts(in applyInput, changed *fieldpath.Set, mfs []ManagedFields) []FieldFact {
+	out := []FieldFact{}
+	for _, p := range units(changed) {
+		orig, cur := at(in.original, p), at(in.live.Object, p)
+		if serverManaged(p) || same(cur, orig) || same(cur, at(in.result.Object, p)) {
+			continue
+		}
+		ows := owners(mfs, p)
+		if !orig.ok && (!cur.ok || a.defaults.isDefault(in.kind, in.live.Object, p, cur.v) || onlyAppliers(ows)) {
+			continue
+		}
+		out = append(out, a.fact(in.kind, p, factValues{live: cur, result: at(in.result.Object, p),
+			lastApplied: orig, manifest: at(in.manifest.Object, p)}, ows))
+	}
+	return out
+}
+
+// onlyAppliers reports whether every owner is an apply (client- or
+// server-side): a field that only apply wrote was not changed by hand.
+func onlyAppliers(ows []Owner) bool {
+	if len(ows) == 0 {
+		return false
+	}
+	for _, o := range ows {
+		if o.Manager != "kubectl-client-side-apply" && o.Operation != "Apply" {
+			return false
+		}
+	}
+	return true
+}
+
+// orphans lists the fields of result outside known (the new manifest and
+// the previous last-applied), except server-managed ones, server defaults,
+// fields that a controller owns, and spec.replicas: leaving replicas out of
+// the manifest is the documented way to hand it to `kubectl scale` or an
+// autoscaler.
+func (a *Analyzer) orphans(kind string, live, result map[string]any, resultSet, known *fieldpath.Set, mfs []ManagedFields) []FieldFact {
+	out := []FieldFact{}
+	extra := resultSet.Difference(known)
+	inExtra := func(fp fieldpath.Path) bool { return !known.Has(fp) && resultSet.Has(fp) }
+	seen := map[string]bool{}
+	extra.Leaves().Iterate(func(fp fieldpath.Path) {
+		p := topElement(Path(fp), inExtra)
+		key := p.String()
+		if seen[key] || serverManaged(p) || key == "spec.replicas" {
+			return
+		}
+		seen[key] = true
+		v := at(result, p)
+		if !v.ok || a.defaults.isDefault(kind, result, p, v.v) {
+			return
+		}
+		ows := owners(mfs, p)
+		for _, o := range ows {
+			if !a.isKubectlManager(o.Manager) {
+				return
+			}
+		}
+		out = append(out, a.fact(kind, p, factValues{live: at(live, p), result: v}, ows))
+	})
+	return out
+}
+
+func (a *Analyzer) replicasReset(in applyInput, manifest map[string]any) *FieldFact {
+	p := Path{fieldName("spec"), fieldName("replicas")}
+	orig, man := at(in.original, p), at(manifest, p)
+	if !orig.ok || orig.v == nil || (man.ok && man.v != nil) {
+		return nil
+	}
+	f := a.fact(in.kind, p, factValues{live: at(in.live.Object, p), result: at(in.result.Object, p), lastApplied: orig}, nil)
+	return &f
+}
+
+// dependent is a field that the server defaults from another one and that
+// becomes invalid or stale when the other changes.
+type dependent struct {
+	kinds    []string
+	field    Path
+	value    string
+	sibling  Path
+	rejected bool
+}
+
+func dependents() []dependent {
+	updateStrategy := fieldName("updateStrategy")
+	strategy := fieldName("strategy")
+	spec := fieldName("spec")
+	return []dependent{
+		{kinds: []string{"StatefulSet"}, field: Path{spec, updateStrategy, fieldName("type")}, value: "OnDelete",
+			sibling: Path{spec, updateStrategy, fieldName("rollingUpdate")}, rejected: true},
+		{kinds: []string{"DaemonSet"}, field: Path{spec, updateStrategy, fieldName("type")}, value: "OnDelete",
+			sibling: Path{spec, updateStrategy, fieldName("rollingUpdate")}},
+		{kinds: []string{"Deployment"}, field: Path{spec, strategy, fieldName("type")}, value: "Recreate",
+			sibling: Path{spec, strategy, fieldName("rollingUpdate")}, rejected: true},
+	}
+}
+
+func (a *Analyzer) defaultedDependents(in applyInput, manifest map[string]any) []FieldFact {
+	out := []FieldFact{}
+	for _, d := range dependents() {
+		if !contains(d.kinds, in.kind) {
+			continue
+		}
+		typ, sib := at(in.result.Object, d.field), at(in.result.Object, d.sibling)
+		if typ.v != d.value || !sib.ok || sib.v == nil || at(manifest, d.sibling).ok {
+			continue
+		}
+		f := a.fact(in.kind, d.sibling, factValues{live: at(in.live.Object, d.sibling), result: sib,
+			lastApplied: at(in.original, d.sibling)}, nil)
+		f.DependsOn = d.field
+		f.Rejected = d.rejected
+		out = append(out, f)
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// factValues are the values of one field in the objects of a write.
+type factValues struct {
+	live, result, lastApplied, manifest presence
+}
+
+func (a *Analyzer) fact(kind string, p Path, v factValues, ows []Owner) FieldFact {
+	return FieldFact{
+		Path:        p,
+		Live:        a.factValue(kind, p, v.live),
+		Result:      a.factValue(kind, p, v.result),
+		LastApplied: a.factValue(kind, p, v.lastApplied),
+		Manifest:    a.factValue(kind, p, v.manifest),
+		Owners:      ows,
+	}
+}
+
+// Redacted replaces every value of a Secret's data and stringData.
+const Redacted = "<redacted>"
+
+func (a *Analyzer) factValue(kind string, p Path, pr presence) any {
+	if !pr.ok {
+		return nil
+	}
+	if kind == "Secret" && len(p) > 0 && p[0].FieldName != nil && (*p[0].FieldName == "data" || *p[0].FieldName == "stringData") {
+		return redact(pr.v)
+	}
+	return truncate(pr.v, a.maxValueLength)
+}
+
+func redact(v any) any {
+	if m, ok := v.(map[string]any); ok {
+		out := make(map[string]any, len(m))
+		for k := range m {
+			out[k] = Redacted
+		}
+		return out
+	}
+	return Redacted
+}

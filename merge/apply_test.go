@@ -1,0 +1,132 @@
+package merge
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+func TestAnalyzeApplySeeds(t *testing.T) {
+	tests := map[string]struct {
+		dir      string
+		opts     []Option
+		strategy Strategy
+		orphans  []string
+		reverts  []string
+		deps     []string
+		replicas bool
+	}{
+		"containers merge by name: a deleted, b keeps args, c added, d kept": {
+			dir:     "seed000-containers",
+			orphans: []string{"spec.template.spec.containers[name=nginx-helper-b].args", "spec.template.spec.containers[name=nginx-helper-d]"},
+		},
+		"containers example of seed 002 sets the new image": {
+			dir:     "seed002-containers",
+			orphans: []string{"spec.template.spec.containers[name=nginx-helper-b].args", "spec.template.spec.containers[name=nginx-helper-d]"},
+		},
+		"a primitive in the file and in live is set to the file value":       {dir: "seed000-primitive-set-live-has-it"},
+		"a primitive in the file but not in live is set to the file value":   {dir: "seed000-primitive-set-live-lacks-it"},
+		"a primitive dropped from the file is cleared from live":             {dir: "seed000-primitive-clear"},
+		"a primitive in neither the file nor last-applied is kept, orphaned": {dir: "seed000-primitive-keep", orphans: []string{"spec.minReadySeconds"}},
+		"a map key in the file and in live merges its sub fields":            {dir: "seed000-map-compare-subfields"},
+		"a map key in the file but not in live is added":                     {dir: "seed000-map-add-key"},
+		"a map key dropped from the file is deleted":                         {dir: "seed000-map-delete-key"},
+		"a map key in neither the file nor last-applied is kept, orphaned": {
+			dir: "seed000-map-keep-key", orphans: []string{"metadata.labels.team"},
+		},
+		"a merge list of primitives gives [a, c, d]": {
+			dir: "seed001-primitive-list-merge", orphans: []string{"metadata.finalizers[=example.com/d]"},
+		},
+		"a merge list element in the file and in live stays":     {dir: "seed001-primitive-list-in-both"},
+		"a merge list element in the file but not live is added": {dir: "seed001-primitive-list-add"},
+		"a merge list element dropped from the file is removed":  {dir: "seed001-primitive-list-remove"},
+		"a merge list element in neither is kept, orphaned": {
+			dir: "seed001-primitive-list-keep", orphans: []string{"metadata.finalizers[=example.com/x]"},
+		},
+		"a container in the file and in live merges recursively": {
+			dir: "seed001-containers-merge", orphans: []string{"spec.template.spec.containers[name=nginx].args"},
+		},
+		"a container in the file but not in live is added": {dir: "seed001-containers-add"},
+		"a container dropped from the file is removed":     {dir: "seed001-containers-remove"},
+		"a container in neither is kept, orphaned": {
+			dir: "seed001-containers-keep", orphans: []string{"spec.template.spec.containers[name=nginx-helper-d]"},
+		},
+		"args without patchStrategy are replaced by [a, c], losing d": {
+			dir: "seed000-args-replace", reverts: []string{"spec.template.spec.containers[name=nginx].args"},
+		},
+		"kubectl scale's replicas survive, minReadySeconds goes": {dir: "seed002-scale-then-apply"},
+		"the merge calculation of seed 000":                      {dir: "seed000-merge-calculation"},
+		"a field added to the file is added":                     {dir: "seed001-add-field"},
+		"a field in the file replaces the defaulted value":       {dir: "seed001-update-field"},
+		"replicas dropped from the file are deleted and reset": {
+			dir: "seed001-delete-fields", replicas: true,
+		},
+		"an image set by kubectl set is reverted by apply": {
+			dir: "seed001-set-image-reverted", reverts: []string{"spec.template.spec.containers[name=nginx].image"},
+		},
+		"Recreate with a strategic merge patch drops rollingUpdate by $retainKeys": {dir: "seed002-recreate-strategic"},
+		"Recreate with a JSON merge patch keeps the defaulted rollingUpdate": {
+			dir: "seed002-recreate-json-merge", opts: []Option{WithScheme(runtime.NewScheme())}, strategy: JSONMergePatch,
+			deps: []string{"spec.strategy.rollingUpdate"},
+		},
+		"a StatefulSet switched to OnDelete keeps the defaulted rollingUpdate": {
+			dir: "statefulset-ondelete", deps: []string{"spec.updateStrategy.rollingUpdate"},
+		},
+		"a DaemonSet switched to OnDelete keeps the defaulted rollingUpdate": {
+			dir: "daemonset-ondelete", deps: []string{"spec.updateStrategy.rollingUpdate"},
+		},
+		"without last-applied apply cannot delete minReadySeconds": {
+			dir: "seed002-missing-last-applied", orphans: []string{"spec.minReadySeconds"},
+		},
+		"a custom resource gets a JSON merge patch that replaces lists": {
+			dir: "crd-json-merge", strategy: JSONMergePatch, orphans: []string{"spec.color"},
+			reverts: []string{"spec.items"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := loadFixture(t, tc.dir)
+			a := NewAnalyzer(tc.opts...)
+			res, an, err := a.AnalyzeApply(f.live, f.modified)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(roundTrip(f.expected.Object), withoutAnnotation(res.Result)); diff != "" {
+				t.Errorf("result (-want +got):\n%s", diff)
+			}
+			wantLA, _ := LastAppliedValue(f.modified)
+			if got := res.Result.GetAnnotations()[LastAppliedAnnotation]; got != wantLA {
+				t.Errorf("last-applied after apply = %q, want %q", got, wantLA)
+			}
+			strategy := tc.strategy
+			if strategy == "" {
+				strategy = StrategicMergePatch
+			}
+			if res.Strategy != strategy || an.Strategy != strategy {
+				t.Errorf("strategy = %q, analysis %q, want %q", res.Strategy, an.Strategy, strategy)
+			}
+			if diff := cmp.Diff(tc.orphans, paths(an.Orphans)); diff != "" {
+				t.Errorf("orphans (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.reverts, paths(an.Reverts)); diff != "" {
+				t.Errorf("reverts (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.deps, paths(an.DefaultedDependents)); diff != "" {
+				t.Errorf("defaulted dependents (-want +got):\n%s", diff)
+			}
+			if got := an.ReplicasReset != nil; got != tc.replicas {
+				t.Errorf("replicas reset = %v, want %v", got, tc.replicas)
+			}
+			golden(t, tc.dir, "analysis.json", map[string]any{"patch": res.Patch, "analysis": an})
+		})
+	}
+}
+
+func paths(facts []FieldFact) []string {
+	var out []string
+	for _, f := range facts {
+		out = append(out, f.Path.String())
+	}
+	return out
+}

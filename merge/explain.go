@@ -1,0 +1,141 @@
+package merge
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+)
+
+// AnalyzeLive analyzes a stored object on its own: the state of its
+// last-applied, the fields that drifted from it (which the next apply of
+// the same manifest reverts), and the fields that the next apply keeps
+// although last-applied does not have them (orphans, when the manifest does
+// not add them).
+func (a *Analyzer) AnalyzeLive(live *unstructured.Unstructured) (*Analysis, error) {
+	ex, err := a.Explain(live)
+	if err != nil {
+		return nil, err
+	}
+	return ex.Analysis, nil
+}
+
+// Explanation describes every field of a stored object.
+type Explanation struct {
+	// Analysis holds drift, orphans and the last-applied state.
+	Analysis *Analysis `json:"analysis"`
+	// Fields lists every field, sorted by path, except status,
+	// metadata.managedFields and the last-applied annotation.
+	Fields []FieldInfo `json:"fields"`
+}
+
+// FieldInfo describes one field of a stored object.
+type FieldInfo struct {
+	// Path is the field.
+	Path Path `json:"path"`
+	// Value is its live value.
+	Value any `json:"value"`
+	// LastApplied is set when last-applied has the field.
+	LastApplied bool `json:"lastApplied"`
+	// Default is set when the value is the server's default.
+	Default bool `json:"default"`
+	// Drift is set when last-applied has another value.
+	Drift bool `json:"drift"`
+	// Orphan is set when the next apply keeps the field though it is not in
+	// last-applied.
+	Orphan bool `json:"orphan"`
+	// Owners are the field managers owning it, newest first.
+	Owners []Owner `json:"owners,omitempty"`
+}
+
+// Explain describes every field of live with its owner, drift and orphan
+// status.
+func (a *Analyzer) Explain(live *unstructured.Unstructured) (*Explanation, error) {
+	an := newAnalysis(live, "live")
+	info, original := lastAppliedInfo(live)
+	an.LastApplied = info
+	an.AnnotationsBytes = AnnotationsSize(live)
+	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold
+	ex := &Explanation{Analysis: an, Fields: []FieldInfo{}}
+	if info.Status == LastAppliedInvalid {
+		return ex, nil
+	}
+	var orig map[string]any
+	if original != nil {
+		orig = original.Object
+	}
+	tvs, err := a.fieldSets(orig, live.Object)
+	if err != nil {
+		return nil, err
+	}
+	fs, err := sets(tvs)
+	if err != nil {
+		return nil, err
+	}
+	mfs, err := DecodeManagedFields(live)
+	if err != nil {
+		return nil, err
+	}
+	if original != nil {
+		if err := a.drift(orig, live, tvs[0], tvs[1], mfs, an); err != nil {
+			return nil, err
+		}
+	}
+	an.Orphans = a.orphans(live.GetKind(), live.Object, live.Object, fs[1], fs[0], mfs)
+	ex.Fields = a.fieldInfos(live, fs, an, mfs)
+	return ex, nil
+}
+
+func (a *Analyzer) drift(orig map[string]any, live *unstructured.Unstructured, laTV, liveTV *typed.TypedValue, mfs []ManagedFields, an *Analysis) error {
+	cmp, err := laTV.Compare(liveTV)
+	if err != nil {
+		return fmt.Errorf("comparing last-applied and live: %w", err)
+	}
+	kind := live.GetKind()
+	for _, p := range units(cmp.Modified.Union(cmp.Removed)) {
+		la := at(orig, p)
+		if serverManaged(p) || isEmpty(la.v) {
+			continue
+		}
+		an.Drift = append(an.Drift, a.fact(kind, p, factValues{live: at(live.Object, p), lastApplied: la}, owners(mfs, p)))
+	}
+	return nil
+}
+
+func (a *Analyzer) fieldInfos(live *unstructured.Unstructured, fs []*fieldpath.Set, an *Analysis, mfs []ManagedFields) []FieldInfo {
+	flagged := func(facts []FieldFact) func(Path) bool {
+		set := &fieldpath.Set{}
+		for _, f := range facts {
+			set.Insert(fieldpath.Path(f.Path))
+		}
+		return func(p Path) bool { return ownsPath(set, p) }
+	}
+	drift, orphan := flagged(an.Drift), flagged(an.Orphans)
+	kind := live.GetKind()
+	out := []FieldInfo{}
+	fs[1].Leaves().Iterate(func(fp fieldpath.Path) {
+		p := Path(fp)
+		if serverManaged(p) && !isIdentity(p) {
+			return
+		}
+		v := at(live.Object, p)
+		out = append(out, FieldInfo{
+			Path:        p,
+			Value:       a.factValue(kind, p, v),
+			LastApplied: ownsPath(fs[0], p),
+			Default:     a.defaults.isDefault(kind, live.Object, p, v.v),
+			Drift:       drift(p),
+			Orphan:      orphan(p),
+			Owners:      owners(mfs, p),
+		})
+	})
+	return out
+}
+
+// isIdentity reports whether p is apiVersion, kind, metadata.name or
+// metadata.namespace, which Explain lists although the server manages them.
+func isIdentity(p Path) bool {
+	s := p.String()
+	return s == "apiVersion" || s == "kind" || s == "metadata.name" || s == "metadata.namespace"
+}

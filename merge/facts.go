@@ -1,0 +1,119 @@
+package merge
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// ObjectRef names an object.
+type ObjectRef struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+}
+
+// RefOf returns the reference of obj.
+func RefOf(obj *unstructured.Unstructured) ObjectRef {
+	return ObjectRef{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
+}
+
+// FieldFact is a fact about one field. Values are decoded JSON; long
+// strings are cut, and a Secret's data is replaced by "<redacted>". A value
+// that is left out means the field is absent there.
+type FieldFact struct {
+	// Path is the field, in kubectl's notation.
+	Path Path `json:"path"`
+	// Live is the live value before the write.
+	Live any `json:"live,omitempty"`
+	// Result is the value after the write (the apply or the request).
+	Result any `json:"result,omitempty"`
+	// LastApplied is the value in the last-applied annotation before the write.
+	LastApplied any `json:"lastApplied,omitempty"`
+	// Manifest is the value in the new manifest.
+	Manifest any `json:"manifest,omitempty"`
+	// Owners are the field managers owning the field, newest first.
+	Owners []Owner `json:"owners,omitempty"`
+	// DependsOn, for a defaulted dependent, is the field whose new value
+	// makes this one stale.
+	DependsOn Path `json:"dependsOn,omitempty"`
+	// Rejected, for a defaulted dependent, is set when the API server
+	// rejects the object while the field stays.
+	Rejected bool `json:"rejected,omitempty"`
+}
+
+// Analysis lists the facts about one write to one object. Its JSON form is
+// the analysis part of the policy input.
+type Analysis struct {
+	// Object is the object written.
+	Object ObjectRef `json:"object"`
+	// Operation is "apply" when the write is (or is recomputed as) a
+	// client-side apply, "update" for any other write, "live" for a stored
+	// object analyzed on its own.
+	Operation string `json:"operation"`
+	// Strategy is the patch type of the apply.
+	Strategy Strategy `json:"strategy,omitempty"`
+	// LastApplied describes the last-applied annotation before the write.
+	LastApplied LastAppliedInfo `json:"lastApplied"`
+	// AnnotationsBytes is the size of the annotations after the write.
+	AnnotationsBytes int `json:"annotationsBytes"`
+	// LastAppliedTooLarge is set when AnnotationsBytes is above
+	// TooLargeThreshold.
+	LastAppliedTooLarge bool `json:"lastAppliedTooLarge"`
+	// Drift lists fields that last-applied owns and whose live value
+	// differs from it.
+	Drift []FieldFact `json:"drift"`
+	// ImperativeChanges lists fields that last-applied owns and that a
+	// write other than apply changed or removed.
+	ImperativeChanges []FieldFact `json:"imperativeChanges"`
+	// Reverts lists fields whose value someone changed since the previous
+	// apply and that this apply overwrites (kubectl's --overwrite=false
+	// conflict).
+	Reverts []FieldFact `json:"reverts"`
+	// Orphans lists fields that stay live after the apply although they are
+	// in neither the manifest nor the previous last-applied; apply will
+	// never remove them.
+	Orphans []FieldFact `json:"orphans"`
+	// DefaultedDependents lists server-defaulted fields that the apply
+	// leaves behind although the manifest changed the field they depend on.
+	DefaultedDependents []FieldFact `json:"defaultedDependents"`
+	// ReplicasReset is set when the manifest drops spec.replicas that
+	// last-applied had: the server resets it to its default.
+	ReplicasReset *FieldFact `json:"replicasReset,omitempty"`
+	// Rollback is set when the write is a rollout undo.
+	Rollback *Rollback `json:"rollback,omitempty"`
+}
+
+func newAnalysis(obj *unstructured.Unstructured, operation string) *Analysis {
+	return &Analysis{
+		Object:              RefOf(obj),
+		Operation:           operation,
+		Drift:               []FieldFact{},
+		ImperativeChanges:   []FieldFact{},
+		Reverts:             []FieldFact{},
+		Orphans:             []FieldFact{},
+		DefaultedDependents: []FieldFact{},
+	}
+}
+
+// Rollback describes a rollout undo: a write that restored the pod template
+// of an earlier revision without touching last-applied.
+type Rollback struct {
+	// RevisionKind is ReplicaSet or ControllerRevision.
+	RevisionKind string `json:"revisionKind"`
+	// RevisionName is the name of the restored revision.
+	RevisionName string `json:"revisionName"`
+	// Revision is its number.
+	Revision int64 `json:"revision"`
+	// StaleLastApplied is set when last-applied no longer describes the
+	// restored template, i.e. RepairedLastApplied differs from it.
+	StaleLastApplied bool `json:"staleLastApplied"`
+	// RepairSource says where RepairedLastApplied comes from:
+	// "controllerRevision" (the annotation kept in the revision) or
+	// "rebuilt" (the undo's template change applied to the old last-applied).
+	RepairSource string `json:"repairSource,omitempty"`
+	// RepairedLastApplied is the annotation value to write, in kubectl's
+	// format. Empty when the object had no usable last-applied.
+	RepairedLastApplied string `json:"repairedLastApplied,omitempty"`
+	// Changes lists the template fields that the undo changed.
+	Changes []FieldFact `json:"changes"`
+}

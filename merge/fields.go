@@ -1,0 +1,90 @@
+package merge
+
+import (
+	"sort"
+
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// units turns a set of changed or extra paths into the paths to report: a
+// list element is reported once, as a whole, when the element itself is in
+// the set (added or removed); other fields are reported per leaf. The
+// result is sorted and has no duplicates.
+func units(s *fieldpath.Set) []Path {
+	seen := map[string]bool{}
+	var out []Path
+	s.Leaves().Iterate(func(fp fieldpath.Path) {
+		p := topElement(Path(fp), s.Has)
+		if key := p.String(); !seen[key] {
+			seen[key] = true
+			out = append(out, p)
+		}
+	})
+	// A removed or added element with no fields below it is a member but
+	// may not be a leaf of the set: add those too.
+	s.Iterate(func(fp fieldpath.Path) {
+		p := Path(fp)
+		if len(p) == 0 || p[len(p)-1].FieldName != nil {
+			return
+		}
+		p = topElement(p, s.Has)
+		if key := p.String(); !seen[key] {
+			seen[key] = true
+			out = append(out, p)
+		}
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Compare(out[j]) < 0 })
+	return out
+}
+
+// topElement returns the shortest prefix of p that ends in a list element
+// and for which in is true, or p itself.
+func topElement(p Path, in func(fieldpath.Path) bool) Path {
+	for i := range p {
+		if p[i].FieldName != nil {
+			continue
+		}
+		prefix := p[:i+1]
+		if in(fieldpath.Path(prefix)) {
+			return Path(prefix).Append()
+		}
+	}
+	return p
+}
+
+// serverManaged reports whether the server or a controller, not a
+// manifest, writes p: status, identity and bookkeeping metadata, and the
+// annotations that apply and controllers maintain.
+func serverManaged(p Path) bool {
+	if len(p) == 0 || p[0].FieldName == nil {
+		return false
+	}
+	switch *p[0].FieldName {
+	case "status", "apiVersion", "kind":
+		return true
+	case "metadata":
+	default:
+		return false
+	}
+	if len(p) < 2 || p[1].FieldName == nil {
+		return false
+	}
+	switch *p[1].FieldName {
+	case "managedFields", "resourceVersion", "uid", "generation", "creationTimestamp",
+		"deletionTimestamp", "deletionGracePeriodSeconds", "selfLink", "ownerReferences",
+		"name", "namespace", "generateName":
+		return true
+	case "annotations":
+		return len(p) > 2 && p[2].FieldName != nil && serverAnnotation(*p[2].FieldName)
+	}
+	return false
+}
+
+func serverAnnotation(key string) bool {
+	switch key {
+	case LastAppliedAnnotation, "deployment.kubernetes.io/revision",
+		"deprecated.daemonset.template.generation":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,123 @@
+package merge
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// LastAppliedAnnotation is the annotation in which client-side apply keeps
+// the manifest of the previous apply.
+const LastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
+
+// AnnotationsLimit is the API server's limit on the total size of an
+// object's annotations, in bytes.
+const AnnotationsLimit = 262144
+
+// TooLargeThreshold is the size of annotations, in bytes, above which
+// last-applied is reported as too large: 80% of AnnotationsLimit.
+const TooLargeThreshold = AnnotationsLimit * 8 / 10
+
+var (
+	// ErrMissingLastApplied means the object has no last-applied annotation.
+	ErrMissingLastApplied = errors.New("no " + LastAppliedAnnotation + " annotation")
+	// ErrInvalidLastApplied means the annotation is not a JSON object or
+	// names another object.
+	ErrInvalidLastApplied = errors.New("invalid " + LastAppliedAnnotation + " annotation")
+)
+
+// LastAppliedStatus says what an object's last-applied annotation holds.
+type LastAppliedStatus string
+
+const (
+	// LastAppliedPresent: the annotation holds a valid manifest.
+	LastAppliedPresent LastAppliedStatus = "present"
+	// LastAppliedMissing: the object has no annotation.
+	LastAppliedMissing LastAppliedStatus = "missing"
+	// LastAppliedInvalid: the annotation is not usable.
+	LastAppliedInvalid LastAppliedStatus = "invalid"
+)
+
+// LastAppliedInfo describes an object's last-applied annotation.
+type LastAppliedInfo struct {
+	// Status is present, missing or invalid.
+	Status LastAppliedStatus `json:"status"`
+	// Error says why the annotation is invalid.
+	Error string `json:"error,omitempty"`
+	// Bytes is the size of the annotation value.
+	Bytes int `json:"bytes"`
+}
+
+// ParseLastApplied decodes obj's last-applied annotation. It returns an
+// error wrapping ErrMissingLastApplied when there is none, and one wrapping
+// ErrInvalidLastApplied when it is not a JSON object or when its kind, name
+// or API group differ from obj's. Versions of the same group are accepted:
+// the API server serves an object in any version of its group.
+func ParseLastApplied(obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	raw, ok := obj.GetAnnotations()[LastAppliedAnnotation]
+	if !ok {
+		return nil, ErrMissingLastApplied
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		return nil, fmt.Errorf("%w: decoding last-applied: %w", ErrInvalidLastApplied, err)
+	}
+	if m == nil {
+		return nil, fmt.Errorf("%w: not a JSON object", ErrInvalidLastApplied)
+	}
+	la := &unstructured.Unstructured{Object: m}
+	if err := sameObject(obj, la); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidLastApplied, err)
+	}
+	return la, nil
+}
+
+func sameObject(obj, la *unstructured.Unstructured) error {
+	if _, ok := la.Object["metadata"].(map[string]any); !ok && la.Object["metadata"] != nil {
+		return errors.New("metadata is not an object")
+	}
+	want, got := obj.GroupVersionKind(), la.GroupVersionKind()
+	if got.Kind != want.Kind || got.Group != want.Group {
+		return fmt.Errorf("it is for %s, not %s", describeGVK(got), describeGVK(want))
+	}
+	if la.GetName() != obj.GetName() {
+		return fmt.Errorf("it names %q, not %q", la.GetName(), obj.GetName())
+	}
+	return nil
+}
+
+func describeGVK(gvk schema.GroupVersionKind) string {
+	if gvk.Kind == "" {
+		return "no kind"
+	}
+	return gvk.Kind + " in " + gvk.GroupVersion().String()
+}
+
+func lastAppliedInfo(obj *unstructured.Unstructured) (LastAppliedInfo, *unstructured.Unstructured) {
+	info := LastAppliedInfo{Bytes: len(obj.GetAnnotations()[LastAppliedAnnotation])}
+	la, err := ParseLastApplied(obj)
+	switch {
+	case errors.Is(err, ErrMissingLastApplied):
+		info.Status = LastAppliedMissing
+	case err != nil:
+		info.Status = LastAppliedInvalid
+		info.Error = err.Error()
+	default:
+		info.Status = LastAppliedPresent
+	}
+	return info, la
+}
+
+// AnnotationsSize returns the size of obj's annotations as the API server
+// counts it against AnnotationsLimit: the sum of key and value lengths.
+func AnnotationsSize(obj *unstructured.Unstructured) int {
+	n := 0
+	for k, v := range obj.GetAnnotations() {
+		n += len(k) + len(v)
+	}
+	return n
+}

@@ -1,0 +1,40 @@
+package merge
+
+import (
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Option configures an Analyzer.
+type Option func(*options)
+
+type options struct {
+	scheme          *runtime.Scheme
+	maxValueLength  int
+	kubectlManagers map[string]bool
+}
+
+// WithScheme sets the scheme that maps a kind to its Go type. Kinds with a
+// Go type get a strategic merge patch with patch metadata from that type and
+// a typed field set; other kinds get a JSON merge patch and a deduced,
+// schema-less field set, as kubectl does for custom resources. Default:
+// client-go's scheme (k8s.io/client-go/kubernetes/scheme), kubectl's choice.
+func WithScheme(s *runtime.Scheme) Option {
+	return func(o *options) { o.scheme = s }
+}
+
+// WithMaxValueLength sets the length at which string values in facts are
+// cut. 0 keeps them whole. Default: 256 bytes.
+func WithMaxValueLength(n int) Option {
+	return func(o *options) { o.maxValueLength = n }
+}
+
+// WithKubectlManagers adds field managers whose fields count as set by a
+// person, like kubectl's own (see IsKubectlManager). Fields owned by any
+// other manager are a controller's and are never reported as orphaned.
+func WithKubectlManagers(names ...string) Option {
+	return func(o *options) {
+		for _, n := range names {
+			o.kubectlManagers[n] = true
+		}
+	}
+}

@@ -1,0 +1,267 @@
+package merge
+
+import (
+	"encoding/json"
+	"fmt"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// podTemplateHashLabel is the label that the Deployment controller adds to
+// the template of each ReplicaSet; `rollout undo` removes it.
+const podTemplateHashLabel = "pod-template-hash"
+
+// revision is a pod template that an object owned at some point.
+type revision struct {
+	kind, name  string
+	number      int64
+	template    any
+	lastApplied string
+}
+
+// DetectRollback reports whether the write that turned old into new is a
+// rollout undo: the pod template changed, last-applied did not, and the new
+// template equals one of revisions (the object's ReplicaSets or
+// ControllerRevisions, as stored). It returns nil when it is not. For an
+// undo it also computes the last-applied that matches the restored
+// template: the one the ControllerRevision kept in its annotations
+// (StatefulSet, DaemonSet) when that one matches the template, else the old
+// last-applied with the undo's template change applied to it (always for a
+// Deployment: ReplicaSets never carry last-applied).
+func (a *Analyzer) DetectRollback(old, new *unstructured.Unstructured, revisions []*unstructured.Unstructured) (*Rollback, error) {
+	tplPath := Path{fieldName("spec"), fieldName("template")}
+	oldT, newT := at(old.Object, tplPath), at(new.Object, tplPath)
+	if !newT.ok || jsonEqual(stripNulls(oldT.v), stripNulls(newT.v)) {
+		return nil, nil
+	}
+	if old.GetAnnotations()[LastAppliedAnnotation] != new.GetAnnotations()[LastAppliedAnnotation] {
+		return nil, nil
+	}
+	rev, ok := matchRevision(new, newT.v, revisions)
+	if !ok {
+		return nil, nil
+	}
+	rb := &Rollback{RevisionKind: rev.kind, RevisionName: rev.name, Revision: rev.number}
+	changes, err := a.templateChanges(old, new)
+	if err != nil {
+		return nil, err
+	}
+	rb.Changes = changes
+	original, err := ParseLastApplied(old)
+	if err != nil {
+		return rb, nil //nolint:nilerr // without a usable last-applied there is nothing to repair
+	}
+	if err := a.repair(rb, rev, old, new, original); err != nil {
+		return nil, err
+	}
+	return rb, nil
+}
+
+func (a *Analyzer) repair(rb *Rollback, rev revision, old, new, original *unstructured.Unstructured) error {
+	if rev.lastApplied != "" && a.matchesTemplate(rev.lastApplied, new) {
+		rb.RepairSource, rb.RepairedLastApplied = "controllerRevision", rev.lastApplied
+	} else {
+		rebuilt, err := a.rebuildLastApplied(old, new, original)
+		if err != nil {
+			return err
+		}
+		rb.RepairSource, rb.RepairedLastApplied = "rebuilt", rebuilt
+	}
+	var repaired map[string]any
+	if err := json.Unmarshal([]byte(rb.RepairedLastApplied), &repaired); err != nil {
+		return fmt.Errorf("decoding repaired last-applied: %w", err)
+	}
+	rb.StaleLastApplied = !jsonEqual(repaired, original.Object)
+	return nil
+}
+
+func matchRevision(owner *unstructured.Unstructured, template any, revisions []*unstructured.Unstructured) (revision, bool) {
+	want := stripNulls(template)
+	for _, r := range revisions {
+		rev, ok := revisionOf(r)
+		if !ok || !ownedBy(r, owner) {
+			continue
+		}
+		if jsonEqual(stripNulls(rev.template), want) {
+			return rev, true
+		}
+	}
+	return revision{}, false
+}
+
+// ownedBy reports whether r names owner among its owner references; a
+// revision without owner references or an owner without a UID is accepted.
+func ownedBy(r, owner *unstructured.Unstructured) bool {
+	refs := r.GetOwnerReferences()
+	if len(refs) == 0 || owner.GetUID() == "" {
+		return true
+	}
+	for _, ref := range refs {
+		if ref.UID == owner.GetUID() {
+			return true
+		}
+	}
+	return false
+}
+
+func revisionOf(r *unstructured.Unstructured) (revision, bool) {
+	rev := revision{kind: r.GetKind(), name: r.GetName()}
+	switch r.GetKind() {
+	case "ReplicaSet":
+		tpl, ok := at(r.Object, Path{fieldName("spec"), fieldName("template")}).v.(map[string]any)
+		if !ok {
+			return rev, false
+		}
+		tpl = runtimeDeepCopy(tpl)
+		unstructured.RemoveNestedField(tpl, "metadata", "labels", podTemplateHashLabel)
+		rev.template = tpl
+		fmt.Sscan(r.GetAnnotations()["deployment.kubernetes.io/revision"], &rev.number) //nolint:errcheck // 0 when absent
+	case "ControllerRevision":
+		tpl, ok := at(r.Object, Path{fieldName("data"), fieldName("spec"), fieldName("template")}).v.(map[string]any)
+		if !ok {
+			return rev, false
+		}
+		tpl = runtimeDeepCopy(tpl)
+		delete(tpl, "$patch")
+		rev.template = tpl
+		rev.number, _, _ = unstructured.NestedInt64(r.Object, "revision")
+		if f, ok := r.Object["revision"].(float64); ok {
+			rev.number = int64(f)
+		}
+		rev.lastApplied = r.GetAnnotations()[LastAppliedAnnotation]
+	default:
+		return rev, false
+	}
+	return rev, true
+}
+
+func runtimeDeepCopy(m map[string]any) map[string]any {
+	return (&unstructured.Unstructured{Object: m}).DeepCopy().Object
+}
+
+// stripNulls returns v without null map entries (creationTimestamp: null).
+func stripNulls(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			if x != nil {
+				out[k] = stripNulls(x)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = stripNulls(x)
+		}
+		return out
+	}
+	return v
+}
+
+// matchesTemplate reports whether the last-applied kept in a revision
+// describes obj and every field of its pod template has obj's value.
+func (a *Analyzer) matchesTemplate(raw string, obj *unstructured.Unstructured) bool {
+	probe := obj.DeepCopy()
+	annots := probe.GetAnnotations()
+	if annots == nil {
+		annots = map[string]string{}
+	}
+	annots[LastAppliedAnnotation] = raw
+	probe.SetAnnotations(annots)
+	la, err := ParseLastApplied(probe)
+	if err != nil {
+		return false
+	}
+	tvs, err := a.fieldSets(la.Object, obj.Object)
+	if err != nil {
+		return false
+	}
+	set, err := tvs[0].ToFieldSet()
+	if err != nil {
+		return false
+	}
+	ok := true
+	set.Leaves().Iterate(func(fp fieldpath.Path) {
+		p := Path(fp)
+		if len(p) > 2 && patternOf(p[:2]) == "spec.template" && !same(at(la.Object, p), at(obj.Object, p)) {
+			ok = false
+		}
+	})
+	return ok
+}
+
+// rebuildLastApplied applies the undo's change to the pod template (old
+// live to new live) to the old last-applied.
+func (a *Analyzer) rebuildLastApplied(old, new, original *unstructured.Unstructured) (string, error) {
+	onlyTemplate := func(obj *unstructured.Unstructured) ([]byte, error) {
+		tpl, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "template")
+		return json.Marshal(map[string]any{"spec": map[string]any{"template": tpl}})
+	}
+	from, err := onlyTemplate(old)
+	if err != nil {
+		return "", fmt.Errorf("encoding old template: %w", err)
+	}
+	to, err := onlyTemplate(new)
+	if err != nil {
+		return "", fmt.Errorf("encoding new template: %w", err)
+	}
+	la, err := json.Marshal(original.Object)
+	if err != nil {
+		return "", fmt.Errorf("encoding last-applied: %w", err)
+	}
+	out, err := a.patchTemplate(new, from, to, la)
+	if err != nil {
+		return "", fmt.Errorf("rebuilding last-applied: %w", err)
+	}
+	return string(out) + "\n", nil
+}
+
+func (a *Analyzer) patchTemplate(obj *unstructured.Unstructured, from, to, target []byte) ([]byte, error) {
+	dataStruct, err := a.scheme.New(obj.GroupVersionKind())
+	if err != nil {
+		patch, err := jsonpatch.CreateMergePatch(from, to)
+		if err != nil {
+			return nil, err
+		}
+		return jsonpatch.MergePatch(target, patch)
+	}
+	patch, err := strategicpatch.CreateTwoWayMergePatch(from, to, dataStruct)
+	if err != nil {
+		return nil, err
+	}
+	out, err := strategicpatch.StrategicMergePatch(target, patch, dataStruct)
+	if err != nil {
+		return nil, err
+	}
+	// Re-encode so that keys are sorted as kubectl writes them.
+	var m map[string]any
+	if err := json.Unmarshal(out, &m); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
+}
+
+func (a *Analyzer) templateChanges(old, new *unstructured.Unstructured) ([]FieldFact, error) {
+	tvs, err := a.fieldSets(old.Object, new.Object)
+	if err != nil {
+		return nil, err
+	}
+	cmp, err := tvs[0].Compare(tvs[1])
+	if err != nil {
+		return nil, fmt.Errorf("comparing old and new object: %w", err)
+	}
+	out := []FieldFact{}
+	kind := new.GetKind()
+	for _, p := range units(cmp.Modified.Union(cmp.Removed).Union(cmp.Added)) {
+		if len(p) < 2 || patternOf(p[:2]) != "spec.template" {
+			continue
+		}
+		out = append(out, a.fact(kind, p, factValues{live: at(old.Object, p), result: at(new.Object, p)}, nil))
+	}
+	return out, nil
+}

@@ -1,0 +1,192 @@
+package merge
+
+import (
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+)
+
+// lookup returns the value at p in obj (decoded JSON) and whether it exists.
+func lookup(obj any, p Path) (any, bool) {
+	cur := obj
+	for _, pe := range p {
+		var ok bool
+		cur, _, ok = step(cur, pe)
+		if !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// step descends one path element and returns the child and, for list
+// elements, its index.
+func step(cur any, pe fieldpath.PathElement) (any, int, bool) {
+	switch {
+	case pe.FieldName != nil:
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, -1, false
+		}
+		v, ok := m[*pe.FieldName]
+		return v, -1, ok
+	case pe.Index != nil:
+		l, ok := cur.([]any)
+		if !ok || *pe.Index < 0 || *pe.Index >= len(l) {
+			return nil, -1, false
+		}
+		return l[*pe.Index], *pe.Index, true
+	case pe.Value != nil:
+		l, _ := cur.([]any)
+		want := (*pe.Value).Unstructured()
+		for i, item := range l {
+			if jsonEqual(item, want) {
+				return item, i, true
+			}
+		}
+	case pe.Key != nil:
+		l, _ := cur.([]any)
+		if i := findKeyed(l, *pe.Key); i >= 0 {
+			return l[i], i, true
+		}
+	}
+	return nil, -1, false
+}
+
+// findKeyed finds the element of l matching every key field. A key field
+// that an element leaves out matches too when no element matches exactly:
+// the schema defaults it (ports[containerPort=80,protocol=TCP] finds a
+// manifest port without protocol).
+func findKeyed(l []any, key value.FieldList) int {
+	for _, lenient := range []bool{false, true} {
+		for i, item := range l {
+			m, ok := item.(map[string]any)
+			if ok && keyMatches(m, key, lenient) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func keyMatches(m map[string]any, key value.FieldList, lenient bool) bool {
+	for _, f := range key {
+		v, ok := m[f.Name]
+		if !ok && lenient {
+			continue
+		}
+		if !ok || !jsonEqual(v, f.Value.Unstructured()) {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonEqual compares two decoded JSON values, treating numbers by value.
+func jsonEqual(a, b any) bool {
+	return reflect.DeepEqual(normalize(a), normalize(b))
+}
+
+// normalize converts numbers to float64 so int64 and float64 compare equal.
+func normalize(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = normalize(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = normalize(x)
+		}
+		return out
+	case int64:
+		return float64(t)
+	case int:
+		return float64(t)
+	case int32:
+		return float64(t)
+	case json.Number:
+		f, _ := t.Float64()
+		return f
+	}
+	return v
+}
+
+// valueAt returns the value at p, or absent.
+type presence struct {
+	v  any
+	ok bool
+}
+
+func at(obj map[string]any, p Path) presence {
+	if obj == nil {
+		return presence{}
+	}
+	v, ok := lookup(obj, p)
+	return presence{v: v, ok: ok}
+}
+
+// same reports whether two looked-up values are equal; an explicit null
+// equals an absent field.
+func same(a, b presence) bool {
+	if (!a.ok || a.v == nil) && (!b.ok || b.v == nil) {
+		return true
+	}
+	return a.ok && b.ok && jsonEqual(a.v, b.v)
+}
+
+// JSONPointer returns the RFC 6901 pointer to p in obj, with list elements
+// resolved to their index in obj, and whether p exists in obj. Use it to
+// build `kubectl patch --type=json` commands.
+func JSONPointer(obj map[string]any, p Path) (string, bool) {
+	var b strings.Builder
+	var cur any = obj
+	for _, pe := range p {
+		next, idx, ok := step(cur, pe)
+		if !ok {
+			return "", false
+		}
+		b.WriteByte('/')
+		if idx >= 0 {
+			b.WriteString(strconv.Itoa(idx))
+		} else {
+			b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(*pe.FieldName))
+		}
+		cur = next
+	}
+	return b.String(), true
+}
+
+// maxString is the default length at which string values in facts are cut.
+const maxString = 256
+
+// truncate returns a copy of v with long strings cut to n bytes plus "…".
+func truncate(v any, n int) any {
+	switch t := v.(type) {
+	case string:
+		if n > 0 && len(t) > n {
+			return strings.ToValidUTF8(t[:n], "") + "…"
+		}
+		return t
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = truncate(x, n)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = truncate(x, n)
+		}
+		return out
+	}
+	return v
+}
