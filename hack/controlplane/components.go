@@ -117,7 +117,7 @@ func (cp *ControlPlane) startControllerManager(ctx context.Context, opts Options
 		"--controllers=" + strings.Join(opts.Controllers, ","),
 		"--secure-port=0",
 		"--leader-elect=false",
-		"--use-service-account-credentials=false",
+		"--use-service-account-credentials=true",
 		"--concurrent-deployment-syncs=10",
 		"--concurrent-statefulset-syncs=10",
 	}

@@ -45,7 +45,9 @@ func (k Kubectl) Run(t *testing.T, args ...string) Result {
 // RunWithInput is Run with stdin, for `kubectl apply -f -`.
 func (k Kubectl) RunWithInput(t *testing.T, stdin string, args ...string) Result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), kubectlTimeout)
+	// Not t.Context(): it is canceled before cleanups run, and cleanups
+	// run kubectl too.
+	ctx, cancel := context.WithTimeout(context.Background(), kubectlTimeout)
 	defer cancel()
 	full := append([]string{}, args...)
 	if k.Namespace != "" {

@@ -10,7 +10,8 @@ import (
 // elements": containers merge by name. nginx-helper-a (in last-applied, not
 // in the manifest) is deleted; nginx-helper-b keeps the args set outside
 // apply; nginx-helper-c is added; nginx-helper-d (never in last-applied) is
-// kept.
+// kept. The seeds leave the order open; the server keeps the live elements
+// first and appends the new one.
 func TestSeedMergeContainersByPatchMergeKey(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
@@ -29,8 +30,8 @@ func TestSeedMergeContainersByPatchMergeKey(t *testing.T) {
 	wantLines(t, jsonpath(t, k, deploy, `{range .spec.template.spec.containers[*]}{.name} {.image} {.args}{"\n"}{end}`),
 		"nginx nginx:1.11 ",
 		`nginx-helper-b helper:1.3 ["run"]`,
-		"nginx-helper-c helper:1.3 ",
-		"nginx-helper-d helper:1.3 ")
+		"nginx-helper-d helper:1.3 ",
+		"nginx-helper-c helper:1.3 ")
 }
 
 // Seeds 000/002, "replace the list": args has no patchStrategy, so the

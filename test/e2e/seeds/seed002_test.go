@@ -43,11 +43,11 @@ func TestSeed002StatefulSetOnDeleteRejectedForDefaultedRollingUpdate(t *testing.
 
 	wantLines(t, k.Run(t, "apply", "-f", "testdata/seed002-statefulset.yaml").MustSucceed(t).Stdout, sts+" created")
 	wantLines(t, k.Run(t, "get", sts, "-o", "jsonpath={.spec.updateStrategy}").MustSucceed(t).Stdout,
-		`{"rollingUpdate":{"partition":0},"type":"RollingUpdate"}`)
+		`{"rollingUpdate":{"maxUnavailable":1,"partition":0},"type":"RollingUpdate"}`)
 
 	res := k.Run(t, "apply", "-f", "testdata/seed002-statefulset-ondelete.yaml").MustFail(t)
 	wantLines(t, res.Stderr,
-		`The StatefulSet "web" is invalid: spec.updateStrategy.rollingUpdate: Invalid value: {"partition":0}: only allowed for updateStrategy 'RollingUpdate'`)
+		`The StatefulSet "web" is invalid: spec.updateStrategy.rollingUpdate: Invalid value: {"Partition":0,"MaxUnavailable":1}: only allowed for updateStrategy 'RollingUpdate'`)
 	wantLines(t, k.Run(t, "get", sts, "-o", "jsonpath={.spec.updateStrategy.type}").MustSucceed(t).Stdout, "RollingUpdate")
 }
 

@@ -2,6 +2,7 @@ package seeds_test
 
 import (
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
@@ -34,6 +35,9 @@ func TestSeed003RolloutRestartAnnotationSurvivesApply(t *testing.T) {
 
 	// The field manager that owns it is kubectl-rollout, which is what the
 	// webhook later names.
-	managers := k.Run(t, "get", deploy, "--show-managed-fields", "-o", "jsonpath={.metadata.managedFields[*].manager}").MustSucceed(t)
-	wantLines(t, managers.Stdout, "kubectl-client-side-apply kubectl-rollout")
+	owner := k.Run(t, "get", deploy, "--show-managed-fields", "-o",
+		`jsonpath={range .metadata.managedFields[*]}{.manager} {.operation} {.fieldsV1.f:spec.f:template.f:metadata.f:annotations}{"\n"}{end}`).MustSucceed(t)
+	if !slices.Contains(owner.StdoutLines(), `kubectl-rollout Update {".":{},"f:kubectl.kubernetes.io/restartedAt":{}}`) {
+		t.Errorf("managed fields = %q, want kubectl-rollout (Update) owning restartedAt", owner.Stdout)
+	}
 }

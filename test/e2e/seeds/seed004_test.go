@@ -21,10 +21,15 @@ func TestSeed004RolloutUndoLeavesRemovedEnvBehind(t *testing.T) {
 	waitForRevisions(t, f, "app=my-wonderhoy-app", 2)
 
 	history := k.Run(t, "rollout", "history", sts).MustSucceed(t)
-	wantLines(t, history.Stdout, sts, "REVISION  CHANGE-CAUSE", "1         <none>", "2         <none>", "")
+	wantLines(t, history.Stdout, sts+" ", "REVISION  CHANGE-CAUSE", "1         <none>", "2         <none>", "")
 
+	// kubectl itself now warns that undo leaves last-applied alone.
 	undo := k.Run(t, "rollout", "undo", sts, "--to-revision=1").MustSucceed(t)
 	wantLines(t, undo.Stdout, sts+" rolled back")
+	wantLines(t, undo.Stderr, "Warning: resource statefulsets/my-wonderhoy-app was previously managed with 'kubectl apply'. "+
+		"Rolling back will not update the kubectl.kubernetes.io/last-applied-configuration annotation, which may cause "+
+		"unexpected behavior on future 'kubectl apply' operations. Consider using 'kubectl apply' with your previous "+
+		"configuration file instead.")
 	env := k.Run(t, "get", sts, "-o", "jsonpath={.spec.template.spec.containers[0].env}").MustSucceed(t)
 	wantLines(t, env.Stdout, `[{"name":"TO_BE_DELETED","value":"needs to be deleted!"},{"name":"ANOTHER_ENV","value":"who cares?"}]`)
 
