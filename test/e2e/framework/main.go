@@ -19,12 +19,12 @@ import (
 // env is the package-wide control plane started by Main.
 var env struct {
 	stopOnce sync.Once
-	cp      *controlplane.ControlPlane
-	binDir  string
-	home    string
-	client  kubernetes.Interface
-	skipWhy string
-	err     error
+	cp       *controlplane.ControlPlane
+	binDir   string
+	home     string
+	client   kubernetes.Interface
+	skipWhy  string
+	err      error
 }
 
 // Main starts the control plane, runs the package's tests and stops it
