@@ -1,0 +1,98 @@
+package policy
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// DefaultNamespaceLabel is the namespace label whose value ("warn",
+// "dryrun" or "off") overrides the actions of every rule there.
+const DefaultNamespaceLabel = "apply-hygiene.io/enforcement"
+
+// Config is the rule configuration, the data document
+// data.applyhygiene.config. The bundled Rego holds the defaults and merges
+// Config over them: a field left empty keeps its default. docs/rules.md
+// lists each rule's defaults.
+type Config struct {
+	// Rules configures rules by ID. Default: the actions of design.md
+	// section 4 (see docs/rules.md).
+	Rules map[string]RuleConfig `json:"rules,omitempty"`
+	// BreakGlassGroups are groups whose members get each rule's
+	// BreakGlassAction. Default: none.
+	BreakGlassGroups []string `json:"breakGlassGroups,omitempty"`
+	// Exemptions are users that get no decisions at all. Default: none.
+	Exemptions Exemptions `json:"exemptions,omitzero"`
+	// NamespaceLabel is the namespace label that overrides actions.
+	// Default: DefaultNamespaceLabel.
+	NamespaceLabel string `json:"namespaceLabel,omitempty"`
+}
+
+// RuleConfig configures one rule. Empty fields keep the rule's defaults.
+type RuleConfig struct {
+	// Action is the rule's action; ActionOff disables the rule.
+	Action Action `json:"action,omitempty"`
+	// ServiceAccountAction, when set, is the action for service accounts.
+	ServiceAccountAction Action `json:"serviceAccountAction,omitempty"`
+	// BreakGlassAction, when set, is the action for members of a
+	// break-glass group. It wins over ServiceAccountAction.
+	BreakGlassAction Action `json:"breakGlassAction,omitempty"`
+	// Params are free-form settings for user policies, which read them as
+	// data.applyhygiene.lib.config.rules[<rule>].params.
+	Params map[string]any `json:"params,omitempty"`
+}
+
+// Exemptions lists users that no rule applies to.
+type Exemptions struct {
+	// Users are usernames.
+	Users []string `json:"users,omitempty"`
+	// Groups are groups; any member is exempt.
+	Groups []string `json:"groups,omitempty"`
+	// ServiceAccounts are "namespace/name", or "namespace/*" for every
+	// service account of a namespace.
+	ServiceAccounts []string `json:"serviceAccounts,omitempty"`
+}
+
+// Validate checks c: known actions and well-formed service accounts.
+func (c Config) Validate() field.ErrorList {
+	var errs field.ErrorList
+	rules := field.NewPath("rules")
+	for _, name := range slices.Sorted(maps.Keys(c.Rules)) {
+		rc, p := c.Rules[name], rules.Key(name)
+		errs = append(errs, validateAction(p.Child("action"), rc.Action)...)
+		errs = append(errs, validateAction(p.Child("serviceAccountAction"), rc.ServiceAccountAction)...)
+		errs = append(errs, validateAction(p.Child("breakGlassAction"), rc.BreakGlassAction)...)
+	}
+	sas := field.NewPath("exemptions", "serviceAccounts")
+	for i, sa := range c.Exemptions.ServiceAccounts {
+		ns, name, ok := strings.Cut(sa, "/")
+		if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+			errs = append(errs, field.Invalid(sas.Index(i), sa, `must be "namespace/name" or "namespace/*"`))
+		}
+	}
+	return errs
+}
+
+func validateAction(p *field.Path, a Action) field.ErrorList {
+	if a == "" || slices.Contains(configActions(), string(a)) {
+		return nil
+	}
+	return field.ErrorList{field.NotSupported(p, a, configActions())}
+}
+
+// document returns c as the JSON value Rego reads.
+func (c Config) document() (map[string]any, error) {
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("encoding config: %w", err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("decoding config: %w", err)
+	}
+	return doc, nil
+}

@@ -1,0 +1,124 @@
+package policy
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// Action is what apply-hygiene does about a finding.
+type Action string
+
+const (
+	// ActionDeny rejects the request with the decision's message.
+	ActionDeny Action = "deny"
+	// ActionWarn allows the request and returns the message as a warning,
+	// which kubectl prints as "Warning: <message>".
+	ActionWarn Action = "warn"
+	// ActionDryRun allows the request silently; the finding is only
+	// recorded (metrics, audit), as in a namespace labelled dryrun.
+	ActionDryRun Action = "dryrun"
+	// ActionRepair allows the request, patches it to repair the object
+	// (for example a corrected last-applied) and warns.
+	ActionRepair Action = "repair"
+	// ActionPrune allows the request and removes the orphaned fields it
+	// names in the same request, with a warning.
+	ActionPrune Action = "prune"
+	// ActionOff is only valid in configuration: the rule makes no decision.
+	ActionOff Action = "off"
+)
+
+// decisionActions returns the actions a Decision may carry.
+func decisionActions() []string {
+	return []string{string(ActionDeny), string(ActionWarn), string(ActionDryRun), string(ActionRepair), string(ActionPrune)}
+}
+
+// configActions returns the actions configuration may name.
+func configActions() []string { return append(decisionActions(), string(ActionOff)) }
+
+// Valid reports whether a is an action a Decision may carry.
+func (a Action) Valid() bool { return slices.Contains(decisionActions(), string(a)) }
+
+// Decision is what one rule decided about one request.
+type Decision struct {
+	// Rule is the rule's stable ID, e.g. "imperative-edit".
+	Rule string `json:"rule"`
+	// Action is what to do.
+	Action Action `json:"action"`
+	// Message is the one-line text for the user; it starts with
+	// "[<rule>]".
+	Message string `json:"message"`
+	// Paths are the fields concerned, in kubectl's notation. Never nil.
+	Paths []string `json:"paths"`
+}
+
+// decodeDecisions converts the value of data.applyhygiene.decisions into
+// sorted decisions. Decisions whose action is "off" are dropped.
+func decodeDecisions(v any) ([]Decision, error) {
+	items, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("decisions is a %T, not a set", v)
+	}
+	out := make([]Decision, 0, len(items))
+	for _, item := range items {
+		d, err := decodeDecision(item)
+		if err != nil {
+			return nil, err
+		}
+		if d.Action != ActionOff {
+			out = append(out, d)
+		}
+	}
+	SortDecisions(out)
+	return out, nil
+}
+
+func decodeDecision(item any) (Decision, error) {
+	m, ok := item.(map[string]any)
+	if !ok {
+		return Decision{}, fmt.Errorf("decision %v is not an object", item)
+	}
+	rule, _ := m["rule"].(string)
+	if rule == "" {
+		return Decision{}, fmt.Errorf("decision %v has no rule", item)
+	}
+	action, _ := m["action"].(string)
+	if a := Action(action); !a.Valid() && a != ActionOff {
+		return Decision{}, fmt.Errorf("decision of rule %q has unknown action %q", rule, action)
+	}
+	message, ok := m["message"].(string)
+	if !ok {
+		return Decision{}, fmt.Errorf("decision of rule %q has no message", rule)
+	}
+	paths, err := decodePaths(m["paths"])
+	if err != nil {
+		return Decision{}, fmt.Errorf("decision of rule %q: %w", rule, err)
+	}
+	return Decision{Rule: rule, Action: Action(action), Message: message, Paths: paths}, nil
+}
+
+func decodePaths(v any) ([]string, error) {
+	paths := []string{}
+	if v == nil {
+		return paths, nil
+	}
+	items, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("paths is a %T, not an array", v)
+	}
+	for _, item := range items {
+		p, ok := item.(string)
+		if !ok {
+			return nil, fmt.Errorf("path %v is not a string", item)
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// SortDecisions sorts decisions by rule, then message, then action.
+func SortDecisions(ds []Decision) {
+	slices.SortFunc(ds, func(a, b Decision) int {
+		return cmp.Or(cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Message, b.Message), cmp.Compare(a.Action, b.Action))
+	})
+}

@@ -1,0 +1,25 @@
+// Package policy decides what apply-hygiene does about a write: Go computes
+// the facts (package merge), Rego decides.
+//
+// An Engine compiles the bundled rules (policy/rules/*.rego, one file per
+// rule ID of docs/rules.md) together with user policies from directories
+// or memory, prepares the query data.applyhygiene.decisions once per
+// policy set, and evaluates it for each request:
+//
+//	engine, err := policy.New(ctx, policy.WithConfig(cfg), policy.WithDirs("/etc/apply-hygiene/policies"))
+//	...
+//	decisions, err := engine.Evaluate(ctx, &policy.Input{...})
+//
+// The input is an Input (see docs/policy-input.md); each Decision has a
+// rule ID, an Action (deny, warn, dryrun, repair or prune), a one-line
+// message and the field paths concerned. Per-rule actions, break-glass
+// groups, exemptions and the namespace label that overrides actions come
+// from a Config, the data document data.applyhygiene.config.
+//
+// Policies run with restricted capabilities: no http.send, no net.*
+// builtins, no opa.runtime and nothing else that reaches the network or the
+// environment; a module that calls one fails to load, naming its file and
+// line. Reload swaps in a new policy set atomically and keeps the last good
+// set when the new one fails; Watch reloads when the policy directories
+// change. See Example for a complete use.
+package policy

@@ -1,0 +1,192 @@
+package policy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+)
+
+// Query is the one document the engine evaluates.
+const Query = "data.applyhygiene.decisions"
+
+// Engine evaluates the bundled rules and the user policies against policy
+// inputs. It compiles and prepares a policy set once per load; Evaluate is
+// safe for concurrent use, also while Reload swaps the set.
+type Engine struct {
+	opts options
+	// mu serializes loads and guards sources.
+	mu      sync.Mutex
+	sources Sources
+	current atomic.Pointer[policySet]
+	status  atomic.Pointer[Status]
+}
+
+// policySet is one compiled and prepared set of modules.
+type policySet struct {
+	version uint64
+	modules []string
+	query   rego.PreparedEvalQuery
+}
+
+// Status describes the policy set in force and the last load.
+type Status struct {
+	// Version counts successful loads: 1 after New, one more for every
+	// Reload that succeeded.
+	Version uint64
+	// Modules are the names of the modules in force, sorted.
+	Modules []string
+	// LastError is the error of the last load, nil when it succeeded.
+	// The engine keeps serving the previous set meanwhile.
+	LastError error
+}
+
+// New returns an engine with the bundled rules and the user policies that
+// opts name. It fails when the configuration is invalid or a policy does
+// not compile.
+func New(ctx context.Context, opts ...Option) (*Engine, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if errs := o.config.Validate(); len(errs) > 0 {
+		return nil, fmt.Errorf("validating policy config: %w", errs.ToAggregate())
+	}
+	e := &Engine{opts: o}
+	if err := e.Reload(ctx, o.sources); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Reload compiles a new policy set from the bundled rules and src, and
+// swaps it in. On error (a *LoadError, wrapped, when a module is wrong) it
+// keeps serving the previous set. Later reloads by Watch reuse src.
+func (e *Engine) Reload(ctx context.Context, src Sources) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.sources = src.clone()
+	return e.reloadLocked(ctx)
+}
+
+// reloadLocked loads e.sources; e.mu is held.
+func (e *Engine) reloadLocked(ctx context.Context) error {
+	version := uint64(1)
+	if cur := e.current.Load(); cur != nil {
+		version = cur.version + 1
+	}
+	set, err := e.load(ctx, version)
+	if err != nil {
+		e.setStatus(err)
+		return fmt.Errorf("loading policies: %w", err)
+	}
+	e.current.Store(set)
+	e.setStatus(nil)
+	return nil
+}
+
+func (e *Engine) setStatus(err error) {
+	st := Status{LastError: err}
+	if cur := e.current.Load(); cur != nil {
+		st.Version, st.Modules = cur.version, slices.Clone(cur.modules)
+	}
+	e.status.Store(&st)
+}
+
+// Status returns the version and modules in force and the last load error.
+func (e *Engine) Status() Status {
+	st := *e.status.Load()
+	st.Modules = slices.Clone(st.Modules)
+	return st
+}
+
+// load reads, parses, compiles and prepares the bundled rules and
+// e.sources.
+func (e *Engine) load(ctx context.Context, version uint64) (*policySet, error) {
+	files, err := bundledModules(false)
+	if err != nil {
+		return nil, err
+	}
+	user, problems := readSources(e.sources)
+	modules, parseProblems := parseModules(append(files, user...))
+	if problems = append(problems, parseProblems...); len(problems) > 0 {
+		return nil, &LoadError{Problems: problems}
+	}
+	caps := capabilities()
+	compiler, problems := compileModules(modules, caps)
+	if len(problems) > 0 {
+		return nil, &LoadError{Problems: problems}
+	}
+	query, err := e.prepare(ctx, compiler, caps)
+	if err != nil {
+		return nil, err
+	}
+	return &policySet{version: version, modules: sortedNames(modules), query: query}, nil
+}
+
+func (e *Engine) prepare(ctx context.Context, c *ast.Compiler, caps *ast.Capabilities) (rego.PreparedEvalQuery, error) {
+	config, err := e.opts.config.document()
+	if err != nil {
+		return rego.PreparedEvalQuery{}, err
+	}
+	store := inmem.NewFromObject(map[string]any{"applyhygiene": map[string]any{"config": config}})
+	r := rego.New(
+		rego.Query(Query),
+		rego.Compiler(c),
+		rego.Store(store),
+		rego.Capabilities(caps),
+		rego.StrictBuiltinErrors(true),
+	)
+	pq, err := r.PrepareForEval(ctx)
+	if err != nil {
+		return rego.PreparedEvalQuery{}, fmt.Errorf("preparing query: %w", err)
+	}
+	return pq, nil
+}
+
+func sortedNames(modules map[string]*ast.Module) []string {
+	names := make([]string, 0, len(modules))
+	for name := range modules {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Evaluate returns the decisions of the policy set in force for in,
+// sorted by rule, then message. No decision means allow.
+func (e *Engine) Evaluate(ctx context.Context, in *Input) ([]Decision, error) {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return nil, fmt.Errorf("encoding policy input: %w", err)
+	}
+	return e.evaluateJSON(ctx, raw)
+}
+
+// evaluateJSON evaluates an input given as JSON.
+func (e *Engine) evaluateJSON(ctx context.Context, raw []byte) ([]Decision, error) {
+	value, err := ast.ValueFromReader(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("decoding policy input: %w", err)
+	}
+	set := e.current.Load()
+	rs, err := set.query.Eval(ctx, rego.EvalParsedInput(value))
+	if err != nil {
+		return nil, fmt.Errorf("evaluating policy set %d: %w", set.version, err)
+	}
+	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
+		return []Decision{}, nil
+	}
+	ds, err := decodeDecisions(rs[0].Expressions[0].Value)
+	if err != nil {
+		return nil, fmt.Errorf("decoding decisions of policy set %d: %w", set.version, err)
+	}
+	return ds, nil
+}

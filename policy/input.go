@@ -1,0 +1,80 @@
+package policy
+
+import "github.com/apply-hygiene/apply-hygiene/merge"
+
+// Classification says what kind of write a request is.
+type Classification string
+
+const (
+	// ClientSideApply is kubectl apply without --server-side.
+	ClientSideApply Classification = "client-side-apply"
+	// ServerSideApply is an apply patch (kubectl apply --server-side).
+	ServerSideApply Classification = "server-side-apply"
+	// Imperative is kubectl edit, patch, set, label or annotate.
+	Imperative Classification = "imperative"
+	// RolloutUndo is kubectl rollout undo.
+	RolloutUndo Classification = "rollout-undo"
+	// RolloutRestart is kubectl rollout restart.
+	RolloutRestart Classification = "rollout-restart"
+	// Scale is a write to the scale subresource (kubectl scale).
+	Scale Classification = "scale"
+	// SaveConfig is kubectl create or replace with --save-config.
+	SaveConfig Classification = "save-config"
+	// Controller is a write by a controller.
+	Controller Classification = "controller"
+)
+
+// Input is the policy input: the JSON document that Rego sees as input.
+// docs/policy-input.md describes it with an example per classification.
+type Input struct {
+	// Request summarizes the admission request.
+	Request Request `json:"request"`
+	// Namespace is the namespace of the object; empty for cluster-scoped
+	// objects.
+	Namespace Namespace `json:"namespace"`
+	// Classification is the kind of write.
+	Classification Classification `json:"classification"`
+	// Analysis holds the facts that merge derived about the write; nil
+	// when there are none.
+	Analysis *merge.Analysis `json:"analysis,omitempty"`
+}
+
+// Request summarizes an admission request.
+type Request struct {
+	// UID is the admission request's UID.
+	UID string `json:"uid"`
+	// Operation is CREATE, UPDATE, DELETE or CONNECT; PATCH arrives as
+	// UPDATE.
+	Operation string `json:"operation"`
+	// Subresource is "scale" for kubectl scale, "" for the object itself.
+	Subresource string `json:"subresource"`
+	// DryRun is set for dry-run requests.
+	DryRun bool `json:"dryRun"`
+	// Object names the object written.
+	Object merge.ObjectRef `json:"object"`
+	// User is who sent the request.
+	User User `json:"user"`
+	// FieldManager is the effective field manager of this write; "" when
+	// none was sent.
+	FieldManager string `json:"fieldManager"`
+}
+
+// User is the authenticated user of a request.
+type User struct {
+	// Username is the user's name, e.g. "alice" or
+	// "system:serviceaccount:ns:name".
+	Username string `json:"username"`
+	// Groups are the user's groups.
+	Groups []string `json:"groups"`
+	// ServiceAccount is set when the user is a service account.
+	ServiceAccount bool `json:"serviceAccount"`
+}
+
+// Namespace describes the namespace of the object written.
+type Namespace struct {
+	// Name is the namespace's name.
+	Name string `json:"name"`
+	// Labels are the namespace's labels; the enforcement label
+	// (Config.NamespaceLabel) overrides actions there.
+	Labels map[string]string `json:"labels"`
+}

@@ -1,0 +1,20 @@
+# apply-reverts-drift: a client-side apply overwrites a value that someone
+# changed since the previous apply (kubectl's --overwrite=false conflict).
+package applyhygiene.rules.apply_reverts_drift
+
+import data.applyhygiene.lib
+
+decisions contains lib.decision("apply-reverts-drift", message(r), [r.path]) if {
+	input.classification == "client-side-apply"
+	some r in lib.analysis.reverts
+}
+
+# change(r) says what the apply does to the field.
+change(r) := sprintf("sets %s back to %s", [r.path, lib.show(r, "manifest")]) if {
+	r.manifest != null
+} else := sprintf("removes %s", [r.path])
+
+message(r) := sprintf(
+	"[apply-reverts-drift] %s: this apply %s, discarding %s set by %s since the last apply. To keep that value, put it in your manifest before you apply; see every drifted field with: kubectl hygiene explain %s",
+	[lib.describe, change(r), lib.show(r, "live"), lib.who(r), lib.target],
+)

@@ -1,0 +1,87 @@
+package applyhygiene.rules.imperative_edit_test
+
+import data.applyhygiene.rules.imperative_edit
+import data.applyhygiene.testing as t
+
+image := {
+	"path": "spec.template.spec.containers[name=nginx].image",
+	"live": "nginx:1.14.2",
+	"result": "nginx:1.16.1",
+	"lastApplied": "nginx:1.14.2",
+}
+
+replicas := {"path": "spec.replicas", "live": 2, "result": 5, "lastApplied": 2}
+
+min_ready := {"path": "spec.minReadySeconds", "live": 5, "lastApplied": 5}
+
+test_edit_of_owned_field_is_denied if {
+	ds := imperative_edit.decisions with input as t.make_input("imperative", "kubectl-edit", {"imperativeChanges": [image]})
+	t.actions(ds) == {["imperative-edit", "deny"]}
+	t.paths(ds) == {image.path}
+	t.all_start_with_rule(ds)
+	some d in ds
+	contains(d.message, `spec.template.spec.containers[name=nginx].image (last-applied "nginx:1.14.2", now "nginx:1.16.1")`)
+	contains(d.message, "kubectl apply edit-last-applied deployment/nginx -n default")
+}
+
+test_removed_field_reads_removed if {
+	ds := imperative_edit.decisions with input as t.make_input("imperative", "kubectl-patch", {"imperativeChanges": [min_ready]})
+	some d in ds
+	contains(d.message, "spec.minReadySeconds (last-applied 5, now removed)")
+}
+
+test_scale_is_denied if {
+	ds := imperative_edit.decisions with input as t.make_input("scale", "kubectl", {"imperativeChanges": [replicas]})
+	t.actions(ds) == {["imperative-edit", "deny"]}
+}
+
+test_rollout_restart_is_covered if {
+	ds := imperative_edit.decisions with input as t.make_input("rollout-restart", "kubectl-rollout", {"imperativeChanges": [image]})
+	count(ds) == 1
+}
+
+test_one_decision_lists_every_field if {
+	ds := imperative_edit.decisions with input as t.make_input("imperative", "kubectl-edit", {"imperativeChanges": [image, replicas]})
+	count(ds) == 1
+	t.paths(ds) == {image.path, replicas.path}
+}
+
+test_long_lists_are_cut if {
+	many := [object.union(replicas, {"path": sprintf("spec.f%d", [i])}) | some i in numbers.range(1, 7)]
+	ds := imperative_edit.decisions with input as t.make_input("imperative", "kubectl-edit", {"imperativeChanges": many})
+	some d in ds
+	contains(d.message, "spec.f5 (last-applied 2, now 5) and 2 more")
+	count(d.paths) == 7
+}
+
+test_service_account_is_warned if {
+	ds := imperative_edit.decisions with input as t.make_input("imperative", "kubectl-edit", {"imperativeChanges": [image]})
+		with input.request.user as t.robot
+	t.actions(ds) == {["imperative-edit", "warn"]}
+}
+
+test_controller_is_never_reported if {
+	ds := imperative_edit.decisions with input as t.make_input("controller", "deployment-controller", {"imperativeChanges": [image]})
+	count(ds) == 0
+}
+
+test_apply_is_not_an_edit if {
+	ds := imperative_edit.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"imperativeChanges": [image]})
+	count(ds) == 0
+}
+
+test_no_change_no_decision if {
+	ds := imperative_edit.decisions with input as t.make_input("imperative", "kubectl-edit", {})
+	count(ds) == 0
+}
+
+test_null_changes_no_decision if {
+	ds := imperative_edit.decisions with input as t.make_input("imperative", "kubectl-edit", {"imperativeChanges": null})
+	count(ds) == 0
+}
+
+test_writer_without_manager if {
+	ds := imperative_edit.decisions with input as t.make_input("imperative", "", {"imperativeChanges": [image]})
+	some d in ds
+	contains(d.message, "this write by alice changes")
+}

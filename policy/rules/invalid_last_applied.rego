@@ -1,0 +1,18 @@
+# invalid-last-applied: the last-applied annotation is not JSON, or names
+# another object. The request is allowed; the analysis is skipped.
+package applyhygiene.rules.invalid_last_applied
+
+import data.applyhygiene.lib
+
+decisions contains lib.decision("invalid-last-applied", message, [lib.last_applied_path]) if {
+	lib.analysis.lastApplied.status == "invalid"
+}
+
+reason := lib.analysis.lastApplied.error if {
+	lib.analysis.lastApplied.error != ""
+} else := "reason unknown"
+
+message := sprintf(
+	"[invalid-last-applied] %s: the kubectl.kubernetes.io/last-applied-configuration annotation is unusable (%s), so apply-hygiene skipped its checks and kubectl apply computes wrong deletions. Rewrite it from your manifest with: kubectl apply set-last-applied -f <manifest>",
+	[lib.describe, reason],
+)

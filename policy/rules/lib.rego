@@ -1,0 +1,182 @@
+# Package applyhygiene.lib holds what every rule shares: the rule
+# configuration (defaults merged with data.applyhygiene.config), the action
+# a rule takes for this request (exemptions, break-glass groups, service
+# accounts, namespace overrides), and helpers that render messages.
+#
+# User policies may call it too: lib.decision_or("my-rule", "deny", msg,
+# paths) returns a decision that honours the same configuration, or is
+# undefined when the rule is off for this request.
+package applyhygiene.lib
+
+# default_config holds the default action of every bundled rule (design.md
+# section 4) and the defaults of the other settings.
+default_config := {
+	"rules": {
+		"imperative-edit": {"action": "deny", "serviceAccountAction": "warn", "breakGlassAction": "warn"},
+		"apply-reverts-drift": {"action": "warn"},
+		"orphaned-field": {"action": "warn"},
+		"stale-last-applied": {"action": "repair"},
+		"defaulted-dependent": {"action": "repair"},
+		"replicas-reset": {"action": "deny"},
+		"missing-last-applied": {"action": "warn"},
+		"invalid-last-applied": {"action": "warn"},
+		"last-applied-too-large": {"action": "warn"},
+	},
+	"breakGlassGroups": [],
+	"exemptions": {"users": [], "groups": [], "serviceAccounts": []},
+	"namespaceLabel": "apply-hygiene.io/enforcement",
+}
+
+default supplied := {}
+
+# supplied is the configuration given to the engine (Helm values).
+supplied := data.applyhygiene.config
+
+# config is the configuration in force: supplied merged over the defaults.
+config := object.union(default_config, supplied)
+
+# namespace_mode is the value of the enforcement label of the namespace:
+# "warn", "dryrun" or "off"; undefined when unset.
+namespace_mode := input.namespace.labels[config.namespaceLabel]
+
+# exempt is true when the user is exempt from every rule.
+exempt if input.request.user.username in config.exemptions.users
+
+exempt if {
+	some group in input.request.user.groups
+	group in config.exemptions.groups
+}
+
+exempt if {
+	some entry in config.exemptions.serviceAccounts
+	service_account_matches(entry)
+}
+
+# service_account_matches(entry) is true when entry, "namespace/name" or
+# "namespace/*", names the requesting service account.
+service_account_matches(entry) if {
+	[ns, name] := split(entry, "/")
+	name != "*"
+	input.request.user.username == concat(":", ["system:serviceaccount", ns, name])
+}
+
+service_account_matches(entry) if {
+	[ns, name] := split(entry, "/")
+	name == "*"
+	startswith(input.request.user.username, concat(":", ["system:serviceaccount", ns, ""]))
+}
+
+# break_glass is true when the user belongs to a break-glass group.
+break_glass if {
+	some group in input.request.user.groups
+	group in config.breakGlassGroups
+}
+
+# role_action(rc) picks, from a rule's configuration, the action for this
+# user: break-glass members first, then service accounts, then everyone.
+role_action(rc) := rc.breakGlassAction if {
+	break_glass
+	rc.breakGlassAction != ""
+} else := rc.serviceAccountAction if {
+	input.request.user.serviceAccount == true
+	rc.serviceAccountAction != ""
+} else := rc.action
+
+# namespaced(a) applies the namespace's enforcement label to action a.
+namespaced(a) := a if {
+	a == "off"
+} else := "dryrun" if {
+	namespace_mode == "dryrun"
+} else := "warn" if {
+	namespace_mode == "warn"
+	a == "deny"
+} else := a
+
+# action_or(rule, fallback) is the action rule takes for this request, with
+# fallback when the configuration does not name the rule. Undefined when the
+# rule is off, the user is exempt or the namespace is labelled off.
+action_or(rule, fallback) := a if {
+	not exempt
+	not namespace_mode == "off"
+	rc := object.union({"action": fallback}, object.get(config.rules, rule, {}))
+	a := namespaced(role_action(rc))
+	a != "off"
+}
+
+# action(rule) is action_or for a rule that the configuration names (all
+# bundled rules do).
+action(rule) := action_or(rule, "warn")
+
+# decision_or(rule, fallback, message, paths) is a decision of rule with
+# the action in force; undefined when the rule is off for this request.
+decision_or(rule, fallback, message, paths) := {
+	"rule": rule,
+	"action": action_or(rule, fallback),
+	"message": message,
+	"paths": paths,
+}
+
+# decision(rule, message, paths) is decision_or for a configured rule.
+decision(rule, message, paths) := decision_or(rule, "warn", message, paths)
+
+default analysis := {}
+
+# analysis is input.analysis, or {} when the request has none.
+analysis := input.analysis
+
+# obj is the reference of the object written.
+obj := input.request.object
+
+# describe is how messages name the object: "Kind namespace/name".
+describe := sprintf("%s %s/%s", [obj.kind, obj.namespace, obj.name]) if {
+	obj.namespace != ""
+} else := sprintf("%s %s", [obj.kind, obj.name])
+
+# target is the object as kubectl arguments: "kind/name -n namespace".
+target := sprintf("%s/%s -n %s", [lower(obj.kind), obj.name, obj.namespace]) if {
+	obj.namespace != ""
+} else := sprintf("%s/%s", [lower(obj.kind), obj.name])
+
+# show(fact, key) renders a value of a field fact as JSON, or "(absent)"
+# when the field is absent there.
+show(fact, key) := show_or(fact, key, "(absent)")
+
+# show_or(fact, key, absent) renders a value of a field fact as JSON, or
+# absent when the field is absent there.
+show_or(fact, key, absent) := json.marshal(fact[key]) if {
+	fact[key] != null
+} else := absent
+
+# max_listed is how many fields a message lists before "and N more".
+max_listed := 5
+
+# list(texts) joins texts with commas, listing at most max_listed.
+list(texts) := concat(", ", texts) if {
+	count(texts) <= max_listed
+} else := sprintf("%s and %d more", [concat(", ", array.slice(texts, 0, max_listed)), count(texts) - max_listed])
+
+# apply_managers are the field managers of client-side apply.
+apply_managers := {"kubectl-client-side-apply", "before-first-apply"}
+
+# changer(fact) is the newest owner of the field that is not an apply.
+changer(fact) := [o |
+	some o in fact.owners
+	not o.manager in apply_managers
+	o.manager != object.get(input.request, "fieldManager", "")
+][0]
+
+# owner_text(o) renders an owner: "kubectl-edit at 2024-05-01T10:00:00Z".
+owner_text(o) := sprintf("%s at %s", [o.manager, o.time]) if {
+	o.time != ""
+} else := o.manager
+
+# who(fact) says who last changed a field outside apply, if known.
+who(fact) := owner_text(changer(fact)) if {
+	changer(fact)
+} else := "an unknown writer"
+
+# shell_quote(s) quotes s for a POSIX shell with single quotes.
+shell_quote(s) := concat("", ["'", replace(s, "'", `'\''`), "'"])
+
+# last_applied_path is the annotation's path in kubectl's notation.
+last_applied_path := "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]"

@@ -1,0 +1,185 @@
+package applyhygiene.lib_test
+
+import data.applyhygiene
+import data.applyhygiene.lib
+import data.applyhygiene.testing as t
+
+image := {
+	"path": "spec.template.spec.containers[name=nginx].image",
+	"live": "nginx:1.14.2",
+	"result": "nginx:1.16.1",
+	"lastApplied": "nginx:1.14.2",
+}
+
+restarted := {
+	"path": "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]",
+	"live": "2022-07-26T11:44:32+08:00",
+	"result": "2022-07-26T11:44:32+08:00",
+	"owners": [{"manager": "kubectl-rollout", "operation": "Update", "time": "2022-07-26T03:44:32Z"}],
+}
+
+edit := t.make_input("imperative", "kubectl-edit", {"imperativeChanges": [image]})
+
+orphan := t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [restarted]})
+
+test_defaults_apply_without_config if {
+	lib.config.rules["imperative-edit"].action == "deny"
+	lib.config.namespaceLabel == "apply-hygiene.io/enforcement"
+}
+
+test_config_merges_over_defaults if {
+	c := lib.config with data.applyhygiene.config as {"rules": {"orphaned-field": {"action": "prune"}}}
+	c.rules["orphaned-field"].action == "prune"
+	c.rules["imperative-edit"].serviceAccountAction == "warn"
+}
+
+test_decisions_gather_every_rule if {
+	ds := applyhygiene.decisions with input as edit
+	t.actions(ds) == {["imperative-edit", "deny"]}
+}
+
+test_break_glass_group_is_warned if {
+	ds := applyhygiene.decisions with input as edit
+		with input.request.user.groups as ["system:authenticated", "sre-oncall"]
+		with data.applyhygiene.config as {"breakGlassGroups": ["sre-oncall"]}
+	t.actions(ds) == {["imperative-edit", "warn"]}
+}
+
+test_break_glass_wins_over_service_account if {
+	ds := applyhygiene.decisions with input as edit
+		with input.request.user as t.robot
+		with data.applyhygiene.config as {
+			"breakGlassGroups": ["system:serviceaccounts:ci"],
+			"rules": {"imperative-edit": {"breakGlassAction": "dryrun", "serviceAccountAction": "deny"}},
+		}
+	t.actions(ds) == {["imperative-edit", "dryrun"]}
+}
+
+test_other_groups_are_not_break_glass if {
+	ds := applyhygiene.decisions with input as edit
+		with data.applyhygiene.config as {"breakGlassGroups": ["sre-oncall"]}
+	t.actions(ds) == {["imperative-edit", "deny"]}
+}
+
+test_exempt_user if {
+	ds := applyhygiene.decisions with input as edit
+		with data.applyhygiene.config as {"exemptions": {"users": ["alice"]}}
+	count(ds) == 0
+}
+
+test_exempt_group if {
+	ds := applyhygiene.decisions with input as edit
+		with data.applyhygiene.config as {"exemptions": {"groups": ["system:authenticated"]}}
+	count(ds) == 0
+}
+
+test_exempt_service_account if {
+	ds := applyhygiene.decisions with input as edit
+		with input.request.user as t.robot
+		with data.applyhygiene.config as {"exemptions": {"serviceAccounts": ["ci/deployer"]}}
+	count(ds) == 0
+}
+
+test_exempt_service_accounts_of_namespace if {
+	ds := applyhygiene.decisions with input as edit
+		with input.request.user as t.robot
+		with data.applyhygiene.config as {"exemptions": {"serviceAccounts": ["ci/*"]}}
+	count(ds) == 0
+}
+
+test_other_service_account_is_not_exempt if {
+	ds := applyhygiene.decisions with input as edit
+		with input.request.user as t.robot
+		with data.applyhygiene.config as {"exemptions": {"serviceAccounts": ["ci/other", "prod/*"]}}
+	t.actions(ds) == {["imperative-edit", "warn"]}
+}
+
+test_namespace_warn_turns_deny_into_warn if {
+	ds := applyhygiene.decisions with input as edit
+		with input.namespace.labels as {"apply-hygiene.io/enforcement": "warn"}
+	t.actions(ds) == {["imperative-edit", "warn"]}
+}
+
+test_namespace_warn_keeps_prune if {
+	ds := applyhygiene.decisions with input as orphan
+		with input.namespace.labels as {"apply-hygiene.io/enforcement": "warn"}
+		with data.applyhygiene.config as {"rules": {"orphaned-field": {"action": "prune"}}}
+	t.actions(ds) == {["orphaned-field", "prune"]}
+}
+
+test_namespace_dryrun_makes_everything_dryrun if {
+	both := object.union(edit, {"analysis": {"orphans": [restarted]}, "classification": "client-side-apply"})
+	ds := applyhygiene.decisions with input as object.union(edit, {"namespace": {"labels": {"apply-hygiene.io/enforcement": "dryrun"}}})
+	t.actions(ds) == {["imperative-edit", "dryrun"]}
+	ds2 := applyhygiene.decisions with input as both
+		with input.namespace.labels as {"apply-hygiene.io/enforcement": "dryrun"}
+		with data.applyhygiene.config as {"rules": {"orphaned-field": {"action": "prune"}}}
+	t.actions(ds2) == {["orphaned-field", "dryrun"]}
+}
+
+test_namespace_off_disables_every_rule if {
+	ds := applyhygiene.decisions with input as edit
+		with input.namespace.labels as {"apply-hygiene.io/enforcement": "off"}
+	count(ds) == 0
+}
+
+test_custom_namespace_label if {
+	ds := applyhygiene.decisions with input as edit
+		with input.namespace.labels as {"hygiene": "off"}
+		with data.applyhygiene.config as {"namespaceLabel": "hygiene"}
+	count(ds) == 0
+}
+
+test_rule_off if {
+	ds := applyhygiene.decisions with input as edit
+		with data.applyhygiene.config as {"rules": {"imperative-edit": {"action": "off"}}}
+	count(ds) == 0
+}
+
+test_rule_off_stays_off_in_dryrun_namespace if {
+	ds := applyhygiene.decisions with input as edit
+		with input.namespace.labels as {"apply-hygiene.io/enforcement": "dryrun"}
+		with data.applyhygiene.config as {"rules": {"imperative-edit": {"action": "off"}}}
+	count(ds) == 0
+}
+
+test_custom_decision_uses_fallback if {
+	d := lib.decision_or("my-rule", "deny", "[my-rule] m", []) with input as edit
+	d == {"rule": "my-rule", "action": "deny", "message": "[my-rule] m", "paths": []}
+}
+
+test_custom_decision_honours_config if {
+	d := lib.decision_or("my-rule", "deny", "[my-rule] m", []) with input as edit
+		with data.applyhygiene.config as {"rules": {"my-rule": {"action": "warn"}}}
+	d.action == "warn"
+}
+
+test_custom_decision_off_is_undefined if {
+	not lib.decision_or("my-rule", "deny", "m", []) with input as edit
+		with data.applyhygiene.config as {"rules": {"my-rule": {"action": "off"}}}
+}
+
+test_cluster_scoped_object if {
+	lib.describe == "Namespace team-a" with input.request.object as {"kind": "Namespace", "name": "team-a"}
+	lib.target == "namespace/team-a" with input.request.object as {"kind": "Namespace", "name": "team-a", "namespace": ""}
+}
+
+test_who_skips_apply_managers if {
+	fact := {"owners": [
+		{"manager": "kubectl-client-side-apply", "operation": "Update", "time": "2024-05-02T00:00:00Z"},
+		{"manager": "kubectl-scale", "operation": "Update", "subresource": "scale", "time": "2024-05-01T10:00:00Z"},
+	]}
+	lib.who(fact) == "kubectl-scale at 2024-05-01T10:00:00Z" with input as orphan
+	lib.who({"owners": [{"manager": "hpa"}]}) == "hpa" with input as orphan
+	lib.who({}) == "an unknown writer" with input as orphan
+}
+
+test_shell_quote if {
+	lib.shell_quote(`[{"value":"it's"}]`) == `'[{"value":"it'\''s"}]'`
+}
+
+test_show if {
+	lib.show({"live": {"a": 1}}, "live") == `{"a":1}`
+	lib.show({"live": false}, "live") == "false"
+	lib.show({}, "live") == "(absent)"
+}
