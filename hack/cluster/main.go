@@ -109,7 +109,7 @@ func (s state) up() error {
 		select {
 		case err := <-exited:
 			data, _ := os.ReadFile(s.logFile())
-			return fmt.Errorf("the control plane did not start (%v):\n%s", err, data)
+			return fmt.Errorf("the control plane did not start: %w\n%s", err, data)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
