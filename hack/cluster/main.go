@@ -6,8 +6,9 @@
 //	cluster down   stop it and remove its directory
 //	cluster run    run it in the foreground until Ctrl-C
 //
-// The state lives in .cache/cluster of the repository: kubeconfig (admin),
-// pid (the supervising process) and cluster.log.
+// The state lives in .cache/cluster of the repository, or in
+// $APPLY_HYGIENE_CLUSTER_DIR: kubeconfig (admin), pid (the supervising
+// process), with cluster.log beside it.
 package main
 
 import (
@@ -31,12 +32,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: cluster up|down|run")
 		os.Exit(2)
 	}
-	root, err := controlplane.RepoRoot()
+	dir, err := stateDir()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(os.Stderr, "cluster:", err)
 		os.Exit(1)
 	}
-	st := state{dir: filepath.Join(root, ".cache", "cluster")}
+	st := state{dir: dir}
 	switch os.Args[1] {
 	case "up":
 		err = st.up()
@@ -53,12 +54,23 @@ func main() {
 	}
 }
 
+func stateDir() (string, error) {
+	if dir := os.Getenv("APPLY_HYGIENE_CLUSTER_DIR"); dir != "" {
+		return filepath.Abs(dir)
+	}
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, ".cache", "cluster"), nil
+}
+
 // state is the on-disk record of the background control plane.
 type state struct{ dir string }
 
 func (s state) kubeconfig() string { return filepath.Join(s.dir, "kubeconfig") }
 func (s state) pidFile() string    { return filepath.Join(s.dir, "pid") }
-func (s state) logFile() string    { return filepath.Join(s.dir, "..", "cluster.log") }
+func (s state) logFile() string    { return s.dir + ".log" }
 
 // pid returns the supervisor's pid if it is alive.
 func (s state) pid() (int, bool) {
@@ -98,7 +110,7 @@ func (s state) up() error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting the supervisor: %w", err)
 	}
-	fmt.Fprintln(os.Stderr, "starting etcd, kube-apiserver and kube-controller-manager (log: .cache/cluster.log)")
+	fmt.Fprintf(os.Stderr, "starting etcd, kube-apiserver and kube-controller-manager (log: %s)\n", s.logFile())
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	for {
