@@ -116,12 +116,10 @@ func (e *Engine) load(ctx context.Context, version uint64) (*policySet, error) {
 	}
 	user, problems := readSources(e.sources)
 	modules, parseProblems := parseModules(append(files, user...))
-	if problems = append(problems, parseProblems...); len(problems) > 0 {
-		return nil, &LoadError{Problems: problems}
-	}
 	caps := capabilities()
-	compiler, problems := compileModules(modules, caps)
-	if len(problems) > 0 {
+	// Compile what parsed even after parse errors, to report every file.
+	compiler, compileProblems := compileModules(modules, caps)
+	if problems = append(append(problems, parseProblems...), compileProblems...); len(problems) > 0 {
 		return nil, &LoadError{Problems: problems}
 	}
 	query, err := e.prepare(ctx, compiler, caps)

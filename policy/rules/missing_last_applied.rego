@@ -11,6 +11,6 @@ decisions contains lib.decision("missing-last-applied", message, [lib.last_appli
 }
 
 message := sprintf(
-	"[missing-last-applied] %s: the object has no kubectl.kubernetes.io/last-applied-configuration annotation (it was made by kubectl create or replace without --save-config), so this apply cannot delete fields that your manifest does not have; from now on apply records it. See the live fields your manifest does not have with: kubectl hygiene explain %s",
+	"[missing-last-applied] %s: the object has no kubectl.kubernetes.io/last-applied-configuration annotation (objects made by kubectl create or replace without --save-config have none), so this apply cannot delete fields that your manifest does not have; from now on apply records it. See the live fields your manifest does not have with: kubectl hygiene explain %s",
 	[lib.describe, lib.target],
 )

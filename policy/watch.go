@@ -1,0 +1,83 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/go-logr/logr"
+)
+
+// Watch reloads the policy set whenever a policy file in the directories
+// of the current Sources changes, once no change came for the debounce
+// time (WithDebounce). It blocks until ctx is done and then returns nil;
+// it returns an error when the directories cannot be watched. A failed
+// reload is logged to the logr.Logger in ctx and kept in Status, and the
+// previous set stays in force.
+func (e *Engine) Watch(ctx context.Context) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("starting policy watcher: %w", err)
+	}
+	defer w.Close()
+	e.mu.Lock()
+	dirs := slices.Clone(e.sources.Dirs)
+	e.mu.Unlock()
+	for _, dir := range dirs {
+		if err := w.Add(dir); err != nil {
+			return fmt.Errorf("watching policy directory %s: %w", dir, err)
+		}
+	}
+	e.watchLoop(ctx, w)
+	return nil
+}
+
+func (e *Engine) watchLoop(ctx context.Context, w *fsnotify.Watcher) {
+	log := logr.FromContextOrDiscard(ctx)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.Events:
+			if !ok {
+				return
+			}
+			if concernsPolicies(ev) {
+				timer.Reset(e.opts.debounce)
+			}
+		case err, ok := <-w.Errors:
+			if !ok {
+				return
+			}
+			log.Error(err, "Watching policy directories")
+			timer.Reset(e.opts.debounce)
+		case <-timer.C:
+			e.reloadFromWatch(ctx, log)
+		}
+	}
+}
+
+func (e *Engine) reloadFromWatch(ctx context.Context, log logr.Logger) {
+	e.mu.Lock()
+	err := e.reloadLocked(ctx)
+	e.mu.Unlock()
+	if err != nil {
+		log.Error(err, "Reloading policies")
+		return
+	}
+	log.V(1).Info("Reloaded policies", "version", e.Status().Version)
+}
+
+// concernsPolicies reports whether a file event may change the policies: a
+// module file, or the "..data" link that a ConfigMap volume swaps.
+func concernsPolicies(ev fsnotify.Event) bool {
+	name := filepath.Base(ev.Name)
+	return isModuleFile(name) || strings.HasPrefix(name, "..")
+}
