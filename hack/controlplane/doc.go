@@ -9,5 +9,13 @@
 // in its own process group and dies with its parent (Pdeathsig); Stop ends
 // them all and removes the working directory.
 //
-// See ExampleStart.
+// Usage (test/e2e/framework and hack/cluster are the two callers):
+//
+//	cp, err := controlplane.Start(ctx, controlplane.Options{})
+//	if err != nil {
+//		return fmt.Errorf("starting the control plane: %w", err)
+//	}
+//	defer cp.Stop()
+//	// cp.KubeconfigPath() is an admin kubeconfig;
+//	// cp.AddUser("alice", nil) makes one for another identity.
 package controlplane
