@@ -34,15 +34,24 @@ func Main(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	setUp(ctx)
-	defer tearDown()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	interrupted := make(chan os.Signal, 1)
+	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(interrupted)
+	setUpDone := make(chan struct{})
 	go func() {
-		<-ctx.Done()
-		tearDown()
-		os.Exit(130)
+		if _, ok := <-interrupted; ok {
+			cancel()
+			// A start-up cut short cleans up after itself; wait for it.
+			<-setUpDone
+			tearDown()
+			os.Exit(130)
+		}
 	}()
+	setUp(ctx)
+	close(setUpDone)
+	defer tearDown()
 	return m.Run()
 }
 
