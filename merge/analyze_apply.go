@@ -95,7 +95,7 @@ func (a *Analyzer) reverts(in applyInput, changed *fieldpath.Set, mfs []ManagedF
 			continue
 		}
 		ows := owners(mfs, p)
-		if !orig.ok && (!cur.ok || a.defaults.isDefault(in.kind, in.live.Object, p, cur.v) || onlyAppliers(ows)) {
+		if !orig.ok && (!cur.ok || a.defaults.isDefault(in.kind, p, cur.v, in.live.Object) || onlyAppliers(ows)) {
 			continue
 		}
 		out = append(out, a.fact(in.kind, p, factValues{live: cur, result: at(in.result.Object, p),
@@ -136,7 +136,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultSet, 
 		}
 		seen[key] = true
 		v := at(result, p)
-		if !v.ok || a.defaults.isDefault(kind, result, p, v.v) {
+		if !v.ok || a.defaults.isDefault(kind, p, v.v, result, live) {
 			return
 		}
 		ows := owners(mfs, p)

@@ -79,6 +79,14 @@ func TestAnalyzeApplySeeds(t *testing.T) {
 		"without last-applied apply cannot delete minReadySeconds": {
 			dir: "seed002-missing-last-applied", orphans: []string{"spec.minReadySeconds"},
 		},
+		"restartedAt added by rollout restart is orphaned, owned by kubectl-rollout": {
+			dir: "seed003-restarted-at", orphans: []string{"spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"},
+		},
+		"after rollout undo the TO_BE_DELETED env entry is orphaned and the image revert is reported": {
+			dir:     "seed004-undo",
+			orphans: []string{"spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]"},
+			reverts: []string{"spec.template.spec.containers[name=nginx].image"},
+		},
 		"a custom resource gets a JSON merge patch that replaces lists": {
 			dir: "crd-json-merge", strategy: JSONMergePatch, orphans: []string{"spec.color"},
 			reverts: []string{"spec.items"},

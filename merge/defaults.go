@@ -136,14 +136,21 @@ func addPodSpecDefaults(out map[string][]any, prefix string) {
 // isDefault reports whether value v at p is what the server fills in for
 // kind when a manifest leaves the field out. Empty objects and nulls count
 // as defaults: the server writes them (resources: {}, securityContext: {},
-// creationTimestamp: null) and they hold no setting.
-func (t defaultTable) isDefault(kind string, obj map[string]any, p Path, v any) bool {
+// creationTimestamp: null) and they hold no setting. imagePullPolicy is the
+// default for the image of any of objs (the server defaulted it for the
+// image of its time, and does not redo it when the image changes).
+func (t defaultTable) isDefault(kind string, p Path, v any, objs ...map[string]any) bool {
 	if isEmpty(v) {
 		return true
 	}
 	pattern := patternOf(p)
 	if strings.HasSuffix(pattern, "].imagePullPolicy") {
-		return v == defaultPullPolicy(obj, p)
+		for _, obj := range objs {
+			if v == defaultPullPolicy(obj, p) {
+				return true
+			}
+		}
+		return false
 	}
 	for _, d := range t[kind][pattern] {
 		if jsonEqual(d, v) {

@@ -115,7 +115,7 @@ func (a *Analyzer) fieldInfos(live *unstructured.Unstructured, fs []*fieldpath.S
 	kind := live.GetKind()
 	out := []FieldInfo{}
 	fs[1].Leaves().Iterate(func(fp fieldpath.Path) {
-		p := Path(fp)
+		p := Path(fp).Append()
 		if serverManaged(p) && !isIdentity(p) {
 			return
 		}
@@ -124,7 +124,7 @@ func (a *Analyzer) fieldInfos(live *unstructured.Unstructured, fs []*fieldpath.S
 			Path:        p,
 			Value:       a.factValue(kind, p, v),
 			LastApplied: ownsPath(fs[0], p),
-			Default:     a.defaults.isDefault(kind, live.Object, p, v.v),
+			Default:     a.defaults.isDefault(kind, p, v.v, live.Object),
 			Drift:       drift(p),
 			Orphan:      orphan(p),
 			Owners:      owners(mfs, p),

@@ -38,7 +38,8 @@ func units(s *fieldpath.Set) []Path {
 }
 
 // topElement returns the shortest prefix of p that ends in a list element
-// and for which in is true, or p itself.
+// and for which in is true, or p itself. It always returns a copy: set
+// iteration reuses the memory of the paths it hands out.
 func topElement(p Path, in func(fieldpath.Path) bool) Path {
 	for i := range p {
 		if p[i].FieldName != nil {
@@ -49,7 +50,7 @@ func topElement(p Path, in func(fieldpath.Path) bool) Path {
 			return Path(prefix).Append()
 		}
 	}
-	return p
+	return p.Append()
 }
 
 // serverManaged reports whether the server or a controller, not a

@@ -1,6 +1,8 @@
 package merge
 
 import (
+	"bufio"
+	"bytes"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -16,7 +18,8 @@ import (
 
 // testdata holds the fixtures: testdata/<case>/{original,modified,live,
 // expected}.yaml, where original is the last-applied manifest (the test
-// writes it into live's annotation; no file means no annotation), modified
+// writes it into live's annotation unless live has one; no file means no
+// annotation), modified
 // the new manifest, live the live object and expected the object after the
 // apply without its last-applied annotation. analysis.json is a golden file
 // written by `go test ./merge -update`. Each fixture says where it came from.
@@ -42,7 +45,7 @@ func loadFixture(t *testing.T, dir string) fixture {
 		live:     readObject(t, dir, "live.yaml"),
 		expected: readObject(t, dir, "expected.yaml"),
 	}
-	if f.original != nil && f.live != nil {
+	if f.original != nil && f.live != nil && f.live.GetAnnotations()[LastAppliedAnnotation] == "" {
 		setLastApplied(t, f.live, f.original)
 	}
 	return f
@@ -134,3 +137,5 @@ func golden(t *testing.T, dir, name string, got any) {
 		t.Errorf("%s differs from the golden file (run go test -update and review the diff):\n%s", path, diffLines(string(want), string(data)))
 	}
 }
+
+func bufioReader(data []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(data)) }

@@ -1,0 +1,156 @@
+package merge_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+)
+
+func object(s string) *unstructured.Unstructured {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		panic(err)
+	}
+	return &unstructured.Unstructured{Object: m}
+}
+
+// The StatefulSet of seed 004 after `kubectl rollout undo`: the undo put
+// TO_BE_DELETED back, but last-applied still is the v2 manifest without it.
+// Applying v3 keeps it.
+func ExampleAnalyzer_AnalyzeApply() {
+	live := object(`{"apiVersion":"apps/v1","kind":"StatefulSet",
+	  "metadata":{"name":"app","namespace":"default","annotations":{
+	    "kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"apps/v1\",\"kind\":\"StatefulSet\",\"metadata\":{\"name\":\"app\",\"namespace\":\"default\"},\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"nginx\",\"image\":\"nginx:broken\",\"env\":[{\"name\":\"ANOTHER_ENV\",\"value\":\"b\"}]}]}}}}"},
+	    "managedFields":[{"manager":"kubectl","operation":"Update","apiVersion":"apps/v1","fieldsType":"FieldsV1",
+	      "fieldsV1":{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{"f:env":{"k:{\"name\":\"TO_BE_DELETED\"}":{".":{},"f:name":{},"f:value":{}}}}}}}}}}]},
+	  "spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:latest",
+	    "env":[{"name":"TO_BE_DELETED","value":"a"},{"name":"ANOTHER_ENV","value":"b"}]}]}}}}`)
+	v3 := object(`{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"app","namespace":"default"},
+	  "spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27","env":[{"name":"ANOTHER_ENV","value":"b"}]}]}}}}`)
+
+	a := merge.NewAnalyzer()
+	res, an, err := a.AnalyzeApply(live, v3)
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println(res.Strategy)
+	for _, o := range an.Orphans {
+		fmt.Println("orphan:", o.Path, "set by", o.Owners[0].Manager)
+	}
+	for _, r := range an.Reverts {
+		fmt.Println("revert:", r.Path, r.Live, "->", r.Result)
+	}
+	// Output:
+	// strategicMergePatch
+	// orphan: spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED] set by kubectl
+	// revert: spec.template.spec.containers[name=nginx].image nginx:latest -> nginx:1.27
+}
+
+func ExampleAnalyzer_Apply() {
+	original := []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"minReadySeconds":5}}`)
+	modified := []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{}}`)
+	current := []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"minReadySeconds":5,"replicas":2}}`)
+	res, err := merge.NewAnalyzer().Apply(original, modified, current)
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println(res.Strategy, string(res.Patch))
+	spec, _, _ := unstructured.NestedMap(res.Result.Object, "spec")
+	fmt.Println(spec)
+	// Output:
+	// strategicMergePatch {"spec":{"minReadySeconds":null}}
+	// map[replicas:2]
+}
+
+func ExampleAnalyzer_AnalyzeUpdate() {
+	old := object(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","annotations":{
+	  "kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},\"spec\":{\"minReadySeconds\":5}}"}},
+	  "spec":{"minReadySeconds":5}}`)
+	edited := old.DeepCopy()
+	_ = unstructured.SetNestedField(edited.Object, int64(10), "spec", "minReadySeconds")
+	an, err := merge.NewAnalyzer().AnalyzeUpdate(old, edited)
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	for _, c := range an.ImperativeChanges {
+		fmt.Println(c.Path, c.LastApplied, "->", c.Result)
+	}
+	// Output:
+	// spec.minReadySeconds 5 -> 10
+}
+
+func ExampleAnalyzer_DetectRollback() {
+	tpl := func(image string) string {
+		return `{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"` + image + `"}]}}`
+	}
+	la := `{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"web:2\"}]}}}}`
+	deploy := func(image string) *unstructured.Unstructured {
+		return object(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","annotations":{
+		  "kubectl.kubernetes.io/last-applied-configuration":"` + la + `"}},"spec":{"template":` + tpl(image) + `}}`)
+	}
+	rs := object(`{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web-1","annotations":{"deployment.kubernetes.io/revision":"1"}},
+	  "spec":{"template":` + tpl("web:1") + `}}`)
+	rb, err := merge.NewAnalyzer().DetectRollback(deploy("web:2"), deploy("web:1"), []*unstructured.Unstructured{rs})
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println(rb.RevisionName, rb.StaleLastApplied, rb.RepairSource)
+	fmt.Print(rb.RepairedLastApplied)
+	// Output:
+	// web-1 true rebuilt
+	// {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"template":{"spec":{"containers":[{"image":"web:1","name":"web"}]}}}}
+}
+
+func ExampleParseLastApplied() {
+	obj := object(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","annotations":{
+	  "kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"api\"}}"}}}`)
+	_, err := merge.ParseLastApplied(obj)
+	switch {
+	case errors.Is(err, merge.ErrMissingLastApplied):
+		fmt.Println("missing")
+	case errors.Is(err, merge.ErrInvalidLastApplied):
+		fmt.Println(err)
+	}
+	// Output:
+	// invalid kubectl.kubernetes.io/last-applied-configuration annotation: it names "api", not "web"
+}
+
+func ExampleParsePath() {
+	p, err := merge.ParsePath("spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]")
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println(len(p), p)
+	// Output:
+	// 5 spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]
+}
+
+func ExampleAnalyzer_Explain() {
+	live := object(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","annotations":{
+	  "kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},\"spec\":{\"minReadySeconds\":5}}"}},
+	  "spec":{"minReadySeconds":7,"revisionHistoryLimit":10,"paused":true}}`)
+	ex, err := merge.NewAnalyzer().Explain(live)
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	for _, f := range ex.Fields {
+		fmt.Println(f.Path, f.Value, "lastApplied:", f.LastApplied, "default:", f.Default, "drift:", f.Drift, "orphan:", f.Orphan)
+	}
+	// Output:
+	// apiVersion apps/v1 lastApplied: true default: false drift: false orphan: false
+	// kind Deployment lastApplied: true default: false drift: false orphan: false
+	// metadata.name web lastApplied: true default: false drift: false orphan: false
+	// spec.minReadySeconds 7 lastApplied: true default: false drift: true orphan: false
+	// spec.paused true lastApplied: false default: false drift: false orphan: true
+	// spec.revisionHistoryLimit 10 lastApplied: false default: true drift: false orphan: false
+}

@@ -1,0 +1,120 @@
+package merge
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func TestParseLastApplied(t *testing.T) {
+	obj := func(annotation string, set bool) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+			"metadata": map[string]any{"name": "web"}}}
+		if set {
+			u.SetAnnotations(map[string]string{LastAppliedAnnotation: annotation})
+		}
+		return u
+	}
+	tests := map[string]struct {
+		obj     *unstructured.Unstructured
+		wantErr error
+		wantMsg string
+	}{
+		"a valid annotation parses":          {obj: obj(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"}}`, true)},
+		"another version of the group is ok": {obj: obj(`{"apiVersion":"apps/v1beta2","kind":"Deployment","metadata":{"name":"web"}}`, true)},
+		"no annotation is missing":           {obj: obj("", false), wantErr: ErrMissingLastApplied},
+		"text that is not JSON is invalid": {
+			obj: obj("apiVersion: apps/v1", true), wantErr: ErrInvalidLastApplied, wantMsg: "decoding last-applied",
+		},
+		"JSON null is invalid": {obj: obj("null", true), wantErr: ErrInvalidLastApplied, wantMsg: "not a JSON object"},
+		"another kind is invalid": {
+			obj: obj(`{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"web"}}`, true), wantErr: ErrInvalidLastApplied,
+			wantMsg: "it is for StatefulSet in apps/v1, not Deployment in apps/v1",
+		},
+		"another group is invalid": {
+			obj: obj(`{"apiVersion":"example.com/v1","kind":"Deployment","metadata":{"name":"web"}}`, true), wantErr: ErrInvalidLastApplied,
+		},
+		"another name is invalid": {
+			obj: obj(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"api"}}`, true), wantErr: ErrInvalidLastApplied,
+			wantMsg: `it names "api", not "web"`,
+		},
+		"metadata that is no object is invalid": {
+			obj: obj(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":"web"}`, true), wantErr: ErrInvalidLastApplied,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := ParseLastApplied(tc.obj)
+			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
+				t.Fatalf("ParseLastApplied error = %v, want %v", err, tc.wantErr)
+			}
+			if err != nil && !strings.Contains(err.Error(), tc.wantMsg) {
+				t.Errorf("error %q does not say %q", err, tc.wantMsg)
+			}
+		})
+	}
+}
+
+func TestAnalyzeApplyInvalidLastApplied(t *testing.T) {
+	f := loadFixture(t, "seed000-primitive-clear")
+	live := f.live.DeepCopy()
+	live.SetAnnotations(map[string]string{LastAppliedAnnotation: "{not json"})
+	res, an, err := NewAnalyzer().AnalyzeApply(live, f.modified)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res != nil || an.LastApplied.Status != LastAppliedInvalid || an.LastApplied.Error == "" {
+		t.Errorf("result %v, last-applied %+v; want no result and an invalid status", res, an.LastApplied)
+	}
+}
+
+func TestAnalyzeApplyTooLarge(t *testing.T) {
+	f := loadFixture(t, "seed000-primitive-clear")
+	manifest := f.modified.DeepCopy()
+	manifest.SetAnnotations(map[string]string{"example.com/blob": strings.Repeat("x", TooLargeThreshold/2+1)})
+	_, an, err := NewAnalyzer().AnalyzeApply(f.live, manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !an.LastAppliedTooLarge || an.AnnotationsBytes <= TooLargeThreshold {
+		t.Errorf("too large = %v with %d bytes, want true above %d", an.LastAppliedTooLarge, an.AnnotationsBytes, TooLargeThreshold)
+	}
+}
+
+func TestSecretValuesAreRedacted(t *testing.T) {
+	secret := func(data map[string]any, la bool) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
+			"metadata": map[string]any{"name": "s", "namespace": "default"}, "data": data}}
+		if la {
+			setLastApplied(t, u, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
+				"metadata": map[string]any{"name": "s", "namespace": "default"}, "data": map[string]any{"a": "YQ=="}}})
+		}
+		return u
+	}
+	live := secret(map[string]any{"a": "c2VjcmV0", "b": "aGlkZGVu"}, true)
+	manifest := secret(map[string]any{"a": "YQ=="}, false)
+	_, an, err := NewAnalyzer().AnalyzeApply(live, manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(an.Reverts) != 1 || len(an.Orphans) != 1 {
+		t.Fatalf("reverts %v, orphans %v; want data.a and data.b", paths(an.Reverts), paths(an.Orphans))
+	}
+	for _, f := range append(an.Reverts, an.Orphans...) {
+		for _, v := range []any{f.Live, f.Result, f.LastApplied, f.Manifest} {
+			if v != nil && v != Redacted {
+				t.Errorf("%s shows a secret value %v", f.Path, v)
+			}
+		}
+	}
+}
+
+func TestLongValuesAreTruncated(t *testing.T) {
+	long := strings.Repeat("é", 200)
+	got := truncate(map[string]any{"a": []any{long}}, 11).(map[string]any)["a"].([]any)[0]
+	if got != strings.Repeat("é", 5)+"…" {
+		t.Errorf("truncate = %q", got)
+	}
+}

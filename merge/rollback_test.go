@@ -1,0 +1,189 @@
+package merge
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+func readObjects(t *testing.T, dir, name string) []*unstructured.Unstructured {
+	t.Helper()
+	data, err := testdata.ReadFile("testdata/" + dir + "/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*unstructured.Unstructured
+	for _, doc := range splitYAML(t, data) {
+		if obj := mustYAML(t, doc); len(obj.Object) > 0 {
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+func splitYAML(t *testing.T, data []byte) [][]byte {
+	t.Helper()
+	r := utilyaml.NewYAMLReader(bufioReader(data))
+	var docs [][]byte
+	for {
+		doc, err := r.Read()
+		if err != nil {
+			return docs
+		}
+		if len(doc) > 0 && string(doc) != "\n" {
+			docs = append(docs, doc)
+		}
+	}
+}
+
+func decodeLA(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("decoding repaired last-applied: %v", err)
+	}
+	return m
+}
+
+func TestDetectRollback(t *testing.T) {
+	v1 := readObject(t, "seed004-undo", "v1.yaml")
+	v1LA, _ := LastAppliedValue(v1)
+	withoutAnnotations := func(revs []*unstructured.Unstructured) []*unstructured.Unstructured {
+		var out []*unstructured.Unstructured
+		for _, r := range revs {
+			r = r.DeepCopy()
+			r.SetAnnotations(nil)
+			out = append(out, r)
+		}
+		return out
+	}
+	revs := readObjects(t, "seed004-undo", "revisions.yaml")
+	tests := map[string]struct {
+		revisions    []*unstructured.Unstructured
+		wantNil      bool
+		wantSource   string
+		wantRevision int64
+	}{
+		"the undo restores revision 1 and its ControllerRevision holds v1's last-applied": {
+			revisions: revs, wantSource: "controllerRevision", wantRevision: 1,
+		},
+		"without annotations on the revision last-applied is rebuilt from the template change": {
+			revisions: withoutAnnotations(revs), wantSource: "rebuilt", wantRevision: 1,
+		},
+		"a template that matches no revision is not an undo": {
+			revisions: revs[1:], wantNil: true,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			old := readObject(t, "seed004-undo", "before-undo.yaml")
+			live := readObject(t, "seed004-undo", "live.yaml")
+			rb, err := NewAnalyzer().DetectRollback(old, live, tc.revisions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantNil {
+				if rb != nil {
+					t.Fatalf("DetectRollback = %+v, want nil", rb)
+				}
+				return
+			}
+			if rb == nil {
+				t.Fatal("DetectRollback = nil, want an undo")
+			}
+			if rb.RepairSource != tc.wantSource || rb.Revision != tc.wantRevision || !rb.StaleLastApplied {
+				t.Errorf("source %q revision %d stale %v, want %q %d true", rb.RepairSource, rb.Revision, rb.StaleLastApplied, tc.wantSource, tc.wantRevision)
+			}
+			if diff := cmp.Diff(decodeLA(t, v1LA), decodeLA(t, rb.RepairedLastApplied)); diff != "" {
+				t.Errorf("repaired last-applied (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{"spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]", "spec.template.spec.containers[name=nginx].image"}, paths(rb.Changes)); diff != "" {
+				t.Errorf("changes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRollbackRepairRemovesOrphan checks the whole seed 004 story: with the
+// repaired last-applied the v3 apply deletes TO_BE_DELETED.
+func TestRollbackRepairRemovesOrphan(t *testing.T) {
+	a := NewAnalyzer()
+	old := readObject(t, "seed004-undo", "before-undo.yaml")
+	live := readObject(t, "seed004-undo", "live.yaml")
+	rb, err := a.DetectRollback(old, live, readObjects(t, "seed004-undo", "revisions.yaml"))
+	if err != nil || rb == nil {
+		t.Fatalf("DetectRollback = %v, %v", rb, err)
+	}
+	repaired := live.DeepCopy()
+	annots := repaired.GetAnnotations()
+	annots[LastAppliedAnnotation] = rb.RepairedLastApplied
+	repaired.SetAnnotations(annots)
+	res, an, err := a.AnalyzeApply(repaired, readObject(t, "seed004-undo", "modified.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _, _ := unstructured.NestedSlice(res.Result.Object, "spec", "template", "spec", "containers")
+	want := []any{map[string]any{"name": "ANOTHER_ENV", "value": "who cares?"}}
+	if diff := cmp.Diff(want, env[0].(map[string]any)["env"]); diff != "" {
+		t.Errorf("env after apply (-want +got):\n%s", diff)
+	}
+	if len(an.Orphans) != 0 {
+		t.Errorf("orphans = %v, want none", paths(an.Orphans))
+	}
+}
+
+func TestDetectRollbackDeployment(t *testing.T) {
+	tpl := func(image string, hash bool) map[string]any {
+		labels := map[string]any{"app": "web"}
+		if hash {
+			labels[podTemplateHashLabel] = "abc"
+		}
+		return map[string]any{"metadata": map[string]any{"labels": labels},
+			"spec": map[string]any{"containers": []any{map[string]any{"name": "web", "image": image}}}}
+	}
+	deploy := func(image string, manifestImage string) *unstructured.Unstructured {
+		d := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+			"metadata": map[string]any{"name": "web", "namespace": "default"},
+			"spec":     map[string]any{"replicas": int64(2), "template": tpl(image, false)}}}
+		m := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+			"metadata": map[string]any{"name": "web", "namespace": "default"},
+			"spec":     map[string]any{"template": tpl(manifestImage, false)}}}
+		setLastApplied(t, d, m)
+		return d
+	}
+	rs := func(image, revision string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+			"metadata": map[string]any{"name": "web-" + revision, "annotations": map[string]any{"deployment.kubernetes.io/revision": revision}},
+			"spec":     map[string]any{"template": tpl(image, true)}}}
+	}
+	old, live := deploy("web:2", "web:2"), deploy("web:1", "web:2")
+	rb, err := NewAnalyzer().DetectRollback(old, live, []*unstructured.Unstructured{rs("web:1", "1"), rs("web:2", "2")})
+	if err != nil || rb == nil {
+		t.Fatalf("DetectRollback = %v, %v", rb, err)
+	}
+	want := &Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 1, StaleLastApplied: true, RepairSource: "rebuilt",
+		RepairedLastApplied: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{},"name":"web","namespace":"default"},"spec":{"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"image":"web:1","name":"web"}]}}}}` + "\n",
+		Changes:             []FieldFact{{Path: mustPath(t, "spec.template.spec.containers[name=web].image"), Live: "web:2", Result: "web:1"}}}
+	if diff := cmp.Diff(want, rb, pathString); diff != "" {
+		t.Errorf("rollback (-want +got):\n%s", diff)
+	}
+	if rb, _ := NewAnalyzer().DetectRollback(old, old, nil); rb != nil {
+		t.Errorf("an unchanged template is an undo: %+v", rb)
+	}
+	applied := deploy("web:1", "web:1")
+	if rb, _ := NewAnalyzer().DetectRollback(old, applied, []*unstructured.Unstructured{rs("web:1", "1")}); rb != nil {
+		t.Errorf("an apply that changed last-applied is an undo: %+v", rb)
+	}
+}
+
+func mustPath(t *testing.T, s string) Path {
+	t.Helper()
+	p, err := ParsePath(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -1,0 +1,111 @@
+package merge
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func TestAnalyzeUpdate(t *testing.T) {
+	base := func() *unstructured.Unstructured {
+		f := loadFixture(t, "seed001-set-image-reverted")
+		obj := f.modified.DeepCopy()
+		setLastApplied(t, obj, f.modified)
+		return obj
+	}
+	image := "spec.template.spec.containers[name=nginx].image"
+	tests := map[string]struct {
+		edit      func(obj *unstructured.Unstructured)
+		operation string
+		want      []FieldFact
+		orphans   []string
+	}{
+		"kubectl set image changes a field last-applied owns": {
+			edit: func(obj *unstructured.Unstructured) {
+				setContainer(obj, "image", "nginx:1.8")
+			},
+			operation: "update",
+			want:      []FieldFact{{Path: mustPath(t, image), Live: "nginx:1.7.9", Result: "nginx:1.8", LastApplied: "nginx:1.7.9"}},
+		},
+		"kubectl edit removing a port removes an owned list element": {
+			edit: func(obj *unstructured.Unstructured) {
+				setContainer(obj, "ports", nil)
+			},
+			operation: "update",
+			want: []FieldFact{{
+				Path:        mustPath(t, "spec.template.spec.containers[name=nginx].ports[containerPort=80,protocol=TCP]"),
+				Live:        map[string]any{"containerPort": float64(80)},
+				LastApplied: map[string]any{"containerPort": float64(80)},
+			}},
+		},
+		"kubectl scale sets replicas that last-applied does not own": {
+			edit:      func(obj *unstructured.Unstructured) { obj.Object["spec"].(map[string]any)["replicas"] = int64(5) },
+			operation: "update",
+			want:      []FieldFact{},
+		},
+		"kubectl label adds a field, which is no imperative change": {
+			edit:      func(obj *unstructured.Unstructured) { obj.SetLabels(map[string]string{"team": "a"}) },
+			operation: "update",
+			want:      []FieldFact{},
+		},
+		"an apply changes last-applied and is analyzed as an apply": {
+			edit: func(obj *unstructured.Unstructured) {
+				obj.SetLabels(map[string]string{"team": "a"})
+				manifest := obj.DeepCopy()
+				manifest.SetLabels(nil)
+				setContainer(manifest, "image", "nginx:2")
+				setContainer(obj, "image", "nginx:2")
+				setLastApplied(t, obj, manifest)
+			},
+			operation: "apply",
+			want:      []FieldFact{},
+			orphans:   []string{"metadata.labels.team"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			old := base()
+			new := old.DeepCopy()
+			tc.edit(new)
+			an, err := NewAnalyzer().AnalyzeUpdate(old, new)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if an.Operation != tc.operation {
+				t.Errorf("operation = %q, want %q", an.Operation, tc.operation)
+			}
+			if diff := cmp.Diff(tc.want, an.ImperativeChanges, pathString); diff != "" {
+				t.Errorf("imperative changes (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.orphans, paths(an.Orphans)); diff != "" {
+				t.Errorf("orphans (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func setContainer(obj *unstructured.Unstructured, field string, v any) {
+	c := obj.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	if v == nil {
+		delete(c, field)
+		return
+	}
+	c[field] = v
+}
+
+func TestAnalyzeUpdateWithoutLastApplied(t *testing.T) {
+	f := loadFixture(t, "seed002-missing-last-applied")
+	new := f.live.DeepCopy()
+	setContainer(new, "image", "nginx:2")
+	an, err := NewAnalyzer().AnalyzeUpdate(f.live, new)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if an.LastApplied.Status != LastAppliedMissing || len(an.ImperativeChanges) != 0 {
+		t.Errorf("analysis = %+v, want missing last-applied and no changes", an)
+	}
+}
+
+// pathString compares paths by their notation.
+var pathString = cmp.Transformer("Path", func(p Path) string { return p.String() })
