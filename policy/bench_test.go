@@ -1,0 +1,33 @@
+package policy
+
+import "testing"
+
+// BenchmarkEvaluate evaluates a typical request: a client-side apply with
+// one orphan, against the bundled rules.
+func BenchmarkEvaluate(b *testing.B) {
+	e := newEngine(b)
+	in := loadInput(b, "client-side-apply")
+	b.ReportAllocs()
+	for b.Loop() {
+		ds, err := e.Evaluate(b.Context(), in)
+		if err != nil || len(ds) != 1 {
+			b.Fatalf("Evaluate = %v, %v", ds, err)
+		}
+	}
+}
+
+// BenchmarkEvaluateParallel is BenchmarkEvaluate from many goroutines, as
+// the webhook calls it.
+func BenchmarkEvaluateParallel(b *testing.B) {
+	e := newEngine(b)
+	in := loadInput(b, "client-side-apply")
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := e.Evaluate(b.Context(), in); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

@@ -1,0 +1,63 @@
+package policy_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// Example evaluates a kubectl edit of a field that last-applied owns, with
+// a user policy that adds its own rule, in a namespace labelled warn.
+func Example() {
+	ctx := context.Background()
+	engine, err := policy.New(ctx,
+		policy.WithConfig(policy.Config{BreakGlassGroups: []string{"sre"}}),
+		policy.WithModules(map[string]string{"no-edit-in-prod.rego": `package applyhygiene.rules.no_edit_in_prod
+
+import data.applyhygiene.lib
+
+decisions contains lib.decision_or("no-edit-in-prod", "deny", msg, []) if {
+	input.namespace.labels.env == "prod"
+	input.classification == "imperative"
+	msg := sprintf("[no-edit-in-prod] %s: use kubectl apply in prod", [lib.describe])
+}
+`}))
+	if err != nil {
+		fmt.Println("loading policies:", err)
+		return
+	}
+	path, err := merge.ParsePath("spec.replicas")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	deployment := merge.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}
+	decisions, err := engine.Evaluate(ctx, &policy.Input{
+		Request: policy.Request{
+			Operation:    "UPDATE",
+			Object:       deployment,
+			User:         policy.User{Username: "alice", Groups: []string{"system:authenticated"}},
+			FieldManager: "kubectl-edit",
+		},
+		Namespace:      policy.Namespace{Name: "shop", Labels: map[string]string{"env": "prod", policy.DefaultNamespaceLabel: "warn"}},
+		Classification: policy.Imperative,
+		Analysis: &merge.Analysis{
+			Object:            deployment,
+			Operation:         "update",
+			LastApplied:       merge.LastAppliedInfo{Status: merge.LastAppliedPresent},
+			ImperativeChanges: []merge.FieldFact{{Path: path, Live: 2, Result: 5, LastApplied: 2}},
+		},
+	})
+	if err != nil {
+		fmt.Println("evaluating policies:", err)
+		return
+	}
+	for _, d := range decisions {
+		fmt.Println(d.Action, d.Paths, d.Message)
+	}
+	// Output:
+	// warn [spec.replicas] [imperative-edit] Deployment shop/web: this write by alice (field manager kubectl-edit) changes fields that last-applied owns: spec.replicas (last-applied 2, now 5); the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, or hand a field over to its new writer by deleting it from last-applied first with: kubectl apply edit-last-applied deployment/web -n shop
+	// warn [] [no-edit-in-prod] Deployment shop/web: use kubectl apply in prod
+}

@@ -1,0 +1,100 @@
+package policy
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// waitFor polls cond until it holds or a few seconds pass.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestWatchReloadsOnChange(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("notes.txt", "not a policy")
+	write("no_edit_in_prod_test.rego", "this is not even Rego, and tests are skipped")
+	e := newEngine(t, WithDirs(dir), WithDebounce(20*time.Millisecond))
+	done := make(chan error)
+	go func() { done <- e.Watch(t.Context()) }()
+	time.Sleep(50 * time.Millisecond) // let the watcher start
+
+	in := loadInput(t, "imperative")
+	in.Namespace.Labels = map[string]string{"env": "prod"}
+	write("no-edit-in-prod.rego", noEditInProd)
+	waitFor(t, "the new module", func() bool { return e.Status().Version == 2 })
+	got, err := e.Evaluate(t.Context(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"imperative-edit=deny", "no-edit-in-prod=deny"}, summary(got)); diff != "" {
+		t.Errorf("decisions (-want +got):\n%s", diff)
+	}
+
+	write("broken.rego", "package broken\n\nx := {\n")
+	waitFor(t, "the load error", func() bool { return e.Status().LastError != nil })
+	if st := e.Status(); st.Version != 2 {
+		t.Errorf("version after a failed reload = %d, want 2", st.Version)
+	}
+	if _, err := e.Evaluate(t.Context(), in); err != nil {
+		t.Errorf("Evaluate after a failed reload: %v", err)
+	}
+
+	if err := os.Remove(filepath.Join(dir, "broken.rego")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the repaired set", func() bool { return e.Status().Version == 3 && e.Status().LastError == nil })
+}
+
+func TestWatchStopsWithContext(t *testing.T) {
+	e := newEngine(t, WithDirs(t.TempDir()))
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error)
+	go func() { done <- e.Watch(ctx) }()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Watch = %v, want nil", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Watch did not return")
+	}
+}
+
+func TestWatchMissingDirectory(t *testing.T) {
+	dir := t.TempDir()
+	e := newEngine(t, WithDirs(dir))
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Watch(t.Context()); err == nil {
+		t.Error("Watch of a removed directory succeeded")
+	}
+}
+
+func TestNewMissingDirectory(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing")
+	_, err := New(t.Context(), WithDirs(missing))
+	if err == nil {
+		t.Fatal("New with a missing directory succeeded")
+	}
+}
