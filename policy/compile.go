@@ -2,6 +2,7 @@ package policy
 
 import (
 	"cmp"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,8 +102,8 @@ func compileModules(modules map[string]*ast.Module, caps *ast.Capabilities) (*as
 // astProblems converts OPA errors into problems; file names the module
 // when an error has no location.
 func astProblems(file string, err error) []Problem {
-	errs, ok := err.(ast.Errors)
-	if !ok {
+	var errs ast.Errors
+	if !errors.As(err, &errs) {
 		return []Problem{{File: file, Message: err.Error()}}
 	}
 	out := make([]Problem, 0, len(errs))

@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/apply-hygiene/apply-hygiene/merge"
@@ -60,4 +61,49 @@ decisions contains lib.decision_or("no-edit-in-prod", "deny", msg, []) if {
 	// Output:
 	// warn [spec.replicas] [imperative-edit] Deployment shop/web: this write by alice (field manager kubectl-edit) changes fields that last-applied owns: spec.replicas (last-applied 2, now 5); the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, or hand a field over to its new writer by deleting it from last-applied first with: kubectl apply edit-last-applied deployment/web -n shop
 	// warn [] [no-edit-in-prod] Deployment shop/web: use kubectl apply in prod
+}
+
+// ExampleEngine_Reload swaps in user policies; a module that does not
+// compile is reported by file and line, and the last good set stays.
+func ExampleEngine_Reload() {
+	ctx := context.Background()
+	engine, err := policy.New(ctx)
+	if err != nil {
+		fmt.Println("loading policies:", err)
+		return
+	}
+	err = engine.Reload(ctx, policy.Sources{Modules: map[string]string{
+		"configmap/policies/lookup.rego": "package applyhygiene.rules.lookup\n\naddrs := net.lookup_ip_addr(\"example.com\")\n",
+	}})
+	var loadErr *policy.LoadError
+	if errors.As(err, &loadErr) {
+		for _, p := range loadErr.Problems {
+			fmt.Println(p)
+		}
+	}
+	st := engine.Status()
+	fmt.Println("version", st.Version, "failed:", st.LastError != nil)
+	// Output:
+	// configmap/policies/lookup.rego:3: rego_type_error: undefined function net.lookup_ip_addr (apply-hygiene policies may not reach the network, the environment or the runtime)
+	// version 1 failed: true
+}
+
+// ExampleRemovePatch builds the command that removes an orphaned env var.
+func ExampleRemovePatch() {
+	live := map[string]any{"spec": map[string]any{"containers": []any{
+		map[string]any{"name": "nginx", "env": []any{map[string]any{"name": "TO_BE_DELETED", "value": "x"}}},
+	}}}
+	path, err := merge.ParsePath("spec.containers[name=nginx].env[name=TO_BE_DELETED]")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	patch, err := policy.RemovePatch(live, path)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(patch)
+	// Output:
+	// [{"op":"test","path":"/spec/containers/0/env/0/name","value":"TO_BE_DELETED"},{"op":"remove","path":"/spec/containers/0/env/0"}]
 }
