@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+)
+
+// DiffOptions holds the flags and inputs of `kubectl hygiene diff`.
+type DiffOptions struct {
+	// ManifestFile is the -f file: what would be applied.
+	ManifestFile string
+	// LiveFile holds the live objects, as `kubectl get -o yaml` prints them.
+	LiveFile string
+	// Output is "", "json" or "yaml".
+	Output string
+
+	analyzer func() *merge.Analyzer
+	genericiooptions.IOStreams
+}
+
+// diffItem is the outcome for one manifest document.
+type diffItem struct {
+	Object merge.ObjectRef            `json:"object"`
+	Patch  json.RawMessage            `json:"patch"`
+	Result *unstructured.Unstructured `json:"result"`
+	// Created is set when no live object matches: apply would create it.
+	Created  bool            `json:"created,omitempty"`
+	Strategy merge.Strategy  `json:"strategy,omitempty"`
+	analysis *merge.Analysis `json:"-"`
+}
+
+// NewCmdDiff returns `kubectl hygiene diff`.
+func NewCmdDiff(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer) *cobra.Command {
+	o := &DiffOptions{IOStreams: streams, analyzer: analyzer}
+	cmd := &cobra.Command{
+		Use:   "diff -f MANIFEST --live FILE",
+		Short: "Show what kubectl apply -f MANIFEST would do to the live objects, and its findings",
+		Long: `Recompute kubectl apply -f MANIFEST against the live objects exactly as kubectl
+does (strategic merge patch for built-in kinds, JSON merge patch for the
+others) and print the patch, the resulting object and the findings: fields the
+apply reverts, fields it leaves orphaned, replicas it resets, defaulted
+dependents, and the state of last-applied. Manifest documents are matched to
+live documents by group, kind, namespace and name.`,
+		Example: `  # What would applying v3 do to the StatefulSet as it is stored now?
+  kubectl get statefulset my-app -o yaml > live.yaml
+  kubectl hygiene diff -f my-app-v3.yaml --live live.yaml -o json`,
+		Args: noArgs("pass the manifest with -f"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	cmd.Flags().StringVarP(&o.ManifestFile, "filename", "f", "", "manifest to apply (YAML or JSON, one or many documents; - for stdin)")
+	cmd.Flags().StringVar(&o.LiveFile, "live", "", "file with the live objects (kubectl get -o yaml); reading the cluster is not supported yet")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json or yaml (default: text)")
+	return cmd
+}
+
+// Complete fills in what the flags leave out; it reads nothing.
+func (o *DiffOptions) Complete(_ *cobra.Command, _ []string) error { return nil }
+
+// Validate checks the flags.
+func (o *DiffOptions) Validate() error {
+	if o.ManifestFile == "" {
+		return badInput(errors.New("-f/--filename is required"))
+	}
+	if o.LiveFile == "" {
+		return badInput(errors.New("--live is required: reading live objects from the cluster is not supported yet"))
+	}
+	if o.ManifestFile == "-" && o.LiveFile == "-" {
+		return badInput(errors.New("-f and --live cannot both read stdin"))
+	}
+	return validOutput(o.Output)
+}
+
+// Run reads the files, recomputes each apply and prints the outcome.
+func (o *DiffOptions) Run(_ context.Context) error {
+	manifests, err := readObjects(o.ManifestFile, o.In)
+	if err != nil {
+		return err
+	}
+	live, err := readObjects(o.LiveFile, o.In)
+	if err != nil {
+		return err
+	}
+	var items []diffItem
+	findings := []Finding{}
+	for _, m := range manifests {
+		item, err := o.diffOne(m, live)
+		if err != nil {
+			return err
+		}
+		items = append(items, item)
+		if item.analysis != nil {
+			findings = append(findings, findingsFor(item.analysis, item.Result, o.ManifestFile)...)
+		}
+	}
+	return o.print(items, findings)
+}
+
+func (o *DiffOptions) diffOne(manifest *unstructured.Unstructured, live []*unstructured.Unstructured) (diffItem, error) {
+	l, err := matchLive(manifest, live)
+	if err != nil {
+		return diffItem{}, err
+	}
+	if l == nil {
+		return created(manifest)
+	}
+	manifest = manifest.DeepCopy()
+	if manifest.GetNamespace() == "" {
+		manifest.SetNamespace(l.GetNamespace())
+	}
+	res, an, err := o.analyzer().AnalyzeApply(l, manifest)
+	if err != nil {
+		return diffItem{}, fmt.Errorf("%s %s: %w", manifest.GetKind(), manifest.GetName(), err)
+	}
+	item := diffItem{Object: merge.RefOf(l), analysis: an, Patch: json.RawMessage("null")}
+	if res != nil {
+		item.Patch, item.Result, item.Strategy = res.Patch, res.Result, res.Strategy
+	}
+	return item, nil
+}
+
+// created describes an apply that creates the object: kubectl sends the
+// manifest with its last-applied annotation.
+func created(manifest *unstructured.Unstructured) (diffItem, error) {
+	data, err := merge.ModifiedConfiguration(manifest)
+	if err != nil {
+		return diffItem{}, err
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return diffItem{}, fmt.Errorf("decoding created object: %w", err)
+	}
+	return diffItem{Object: merge.RefOf(manifest), Patch: json.RawMessage("null"), Created: true,
+		Result: &unstructured.Unstructured{Object: obj}}, nil
+}

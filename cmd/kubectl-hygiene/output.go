@@ -1,0 +1,172 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/printers"
+	"sigs.k8s.io/yaml"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+)
+
+// printStructured writes v as JSON or YAML.
+func printStructured(w io.Writer, format string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding output: %w", err)
+	}
+	if format == "yaml" {
+		if data, err = yaml.JSONToYAML(data); err != nil {
+			return fmt.Errorf("encoding output: %w", err)
+		}
+	} else {
+		data = append(data, '\n')
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+func (o *DiffOptions) print(items []diffItem, findings []Finding) error {
+	for i := range items {
+		redactItem(&items[i])
+	}
+	if o.Output != "" {
+		if len(items) == 1 {
+			return printStructured(o.Out, o.Output, map[string]any{
+				"patch": items[0].Patch, "result": items[0].Result, "findings": findings})
+		}
+		return printStructured(o.Out, o.Output, map[string]any{"items": items, "findings": findings})
+	}
+	for _, item := range items {
+		ref := item.Object
+		switch {
+		case item.Created:
+			fmt.Fprintf(o.Out, "%s %s: would be created\n", ref.Kind, objectName(ref))
+		case len(item.Patch) == 0 || string(item.Patch) == "null":
+			fmt.Fprintf(o.Out, "%s %s: no patch (analysis skipped)\n", ref.Kind, objectName(ref))
+		case string(item.Patch) == "{}":
+			fmt.Fprintf(o.Out, "%s %s: unchanged (%s)\n", ref.Kind, objectName(ref), item.Strategy)
+		default:
+			patch, err := yaml.JSONToYAML(item.Patch)
+			if err != nil {
+				return fmt.Errorf("encoding patch: %w", err)
+			}
+			fmt.Fprintf(o.Out, "%s %s: %s\n%s", ref.Kind, objectName(ref), item.Strategy, indent(string(patch)))
+		}
+	}
+	return printFindings(o.Out, findings)
+}
+
+func (o *ExplainOptions) print(items []explainItem, findings []Finding) error {
+	if o.Output != "" {
+		if len(items) == 1 {
+			return printStructured(o.Out, o.Output, map[string]any{"object": items[0].Object,
+				"lastApplied": items[0].LastApplied, "fields": items[0].Fields, "findings": findings})
+		}
+		return printStructured(o.Out, o.Output, map[string]any{"items": items, "findings": findings})
+	}
+	for _, item := range items {
+		fmt.Fprintf(o.Out, "%s %s (last-applied: %s)\n", item.Object.Kind, objectName(item.Object), item.LastApplied.Status)
+		w := printers.GetNewTabWriter(o.Out)
+		fmt.Fprintln(w, "PATH\tVALUE\tOWNERS\tSTATUS")
+		for _, f := range item.Fields {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", f.Path, value(f.Value), ownerNames(f.Owners), status(f))
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	return printFindings(o.Out, findings)
+}
+
+func printFindings(w io.Writer, findings []Finding) error {
+	if len(findings) == 0 {
+		_, err := fmt.Fprintln(w, "No findings.")
+		return err
+	}
+	for _, f := range findings {
+		if _, err := fmt.Fprintf(w, "%s: %s\n", strings.ToUpper(f.Action), f.Message); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func objectName(ref merge.ObjectRef) string {
+	if ref.Namespace == "" {
+		return ref.Name
+	}
+	return ref.Namespace + "/" + ref.Name
+}
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return "  " + strings.Join(lines, "\n  ") + "\n"
+}
+
+func ownerNames(owners []merge.Owner) string {
+	if len(owners) == 0 {
+		return "-"
+	}
+	names := make([]string, len(owners))
+	for i, o := range owners {
+		names[i] = o.Manager
+	}
+	return strings.Join(names, ",")
+}
+
+func status(f merge.FieldInfo) string {
+	var s []string
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{f.LastApplied, "last-applied"}, {f.Default, "default"}, {f.Drift, "drift"}, {f.Orphan, "orphan"}} {
+		if x.on {
+			s = append(s, x.name)
+		}
+	}
+	if len(s) == 0 {
+		return "-"
+	}
+	return strings.Join(s, ",")
+}
+
+// redactItem hides a Secret's values in the patch and the result: its data,
+// its stringData and its last-applied annotation, which holds them too.
+func redactItem(item *diffItem) {
+	if item.Object.Kind != "Secret" || item.Object.APIVersion != "v1" {
+		return
+	}
+	if item.Result != nil {
+		item.Result = &unstructured.Unstructured{Object: redactSecret(item.Result.DeepCopy().Object)}
+	}
+	var patch map[string]any
+	if json.Unmarshal(item.Patch, &patch) == nil && patch != nil {
+		if data, err := json.Marshal(redactSecret(patch)); err == nil {
+			item.Patch = data
+		}
+	}
+}
+
+func redactSecret(obj map[string]any) map[string]any {
+	for _, field := range []string{"data", "stringData"} {
+		if m, ok := obj[field].(map[string]any); ok {
+			for k, v := range m {
+				if v != nil {
+					m[k] = merge.Redacted
+				}
+			}
+		}
+	}
+	if annots, ok, _ := unstructured.NestedMap(obj, "metadata", "annotations"); ok {
+		if _, has := annots[merge.LastAppliedAnnotation]; has {
+			annots[merge.LastAppliedAnnotation] = merge.Redacted
+			_ = unstructured.SetNestedMap(obj, annots, "metadata", "annotations")
+		}
+	}
+	return obj
+}
