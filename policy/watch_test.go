@@ -33,7 +33,7 @@ func TestWatchReloadsOnChange(t *testing.T) {
 	write("notes.txt", "not a policy")
 	write("no_edit_in_prod_test.rego", "this is not even Rego, and tests are skipped")
 	e := newEngine(t, WithDirs(dir), WithDebounce(20*time.Millisecond))
-	done := make(chan error)
+	done := make(chan error, 1)
 	go func() { done <- e.Watch(t.Context()) }()
 	in := loadInput(t, "imperative")
 	in.Namespace.Labels = map[string]string{"env": "prod"}
@@ -74,7 +74,7 @@ func TestWatchReloadsOnChange(t *testing.T) {
 func TestWatchStopsWithContext(t *testing.T) {
 	e := newEngine(t, WithDirs(t.TempDir()))
 	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error)
+	done := make(chan error, 1)
 	go func() { done <- e.Watch(ctx) }()
 	cancel()
 	select {
