@@ -175,7 +175,7 @@ func isEmpty(v any) bool {
 // defaultPullPolicy is Always for an image without a tag or tagged latest,
 // IfNotPresent otherwise.
 func defaultPullPolicy(obj map[string]any, p Path) string {
-	image, _ := lookup(obj, Path(p[:len(p)-1]).Append(fieldName("image")))
+	image, _ := lookup(obj, p[:len(p)-1].Append(fieldName("image")))
 	name, _ := image.(string)
 	if strings.Contains(name, "@") {
 		return "IfNotPresent"

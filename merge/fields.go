@@ -47,7 +47,7 @@ func topElement(p Path, in func(fieldpath.Path) bool) Path {
 		}
 		prefix := p[:i+1]
 		if in(fieldpath.Path(prefix)) {
-			return Path(prefix).Append()
+			return prefix.Append()
 		}
 	}
 	return p.Append()

@@ -20,7 +20,7 @@ func FuzzAnalyzeApply(f *testing.F) {
 		f.Add(yamlToJSON(f, live), yamlToJSON(f, manifest), string(yamlToJSON(f, original)))
 	}
 	a := NewAnalyzer()
-	f.Fuzz(func(t *testing.T, liveJSON, manifestJSON []byte, lastApplied string) {
+	f.Fuzz(func(_ *testing.T, liveJSON, manifestJSON []byte, lastApplied string) {
 		live, ok := decodeObject(liveJSON)
 		if !ok {
 			return

@@ -34,11 +34,11 @@ var (
 type LastAppliedStatus string
 
 const (
-	// LastAppliedPresent: the annotation holds a valid manifest.
+	// LastAppliedPresent means the annotation holds a valid manifest.
 	LastAppliedPresent LastAppliedStatus = "present"
-	// LastAppliedMissing: the object has no annotation.
+	// LastAppliedMissing means the object has no annotation.
 	LastAppliedMissing LastAppliedStatus = "missing"
-	// LastAppliedInvalid: the annotation is not usable.
+	// LastAppliedInvalid means the annotation is not usable.
 	LastAppliedInvalid LastAppliedStatus = "invalid"
 )
 

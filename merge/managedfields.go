@@ -77,8 +77,8 @@ func decodeEntry(e metav1.ManagedFieldsEntry) (ManagedFields, error) {
 	if e.Time != nil {
 		mf.Time = e.Time.UTC()
 	}
-	if e.FieldsV1 != nil && len(e.FieldsV1.Raw) > 0 {
-		if err := mf.Fields.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+	if raw := e.FieldsV1.GetRawBytes(); len(raw) > 0 {
+		if err := mf.Fields.FromJSON(bytes.NewReader(raw)); err != nil {
 			return ManagedFields{}, fmt.Errorf("decoding fieldsV1 of %q: %w", e.Manager, err)
 		}
 	}
