@@ -91,7 +91,7 @@ func (a *Analyzer) reverts(in applyInput, changed *fieldpath.Set, mfs []ManagedF
 	out := []FieldFact{}
 	for _, p := range units(changed) {
 		orig, cur := at(in.original, p), at(in.live.Object, p)
-		if serverManaged(p) || same(cur, orig) || same(cur, at(in.result.Object, p)) {
+		if serverManaged(p) || sameAt(p, cur, orig) || sameAt(p, cur, at(in.result.Object, p)) {
 			continue
 		}
 		ows := owners(mfs, p)

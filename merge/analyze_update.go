@@ -76,7 +76,7 @@ func (a *Analyzer) imperativeChanges(original map[string]any, old, new *unstruct
 	kind := new.GetKind()
 	for _, p := range units(cmp.Modified.Union(cmp.Removed)) {
 		la := at(original, p)
-		if !owned.Has(fieldpath.Path(p)) || serverManaged(p) || isEmpty(la.v) || same(at(new.Object, p), la) {
+		if !owned.Has(fieldpath.Path(p)) || serverManaged(p) || isEmpty(la.v) || sameAt(p, at(new.Object, p), la) {
 			continue
 		}
 		out = append(out, a.fact(kind, p, factValues{live: at(old.Object, p), result: at(new.Object, p), lastApplied: la}, owners(mfs, p)))

@@ -95,7 +95,7 @@ func (a *Analyzer) drift(orig map[string]any, live *unstructured.Unstructured, l
 	kind := live.GetKind()
 	for _, p := range units(cmp.Modified.Union(cmp.Removed)) {
 		la := at(orig, p)
-		if serverManaged(p) || isEmpty(la.v) {
+		if serverManaged(p) || isEmpty(la.v) || sameAt(p, la, at(live.Object, p)) {
 			continue
 		}
 		an.Drift = append(an.Drift, a.fact(kind, p, factValues{live: at(live.Object, p), lastApplied: la}, owners(mfs, p)))

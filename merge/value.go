@@ -2,6 +2,7 @@ package merge
 
 import (
 	"encoding/json"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"reflect"
 	"strconv"
 	"strings"
@@ -189,4 +190,54 @@ func truncate(v any, n int) any {
 		return out
 	}
 	return v
+}
+
+// sameAt is same, except that resource quantities compare by amount: a
+// manifest's cpu: 0.5 is stored as "500m", memory: 1024 as "1Ki"… and an
+// integer 1 as "1".
+func sameAt(p Path, a, b presence) bool {
+	if same(a, b) {
+		return true
+	}
+	if !a.ok || !b.ok || !isQuantityPath(p) {
+		return false
+	}
+	qa, okA := quantity(a.v)
+	qb, okB := quantity(b.v)
+	return okA && okB && qa.Cmp(qb) == 0
+}
+
+// isQuantityPath reports whether p is an entry of a map of quantities
+// (resources.requests.cpu) or a quantity field (emptyDir.sizeLimit).
+func isQuantityPath(p Path) bool {
+	if len(p) == 0 || p[len(p)-1].FieldName == nil {
+		return false
+	}
+	if *p[len(p)-1].FieldName == "sizeLimit" {
+		return true
+	}
+	if len(p) < 2 || p[len(p)-2].FieldName == nil {
+		return false
+	}
+	switch *p[len(p)-2].FieldName {
+	case "requests", "limits", "capacity", "allocatable", "overhead", "hard", "min", "max", "default", "defaultRequest":
+		return true
+	}
+	return false
+}
+
+func quantity(v any) (resource.Quantity, bool) {
+	var s string
+	switch t := v.(type) {
+	case string:
+		s = t
+	case float64:
+		s = strconv.FormatFloat(t, 'f', -1, 64)
+	case int64:
+		s = strconv.FormatInt(t, 10)
+	default:
+		return resource.Quantity{}, false
+	}
+	q, err := resource.ParseQuantity(s)
+	return q, err == nil
 }
