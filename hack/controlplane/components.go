@@ -199,3 +199,14 @@ func httpOK(ctx context.Context, client *http.Client, url string) error {
 	}
 	return nil
 }
+
+// ServingCert issues a TLS serving certificate for loopback (127.0.0.1,
+// ::1, localhost) signed by the control plane's CA, for webhooks that the
+// API server calls by URL with CAPEM as their caBundle.
+func (cp *ControlPlane) ServingCert() (certPEM, keyPEM []byte, err error) {
+	pair, err := cp.ca.issue("apply-hygiene-webhook", nil, []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, []string{"localhost"})
+	if err != nil {
+		return nil, nil, err
+	}
+	return pair.certPEM, pair.keyPEM, nil
+}

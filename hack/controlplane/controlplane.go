@@ -33,8 +33,10 @@ type Options struct {
 // DefaultControllers are the controllers apply-hygiene's scenarios need:
 // rollouts create ReplicaSets and ControllerRevisions for real, deleted
 // owners are garbage-collected, namespaces get their default service
-// account and can be deleted.
+// account and can be deleted, and the aggregated roles (admin, edit, view)
+// get their rules.
 var DefaultControllers = []string{
+	"clusterrole-aggregation-controller",
 	"deployment-controller",
 	"replicaset-controller",
 	"statefulset-controller",
