@@ -29,8 +29,9 @@ func main() {
 	only := flag.String("run", "", "capture only the scenario with this name")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, *out, *only); err != nil {
+	err := run(ctx, *out, *only)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "capture-reviews:", err)
 		os.Exit(1)
 	}

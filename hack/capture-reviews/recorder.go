@@ -132,4 +132,3 @@ func (r *recorder) waitUntilCalled(ctx context.Context, client kubernetes.Interf
 	}
 	return fmt.Errorf("the API server never called the recorder at %s", r.url)
 }
-
