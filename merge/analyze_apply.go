@@ -98,6 +98,12 @@ func (a *Analyzer) reverts(in applyInput, changed *fieldpath.Set, mfs []ManagedF
 		if !orig.ok && (!cur.ok || a.defaults.isDefault(in.kind, p, cur.v, in.live.Object) || onlyAppliers(ows)) {
 			continue
 		}
+		// Only client-side apply wrote it: live differs from the previous
+		// manifest by server defaults alone (a list element that the
+		// manifest drops keeps its defaulted fields); nobody changed it.
+		if orig.ok && onlyManager(ows, "kubectl-client-side-apply") {
+			continue
+		}
 		out = append(out, a.fact(in.kind, p, factValues{live: cur, result: at(in.result.Object, p),
 			lastApplied: orig, manifest: at(in.manifest.Object, p)}, ows))
 	}
@@ -156,6 +162,11 @@ func (a *Analyzer) replicasReset(in applyInput, manifest map[string]any) *FieldF
 	if !orig.ok || orig.v == nil || (man.ok && man.v != nil) {
 		return nil
 	}
+	// A result that keeps the live count resets nothing: apply
+	// edit-last-applied dropping replicas is the hand-over itself.
+	if res, live := at(in.result.Object, p), at(in.live.Object, p); res.ok && live.ok && jsonEqual(res.v, live.v) {
+		return nil
+	}
 	f := a.fact(in.kind, p, factValues{live: at(in.live.Object, p), result: at(in.result.Object, p), lastApplied: orig}, nil)
 	return &f
 }
@@ -201,6 +212,19 @@ func (a *Analyzer) defaultedDependents(in applyInput, manifest map[string]any) [
 		out = append(out, f)
 	}
 	return out
+}
+
+// onlyManager reports whether every owner is the named manager.
+func onlyManager(ows []Owner, name string) bool {
+	if len(ows) == 0 {
+		return false
+	}
+	for _, o := range ows {
+		if o.Manager != name {
+			return false
+		}
+	}
+	return true
 }
 
 func contains(list []string, s string) bool {

@@ -28,6 +28,7 @@ func kindDefaults() map[string]map[string][]any {
 			"spec.podManagementPolicy":                              {"OrderedReady"},
 			"spec.updateStrategy.type":                              {"RollingUpdate"},
 			"spec.updateStrategy.rollingUpdate.partition":           {0},
+			"spec.updateStrategy.rollingUpdate.maxUnavailable":      {1},
 			"spec.persistentVolumeClaimRetentionPolicy.whenDeleted": {"Retain"},
 			"spec.persistentVolumeClaimRetentionPolicy.whenScaled":  {"Retain"},
 			"spec.volumeClaimTemplates[*].apiVersion":               {"v1"},

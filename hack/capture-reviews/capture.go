@@ -18,6 +18,9 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -62,6 +65,10 @@ func (c *capture) play(ctx context.Context, s scenario) error {
 		}
 	}
 	time.Sleep(time.Second) // let controllers settle before recording
+	state, err := snapshot(ctx, c.cp, ns)
+	if err != nil {
+		return err
+	}
 	c.rec.take()
 	for _, st := range s.record {
 		if err := c.run(ctx, client, ns, kubeconfig, st); err != nil {
@@ -69,7 +76,53 @@ func (c *capture) play(ctx context.Context, s scenario) error {
 		}
 	}
 	time.Sleep(2 * time.Second)
-	return c.write(s, user, c.rec.take())
+	if err := c.write(s, user, c.rec.take()); err != nil {
+		return err
+	}
+	return writeJSON(filepath.Join(c.out, s.name+".cluster.json"), state)
+}
+
+// snapshot lists what the webhook may read while reviewing the recorded
+// steps: the workloads (the parent of a /scale request) and their
+// revisions, as stored just before.
+func snapshot(ctx context.Context, cp *controlplane.ControlPlane, ns string) (*unstructured.UnstructuredList, error) {
+	cfg, err := cp.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("creating dynamic client: %w", err)
+	}
+	state := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "v1", "kind": "List"}}
+	for _, r := range []string{"deployments", "statefulsets", "daemonsets", "replicasets", "controllerrevisions"} {
+		list, err := dyn.Resource(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: r}).Namespace(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("listing %s: %w", r, err)
+		}
+		for _, item := range list.Items {
+			item.SetAPIVersion("apps/v1")
+			item.SetKind(kinds[r])
+			state.Items = append(state.Items, item)
+		}
+	}
+	return state, nil
+}
+
+var kinds = map[string]string{
+	"deployments": "Deployment", "statefulsets": "StatefulSet", "daemonsets": "DaemonSet",
+	"replicasets": "ReplicaSet", "controllerrevisions": "ControllerRevision",
+}
+
+func writeJSON(path string, v any) error {
+	raw, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, append(raw, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }
 
 func (c *capture) run(ctx context.Context, client kubernetes.Interface, ns, kubeconfig string, st step) error {

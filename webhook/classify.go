@@ -1,0 +1,206 @@
+package webhook
+
+import (
+	"encoding/json"
+	"strings"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// Field managers that kubectl sends; see kubectl's pkg/cmd/*/ for each.
+const (
+	managerClientSideApply = "kubectl-client-side-apply"
+	managerRollout         = "kubectl-rollout"
+	managerReplace         = "kubectl-replace"
+	// managerUserAgent is what the API server records when a kubectl
+	// request sends no field manager (rollout undo, older clients): the
+	// user agent's program name.
+	managerUserAgent = "kubectl"
+)
+
+const (
+	lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+	restartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
+)
+
+// write is what classification looks at: the request's facts, decoded.
+type write struct {
+	subresource string
+	// optionsManager is options.fieldManager as the client sent it.
+	optionsManager string
+	user           authenticationv1.UserInfo
+	old, new       *unstructured.Unstructured
+}
+
+// changedManager returns the managedFields entry of this write: the API
+// server records it before admission, so it names the manager (even one
+// derived from the user agent) and the operation. Other entries can change
+// too, when the write took fields over from them; those keep their time,
+// while the writer's entry is new or gets the time of the write.
+func changedManager(old, new *unstructured.Unstructured) (metav1.ManagedFieldsEntry, bool) {
+	before := map[string]metav1.ManagedFieldsEntry{}
+	for _, e := range old.GetManagedFields() {
+		before[entryKey(e)] = e
+	}
+	best, bestScore := metav1.ManagedFieldsEntry{}, -1
+	for _, e := range new.GetManagedFields() {
+		score := -1
+		prev, ok := before[entryKey(e)]
+		switch {
+		case !ok:
+			score = 2
+		case !timeEqual(prev.Time, e.Time):
+			score = 1
+		case !equality.Semantic.DeepEqual(prev.FieldsV1, e.FieldsV1):
+			score = 0
+		}
+		if score > bestScore {
+			best, bestScore = e, score
+		}
+	}
+	return best, bestScore >= 0
+}
+
+func timeEqual(a, b *metav1.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(b)
+}
+
+func entryKey(e metav1.ManagedFieldsEntry) string {
+	return e.Manager + "\x00" + string(e.Operation) + "\x00" + e.Subresource
+}
+
+// effectiveManager is the field manager of the write: the one the client
+// sent, else the one the server recorded for it.
+func (w write) effectiveManager() (manager string, operation metav1.ManagedFieldsOperationType) {
+	if w.old == nil || w.new == nil {
+		return w.optionsManager, metav1.ManagedFieldsOperationUpdate
+	}
+	e, ok := changedManager(w.old, w.new)
+	switch {
+	case ok && (w.optionsManager == "" || e.Manager == w.optionsManager):
+		return e.Manager, e.Operation
+	case w.optionsManager != "":
+		return w.optionsManager, metav1.ManagedFieldsOperationUpdate
+	}
+	return "", metav1.ManagedFieldsOperationUpdate
+}
+
+// imperativeManagers are kubectl's commands that change objects in place.
+// kubectl edit also rewrites last-applied when the object has one, so the
+// manager, not the annotation, tells it from an apply.
+var imperativeManagers = map[string]bool{
+	"kubectl-edit": true, "kubectl-patch": true, "kubectl-set": true,
+	"kubectl-label": true, "kubectl-annotate": true, "kubectl-scale": true,
+}
+
+// classify names the kind of write. A rollout undo is only a candidate
+// here (undoCandidate): it is confirmed against the object's revisions.
+func classify(w write) policy.Classification {
+	manager, operation := w.effectiveManager()
+	laChanged := lastApplied(w.new) != lastApplied(w.old)
+	switch {
+	case isController(w.user):
+		return policy.Controller
+	case w.subresource == "scale":
+		return policy.Scale
+	case operation == metav1.ManagedFieldsOperationApply:
+		return policy.ServerSideApply
+	case laChanged && (manager == managerReplace || onlyLastAppliedChanged(w.old, w.new)):
+		// replace --save-config, apply set-last-applied and
+		// edit-last-applied: the documented hand-over of fields.
+		return policy.SaveConfig
+	case manager == managerClientSideApply:
+		// Also when last-applied stays the same: an apply of an unchanged
+		// manifest still patches what drifted.
+		return policy.ClientSideApply
+	case imperativeManagers[manager]:
+		return policy.Imperative
+	case laChanged:
+		return policy.ClientSideApply
+	case manager == managerRollout && restartedAt(w.new) != restartedAt(w.old):
+		return policy.RolloutRestart
+	}
+	return policy.Imperative
+}
+
+// undoCandidate reports whether the write may be a rollout undo: kubectl
+// sends no field manager for it, and it replaces the pod template.
+func undoCandidate(w write) bool {
+	if w.optionsManager != "" || w.subresource != "" || w.old == nil || w.new == nil {
+		return false
+	}
+	oldTemplate, _, _ := unstructured.NestedFieldNoCopy(w.old.Object, "spec", "template")
+	newTemplate, _, _ := unstructured.NestedFieldNoCopy(w.new.Object, "spec", "template")
+	return newTemplate != nil && !equality.Semantic.DeepEqual(oldTemplate, newTemplate)
+}
+
+// isController reports whether user is a Kubernetes component or one of
+// the kube-system controllers (including the HPA writing /scale).
+func isController(user authenticationv1.UserInfo) bool {
+	name := user.Username
+	if strings.HasPrefix(name, "system:serviceaccount:kube-system:") {
+		return true
+	}
+	return strings.HasPrefix(name, "system:") && !strings.HasPrefix(name, "system:serviceaccount:")
+}
+
+// isServiceAccount reports whether user is a service account.
+func isServiceAccount(user authenticationv1.UserInfo) bool {
+	return strings.HasPrefix(user.Username, "system:serviceaccount:")
+}
+
+func lastApplied(obj *unstructured.Unstructured) string {
+	if obj == nil {
+		return ""
+	}
+	return obj.GetAnnotations()[lastAppliedAnnotation]
+}
+
+func restartedAt(obj *unstructured.Unstructured) string {
+	if obj == nil {
+		return ""
+	}
+	v, _, _ := unstructured.NestedString(obj.Object, "spec", "template", "metadata", "annotations", restartedAtAnnotation)
+	return v
+}
+
+// onlyLastAppliedChanged reports whether the write changed nothing but the
+// last-applied annotation (and what the server maintains), as
+// `kubectl apply set-last-applied` and `edit-last-applied` do.
+func onlyLastAppliedChanged(old, new *unstructured.Unstructured) bool {
+	strip := func(obj *unstructured.Unstructured) map[string]any {
+		c := obj.DeepCopy()
+		ann := c.GetAnnotations()
+		delete(ann, lastAppliedAnnotation)
+		c.SetAnnotations(ann)
+		for _, f := range []string{"managedFields", "resourceVersion", "generation"} {
+			unstructured.RemoveNestedField(c.Object, "metadata", f)
+		}
+		unstructured.RemoveNestedField(c.Object, "status")
+		return c.Object
+	}
+	return equality.Semantic.DeepEqual(strip(old), strip(new))
+}
+
+// fieldManagerOption reads options.fieldManager from the request's raw
+// UpdateOptions or PatchOptions; "" when absent or unreadable.
+func fieldManagerOption(raw []byte) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var opts struct {
+		FieldManager string `json:"fieldManager"`
+	}
+	if err := json.Unmarshal(raw, &opts); err != nil {
+		return ""
+	}
+	return opts.FieldManager
+}

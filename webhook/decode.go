@@ -1,0 +1,53 @@
+package webhook
+
+import (
+	"errors"
+	"fmt"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// errBadRequest marks a request that cannot be reviewed as sent; it is
+// answered with HTTP 400.
+var errBadRequest = errors.New("bad admission request")
+
+// decodeObject decodes one object of the request and checks that it is of
+// the kind the request declares.
+func decodeObject(raw runtime.RawExtension, want schema.GroupVersionKind, which string) (*unstructured.Unstructured, error) {
+	if len(raw.Raw) == 0 {
+		return nil, fmt.Errorf("%w: %s is empty", errBadRequest, which)
+	}
+	obj := &unstructured.Unstructured{}
+	if err := obj.UnmarshalJSON(raw.Raw); err != nil {
+		return nil, fmt.Errorf("%w: decoding %s: %w", errBadRequest, which, err)
+	}
+	if got := obj.GroupVersionKind(); got != want {
+		return nil, fmt.Errorf("%w: %s is a %s, but the request declares %s", errBadRequest, which, describe(got), describe(want))
+	}
+	return obj, nil
+}
+
+// decodePair decodes object and oldObject of an UPDATE.
+func decodePair(req *admissionv1.AdmissionRequest) (old, new *unstructured.Unstructured, err error) {
+	want := schema.GroupVersionKind{Group: req.Kind.Group, Version: req.Kind.Version, Kind: req.Kind.Kind}
+	if new, err = decodeObject(req.Object, want, "object"); err != nil {
+		return nil, nil, err
+	}
+	if old, err = decodeObject(req.OldObject, want, "oldObject"); err != nil {
+		return nil, nil, err
+	}
+	if new.GetName() != req.Name && req.Name != "" {
+		return nil, nil, fmt.Errorf("%w: object is named %q, but the request names %q", errBadRequest, new.GetName(), req.Name)
+	}
+	return old, new, nil
+}
+
+func describe(gvk schema.GroupVersionKind) string {
+	if gvk.Kind == "" {
+		return "object without apiVersion/kind"
+	}
+	return gvk.Kind + " (" + gvk.GroupVersion().String() + ")"
+}

@@ -1,0 +1,15 @@
+// Package webhook holds apply-hygiene's admission handlers: a mutating
+// handler that repairs (stale last-applied after a rollout undo, defaulted
+// dependents, pruned orphans) and a validating handler that denies and
+// warns. Both follow the same path for every UPDATE of a workload:
+//
+//	decode → classify → merge (facts) → policy (decisions) → response
+//
+// A Reviewer holds the parts that are built once: a merge.Analyzer, an
+// Evaluator (the policy engine) and a Cluster reader for what a request
+// does not carry (the parent of a /scale request, the revisions of a
+// rollout undo, the namespace's labels). Mutating and Validating return
+// controller-runtime admission handlers to register on the webhook server.
+//
+// See ExampleReviewer.
+package webhook

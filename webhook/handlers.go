@@ -1,0 +1,116 @@
+package webhook
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// Mutating returns the handler of the mutating webhook: it carries out
+// repair and prune decisions in the same request and warns about each.
+func (r *Reviewer) Mutating() admission.Handler {
+	return admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
+		rv, err := r.review(ctx, &req.AdmissionRequest)
+		if err != nil {
+			return r.errored(ctx, err)
+		}
+		if rv == nil || req.SubResource != "" {
+			return admission.Allowed("")
+		}
+		mutations := rv.decisionsWith(policy.ActionRepair, policy.ActionPrune)
+		if len(mutations) == 0 {
+			return admission.Allowed("")
+		}
+		patched, err := r.mutate(rv, mutations)
+		if err != nil {
+			return r.errored(ctx, err)
+		}
+		logDecisions(ctx, rv, mutations)
+		return admission.PatchResponseFromRaw(req.Object.Raw, patched).WithWarnings(r.messages(mutations)...)
+	})
+}
+
+// Validating returns the handler of the validating webhook: it denies on
+// deny decisions, warns on warn decisions and only logs dryrun decisions.
+func (r *Reviewer) Validating() admission.Handler {
+	return admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
+		rv, err := r.review(ctx, &req.AdmissionRequest)
+		if err != nil {
+			return r.errored(ctx, err)
+		}
+		if rv == nil {
+			return admission.Allowed("")
+		}
+		logDecisions(ctx, rv, rv.decisionsWith(policy.ActionDeny, policy.ActionWarn, policy.ActionDryRun))
+		warnings := r.messages(rv.decisionsWith(policy.ActionWarn))
+		if denials := rv.decisionsWith(policy.ActionDeny); len(denials) > 0 {
+			return admission.Denied(strings.Join(messagesOf(denials), "\n")).WithWarnings(warnings...)
+		}
+		return admission.Allowed("").WithWarnings(warnings...)
+	})
+}
+
+// errored answers a request that could not be reviewed: 400 for a
+// malformed request, else as the failure policy says.
+func (r *Reviewer) errored(ctx context.Context, err error) admission.Response {
+	if isBadRequest(err) {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	log.FromContext(ctx).Error(err, "review failed", "failOpen", r.opts.failOpen)
+	if r.opts.failOpen {
+		return admission.Allowed("").WithWarnings(r.cut(fmt.Sprintf("apply-hygiene could not review this request and allowed it (failure policy Ignore): %v", err)))
+	}
+	return admission.Errored(http.StatusInternalServerError, fmt.Errorf("apply-hygiene could not review this request: %w", err))
+}
+
+func (rv *review) decisionsWith(actions ...policy.Action) []policy.Decision {
+	var out []policy.Decision
+	for _, d := range rv.decisions {
+		for _, a := range actions {
+			if d.Action == a {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// messages are the decisions' messages as warnings, each cut to the
+// configured length.
+func (r *Reviewer) messages(ds []policy.Decision) []string {
+	out := make([]string, 0, len(ds))
+	for _, m := range messagesOf(ds) {
+		out = append(out, r.cut(m))
+	}
+	return out
+}
+
+func (r *Reviewer) cut(s string) string {
+	if len(s) <= r.opts.maxWarning {
+		return s
+	}
+	return s[:r.opts.maxWarning-len("…")] + "…"
+}
+
+func messagesOf(ds []policy.Decision) []string {
+	out := make([]string, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, d.Message)
+	}
+	return out
+}
+
+func logDecisions(ctx context.Context, rv *review, ds []policy.Decision) {
+	logger := log.FromContext(ctx)
+	for _, d := range ds {
+		logger.Info("decided", "rule", d.Rule, "action", d.Action, "classification", rv.input.Classification,
+			"kind", rv.input.Request.Object.Kind, "namespace", rv.input.Request.Object.Namespace,
+			"name", rv.input.Request.Object.Name, "user", rv.input.Request.User.Username, "dryRun", rv.input.Request.DryRun)
+	}
+}

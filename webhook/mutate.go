@@ -1,0 +1,89 @@
+package webhook
+
+import (
+	"encoding/json"
+	"fmt"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// mutate carries out repair and prune decisions on the request's object
+// and returns it encoded. Each rule changes only the fields it names.
+func (r *Reviewer) mutate(rv *review, decisions []policy.Decision) ([]byte, error) {
+	obj := rv.new.DeepCopy()
+	for _, d := range decisions {
+		var err error
+		switch d.Rule {
+		case "stale-last-applied":
+			err = repairLastApplied(obj, rv.input.Analysis)
+		case "defaulted-dependent", "orphaned-field":
+			err = removePaths(obj, d.Paths)
+		default:
+			err = fmt.Errorf("rule %s asked for %s, which apply-hygiene cannot carry out for it", d.Rule, d.Action)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("carrying out %s (%s): %w", d.Rule, d.Action, err)
+		}
+	}
+	raw, err := json.Marshal(obj.Object)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the repaired object: %w", err)
+	}
+	return raw, nil
+}
+
+func repairLastApplied(obj *unstructured.Unstructured, an *merge.Analysis) error {
+	if an == nil || an.Rollback == nil || an.Rollback.RepairedLastApplied == "" {
+		return fmt.Errorf("no repaired last-applied to write")
+	}
+	ann := obj.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[lastAppliedAnnotation] = an.Rollback.RepairedLastApplied
+	obj.SetAnnotations(ann)
+	return nil
+}
+
+// removePaths removes each field, one at a time: removing a list element
+// shifts the indices of the ones after it.
+func removePaths(obj *unstructured.Unstructured, paths []string) error {
+	for _, s := range paths {
+		p, err := merge.ParsePath(s)
+		if err != nil {
+			return fmt.Errorf("parsing path %q: %w", s, err)
+		}
+		ptr, ok := merge.JSONPointer(obj.Object, p)
+		if !ok {
+			continue // already gone
+		}
+		ops, err := json.Marshal([]map[string]string{{"op": "remove", "path": ptr}})
+		if err != nil {
+			return fmt.Errorf("encoding remove of %s: %w", s, err)
+		}
+		if err := applyJSONPatch(obj, ops); err != nil {
+			return fmt.Errorf("removing %s: %w", s, err)
+		}
+	}
+	return nil
+}
+
+func applyJSONPatch(obj *unstructured.Unstructured, ops []byte) error {
+	patch, err := jsonpatch.DecodePatch(ops)
+	if err != nil {
+		return fmt.Errorf("decoding patch: %w", err)
+	}
+	doc, err := json.Marshal(obj.Object)
+	if err != nil {
+		return fmt.Errorf("encoding object: %w", err)
+	}
+	out, err := patch.Apply(doc)
+	if err != nil {
+		return fmt.Errorf("applying patch: %w", err)
+	}
+	return obj.UnmarshalJSON(out)
+}

@@ -1,0 +1,42 @@
+package webhook
+
+import (
+	"github.com/apply-hygiene/apply-hygiene/merge"
+)
+
+// Option configures a Reviewer.
+type Option func(*options)
+
+type options struct {
+	analyzer   *merge.Analyzer
+	maxWarning int
+	failOpen   bool
+}
+
+func defaultOptions() options {
+	return options{
+		// kubectl prints each warning on its own line; the API server
+		// rejects the whole response when warnings are too long.
+		maxWarning: 1024,
+		failOpen:   true,
+	}
+}
+
+// WithAnalyzer sets the merge analyzer. Default: merge.NewAnalyzer().
+func WithAnalyzer(a *merge.Analyzer) Option {
+	return func(o *options) { o.analyzer = a }
+}
+
+// WithMaxWarningLength cuts each warning to n bytes. Default: 1024.
+func WithMaxWarningLength(n int) Option {
+	return func(o *options) { o.maxWarning = n }
+}
+
+// WithFailOpen says what an internal error (the API unreachable, a policy
+// that fails to evaluate) answers: allowed with a warning when true, a
+// rejection when false. Set it to match the webhook configurations'
+// failurePolicy (Ignore: true, Fail: false): the API server applies
+// failurePolicy only to calls that fail, not to answers. Default: true.
+func WithFailOpen(failOpen bool) Option {
+	return func(o *options) { o.failOpen = failOpen }
+}

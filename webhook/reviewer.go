@@ -1,0 +1,217 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// Evaluator decides what to do about a write: the policy engine.
+type Evaluator interface {
+	Evaluate(ctx context.Context, in *policy.Input) ([]policy.Decision, error)
+}
+
+// EvaluatorFunc adapts a function to Evaluator.
+type EvaluatorFunc func(ctx context.Context, in *policy.Input) ([]policy.Decision, error)
+
+// Evaluate implements Evaluator.
+func (f EvaluatorFunc) Evaluate(ctx context.Context, in *policy.Input) ([]policy.Decision, error) {
+	return f(ctx, in)
+}
+
+var (
+	_ Evaluator = EvaluatorFunc(nil)
+	_ Evaluator = (*policy.Engine)(nil)
+)
+
+// Reviewer reviews admission requests; it is safe for concurrent use.
+type Reviewer struct {
+	opts      options
+	evaluator Evaluator
+	cluster   Cluster
+}
+
+// NewReviewer returns a Reviewer that asks evaluator and reads from
+// cluster.
+func NewReviewer(evaluator Evaluator, cluster Cluster, opts ...Option) *Reviewer {
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.analyzer == nil {
+		o.analyzer = merge.NewAnalyzer()
+	}
+	return &Reviewer{opts: o, evaluator: evaluator, cluster: cluster}
+}
+
+// review is the outcome of one request: what was decided, on what.
+type review struct {
+	input     *policy.Input
+	decisions []policy.Decision
+	// old and new are the objects analyzed: for /scale, the parent.
+	old, new *unstructured.Unstructured
+}
+
+// review decodes, classifies, analyzes and evaluates req. It returns nil
+// (and no error) for requests it has no opinion on.
+func (r *Reviewer) review(ctx context.Context, req *admissionv1.AdmissionRequest) (*review, error) {
+	if req.UID == "" || req.Operation == "" || req.Kind.Kind == "" {
+		return nil, fmt.Errorf("%w: the AdmissionReview has no request (uid, operation and kind are required)", errBadRequest)
+	}
+	if req.Operation != admissionv1.Update {
+		return nil, nil
+	}
+	old, new, err := r.objects(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	w := write{subresource: req.SubResource, optionsManager: fieldManagerOption(req.Options.Raw), user: req.UserInfo, old: old, new: new}
+	class := classify(w)
+	if class == policy.Controller {
+		return nil, nil
+	}
+	in, err := r.analyze(ctx, w, class)
+	if err != nil {
+		return nil, err
+	}
+	in.Request = requestSummary(req, w)
+	if in.Namespace.Labels, err = r.cluster.NamespaceLabels(ctx, req.Namespace); err != nil {
+		return nil, err
+	}
+	in.Namespace.Name = req.Namespace
+	decisions, err := r.evaluator.Evaluate(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("evaluating policies: %w", err)
+	}
+	return &review{input: in, decisions: decisions, old: w.old, new: w.new}, nil
+}
+
+// objects returns the old and new object of an UPDATE; for /scale, the
+// parent as stored and as it would be with the new replica count.
+func (r *Reviewer) objects(ctx context.Context, req *admissionv1.AdmissionRequest) (old, new *unstructured.Unstructured, err error) {
+	if req.SubResource != "scale" {
+		return decodePair(req)
+	}
+	scaleGVK := schema.GroupVersionKind{Group: req.Kind.Group, Version: req.Kind.Version, Kind: req.Kind.Kind}
+	scale, err := decodeObject(req.Object, scaleGVK, "object")
+	if err != nil {
+		return nil, nil, err
+	}
+	replicas, found, err := unstructured.NestedInt64(scale.Object, "spec", "replicas")
+	if err != nil || !found {
+		return nil, nil, fmt.Errorf("%w: the Scale object has no spec.replicas", errBadRequest)
+	}
+	gvr := schema.GroupVersionResource{Group: req.Resource.Group, Version: req.Resource.Version, Resource: req.Resource.Resource}
+	parent, err := r.cluster.Object(ctx, gvr, req.Namespace, req.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	scaled := parent.DeepCopy()
+	if err := unstructured.SetNestedField(scaled.Object, replicas, "spec", "replicas"); err != nil {
+		return nil, nil, fmt.Errorf("setting replicas on %s %s/%s: %w", parent.GetKind(), req.Namespace, req.Name, err)
+	}
+	return parent, scaled, nil
+}
+
+// analyze runs merge on the write and recognizes a rollout undo by the
+// revision it restored.
+func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classification) (*policy.Input, error) {
+	old, rb, err := r.undo(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	new := w.new
+	if class == policy.Imperative {
+		// kubectl edit rewrites last-applied along with the edit: judge the
+		// edit against the last-applied of the manifest.
+		new = withLastApplied(new, lastApplied(old))
+	}
+	an, err := r.analyzeUpdate(old, new)
+	if err != nil {
+		return nil, err
+	}
+	in := &policy.Input{Classification: class, Analysis: an, RemovePatches: policy.RemovePatches(w.new.Object, an)}
+	if rb != nil {
+		in.Classification = policy.RolloutUndo
+		an.Rollback = rb
+	}
+	return in, nil
+}
+
+// undo recognizes a rollout undo. It returns the old object to analyze the
+// write against and the rollback, nil when the write is no undo. After
+// apply-hygiene's own repair (the mutating pass) last-applied differs
+// between old and new: the templates are then compared under the repaired
+// last-applied.
+func (r *Reviewer) undo(ctx context.Context, w write) (*unstructured.Unstructured, *merge.Rollback, error) {
+	if !undoCandidate(w) {
+		return w.old, nil, nil
+	}
+	old := withLastApplied(w.old, lastApplied(w.new))
+	rb, err := r.rollback(ctx, old, w.new)
+	if err != nil || rb == nil {
+		return w.old, nil, err
+	}
+	return old, rb, nil
+}
+
+func (r *Reviewer) analyzeUpdate(old, new *unstructured.Unstructured) (*merge.Analysis, error) {
+	an, err := r.opts.analyzer.AnalyzeUpdate(old, new)
+	if err != nil {
+		return nil, fmt.Errorf("analyzing %s %s/%s: %w", new.GetKind(), new.GetNamespace(), new.GetName(), err)
+	}
+	return an, nil
+}
+
+func (r *Reviewer) rollback(ctx context.Context, old, new *unstructured.Unstructured) (*merge.Rollback, error) {
+	revisions, err := r.cluster.Revisions(ctx, new)
+	if err != nil {
+		return nil, err
+	}
+	rb, err := r.opts.analyzer.DetectRollback(old, new, revisions)
+	if err != nil {
+		return nil, fmt.Errorf("detecting a rollback of %s %s/%s: %w", new.GetKind(), new.GetNamespace(), new.GetName(), err)
+	}
+	return rb, nil
+}
+
+func withLastApplied(obj *unstructured.Unstructured, value string) *unstructured.Unstructured {
+	if lastApplied(obj) == value || value == "" {
+		return obj
+	}
+	c := obj.DeepCopy()
+	ann := c.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[lastAppliedAnnotation] = value
+	c.SetAnnotations(ann)
+	return c
+}
+
+func requestSummary(req *admissionv1.AdmissionRequest, w write) policy.Request {
+	manager, _ := w.effectiveManager()
+	return policy.Request{
+		UID:          string(req.UID),
+		Operation:    string(req.Operation),
+		Subresource:  req.SubResource,
+		DryRun:       req.DryRun != nil && *req.DryRun,
+		Object:       merge.RefOf(w.new),
+		FieldManager: manager,
+		User: policy.User{
+			Username:       req.UserInfo.Username,
+			Groups:         req.UserInfo.Groups,
+			ServiceAccount: isServiceAccount(req.UserInfo),
+		},
+	}
+}
+
+// isBadRequest reports whether err means the request itself is malformed.
+func isBadRequest(err error) bool { return errors.Is(err, errBadRequest) }

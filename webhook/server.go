@@ -1,0 +1,51 @@
+package webhook
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+// NewHTTPHandler serves h as an AdmissionReview v1 endpoint, on
+// controller-runtime's admission.Webhook (decoding, panics recovered as
+// 500s). A review answered as malformed (code 400) also gets HTTP status
+// 400, so that the API server counts it as a failed call and applies the
+// webhook's failurePolicy, and other clients see the error as such.
+func NewHTTPHandler(h admission.Handler) http.Handler {
+	hook := (&admission.Webhook{Handler: h}).WithRecoverPanic(true)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &bufferedResponse{header: http.Header{}}
+		hook.ServeHTTP(rec, r)
+		for k, v := range rec.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(statusOf(rec))
+		_, _ = w.Write(rec.body.Bytes())
+	})
+}
+
+// bufferedResponse holds a response until its status is known.
+type bufferedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedResponse) Header() http.Header         { return b.header }
+func (b *bufferedResponse) Write(p []byte) (int, error) { return b.body.Write(p) }
+func (b *bufferedResponse) WriteHeader(status int)      { b.status = status }
+
+func statusOf(b *bufferedResponse) int {
+	if b.status != 0 && b.status != http.StatusOK {
+		return b.status
+	}
+	var review admissionv1.AdmissionReview
+	if err := json.Unmarshal(b.body.Bytes(), &review); err == nil && review.Response != nil &&
+		!review.Response.Allowed && review.Response.Result != nil && review.Response.Result.Code == http.StatusBadRequest {
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}

@@ -1,0 +1,76 @@
+package webhook
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+)
+
+// Malformed reviews get HTTP 400 with a message that says what is wrong,
+// and the server goes on serving.
+func TestHTTPHandlerRejectsMalformedReviews(t *testing.T) {
+	valid, err := os.ReadFile(filepath.Join("testdata", "reviews", "deployment-edit.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]struct {
+		body        string
+		wantStatus  int
+		wantMessage string
+	}{
+		"a body that is not JSON": {body: "this is not json", wantStatus: http.StatusBadRequest,
+			wantMessage: "couldn't get version/kind; json parse error"},
+		"a review without a request": {body: `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`,
+			wantStatus: http.StatusBadRequest, wantMessage: "bad admission request: the AdmissionReview has no request (uid, operation and kind are required)"},
+		"an object that is not of the declared kind": {body: strings.Replace(string(valid), `"kind": "Deployment",`, `"kind": "ConfigMap",`, 1),
+			wantStatus: http.StatusBadRequest, wantMessage: "bad admission request: object is a ConfigMap (apps/v1), but the request declares Deployment (apps/v1)"},
+		"an object that is not an object": {body: withObject(t, valid, `["not", "an", "object"]`),
+			wantStatus: http.StatusBadRequest, wantMessage: "bad admission request: decoding object: "},
+		"a valid review after all that": {body: string(valid), wantStatus: http.StatusOK, wantMessage: "[imperative-edit] "},
+	}
+	srv := httptest.NewServer(NewHTTPHandler(NewReviewer(newEngine(t), loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json"))).Validating()))
+	defer srv.Close()
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			resp, err := http.Post(srv.URL, "application/json", bytes.NewBufferString(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = resp.Body.Close() }()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tc.wantStatus {
+				t.Errorf("status = %d, want %d; body %s", resp.StatusCode, tc.wantStatus, body)
+			}
+			var review admissionv1.AdmissionReview
+			if err := json.Unmarshal(body, &review); err != nil || review.Response == nil || review.Response.Result == nil {
+				t.Fatalf("response %s is not an AdmissionReview with a result: %v", body, err)
+			}
+			if !strings.HasPrefix(review.Response.Result.Message, tc.wantMessage) {
+				t.Errorf("message = %q, want it to start with %q", review.Response.Result.Message, tc.wantMessage)
+			}
+		})
+	}
+}
+
+// withObject returns review with its object replaced by raw.
+func withObject(t *testing.T, review []byte, raw string) string {
+	t.Helper()
+	var r admissionv1.AdmissionReview
+	if err := json.Unmarshal(review, &r); err != nil {
+		t.Fatal(err)
+	}
+	r.Request.Object.Raw = []byte(raw)
+	out, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
