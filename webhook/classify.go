@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
@@ -17,10 +17,6 @@ const (
 	managerClientSideApply = "kubectl-client-side-apply"
 	managerRollout         = "kubectl-rollout"
 	managerReplace         = "kubectl-replace"
-	// managerUserAgent is what the API server records when a kubectl
-	// request sends no field manager (rollout undo, older clients): the
-	// user agent's program name.
-	managerUserAgent = "kubectl"
 )
 
 const (
