@@ -1,0 +1,168 @@
+{{/* Chart name, truncated to 63 characters. */}}
+{{- define "apply-hygiene.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Full name: <release>-<chart> unless the release name already contains the
+chart name. Also the name of the webhook configurations and the Service.
+*/}}
+{{- define "apply-hygiene.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "apply-hygiene.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "apply-hygiene.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "apply-hygiene.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "apply-hygiene.labels" -}}
+helm.sh/chart: {{ include "apply-hygiene.chart" . }}
+{{ include "apply-hygiene.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/component: webhook
+{{- end }}
+
+{{- define "apply-hygiene.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "apply-hygiene.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- required "serviceAccount.name is required when serviceAccount.create is false" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "apply-hygiene.tlsSecretName" -}}
+{{- default (printf "%s-tls" (include "apply-hygiene.fullname" .)) .Values.tlsSecretName }}
+{{- end }}
+
+{{- define "apply-hygiene.configMapName" -}}
+{{- printf "%s-config" (include "apply-hygiene.fullname" .) }}
+{{- end }}
+
+{{- define "apply-hygiene.policiesConfigMapName" -}}
+{{- printf "%s-policies" (include "apply-hygiene.fullname" .) }}
+{{- end }}
+
+{{/* urlMode is "true" when the webhook runs outside the cluster. */}}
+{{- define "apply-hygiene.urlMode" -}}
+{{- if .Values.webhook.url }}true{{ end }}
+{{- end }}
+
+{{/* selfManagedTLS is "true" when the server makes its own certificate. */}}
+{{- define "apply-hygiene.selfManagedTLS" -}}
+{{- if and (not .Values.webhook.url) (not .Values.certManager.enabled) }}true{{ end }}
+{{- end }}
+
+{{- define "apply-hygiene.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{/* Combinations the schema cannot express. */}}
+{{- define "apply-hygiene.validate" -}}
+{{- if and .Values.webhook.url .Values.certManager.enabled }}
+{{- fail "webhook.url and certManager.enabled=true exclude each other: in URL mode the external server brings its own certificate (webhook.caBundle)" }}
+{{- end }}
+{{- if and .Values.webhook.caBundle (not .Values.webhook.url) }}
+{{- fail "webhook.caBundle is only used with webhook.url" }}
+{{- end }}
+{{- end }}
+
+{{/* The resources the webhooks intercept: name → subresources. */}}
+{{- define "apply-hygiene.ruleResources" -}}
+- deployments
+- deployments/scale
+- statefulsets
+- statefulsets/scale
+- daemonsets
+{{- end }}
+
+{{/* One clientConfig; argument: (dict "root" $ "path" "/mutate"). */}}
+{{- define "apply-hygiene.clientConfig" -}}
+{{- $root := .root }}
+{{- if $root.Values.webhook.url }}
+url: {{ printf "%s%s" (trimSuffix "/" $root.Values.webhook.url) .path | quote }}
+{{- with $root.Values.webhook.caBundle }}
+caBundle: {{ . }}
+{{- end }}
+{{- else }}
+service:
+  name: {{ include "apply-hygiene.fullname" $root }}
+  namespace: {{ $root.Release.Namespace }}
+  path: {{ .path }}
+  port: 443
+{{- end }}
+{{- end }}
+
+{{/* Everything a webhook has in common with the other one. */}}
+{{- define "apply-hygiene.webhookCommon" -}}
+rules:
+  - apiGroups: ["apps"]
+    apiVersions: ["v1"]
+    operations: ["UPDATE"]
+    resources:
+      {{- include "apply-hygiene.ruleResources" . | nindent 6 }}
+    scope: Namespaced
+  {{- range .Values.extraKinds }}
+  - apiGroups: [{{ .group | quote }}]
+    apiVersions: [{{ .version | quote }}]
+    operations: ["UPDATE"]
+    resources:
+      - {{ .resource }}
+      {{- $resource := .resource }}
+      {{- range .subresources }}
+      - {{ printf "%s/%s" $resource . }}
+      {{- end }}
+    scope: Namespaced
+  {{- end }}
+namespaceSelector:
+  matchExpressions:
+    - key: kubernetes.io/metadata.name
+      operator: NotIn
+      values:
+        {{- toYaml (uniq (concat (list "kube-system" .Release.Namespace) .Values.excludeNamespaces)) | nindent 8 }}
+    - key: apply-hygiene.io/ignore
+      operator: DoesNotExist
+failurePolicy: {{ .Values.failurePolicy }}
+matchPolicy: Equivalent
+sideEffects: None
+timeoutSeconds: {{ .Values.timeoutSeconds }}
+admissionReviewVersions: ["v1"]
+{{- end }}
+
+{{/* Annotations of both webhook configurations. */}}
+{{- define "apply-hygiene.webhookAnnotations" -}}
+{{- if .Values.certManager.enabled }}
+annotations:
+  cert-manager.io/inject-ca-from: {{ printf "%s/%s-serving" .Release.Namespace (include "apply-hygiene.fullname" .) }}
+{{- end }}
+{{- end }}
+
+{{/* The policy data document, in policy.Config's shape. */}}
+{{- define "apply-hygiene.policyConfig" -}}
+{{- $p := .Values.policy }}
+{{- $doc := dict "namespaceLabel" $p.namespaceLabel }}
+{{- with $p.rules }}{{ $_ := set $doc "rules" . }}{{ end }}
+{{- with $p.breakGlassGroups }}{{ $_ := set $doc "breakGlassGroups" . }}{{ end }}
+{{- $ex := dict }}
+{{- range $k, $v := $p.exemptions }}{{ if $v }}{{ $_ := set $ex $k $v }}{{ end }}{{ end }}
+{{- with $ex }}{{ $_ := set $doc "exemptions" . }}{{ end }}
+{{- toYaml $doc }}
+{{- end }}

@@ -1,0 +1,12 @@
+// Package chart tests the Helm chart in charts/apply-hygiene: golden
+// snapshots of `helm template` for each install mode (testdata/<case>/,
+// regenerate with `go test ./test/chart -update`), `helm lint`, the values
+// schema, the documentation of every value (and the README table generated
+// from it), the exact RBAC rules, and server-side dry runs of every
+// rendered manifest against a real API server started with
+// hack/controlplane, with cert-manager's own CRDs installed.
+//
+// The tests exec the pinned helm and kubectl from .cache/bin (make tools).
+// Without them the tests skip, naming the missing binary, unless
+// APPLY_HYGIENE_E2E=required, which turns the skip into a failure.
+package chart

@@ -1,0 +1,207 @@
+package chart_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files and the README values table")
+
+const (
+	releaseName      = "ah"
+	releaseNamespace = "apply-hygiene"
+)
+
+// scenarios are the directories under testdata: values.yaml in,
+// manifests.golden.yaml out.
+var scenarios = []string{"default", "cert-manager", "url", "full"}
+
+// repoRoot is the repository root, from this package's directory.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatalf("locating the repository root: %v", err)
+	}
+	return root
+}
+
+func chartDir(t *testing.T) string {
+	return filepath.Join(repoRoot(t), "charts", "apply-hygiene")
+}
+
+// tool returns the path of a pinned binary, or skips the test naming it
+// (fails under APPLY_HYGIENE_E2E=required).
+func tool(t *testing.T, name string) string {
+	t.Helper()
+	dir, err := controlplane.FindBinDir()
+	if err == nil {
+		path := filepath.Join(dir, name)
+		if _, err = os.Stat(path); err == nil {
+			return path
+		}
+	}
+	missing(t, name+": "+err.Error()+" (run `make tools`)")
+	return ""
+}
+
+func missing(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("APPLY_HYGIENE_E2E") == "required" {
+		t.Fatalf("missing %s", why)
+	}
+	t.Skipf("missing %s", why)
+}
+
+// helm runs the pinned helm and returns its stdout, or its stderr as the
+// error.
+func helm(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), tool(t, "helm"), args...)
+	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), errors.New(strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String(), nil
+}
+
+// render runs helm template for a scenario, plus extra arguments.
+func render(t *testing.T, scenario string, extra ...string) string {
+	t.Helper()
+	args := append([]string{
+		"template", releaseName, chartDir(t),
+		"--namespace", releaseNamespace,
+		"--values", filepath.Join("testdata", scenario, "values.yaml"),
+	}, extra...)
+	out, err := helm(t, args...)
+	if err != nil {
+		t.Fatalf("helm template (%s): %v", scenario, err)
+	}
+	return out
+}
+
+func TestTemplateGolden(t *testing.T) {
+	for _, scenario := range scenarios {
+		t.Run(scenario, func(t *testing.T) {
+			got := render(t, scenario)
+			golden := filepath.Join("testdata", scenario, "manifests.golden.yaml")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatalf("writing %s: %v", golden, err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("reading %s (regenerate with -update): %v", golden, err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("helm template differs from %s; regenerate with -update if intended (-want +got):\n%s", golden, diff)
+			}
+		})
+	}
+}
+
+func TestLint(t *testing.T) {
+	for _, scenario := range scenarios {
+		t.Run(scenario, func(t *testing.T) {
+			out, err := helm(t, "lint", "--strict", chartDir(t), "--namespace", releaseNamespace,
+				"--values", filepath.Join("testdata", scenario, "values.yaml"))
+			if err != nil {
+				t.Fatalf("helm lint --strict: %v\n%s", err, out)
+			}
+			if strings.Contains(out, "[WARNING]") || strings.Contains(out, "[ERROR]") {
+				t.Errorf("helm lint reports problems:\n%s", out)
+			}
+		})
+	}
+}
+
+func TestSchemaRejectsBadValues(t *testing.T) {
+	tests := map[string]struct {
+		set     string
+		wantErr string
+	}{
+		"an unknown failure policy": {
+			set: "failurePolicy=Sometimes", wantErr: "/failurePolicy",
+		},
+		"an unknown rule action": {
+			set: "policy.rules.imperative-edit.action=maybe", wantErr: "/policy/rules/imperative-edit/action",
+		},
+		"a timeout above the API server's limit": {
+			set: "timeoutSeconds=31", wantErr: "/timeoutSeconds",
+		},
+		"an unknown reinvocation policy": {
+			set: "reinvocationPolicy=Always", wantErr: "/reinvocationPolicy",
+		},
+		"a misspelt top-level value": {
+			set: "failurePolcy=Fail", wantErr: "failurePolcy",
+		},
+		"a plain-HTTP webhook URL": {
+			set: "webhook.url=http://example.com", wantErr: "/webhook/url",
+		},
+		"a service account exemption without a namespace": {
+			set: "policy.exemptions.serviceAccounts={argocd}", wantErr: "/policy/exemptions/serviceAccounts/0",
+		},
+		"a policy file that is not Rego": {
+			set: "policy.extraPolicies.team\\.yaml=x", wantErr: "team.yaml",
+		},
+		"a cert-manager duration that is not a Go duration": {
+			set: "certManager.duration=90d", wantErr: "/certManager/duration",
+		},
+		"an extra kind without a resource": {
+			set: "extraKinds[0].group=example.com,extraKinds[0].version=v1", wantErr: "resource",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := helm(t, "template", releaseName, chartDir(t), "--set", tc.set)
+			if err == nil {
+				t.Fatalf("helm template --set %s succeeded, want a schema error", tc.set)
+			}
+			if !strings.Contains(err.Error(), "schema") || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("helm template --set %s: error %q does not name the schema and %q", tc.set, err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestTemplateRejectsContradictions(t *testing.T) {
+	tests := map[string]struct {
+		args    []string
+		wantErr string
+	}{
+		"URL mode with cert-manager": {
+			args:    []string{"--set", "webhook.url=https://127.0.0.1:9443,certManager.enabled=true"},
+			wantErr: "exclude each other",
+		},
+		"a caBundle without a URL": {
+			args:    []string{"--set", "webhook.caBundle=Zm9v"},
+			wantErr: "only used with webhook.url",
+		},
+		"an existing service account without a name": {
+			args:    []string{"--set", "serviceAccount.create=false"},
+			wantErr: "serviceAccount.name is required",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := helm(t, append([]string{"template", releaseName, chartDir(t)}, tc.args...)...)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("helm template %v: error %v, want one containing %q", tc.args, err, tc.wantErr)
+			}
+		})
+	}
+}

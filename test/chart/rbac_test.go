@@ -1,0 +1,91 @@
+package chart_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	rbacv1 "k8s.io/api/rbac/v1"
+)
+
+// The permissions the server needs, exactly (design: least privilege).
+// A test of the server can compare what the code calls with these lists.
+var (
+	// clusterRules are cluster-wide reads for the analysis.
+	clusterRules = []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"daemonsets", "deployments", "statefulsets"}, Verbs: []string{"get"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"controllerrevisions", "replicasets"}, Verbs: []string{"list"}},
+	}
+	// namespaceRules are in the release namespace only.
+	namespaceRules = []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "patch", "watch"}},
+		{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
+		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
+		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create", "get", "update"}},
+	}
+	// selfManagedClusterRules let the certs package inject the caBundle.
+	selfManagedClusterRules = []rbacv1.PolicyRule{
+		{
+			APIGroups:     []string{"admissionregistration.k8s.io"},
+			Resources:     []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"},
+			ResourceNames: []string{"ah-apply-hygiene"},
+			Verbs:         []string{"get", "patch", "update"},
+		},
+	}
+	// selfManagedNamespaceRules let the certs package keep its Secret.
+	// create cannot be limited by name.
+	selfManagedNamespaceRules = []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"ah-apply-hygiene-tls"}, Verbs: []string{"get", "update"}},
+		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"create"}},
+	}
+)
+
+func TestRBACIsExactlyWhatTheServerCalls(t *testing.T) {
+	widgets := rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"get"}}
+	tests := map[string]struct {
+		wantCluster, wantNamespace []rbacv1.PolicyRule
+	}{
+		"default": {
+			wantCluster:   concat(clusterRules, selfManagedClusterRules),
+			wantNamespace: concat(namespaceRules, selfManagedNamespaceRules),
+		},
+		"cert-manager": {wantCluster: clusterRules, wantNamespace: namespaceRules},
+		"url":          {wantCluster: clusterRules, wantNamespace: namespaceRules},
+		"full": {
+			wantCluster:   concat(clusterRules, []rbacv1.PolicyRule{widgets}),
+			wantNamespace: namespaceRules,
+		},
+	}
+	for scenario, tc := range tests {
+		t.Run(scenario, func(t *testing.T) {
+			objs := decode(t, render(t, scenario))
+			cr := only[rbacv1.ClusterRole](t, objs, "ClusterRole")
+			if diff := cmp.Diff(tc.wantCluster, cr.Rules); diff != "" {
+				t.Errorf("ClusterRole rules (-want +got):\n%s", diff)
+			}
+			role := only[rbacv1.Role](t, objs, "Role")
+			if diff := cmp.Diff(tc.wantNamespace, role.Rules); diff != "" {
+				t.Errorf("Role rules (-want +got):\n%s", diff)
+			}
+			if role.Namespace != releaseNamespace {
+				t.Errorf("the Role is in namespace %q, want the release namespace", role.Namespace)
+			}
+			crb := only[rbacv1.ClusterRoleBinding](t, objs, "ClusterRoleBinding")
+			rb := only[rbacv1.RoleBinding](t, objs, "RoleBinding")
+			wantSubjects := []rbacv1.Subject{{Kind: "ServiceAccount", Name: "ah-apply-hygiene", Namespace: releaseNamespace}}
+			for kind, got := range map[string][]rbacv1.Subject{"ClusterRoleBinding": crb.Subjects, "RoleBinding": rb.Subjects} {
+				if diff := cmp.Diff(wantSubjects, got); diff != "" {
+					t.Errorf("%s subjects (-want +got):\n%s", kind, diff)
+				}
+			}
+		})
+	}
+}
+
+func concat(lists ...[]rbacv1.PolicyRule) []rbacv1.PolicyRule {
+	var all []rbacv1.PolicyRule
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	return all
+}
