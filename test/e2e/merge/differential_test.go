@@ -3,6 +3,7 @@ package merge_test
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -249,7 +250,9 @@ func assertFacts(t *testing.T, tc scenario, c *check) {
 	}
 }
 
-// owned renders facts as "path by owner, owner".
+// owned renders facts as "path by owner, owner", the owners sorted by
+// name: merge orders them newest first, and managedFields times have a
+// resolution of one second, so two writes of one test often tie.
 func owned(facts []merge.FieldFact) []string {
 	var out []string
 	for _, f := range facts {
@@ -257,6 +260,7 @@ func owned(facts []merge.FieldFact) []string {
 		for _, o := range f.Owners {
 			ows = append(ows, o.Manager)
 		}
+		slices.Sort(ows)
 		out = append(out, f.Path.String()+" by "+strings.Join(ows, ", "))
 	}
 	return out

@@ -125,7 +125,7 @@ func TestDifferential(t *testing.T) {
 		},
 		"a custom object's list of primitives is replaced": {
 			dir: "cr-list-of-primitives", strategy: merge.JSONMergePatch,
-			reverts: []string{"spec.tags by kubectl-patch, kubectl-client-side-apply"},
+			reverts: []string{"spec.tags by kubectl-client-side-apply, kubectl-patch"},
 		},
 	}
 	for name, tc := range tests {
