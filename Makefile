@@ -31,7 +31,7 @@ control-plane-tools:
 build: ## Build the binaries into bin/.
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/ ./cmd/...
 
-$(CLUSTER): $(shell find hack/cluster hack/controlplane -name '*.go') go.mod
+$(CLUSTER): $(shell find hack/cluster hack/controlplane hack/devenv -name '*.go') go.mod
 	@go build -o $@ ./hack/cluster
 
 .PHONY: cluster-up
@@ -40,6 +40,14 @@ cluster-up: control-plane-tools $(CLUSTER) ## Start the local control plane in t
 
 .PHONY: cluster-down
 cluster-down: $(CLUSTER) ## Stop the local control plane and remove its files.
+	@$(CLUSTER) down
+
+.PHONY: dev-up
+dev-up: tools $(CLUSTER) ## Start the local control plane with apply-hygiene installed (chart in url mode, server as a local process).
+	@$(CLUSTER) up --webhook
+
+.PHONY: dev-down
+dev-down: $(CLUSTER) ## Stop what dev-up started.
 	@$(CLUSTER) down
 
 .PHONY: demo

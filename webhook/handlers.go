@@ -106,11 +106,12 @@ func messagesOf(ds []policy.Decision) []string {
 	return out
 }
 
+// logDecisions logs each decision; the logger from controller-runtime
+// already names the object, the resource, the user and the request.
 func logDecisions(ctx context.Context, rv *review, ds []policy.Decision) {
 	logger := log.FromContext(ctx)
 	for _, d := range ds {
 		logger.Info("decided", "rule", d.Rule, "action", d.Action, "classification", rv.input.Classification,
-			"kind", rv.input.Request.Object.Kind, "namespace", rv.input.Request.Object.Namespace,
-			"name", rv.input.Request.Object.Name, "user", rv.input.Request.User.Username, "dryRun", rv.input.Request.DryRun)
+			"fieldManager", rv.input.Request.FieldManager, "dryRun", rv.input.Request.DryRun, "paths", d.Paths)
 	}
 }

@@ -1,10 +1,13 @@
 // Command cluster starts and stops the local control plane that `make
 // cluster-up`, `make demo` and `make dev-up` use.
 //
-//	cluster up     start it in the background (no-op if it runs) and print
-//	               the export line for its kubeconfig
-//	cluster down   stop it and remove its directory
-//	cluster run    run it in the foreground until Ctrl-C
+//	cluster up [--webhook]   start it in the background (no-op if it runs)
+//	                         and print the export line for its kubeconfig;
+//	                         --webhook also installs apply-hygiene: the chart
+//	                         in url mode and the server as a local process
+//	                         (make dev-up)
+//	cluster down             stop it and remove its directory
+//	cluster run [--webhook]  run it in the foreground until Ctrl-C
 //
 // The state lives in .cache/cluster of the repository, or in
 // $APPLY_HYGIENE_CLUSTER_DIR: kubeconfig (admin), pid (the supervising
@@ -25,11 +28,13 @@ import (
 	"time"
 
 	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: cluster up|down|run")
+	webhook := len(os.Args) == 3 && os.Args[2] == "--webhook"
+	if len(os.Args) != 2 && !webhook {
+		fmt.Fprintln(os.Stderr, "usage: cluster up|down|run [--webhook]")
 		os.Exit(2)
 	}
 	dir, err := stateDir()
@@ -37,7 +42,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "cluster:", err)
 		os.Exit(1)
 	}
-	st := state{dir: dir}
+	st := state{dir: dir, webhook: webhook}
 	switch os.Args[1] {
 	case "up":
 		err = st.up()
@@ -66,7 +71,10 @@ func stateDir() (string, error) {
 }
 
 // state is the on-disk record of the background control plane.
-type state struct{ dir string }
+type state struct {
+	dir     string
+	webhook bool
+}
 
 func (s state) kubeconfig() string { return filepath.Join(s.dir, "kubeconfig") }
 func (s state) pidFile() string    { return filepath.Join(s.dir, "pid") }
@@ -103,7 +111,11 @@ func (s state) up() error {
 	if err != nil {
 		return fmt.Errorf("finding own executable: %w", err)
 	}
-	cmd := exec.Command(self, "run")
+	args := []string{"run"}
+	if s.webhook {
+		args = append(args, "--webhook")
+	}
+	cmd := exec.Command(self, args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	// A new session: the supervisor outlives this command and the shell.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -162,13 +174,41 @@ func (s state) run() error {
 	if err != nil {
 		return err
 	}
-	err = publish(cp, s)
+	var hook *devenv.Webhook
+	if s.webhook {
+		hook, err = startWebhook(ctx, cp)
+	}
+	if err == nil {
+		err = publish(cp, s)
+	}
 	if err == nil {
 		fmt.Println(time.Now().Format(time.TimeOnly), "ready at", cp.Server())
 		<-ctx.Done()
 		fmt.Println(time.Now().Format(time.TimeOnly), "stopping")
 	}
+	if hook != nil {
+		err = errors.Join(err, hook.Stop())
+	}
 	return errors.Join(err, cp.Stop())
+}
+
+// startWebhook installs the chart in url mode and runs the server locally.
+func startWebhook(ctx context.Context, cp *controlplane.ControlPlane) (*devenv.Webhook, error) {
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	binDir, err := controlplane.FindBinDir()
+	if err != nil {
+		return nil, err
+	}
+	fmt.Println(time.Now().Format(time.TimeOnly), "building and starting apply-hygiene")
+	hook, err := devenv.Start(ctx, cp, devenv.Options{RepoRoot: root, BinDir: binDir, Dir: filepath.Join(cp.Dir(), "apply-hygiene")})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Println(time.Now().Format(time.TimeOnly), "apply-hygiene serves on port", hook.Port, "log:", hook.LogPath)
+	return hook, nil
 }
 
 func publish(cp *controlplane.ControlPlane, s state) error {

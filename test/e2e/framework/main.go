@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 )
 
 // env is the package-wide control plane started by Main.
@@ -23,17 +24,37 @@ var env struct {
 	binDir   string
 	home     string
 	client   kubernetes.Interface
+	webhook  *devenv.Webhook
 	skipWhy  string
 	err      error
 }
 
-// Main starts the control plane, runs the package's tests and stops it
-// again, also on Ctrl-C.
-func Main(m *testing.M) {
-	os.Exit(run(m))
+// MainOption configures Main.
+type MainOption func(*mainOptions)
+
+type mainOptions struct {
+	webhook bool
+	values  []string
 }
 
-func run(m *testing.M) int {
+// WithWebhook also installs apply-hygiene: the chart in url mode (with the
+// extra helm values given) and the server as a local process with the
+// chart's service account (see hack/devenv).
+func WithWebhook(values ...string) MainOption {
+	return func(o *mainOptions) { o.webhook, o.values = true, values }
+}
+
+// Main starts the control plane, runs the package's tests and stops it
+// again, also on Ctrl-C.
+func Main(m *testing.M, opts ...MainOption) {
+	var o mainOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	os.Exit(run(m, o))
+}
+
+func run(m *testing.M, o mainOptions) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	interrupted := make(chan os.Signal, 1)
@@ -49,13 +70,13 @@ func run(m *testing.M) int {
 			os.Exit(130)
 		}
 	}()
-	setUp(ctx)
+	setUp(ctx, o)
 	close(setUpDone)
 	defer tearDown()
 	return m.Run()
 }
 
-func setUp(ctx context.Context) {
+func setUp(ctx context.Context, o mainOptions) {
 	binDir, err := controlplane.FindBinDir()
 	if err != nil {
 		env.err = err
@@ -81,13 +102,23 @@ func setUp(ctx context.Context) {
 		env.err = err
 		return
 	}
-	env.client, env.err = kubernetes.NewForConfig(cfg)
+	if env.client, env.err = kubernetes.NewForConfig(cfg); env.err != nil {
+		return
+	}
+	if o.webhook {
+		env.webhook, env.err = startWebhook(ctx, o.values)
+	}
 }
 
 // tearDown stops the control plane once, whether the tests ended or the
 // run was interrupted.
 func tearDown() {
 	env.stopOnce.Do(func() {
+		if env.webhook != nil {
+			if err := env.webhook.Stop(); err != nil {
+				fmt.Fprintln(os.Stderr, "stopping apply-hygiene:", err)
+			}
+		}
 		if env.cp != nil {
 			if err := env.cp.Stop(); err != nil {
 				fmt.Fprintln(os.Stderr, "stopping the control plane:", err)

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+	"sigs.k8s.io/yaml"
+
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// Options are the server's flags; the defaults are documented on each flag
+// and in docs/operations.md.
+type Options struct {
+	Kubeconfig             string
+	Port                   int
+	CertDir                string
+	MetricsBindAddress     string
+	HealthProbeBindAddress string
+	PolicyConfig           string
+	PolicyDirs             []string
+	FailurePolicy          string
+	NamespaceCacheTTL      time.Duration
+	ShutdownTimeout        time.Duration
+	LogLevel               string
+	Namespace              string
+}
+
+// AddFlags registers the options on fs.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig to reach the API server with; empty: the in-cluster service account")
+	fs.IntVar(&o.Port, "port", 9443, "HTTPS port of the webhook endpoints /mutate and /validate")
+	fs.StringVar(&o.CertDir, "cert-dir", "/tls", "directory with tls.crt and tls.key; reloaded when they change")
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", ":8080", "address of the Prometheus /metrics endpoint; 0 disables it")
+	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
+	fs.StringVar(&o.PolicyConfig, "policy-config", "", "policy configuration (YAML or JSON): per-rule actions, break-glass groups, exemptions; empty: the defaults")
+	fs.StringSliceVar(&o.PolicyDirs, "policy-dir", nil, "directory of user Rego policies, reloaded when it changes (repeatable)")
+	fs.StringVar(&o.FailurePolicy, "failure-policy", "Ignore", "what an internal error answers, as the webhook configurations' failurePolicy: Ignore (allow, with a warning) or Fail (reject)")
+	fs.DurationVar(&o.NamespaceCacheTTL, "namespace-cache-ttl", 10*time.Second, "how long namespace labels (enforcement overrides) are cached")
+	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long in-flight reviews may take to finish on shutdown")
+	fs.StringVar(&o.LogLevel, "log-level", "info", "log level: info, debug or error")
+	fs.StringVar(&o.Namespace, "namespace", os.Getenv("POD_NAMESPACE"), "the server's own namespace (default $POD_NAMESPACE)")
+}
+
+// Validate checks the options; errors name the flag.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.Port < 1 || o.Port > 65535 {
+		errs = append(errs, fmt.Errorf("--port must be 1..65535, got %d", o.Port))
+	}
+	if o.FailurePolicy != "Ignore" && o.FailurePolicy != "Fail" {
+		errs = append(errs, fmt.Errorf("--failure-policy must be Ignore or Fail, got %q", o.FailurePolicy))
+	}
+	switch o.LogLevel {
+	case "info", "debug", "error":
+	default:
+		errs = append(errs, fmt.Errorf("--log-level must be info, debug or error, got %q", o.LogLevel))
+	}
+	if o.ShutdownTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--shutdown-timeout must be positive, got %s", o.ShutdownTimeout))
+	}
+	return errors.Join(errs...)
+}
+
+// loadPolicyConfig reads --policy-config; the zero Config means defaults.
+func (o *Options) loadPolicyConfig() (policy.Config, error) {
+	var cfg policy.Config
+	if o.PolicyConfig == "" {
+		return cfg, nil
+	}
+	raw, err := os.ReadFile(o.PolicyConfig)
+	if err != nil {
+		return cfg, fmt.Errorf("reading --policy-config: %w", err)
+	}
+	if err := yaml.UnmarshalStrict(raw, &cfg); err != nil {
+		return cfg, fmt.Errorf("decoding --policy-config %s: %w", o.PolicyConfig, err)
+	}
+	if errs := cfg.Validate(); len(errs) > 0 {
+		return cfg, fmt.Errorf("validating --policy-config %s: %w", o.PolicyConfig, errs.ToAggregate())
+	}
+	return cfg, nil
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+
+	"go.uber.org/zap/zapcore"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/apply-hygiene/apply-hygiene/policy"
+	"github.com/apply-hygiene/apply-hygiene/webhook"
+)
+
+// run wires the server together and serves until ctx ends.
+func run(ctx context.Context, opts Options) error {
+	logger := zap.New(zap.Level(logLevel(opts.LogLevel)))
+	ctrl.SetLogger(logger)
+	ctx = ctrl.LoggerInto(ctx, logger)
+
+	cfg, err := restConfig(opts.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	engine, err := newEngine(ctx, opts)
+	if err != nil {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("creating the API client: %w", err)
+	}
+	reviewer := webhook.NewReviewer(engine, webhook.NewAPICluster(dyn, opts.NamespaceCacheTTL),
+		webhook.WithFailOpen(opts.FailurePolicy == "Ignore"))
+
+	mgr, err := newManager(cfg, opts)
+	if err != nil {
+		return err
+	}
+	server := mgr.GetWebhookServer()
+	server.Register("/mutate", webhook.NewHTTPHandler(reviewer.Mutating()))
+	server.Register("/validate", webhook.NewHTTPHandler(reviewer.Validating()))
+	if len(opts.PolicyDirs) > 0 {
+		if err := mgr.Add(manager.RunnableFunc(engine.Watch)); err != nil {
+			return fmt.Errorf("adding the policy watcher: %w", err)
+		}
+	}
+	logger.Info("starting", "port", opts.Port, "certDir", opts.CertDir, "failurePolicy", opts.FailurePolicy)
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("running the manager: %w", err)
+	}
+	return nil
+}
+
+func newEngine(ctx context.Context, opts Options) (*policy.Engine, error) {
+	pcfg, err := opts.loadPolicyConfig()
+	if err != nil {
+		return nil, err
+	}
+	engine, err := policy.New(ctx, policy.WithConfig(pcfg), policy.WithDirs(opts.PolicyDirs...))
+	if err != nil {
+		return nil, fmt.Errorf("loading policies: %w", err)
+	}
+	return engine, nil
+}
+
+func newManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
+	timeout := opts.ShutdownTimeout
+	mgr, err := ctrl.NewManager(cfg, manager.Options{
+		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsBindAddress},
+		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
+		GracefulShutdownTimeout: &timeout,
+		WebhookServer: crwebhook.NewServer(crwebhook.Options{
+			Port:    opts.Port,
+			CertDir: opts.CertDir,
+			TLSOpts: []func(*tls.Config){secureTLS},
+		}),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating the manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("adding the health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+		return nil, fmt.Errorf("adding the readiness check: %w", err)
+	}
+	return mgr, nil
+}
+
+// secureTLS sets TLS 1.2 as the minimum (1.3 is negotiated when the client
+// offers it) and, for 1.2, only forward-secret AEAD suites.
+func secureTLS(c *tls.Config) {
+	c.MinVersion = tls.VersionTLS12
+	c.CipherSuites = []uint16{
+		tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+		tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+		tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+		tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+		tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+		tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+	}
+}
+
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig == "" {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("reading the in-cluster config (set --kubeconfig outside a cluster): %w", err)
+		}
+		return cfg, nil
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("loading --kubeconfig: %w", err)
+	}
+	return cfg, nil
+}
+
+func logLevel(level string) zapcore.Level {
+	switch level {
+	case "debug":
+		return zapcore.DebugLevel
+	case "error":
+		return zapcore.ErrorLevel
+	}
+	return zapcore.InfoLevel
+}

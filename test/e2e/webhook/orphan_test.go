@@ -1,0 +1,40 @@
+package webhook_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// Seed 003 with apply-hygiene: the apply after kubectl rollout restart
+// warns about restartedAt with a command, and that command removes it.
+func TestOrphanedRestartedAtWarnsWithCommandThatRemovesIt(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	k.Run(t, "apply", "-f", seeds+"seed003-v1.yaml").MustSucceed(t)
+	k.Run(t, "rollout", "restart", "deployment/nginx-deployment").MustSucceed(t)
+
+	apply := k.Run(t, "apply", "-f", seeds+"seed003-v2.yaml").MustSucceed(t)
+	wantLines(t, apply.Stdout, "deployment.apps/nginx-deployment configured")
+	ts := `(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)`
+	m := wantMatch(t, apply.Stderr,
+		regexpQuote("Warning: [orphaned-field] Deployment "+f.Namespace+"/nginx-deployment: "+
+			"spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] (\"")+ts+regexpQuote("\", set by kubectl-rollout at ")+ts+
+			regexpQuote(") is in neither your manifest nor last-applied, so kubectl apply will never remove it. Remove it with: ")+
+			"(kubectl patch deployment/nginx-deployment -n "+regexpQuote(f.Namespace)+" --type=json -p '.*')")
+	command := m[0][3]
+
+	// Run the command as a user would, with the built kubectl first on PATH.
+	sh := exec.Command("sh", "-c", command)
+	sh.Env = append(os.Environ(), "PATH="+filepath.Dir(framework.KubectlPath())+":"+os.Getenv("PATH"), "KUBECONFIG="+k.Kubeconfig)
+	out, err := sh.CombinedOutput()
+	if err != nil {
+		t.Fatalf("running %s: %v\n%s", command, err, out)
+	}
+	wantLines(t, strings.TrimSpace(string(out)), "deployment.apps/nginx-deployment patched")
+	wantLines(t, jsonpath(t, k, "deployment/nginx-deployment", "{.spec.template.metadata.annotations}"))
+}

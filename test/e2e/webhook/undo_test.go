@@ -1,0 +1,100 @@
+package webhook_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// Seed 004 with apply-hygiene: rollout undo gets last-applied repaired to
+// the restored revision, so the next apply deletes what the manifest
+// dropped.
+func TestRolloutUndoRepairsLastApplied(t *testing.T) {
+	tests := map[string]struct {
+		kind, resource, name, selector string
+		v1, v2, v3                     string
+		undoArgs                       []string
+		v1Image                        string
+	}{
+		"StatefulSet (seed 004)": {
+			kind: "StatefulSet", resource: "statefulsets", name: "my-wonderhoy-app", selector: "app=my-wonderhoy-app",
+			v1: seeds + "seed004-v1.yaml", v2: seeds + "seed004-v2.yaml", v3: seeds + "seed004-v3.yaml",
+			undoArgs: []string{"--to-revision=1"}, v1Image: "nginx:latest",
+		},
+		"Deployment": {
+			kind: "Deployment", resource: "deployments", name: "web", selector: "app=web",
+			v1: "testdata/deployment-v1.yaml", v2: "testdata/deployment-v2.yaml", v3: "testdata/deployment-v3.yaml",
+			v1Image: "nginx:1.14.2",
+		},
+		"DaemonSet": {
+			kind: "DaemonSet", resource: "daemonsets", name: "agent", selector: "app=agent",
+			v1: "testdata/daemonset-v1.yaml", v2: "testdata/daemonset-v2.yaml", v3: "testdata/daemonset-v3.yaml",
+			v1Image: "agent:1",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := framework.New(t)
+			k := f.Kubectl
+			object := fmt.Sprintf("%s.apps/%s", lower(tc.kind), tc.name)
+			short := fmt.Sprintf("%s/%s", lower(tc.kind), tc.name)
+
+			k.Run(t, "apply", "-f", tc.v1).MustSucceed(t)
+			waitForRevisions(t, f, tc.selector, 1)
+			k.Run(t, "apply", "-f", tc.v2).MustSucceed(t)
+			waitForRevisions(t, f, tc.selector, 2)
+
+			undo := k.Run(t, append([]string{"rollout", "undo", short}, tc.undoArgs...)...).MustSucceed(t)
+			wantLines(t, undo.Stdout, object+" rolled back")
+			wantLines(t, undo.Stderr,
+				fmt.Sprintf("Warning: resource %s/%s was previously managed with 'kubectl apply'. Rolling back will not update the "+
+					"kubectl.kubernetes.io/last-applied-configuration annotation, which may cause unexpected behavior on future "+
+					"'kubectl apply' operations. Consider using 'kubectl apply' with your previous configuration file instead.", tc.resource, tc.name),
+				fmt.Sprintf("Warning: [stale-last-applied] %s %s/%s: rollout undo restored revision 1 but last-applied still described "+
+					"the newer manifest; apply-hygiene rewrote last-applied to match revision 1, so the next kubectl apply deletes what "+
+					"your manifest no longer has. Check with: kubectl apply view-last-applied %s -n %s", tc.kind, f.Namespace, tc.name, short, f.Namespace))
+
+			// view-last-applied now shows v1's container.
+			var la struct {
+				Spec struct {
+					Template struct {
+						Spec struct {
+							Containers []struct {
+								Image string `json:"image"`
+								Env   []map[string]string
+							} `json:"containers"`
+						} `json:"spec"`
+					} `json:"template"`
+				} `json:"spec"`
+			}
+			out := k.Run(t, "apply", "view-last-applied", short, "-o", "json").MustSucceed(t).Stdout
+			if err := json.Unmarshal([]byte(out), &la); err != nil {
+				t.Fatalf("decoding last-applied: %v", err)
+			}
+			c := la.Spec.Template.Spec.Containers[0]
+			wantEnv := []map[string]string{{"name": "TO_BE_DELETED", "value": "needs to be deleted!"}, {"name": "ANOTHER_ENV", "value": "who cares?"}}
+			if diff := cmp.Diff(wantEnv, c.Env); c.Image != tc.v1Image || diff != "" {
+				t.Errorf("last-applied after undo: image %q (want %q), env (-want +got):\n%s", c.Image, tc.v1Image, diff)
+			}
+
+			apply := k.Run(t, "apply", "-f", tc.v3).MustSucceed(t)
+			wantLines(t, apply.Stdout, object+" configured")
+			wantLines(t, apply.Stderr)
+			wantLines(t, jsonpath(t, k, short, "{.spec.template.spec.containers[0].env}"), `[{"name":"ANOTHER_ENV","value":"who cares?"}]`)
+		})
+	}
+}
+
+func lower(kind string) string {
+	switch kind {
+	case "StatefulSet":
+		return "statefulset"
+	case "DaemonSet":
+		return "daemonset"
+	}
+	return "deployment"
+}
