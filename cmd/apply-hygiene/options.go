@@ -27,6 +27,10 @@ type Options struct {
 	ShutdownTimeout        time.Duration
 	LogLevel               string
 	Namespace              string
+	TLSMode                string
+	TLSSecretName          string
+	WebhookConfigName      string
+	ServiceName            string
 }
 
 // AddFlags registers the options on fs.
@@ -43,6 +47,11 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long in-flight reviews may take to finish on shutdown")
 	fs.StringVar(&o.LogLevel, "log-level", "info", "log level: info, debug or error")
 	fs.StringVar(&o.Namespace, "namespace", os.Getenv("POD_NAMESPACE"), "the server's own namespace (default $POD_NAMESPACE)")
+	fs.StringVar(&o.TLSMode, "tls-mode", "file", "file: serve the certificate in --cert-dir as mounted (cert-manager, or your own); self-managed: "+
+		"keep a CA and serving certificate in --tls-secret-name, write them to --cert-dir, inject the CA into --webhook-config-name and rotate before expiry")
+	fs.StringVar(&o.TLSSecretName, "tls-secret-name", "", "self-managed TLS: the Secret (in --namespace) shared by all replicas")
+	fs.StringVar(&o.WebhookConfigName, "webhook-config-name", "", "self-managed TLS: name of the Mutating and the Validating webhook configuration")
+	fs.StringVar(&o.ServiceName, "service-name", "", "self-managed TLS: the webhook Service the certificate is for")
 }
 
 // Validate checks the options; errors name the flag.
@@ -58,6 +67,18 @@ func (o *Options) Validate() error {
 	case "info", "debug", "error":
 	default:
 		errs = append(errs, fmt.Errorf("--log-level must be info, debug or error, got %q", o.LogLevel))
+	}
+	switch o.TLSMode {
+	case "file":
+	case "self-managed":
+		for _, f := range []struct{ flag, value string }{{"--tls-secret-name", o.TLSSecretName},
+			{"--webhook-config-name", o.WebhookConfigName}, {"--service-name", o.ServiceName}, {"--namespace", o.Namespace}} {
+			if f.value == "" {
+				errs = append(errs, fmt.Errorf("%s is required with --tls-mode=self-managed", f.flag))
+			}
+		}
+	default:
+		errs = append(errs, fmt.Errorf("--tls-mode must be file or self-managed, got %q", o.TLSMode))
 	}
 	if o.ShutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout must be positive, got %s", o.ShutdownTimeout))

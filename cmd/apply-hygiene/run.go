@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/zap/zapcore"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -16,6 +17,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/apply-hygiene/apply-hygiene/certs"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 	"github.com/apply-hygiene/apply-hygiene/webhook"
 )
@@ -48,6 +50,9 @@ func run(ctx context.Context, opts Options) error {
 	server := mgr.GetWebhookServer()
 	server.Register("/mutate", webhook.NewHTTPHandler(reviewer.Mutating()))
 	server.Register("/validate", webhook.NewHTTPHandler(reviewer.Validating()))
+	if err := addCertManager(ctx, mgr, cfg, opts); err != nil {
+		return err
+	}
 	if len(opts.PolicyDirs) > 0 {
 		if err := mgr.Add(manager.RunnableFunc(engine.Watch)); err != nil {
 			return fmt.Errorf("adding the policy watcher: %w", err)
@@ -56,6 +61,35 @@ func run(ctx context.Context, opts Options) error {
 	logger.Info("starting", "port", opts.Port, "certDir", opts.CertDir, "failurePolicy", opts.FailurePolicy)
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("running the manager: %w", err)
+	}
+	return nil
+}
+
+// addCertManager runs self-managed TLS: the certificate must be in
+// --cert-dir before the webhook server starts, so it is ensured once here.
+func addCertManager(ctx context.Context, mgr manager.Manager, cfg *rest.Config, opts Options) error {
+	if opts.TLSMode != "self-managed" {
+		return nil
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("creating the API client: %w", err)
+	}
+	m, err := certs.NewManager(client, certs.Options{
+		Namespace:         opts.Namespace,
+		SecretName:        opts.TLSSecretName,
+		ServiceName:       opts.ServiceName,
+		WebhookConfigName: opts.WebhookConfigName,
+		CertDir:           opts.CertDir,
+	})
+	if err != nil {
+		return fmt.Errorf("configuring self-managed TLS: %w", err)
+	}
+	if err := m.Ensure(ctx); err != nil {
+		return fmt.Errorf("preparing self-managed TLS: %w", err)
+	}
+	if err := mgr.Add(m); err != nil {
+		return fmt.Errorf("adding the certificate manager: %w", err)
 	}
 	return nil
 }

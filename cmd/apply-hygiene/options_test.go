@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+	appsv1 "k8s.io/api/apps/v1"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// The arguments the chart passes to the server (in each mode's rendered
+// snapshot, test/chart/testdata) parse and validate: the chart and the
+// flags cannot drift apart.
+func TestChartArgumentsAreValidFlags(t *testing.T) {
+	tests := map[string]struct{ snapshot string }{
+		"self-managed TLS (default)": {snapshot: "default"},
+		"cert-manager":               {snapshot: "cert-manager"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			args := chartArgs(t, filepath.Join("..", "..", "test", "chart", "testdata", tc.snapshot, "manifests.golden.yaml"))
+			var opts Options
+			fs := pflag.NewFlagSet("apply-hygiene", pflag.ContinueOnError)
+			opts.AddFlags(fs)
+			if err := fs.Parse(args); err != nil {
+				t.Fatalf("parsing %q: %v", args, err)
+			}
+			opts.Namespace = "apply-hygiene" // $(POD_NAMESPACE) in the pod
+			if err := opts.Validate(); err != nil {
+				t.Errorf("validating %q: %v", args, err)
+			}
+		})
+	}
+}
+
+func TestValidateNamesTheFlags(t *testing.T) {
+	tests := map[string]struct {
+		args []string
+		want string
+	}{
+		"a bad failure policy": {args: []string{"--failure-policy=Sometimes"}, want: `--failure-policy must be Ignore or Fail, got "Sometimes"`},
+		"a bad port":           {args: []string{"--port=0"}, want: "--port must be 1..65535, got 0"},
+		"self-managed TLS without its names": {args: []string{"--tls-mode=self-managed", "--namespace=ns"},
+			want: "--tls-secret-name is required with --tls-mode=self-managed\n--webhook-config-name is required with --tls-mode=self-managed\n" +
+				"--service-name is required with --tls-mode=self-managed"},
+		"an unknown TLS mode": {args: []string{"--tls-mode=magic"}, want: `--tls-mode must be file or self-managed, got "magic"`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var opts Options
+			fs := pflag.NewFlagSet("apply-hygiene", pflag.ContinueOnError)
+			opts.AddFlags(fs)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			err := opts.Validate()
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("Validate() = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// chartArgs returns the container args of the Deployment in a rendered
+// chart snapshot.
+func chartArgs(t *testing.T, path string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading %s: %v", path, err)
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(raw), 4096)
+	for {
+		var d appsv1.Deployment
+		err := dec.Decode(&d)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("decoding %s: %v", path, err)
+		}
+		if d.Kind == "Deployment" && len(d.Spec.Template.Spec.Containers) > 0 {
+			var args []string
+			for _, a := range d.Spec.Template.Spec.Containers[0].Args {
+				args = append(args, strings.ReplaceAll(a, "$(POD_NAMESPACE)", "apply-hygiene"))
+			}
+			return args
+		}
+	}
+	t.Fatalf("no Deployment in %s", path)
+	return nil
+}
