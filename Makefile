@@ -51,7 +51,7 @@ dev-down: $(CLUSTER) ## Stop what dev-up started.
 	@$(CLUSTER) down
 
 .PHONY: demo
-demo: control-plane-tools $(CLUSTER) ## Start the local control plane and play the seed scenarios with real kubectl.
+demo: tools $(CLUSTER) ## Start the local control plane with apply-hygiene and play the seed scenarios with real kubectl, without and with it.
 	@hack/demo.sh
 
 .PHONY: test
