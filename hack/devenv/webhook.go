@@ -164,6 +164,32 @@ func (w *Webhook) Stop() error {
 	return nil
 }
 
+// Kill ends the server with SIGKILL, as a crash would: no graceful
+// shutdown, in-flight reviews are cut off.
+func (w *Webhook) Kill() error {
+	if w.cmd == nil {
+		return nil
+	}
+	if err := w.cmd.Process.Kill(); err != nil {
+		return fmt.Errorf("killing apply-hygiene: %w", err)
+	}
+	<-w.done
+	w.cmd = nil
+	return nil
+}
+
+// Restart starts the server again after Stop or Kill, with the same
+// arguments, and waits until the API server calls it.
+func (w *Webhook) Restart(ctx context.Context, cp *controlplane.ControlPlane) error {
+	if err := w.Stop(); err != nil {
+		return err
+	}
+	if err := w.start(); err != nil {
+		return err
+	}
+	return w.waitReady(ctx, cp, 0)
+}
+
 func (w *Webhook) start() error {
 	log, err := os.OpenFile(w.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
