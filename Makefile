@@ -27,9 +27,10 @@ tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kubect
 control-plane-tools:
 	@hack/tools/build.sh etcd kube >/dev/null
 
+# The Dockerfile builds the same two binaries with the same flags.
 .PHONY: build
-build: ## Build the binaries into bin/.
-	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/ ./cmd/...
+build: ## Build the static binaries into bin/ (CGO_ENABLED=0, as the image does).
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/ ./cmd/apply-hygiene ./cmd/kubectl-hygiene
 
 $(CLUSTER): $(shell find hack/cluster hack/controlplane hack/devenv -name '*.go') go.mod
 	@go build -o $@ ./hack/cluster
