@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -16,22 +17,26 @@ import (
 // repair and prune decisions in the same request and warns about each.
 func (r *Reviewer) Mutating() admission.Handler {
 	return admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
+		started := time.Now()
 		rv, err := r.review(ctx, &req.AdmissionRequest)
 		if err != nil {
-			return r.errored(ctx, err)
+			return r.errored(ctx, "mutate", err)
 		}
 		if rv == nil || req.SubResource != "" {
+			r.opts.metrics.observe("mutate", rv.classification(), "skipped", started, nil)
 			return admission.Allowed("")
 		}
 		mutations := rv.decisionsWith(policy.ActionRepair, policy.ActionPrune)
 		if len(mutations) == 0 {
+			r.opts.metrics.observe("mutate", rv.classification(), "allowed", started, nil)
 			return admission.Allowed("")
 		}
 		patched, err := r.mutate(rv, mutations)
 		if err != nil {
-			return r.errored(ctx, err)
+			return r.errored(ctx, "mutate", err)
 		}
 		logDecisions(ctx, rv, mutations)
+		r.opts.metrics.observe("mutate", rv.classification(), "patched", started, mutations)
 		return admission.PatchResponseFromRaw(req.Object.Raw, patched).WithWarnings(r.messages(mutations)...)
 	})
 }
@@ -40,25 +45,35 @@ func (r *Reviewer) Mutating() admission.Handler {
 // deny decisions, warns on warn decisions and only logs dryrun decisions.
 func (r *Reviewer) Validating() admission.Handler {
 	return admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
+		started := time.Now()
 		rv, err := r.review(ctx, &req.AdmissionRequest)
 		if err != nil {
-			return r.errored(ctx, err)
+			return r.errored(ctx, "validate", err)
 		}
 		if rv == nil {
+			r.opts.metrics.observe("validate", "", "skipped", started, nil)
 			return admission.Allowed("")
 		}
-		logDecisions(ctx, rv, rv.decisionsWith(policy.ActionDeny, policy.ActionWarn, policy.ActionDryRun))
+		acted := rv.decisionsWith(policy.ActionDeny, policy.ActionWarn, policy.ActionDryRun)
+		logDecisions(ctx, rv, acted)
 		warnings := r.messages(rv.decisionsWith(policy.ActionWarn))
 		if denials := rv.decisionsWith(policy.ActionDeny); len(denials) > 0 {
+			r.opts.metrics.observe("validate", rv.classification(), "denied", started, acted)
 			return admission.Denied(strings.Join(messagesOf(denials), "\n")).WithWarnings(warnings...)
 		}
+		outcome := "allowed"
+		if len(warnings) > 0 {
+			outcome = "warned"
+		}
+		r.opts.metrics.observe("validate", rv.classification(), outcome, started, acted)
 		return admission.Allowed("").WithWarnings(warnings...)
 	})
 }
 
 // errored answers a request that could not be reviewed: 400 for a
 // malformed request, else as the failure policy says.
-func (r *Reviewer) errored(ctx context.Context, err error) admission.Response {
+func (r *Reviewer) errored(ctx context.Context, webhook string, err error) admission.Response {
+	r.opts.metrics.observeError(webhook, err)
 	if isBadRequest(err) {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
@@ -67,6 +82,14 @@ func (r *Reviewer) errored(ctx context.Context, err error) admission.Response {
 		return admission.Allowed("").WithWarnings(r.cut(fmt.Sprintf("apply-hygiene could not review this request and allowed it (failure policy Ignore): %v", err)))
 	}
 	return admission.Errored(http.StatusInternalServerError, fmt.Errorf("apply-hygiene could not review this request: %w", err))
+}
+
+// classification is the review's classification; "" for none.
+func (rv *review) classification() policy.Classification {
+	if rv == nil {
+		return ""
+	}
+	return rv.input.Classification
 }
 
 func (rv *review) decisionsWith(actions ...policy.Action) []policy.Decision {

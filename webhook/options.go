@@ -11,6 +11,7 @@ type options struct {
 	analyzer   *merge.Analyzer
 	maxWarning int
 	failOpen   bool
+	metrics    *Metrics
 }
 
 func defaultOptions() options {
@@ -39,4 +40,9 @@ func WithMaxWarningLength(n int) Option {
 // failurePolicy only to calls that fail, not to answers. Default: true.
 func WithFailOpen(failOpen bool) Option {
 	return func(o *options) { o.failOpen = failOpen }
+}
+
+// WithMetrics records admission metrics (see NewMetrics). Default: none.
+func WithMetrics(m *Metrics) Option {
+	return func(o *options) { o.metrics = m }
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -86,7 +87,9 @@ func (r *Reviewer) review(ctx context.Context, req *admissionv1.AdmissionRequest
 		return nil, err
 	}
 	in.Namespace.Name = req.Namespace
+	evalStart := time.Now()
 	decisions, err := r.evaluator.Evaluate(ctx, in)
+	r.opts.metrics.observeEvaluation(time.Since(evalStart))
 	if err != nil {
 		return nil, fmt.Errorf("evaluating policies: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -40,8 +41,12 @@ func run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("creating the API client: %w", err)
 	}
+	metrics, err := webhook.NewMetrics(ctrlmetrics.Registry, engine.Status)
+	if err != nil {
+		return err
+	}
 	reviewer := webhook.NewReviewer(engine, webhook.NewAPICluster(dyn, opts.NamespaceCacheTTL),
-		webhook.WithFailOpen(opts.FailurePolicy == "Ignore"))
+		webhook.WithFailOpen(opts.FailurePolicy == "Ignore"), webhook.WithMetrics(metrics))
 
 	mgr, err := newManager(cfg, opts)
 	if err != nil {

@@ -1,0 +1,111 @@
+package webhook
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// Metrics are the admission metrics. Their labels carry rule IDs,
+// classifications, outcomes and webhook names only, never a value of an
+// object.
+type Metrics struct {
+	reviews    *prometheus.CounterVec
+	duration   *prometheus.HistogramVec
+	decisions  *prometheus.CounterVec
+	evaluation prometheus.Histogram
+	errors     *prometheus.CounterVec
+}
+
+// NewMetrics creates the admission metrics and registers them on reg, plus
+// the state of the policy set that status reports (nil: none).
+func NewMetrics(reg prometheus.Registerer, status func() policy.Status) (*Metrics, error) {
+	m := &Metrics{
+		reviews: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apply_hygiene_reviews_total",
+			Help: "Admission reviews by webhook (mutate, validate), classification and outcome (allowed, warned, denied, patched, skipped, error).",
+		}, []string{"webhook", "classification", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "apply_hygiene_review_duration_seconds",
+			Help:    "Time to review one admission request, by webhook and classification.",
+			Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1},
+		}, []string{"webhook", "classification"}),
+		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apply_hygiene_decisions_total",
+			Help: "Policy decisions acted on, by webhook, rule and action (dryrun decisions only count here and in the log).",
+		}, []string{"webhook", "rule", "action"}),
+		evaluation: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "apply_hygiene_policy_evaluation_duration_seconds",
+			Help:    "Time to evaluate the policies for one request.",
+			Buckets: []float64{0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05},
+		}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apply_hygiene_review_errors_total",
+			Help: "Reviews that failed, by webhook and reason (bad_request, internal).",
+		}, []string{"webhook", "reason"}),
+	}
+	collectors := []prometheus.Collector{m.reviews, m.duration, m.decisions, m.evaluation, m.errors}
+	if status != nil {
+		collectors = append(collectors, policyCollectors(status)...)
+	}
+	for _, c := range collectors {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("registering metrics: %w", err)
+		}
+	}
+	return m, nil
+}
+
+func policyCollectors(status func() policy.Status) []prometheus.Collector {
+	return []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "apply_hygiene_policy_set_version",
+			Help: "Version of the policy set in force: 1 after start, one more per successful reload.",
+		}, func() float64 { return float64(status().Version) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "apply_hygiene_policy_load_failed",
+			Help: "1 when the last policy load failed (the previous set keeps serving), else 0.",
+		}, func() float64 {
+			if status().LastError != nil {
+				return 1
+			}
+			return 0
+		}),
+	}
+}
+
+// observe records one review; m may be nil.
+func (m *Metrics) observe(webhook string, class policy.Classification, outcome string, started time.Time, acted []policy.Decision) {
+	if m == nil {
+		return
+	}
+	c := string(class)
+	if c == "" {
+		c = "none"
+	}
+	m.reviews.WithLabelValues(webhook, c, outcome).Inc()
+	m.duration.WithLabelValues(webhook, c).Observe(time.Since(started).Seconds())
+	for _, d := range acted {
+		m.decisions.WithLabelValues(webhook, d.Rule, string(d.Action)).Inc()
+	}
+}
+
+func (m *Metrics) observeError(webhook string, err error) {
+	if m == nil {
+		return
+	}
+	reason := "internal"
+	if isBadRequest(err) {
+		reason = "bad_request"
+	}
+	m.errors.WithLabelValues(webhook, reason).Inc()
+}
+
+func (m *Metrics) observeEvaluation(d time.Duration) {
+	if m != nil {
+		m.evaluation.Observe(d.Seconds())
+	}
+}
