@@ -13,8 +13,12 @@ import (
 // apply's, with the new last-applied as the manifest and new as the result.
 // Otherwise it lists the imperative changes: fields that last-applied owns
 // and that the write changed or removed, leaving them different from
-// last-applied.
+// last-applied. A server-side apply (an Apply entry of managedFields that
+// the write added or renewed) is analyzed by AnalyzeServerSideApply.
 func (a *Analyzer) AnalyzeUpdate(old, new *unstructured.Unstructured) (*Analysis, error) {
+	if manager, ok := serverSideApplier(old, new); ok {
+		return a.AnalyzeServerSideApply(old, new, manager)
+	}
 	an := newAnalysis(new, "update")
 	info, original := lastAppliedInfo(old)
 	an.LastApplied = info

@@ -1,0 +1,160 @@
+package merge
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// AnalyzeServerSideApply analyzes a server-side apply by manager that
+// turned old into new, as an admission webhook sees it: new is the object
+// after the apply, with the managedFields that the API server computed for
+// it. The applied configuration is manager's Apply entry in new's
+// managedFields (the main resource's, not a subresource's).
+//
+// Server-side apply removes only fields that the applier alone owned and
+// dropped from its configuration; it never removes a field that an Update
+// owns. The analysis lists as orphans the fields of new that the applied
+// configuration leaves out and that only kubectl's imperative writes own
+// (kubectl edit, patch, set, rollout restart, label, annotate, an undo: see
+// IsKubectlManager and WithKubectlManagers), including what a client-side
+// apply wrote before the object moved to server-side apply
+// (kubectl-client-side-apply, before-first-apply). It leaves out status,
+// server-managed metadata, server defaults, spec.replicas (leaving it out of
+// the configuration hands it to kubectl scale or an autoscaler), fields
+// that nobody owns and fields that another applier or any other manager
+// owns too. It also lists defaulted dependents, as AnalyzeApply does, with
+// the applied configuration as the manifest. When new has no Apply entry
+// of manager, nothing was applied and the analysis lists nothing.
+func (a *Analyzer) AnalyzeServerSideApply(old, new *unstructured.Unstructured, manager string) (*Analysis, error) {
+	an := newAnalysis(new, "apply")
+	an.LastApplied, _ = lastAppliedInfo(old)
+	an.AnnotationsBytes = AnnotationsSize(new)
+	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold
+	mfs, err := DecodeManagedFields(new)
+	if err != nil {
+		return nil, err
+	}
+	applied := appliedFields(mfs, manager)
+	if applied == nil {
+		return an, nil
+	}
+	tvs, err := a.fieldSets(old.Object, new.Object)
+	if err != nil {
+		return nil, err
+	}
+	result, err := tvs[1].ToFieldSet()
+	if err != nil {
+		return nil, fmt.Errorf("computing field set: %w", err)
+	}
+	config, ok := tvs[1].ExtractItems(applied).AsValue().Unstructured().(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("extracting the configuration that %s applied: not an object", manager)
+	}
+	kind := new.GetKind()
+	an.Orphans = a.serverSideOrphans(kind, old.Object, new.Object, result, applied, mfs)
+	in := applyInput{kind: kind, live: old, manifest: &unstructured.Unstructured{Object: config}, result: new}
+	an.DefaultedDependents = a.defaultedDependents(in, config)
+	return an, nil
+}
+
+// appliedFields returns the fields of manager's Apply entries on the main
+// resource, nil when it has none.
+func appliedFields(mfs []ManagedFields, manager string) *fieldpath.Set {
+	var out *fieldpath.Set
+	for _, mf := range mfs {
+		if mf.Manager != manager || mf.Operation != string(metav1.ManagedFieldsOperationApply) || mf.Subresource != "" {
+			continue
+		}
+		if out == nil {
+			out = &fieldpath.Set{}
+		}
+		out = out.Union(mf.Fields)
+	}
+	return out
+}
+
+// serverSideOrphans lists the fields of result outside applied that only
+// kubectl's Update writes own.
+func (a *Analyzer) serverSideOrphans(kind string, live, result map[string]any, resultSet, applied *fieldpath.Set, mfs []ManagedFields) []FieldFact {
+	out := []FieldFact{}
+	inExtra := func(fp fieldpath.Path) bool { return !applied.Has(fp) && resultSet.Has(fp) }
+	seen := map[string]bool{}
+	resultSet.Difference(applied).Leaves().Iterate(func(fp fieldpath.Path) {
+		p := topElement(Path(fp), inExtra)
+		key := p.String()
+		if seen[key] || serverManaged(p) || key == "spec.replicas" {
+			return
+		}
+		seen[key] = true
+		v := at(result, p)
+		if !v.ok || v.v == nil || a.defaults.isDefault(kind, p, v.v, result, live) {
+			return
+		}
+		ows := owners(mfs, p)
+		if !a.onlyImperativeKubectl(ows) {
+			return
+		}
+		out = append(out, a.fact(kind, p, factValues{live: at(live, p), result: v}, ows))
+	})
+	return out
+}
+
+// onlyImperativeKubectl reports whether ows is not empty and every owner is
+// a kubectl manager writing with Update: nobody applies the field.
+func (a *Analyzer) onlyImperativeKubectl(ows []Owner) bool {
+	if len(ows) == 0 {
+		return false
+	}
+	for _, o := range ows {
+		if o.Operation == string(metav1.ManagedFieldsOperationApply) || !a.isKubectlManager(o.Manager) {
+			return false
+		}
+	}
+	return true
+}
+
+// serverSideApplier returns the manager of the server-side apply that
+// turned old into new: the main resource's Apply entry that the write
+// added or renewed. The API server records the entry before admission.
+// When an Update entry changed as much (a write that took fields from an
+// applier changes the applier's entry too), the write is no apply.
+func serverSideApplier(old, new *unstructured.Unstructured) (string, bool) {
+	before := map[string]metav1.ManagedFieldsEntry{}
+	for _, e := range old.GetManagedFields() {
+		before[e.Manager+"\x00"+string(e.Operation)+"\x00"+e.Subresource] = e
+	}
+	best, bestScore := metav1.ManagedFieldsEntry{}, -1
+	for _, e := range new.GetManagedFields() {
+		score := entryChange(before[e.Manager+"\x00"+string(e.Operation)+"\x00"+e.Subresource], e)
+		isApply := e.Operation == metav1.ManagedFieldsOperationApply
+		if score > bestScore || score == bestScore && score >= 0 && !isApply {
+			best, bestScore = e, score
+		}
+	}
+	ok := bestScore >= 0 && best.Operation == metav1.ManagedFieldsOperationApply && best.Subresource == ""
+	return best.Manager, ok
+}
+
+// entryChange scores how a managedFields entry changed: 2 when it is new,
+// 1 when its time changed, 0 when only its fields did, -1 when unchanged.
+func entryChange(prev, cur metav1.ManagedFieldsEntry) int {
+	switch {
+	case prev.Manager == "":
+		return 2
+	case !timeEqual(prev.Time, cur.Time):
+		return 1
+	case string(prev.FieldsV1.GetRawBytes()) != string(cur.FieldsV1.GetRawBytes()):
+		return 0
+	}
+	return -1
+}
+
+func timeEqual(a, b *metav1.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(b)
+}

@@ -1,0 +1,201 @@
+package merge
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// The fixtures testdata/ssa-*/{old,new}.yaml are the objects of one
+// server-side apply as the webhook sees them; analysis.json is the golden
+// analysis (go test ./merge -update).
+func TestAnalyzeServerSideApplyFixtures(t *testing.T) {
+	tests := map[string]struct {
+		dir     string
+		manager string
+		orphans []string
+	}{
+		"restartedAt of kubectl rollout restart is orphaned (kubernetes#99003)": {
+			dir: "ssa-restarted-at", manager: "kubectl",
+			orphans: []string{"spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"},
+		},
+		"what client-side apply wrote and the applied configuration dropped is left over": {
+			dir: "ssa-client-side-leftovers", manager: "ci-deployer",
+			orphans: []string{"spec.template.spec.containers[name=nginx].env[name=FEATURE_FLAGS]"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			old, new := readObject(t, tc.dir, "old.yaml"), readObject(t, tc.dir, "new.yaml")
+			an, err := NewAnalyzer().AnalyzeServerSideApply(old, new, tc.manager)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.orphans, paths(an.Orphans)); diff != "" {
+				t.Errorf("orphans (-want +got):\n%s", diff)
+			}
+			golden(t, tc.dir, "analysis.json", an)
+			// AnalyzeUpdate recognizes the apply by its managedFields entry.
+			byUpdate, err := NewAnalyzer().AnalyzeUpdate(old, new)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(an, byUpdate, pathString); diff != "" {
+				t.Errorf("AnalyzeUpdate differs from AnalyzeServerSideApply (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// restartedAt is the orphan of the ssa-restarted-at fixture.
+const restartedAt = "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"
+
+func TestAnalyzeServerSideApplyOwners(t *testing.T) {
+	tests := map[string]struct {
+		// edit changes the managedFields of the fixture's new object.
+		edit    func(t *testing.T, mfs []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry
+		manager string
+		orphans []string
+	}{
+		"a field that only kubectl-rollout owns is orphaned": {
+			manager: "kubectl", orphans: []string{restartedAt},
+		},
+		"an undo's manager kubectl (Update) is a person's write too": {
+			edit:    renameManager("kubectl-rollout", "kubectl"),
+			manager: "kubectl", orphans: []string{restartedAt},
+		},
+		"a field that a controller owns too is no orphan": {
+			edit:    addOwner("my-operator", metav1.ManagedFieldsOperationUpdate),
+			manager: "kubectl",
+		},
+		"a field that another applier owns is no orphan": {
+			edit:    addOwner("ci-deployer", metav1.ManagedFieldsOperationApply),
+			manager: "kubectl",
+		},
+		"a field that a non-kubectl manager alone owns is no orphan": {
+			edit:    renameManager("kubectl-rollout", "argo-rollouts"),
+			manager: "kubectl",
+		},
+		"no Apply entry of the manager: nothing was applied": {
+			manager: "someone-else",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			old, new := readObject(t, "ssa-restarted-at", "old.yaml"), readObject(t, "ssa-restarted-at", "new.yaml")
+			if tc.edit != nil {
+				new.SetManagedFields(tc.edit(t, new.GetManagedFields()))
+			}
+			an, err := NewAnalyzer().AnalyzeServerSideApply(old, new, tc.manager)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.orphans, paths(an.Orphans)); diff != "" {
+				t.Errorf("orphans (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func renameManager(from, to string) func(*testing.T, []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+	return func(_ *testing.T, mfs []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+		for i := range mfs {
+			if mfs[i].Manager == from {
+				mfs[i].Manager = to
+			}
+		}
+		return mfs
+	}
+}
+
+// addOwner adds an entry of manager owning restartedAt.
+func addOwner(manager string, op metav1.ManagedFieldsOperationType) func(*testing.T, []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+	return func(t *testing.T, mfs []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+		for _, e := range mfs {
+			if e.Manager == "kubectl-rollout" {
+				e.Manager, e.Operation = manager, op
+				return append(mfs, e)
+			}
+		}
+		t.Fatal("no kubectl-rollout entry in the fixture")
+		return nil
+	}
+}
+
+// A StatefulSet switched to OnDelete by server-side apply keeps the
+// defaulted rollingUpdate, which nobody applied: a defaulted dependent.
+func TestAnalyzeServerSideApplyDefaultedDependent(t *testing.T) {
+	f := loadFixture(t, "statefulset-ondelete")
+	old := f.live.DeepCopy()
+	old.SetManagedFields(nil)
+	new := old.DeepCopy()
+	if err := unstructured.SetNestedField(new.Object, "OnDelete", "spec", "updateStrategy", "type"); err != nil {
+		t.Fatal(err)
+	}
+	applied := `{"f:spec":{"f:replicas":{},"f:updateStrategy":{"f:type":{}}}}`
+	new.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply,
+		APIVersion: "apps/v1", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(applied)}})
+	an, err := NewAnalyzer().AnalyzeUpdate(old, new)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"spec.updateStrategy.rollingUpdate"}, paths(an.DefaultedDependents)); diff != "" {
+		t.Errorf("defaulted dependents (-want +got):\n%s", diff)
+	}
+}
+
+// An Update that takes a field over from an applier changes the applier's
+// entry too; it stays an update.
+func TestAnalyzeUpdateIsNoServerSideApplyWhenAnUpdateTookFields(t *testing.T) {
+	old, new := readObject(t, "ssa-restarted-at", "new.yaml"), readObject(t, "ssa-restarted-at", "new.yaml")
+	mfs := new.GetManagedFields()
+	for i := range mfs {
+		switch mfs[i].Manager {
+		case "kubectl": // lost a field, kept its time
+			mfs[i].FieldsV1 = metav1.NewFieldsV1(`{"f:spec":{"f:replicas":{}}}`)
+		case "kubectl-rollout":
+			mfs[i].Manager = "kubectl-edit"
+		}
+	}
+	new.SetManagedFields(mfs)
+	if manager, ok := serverSideApplier(old, new); ok {
+		t.Errorf("serverSideApplier = %q, want no server-side apply", manager)
+	}
+}
+
+// kubectl apply --server-side after kubectl rollout restart: the apply does
+// not own restartedAt, kubectl-rollout does, so it stays forever.
+func ExampleAnalyzer_AnalyzeServerSideApply() {
+	decode := func(s string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON([]byte(s)); err != nil {
+			panic(err)
+		}
+		return u
+	}
+	old := decode(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"default",
+	  "managedFields":[{"manager":"kubectl-rollout","operation":"Update","apiVersion":"apps/v1","fieldsType":"FieldsV1",
+	    "fieldsV1":{"f:spec":{"f:template":{"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/restartedAt":{}}}}}}}]},
+	  "spec":{"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":"2024-05-02T08:30:00Z"}},
+	    "spec":{"containers":[{"name":"nginx","image":"nginx:1.26"}]}}}}`)
+	new := old.DeepCopy()
+	_ = unstructured.SetNestedField(new.Object, []any{map[string]any{"name": "nginx", "image": "nginx:1.27"}}, "spec", "template", "spec", "containers")
+	new.SetManagedFields(append(new.GetManagedFields(), metav1.ManagedFieldsEntry{
+		Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "apps/v1", FieldsType: "FieldsV1",
+		FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{".":{},"f:image":{},"f:name":{}}}}}}}`),
+	}))
+
+	an, err := NewAnalyzer().AnalyzeServerSideApply(old, new, "kubectl")
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	for _, o := range an.Orphans {
+		fmt.Println(o.Path, o.Result, o.Owners[0].Manager)
+	}
+	// Output:
+	// spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] 2024-05-02T08:30:00Z kubectl-rollout
+}
