@@ -1,0 +1,357 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// fuzzCallTimeout bounds one handler call: a review that takes longer is a
+// hang (the API server gives up after timeoutSeconds, 5 s by default).
+const fuzzCallTimeout = 5 * time.Second
+
+// FuzzReview sends AdmissionReviews through NewHTTPHandler, both handlers,
+// with the real policy engine and a fake cluster holding every captured
+// snapshot. The body is sent as is when the mutation is 0 or the body is
+// no JSON object; otherwise the mutation (flip a kind, drop a field, put a
+// null or a string anywhere, swap object and oldObject, corrupt
+// last-applied, change the operation or subresource) is applied first,
+// with value as its argument. The seeds are the captured reviews
+// (testdata/reviews) and testdata/fuzz/FuzzReview.
+//
+// Whatever the input: no panic, no 500, no hang, and an AdmissionReview
+// with a response; a denial has a message. To look for more:
+//
+//	go test ./webhook -run '^$' -fuzz '^FuzzReview$' -fuzztime 10m -parallel 1
+func FuzzReview(f *testing.F) {
+	names := capturedReviews(f)
+	for i, name := range names {
+		raw, err := os.ReadFile(filepath.Join("testdata", "reviews", name+".json"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw, uint16(0), "")
+		// One structured mutation of each kind per review, rotating.
+		f.Add(raw, uint16(1+i%(len(mutations)-1)), "spec")
+	}
+	handlers := fuzzHandlers(f, names)
+	f.Fuzz(func(t *testing.T, body []byte, mutation uint16, value string) {
+		body = mutate(body, mutation, value)
+		for name, h := range handlers {
+			checkReviewAnswer(t, name, h, body)
+		}
+	})
+}
+
+// capturedReviews lists testdata/reviews/<name>.json, without clusters.
+func capturedReviews(tb testing.TB) []string {
+	tb.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", "reviews", "*.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var names []string
+	for _, p := range paths {
+		if !strings.HasSuffix(p, ".cluster.json") {
+			names = append(names, strings.TrimSuffix(filepath.Base(p), ".json"))
+		}
+	}
+	return names
+}
+
+// fuzzHandlers returns the validating and mutating handlers over one fake
+// cluster that holds the snapshots of all the named reviews.
+func fuzzHandlers(tb testing.TB, names []string) map[string]http.Handler {
+	tb.Helper()
+	engine, err := policy.New(tb.Context())
+	if err != nil {
+		tb.Fatalf("creating the policy engine: %v", err)
+	}
+	cluster := &fakeCluster{}
+	for _, name := range names {
+		raw, err := os.ReadFile(filepath.Join("testdata", "reviews", name+".cluster.json"))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		list := &unstructured.UnstructuredList{}
+		if err := list.UnmarshalJSON(raw); err != nil {
+			tb.Fatalf("decoding the cluster of %s: %v", name, err)
+		}
+		for i := range list.Items {
+			cluster.objects = append(cluster.objects, &list.Items[i])
+		}
+	}
+	r := NewReviewer(engine, cluster)
+	return map[string]http.Handler{"validating": NewHTTPHandler(r.Validating()), "mutating": NewHTTPHandler(r.Mutating())}
+}
+
+// checkReviewAnswer posts body to h and fails t unless the answer is a
+// clean allow, deny or 400 within fuzzCallTimeout.
+func checkReviewAnswer(t *testing.T, name string, h http.Handler, body []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), fuzzCallTimeout)
+	defer cancel()
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/"+name, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.ServeHTTP(rec, req)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatalf("%s: no answer within %s for body %q", name, fuzzCallTimeout, truncate(body))
+	}
+	if err := cleanAnswer(rec.Code, rec.Body.Bytes()); err != nil {
+		t.Fatalf("%s: %v\nbody %q", name, err, truncate(body))
+	}
+}
+
+// cleanAnswer checks one answer: HTTP 200 or 400, an AdmissionReview with
+// a response, never code 500 (the Reviewer fails open by default, so a
+// 500 is a recovered panic), a message on every denial.
+func cleanAnswer(status int, answer []byte) error {
+	if status != http.StatusOK && status != http.StatusBadRequest {
+		return fmt.Errorf("HTTP %d, want 200 or 400; answer %s", status, answer)
+	}
+	var review admissionv1.AdmissionReview
+	if err := json.Unmarshal(answer, &review); err != nil {
+		return fmt.Errorf("decoding the answer %s: %w", answer, err)
+	}
+	if review.Response == nil {
+		return fmt.Errorf("the answer %s has no response", answer)
+	}
+	resp := review.Response
+	if resp.Allowed {
+		return nil
+	}
+	if resp.Result == nil || resp.Result.Message == "" {
+		return fmt.Errorf("a denial without a message: %s", answer)
+	}
+	if resp.Result.Code >= http.StatusInternalServerError {
+		return fmt.Errorf("code %d: %s", resp.Result.Code, resp.Result.Message)
+	}
+	if (status == http.StatusBadRequest) != (resp.Result.Code == http.StatusBadRequest) {
+		return fmt.Errorf("HTTP %d with result code %d", status, resp.Result.Code)
+	}
+	return nil
+}
+
+func truncate(b []byte) string {
+	if len(b) > 512 {
+		return string(b[:512]) + "…"
+	}
+	return string(b)
+}
+
+// A mutation changes a decoded AdmissionReview in place, with value as its
+// argument.
+type mutation func(doc map[string]any, value string)
+
+// mutations are indexed by FuzzReview's mutation argument; 0 sends the body
+// unchanged.
+var mutations = []mutation{
+	nil,
+	func(doc map[string]any, v string) { set(doc, v, "request", "kind", "kind") },
+	func(doc map[string]any, v string) { set(doc, v, "request", "object", "kind") },
+	func(doc map[string]any, v string) { set(doc, v, "request", "object", "apiVersion") },
+	func(doc map[string]any, v string) { dropNode(doc, pick(doc, v)) },
+	func(doc map[string]any, v string) { setNode(doc, pick(doc, v), nil) },
+	func(doc map[string]any, v string) { setNode(doc, pick(doc, v), v) },
+	func(doc map[string]any, v string) { setNode(doc, pick(doc, v), map[string]any{}) },
+	func(doc map[string]any, v string) { setNode(doc, pick(doc, v), []any{v}) },
+	swapObjects,
+	func(doc map[string]any, v string) { setLastApplied(doc, "object", v) },
+	func(doc map[string]any, v string) { setLastApplied(doc, "oldObject", v) },
+	corruptLastApplied,
+	func(doc map[string]any, v string) { set(doc, v, "request", "operation") },
+	func(doc map[string]any, v string) { set(doc, v, "request", "subResource") },
+	func(doc map[string]any, v string) { set(doc, v, "request", "name") },
+	func(doc map[string]any, v string) { set(doc, []any{v, v}, "request", "userInfo", "groups") },
+}
+
+// mutate applies mutations[m % len] to body when body is a JSON object.
+func mutate(body []byte, m uint16, value string) []byte {
+	fn := mutations[int(m)%len(mutations)]
+	if fn == nil {
+		return body
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(body, &doc); err != nil || doc == nil {
+		return body
+	}
+	fn(doc, value)
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+// set sets doc[path...] = v, creating maps on the way; it does nothing
+// when a step is not a map.
+func set(doc map[string]any, v any, path ...string) {
+	m := doc
+	for _, k := range path[:len(path)-1] {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			if m[k] != nil {
+				return
+			}
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+	m[path[len(path)-1]] = v
+}
+
+// pick chooses one node of doc (by its path) from a hash of value.
+func pick(doc map[string]any, value string) []any {
+	var paths [][]any
+	var walk func(v any, path []any)
+	walk = func(v any, path []any) {
+		if len(path) > 0 {
+			paths = append(paths, path)
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(v[k], append(append([]any{}, path...), k))
+			}
+		case []any:
+			for i, e := range v {
+				walk(e, append(append([]any{}, path...), i))
+			}
+		}
+	}
+	walk(doc, nil)
+	if len(paths) == 0 {
+		return nil
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(value))
+	return paths[int(h.Sum32()%uint32(len(paths)))]
+}
+
+// parentOf returns the container of the node at path and its last step.
+func parentOf(doc map[string]any, path []any) (any, any, bool) {
+	if len(path) == 0 {
+		return nil, nil, false
+	}
+	var cur any = doc
+	for _, step := range path[:len(path)-1] {
+		switch c := cur.(type) {
+		case map[string]any:
+			cur = c[step.(string)]
+		case []any:
+			cur = c[step.(int)]
+		}
+	}
+	return cur, path[len(path)-1], true
+}
+
+func dropNode(doc map[string]any, path []any) {
+	parent, last, ok := parentOf(doc, path)
+	if !ok {
+		return
+	}
+	switch p := parent.(type) {
+	case map[string]any:
+		delete(p, last.(string))
+	case []any:
+		// Lists keep their length: the element becomes null.
+		p[last.(int)] = nil
+	}
+}
+
+func setNode(doc map[string]any, path []any, v any) {
+	parent, last, ok := parentOf(doc, path)
+	if !ok {
+		return
+	}
+	switch p := parent.(type) {
+	case map[string]any:
+		p[last.(string)] = v
+	case []any:
+		p[last.(int)] = v
+	}
+}
+
+func swapObjects(doc map[string]any, _ string) {
+	req, ok := doc["request"].(map[string]any)
+	if !ok {
+		return
+	}
+	req["object"], req["oldObject"] = req["oldObject"], req["object"]
+}
+
+func setLastApplied(doc map[string]any, which, v string) {
+	obj, ok := requestObject(doc, which)
+	if !ok {
+		return
+	}
+	set(obj, v, "metadata", "annotations", lastAppliedAnnotation)
+}
+
+// corruptLastApplied decodes the object's last-applied, changes one node of
+// it (dropped, null or value, by value's hash) and writes it back: valid
+// JSON that no longer matches the object.
+func corruptLastApplied(doc map[string]any, v string) {
+	obj, ok := requestObject(doc, "object")
+	if !ok {
+		return
+	}
+	ann, _ := obj["metadata"].(map[string]any)
+	annotations, _ := ann["annotations"].(map[string]any)
+	la, _ := annotations[lastAppliedAnnotation].(string)
+	var parsed map[string]any
+	if err := json.Unmarshal([]byte(la), &parsed); err != nil || parsed == nil {
+		return
+	}
+	path := pick(parsed, v)
+	switch h := len(v) % 3; h {
+	case 0:
+		dropNode(parsed, path)
+	case 1:
+		setNode(parsed, path, nil)
+	default:
+		setNode(parsed, path, v)
+	}
+	out, err := json.Marshal(parsed)
+	if err != nil {
+		return
+	}
+	annotations[lastAppliedAnnotation] = string(out)
+}
+
+func requestObject(doc map[string]any, which string) (map[string]any, bool) {
+	req, ok := doc["request"].(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	obj, ok := req[which].(map[string]any)
+	return obj, ok
+}
