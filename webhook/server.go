@@ -12,8 +12,9 @@ import (
 // NewHTTPHandler serves h as an AdmissionReview v1 endpoint, on
 // controller-runtime's admission.Webhook (decoding, panics recovered as
 // 500s). A review answered as malformed (code 400) also gets HTTP status
-// 400, so that the API server counts it as a failed call and applies the
-// webhook's failurePolicy, and other clients see the error as such.
+// 400, and a body over controller-runtime's 7 MiB limit HTTP 413, so that
+// the API server counts it as a failed call and applies the webhook's
+// failurePolicy, and other clients see the error as such.
 func NewHTTPHandler(h admission.Handler) http.Handler {
 	hook := (&admission.Webhook{Handler: h}).WithRecoverPanic(true)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -44,8 +45,14 @@ func statusOf(b *bufferedResponse) int {
 	}
 	var review admissionv1.AdmissionReview
 	if err := json.Unmarshal(b.body.Bytes(), &review); err == nil && review.Response != nil &&
-		!review.Response.Allowed && review.Response.Result != nil && review.Response.Result.Code == http.StatusBadRequest {
-		return http.StatusBadRequest
+		!review.Response.Allowed && review.Response.Result != nil && refused(review.Response.Result.Code) {
+		return int(review.Response.Result.Code)
 	}
 	return http.StatusOK
+}
+
+// refused reports whether a review's result code means the request was not
+// reviewed at all: malformed (400) or too large to read (413).
+func refused(code int32) bool {
+	return code == http.StatusBadRequest || code == http.StatusRequestEntityTooLarge
 }
