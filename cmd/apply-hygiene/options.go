@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
 
+	"github.com/apply-hygiene/apply-hygiene/certs"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -31,6 +32,10 @@ type Options struct {
 	TLSSecretName          string
 	WebhookConfigName      string
 	ServiceName            string
+	TLSExtraHosts          []string
+	TLSValidity            time.Duration
+	TLSRenewBefore         time.Duration
+	TLSCheckInterval       time.Duration
 }
 
 // AddFlags registers the options on fs.
@@ -52,6 +57,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.TLSSecretName, "tls-secret-name", "", "self-managed TLS: the Secret (in --namespace) shared by all replicas")
 	fs.StringVar(&o.WebhookConfigName, "webhook-config-name", "", "self-managed TLS: name of the Mutating and the Validating webhook configuration")
 	fs.StringVar(&o.ServiceName, "service-name", "", "self-managed TLS: the webhook Service the certificate is for")
+	fs.StringSliceVar(&o.TLSExtraHosts, "tls-extra-hosts", nil, "self-managed TLS: more DNS names or IP addresses for the certificate (a server outside the cluster)")
+	fs.DurationVar(&o.TLSValidity, "tls-validity", certs.DefaultValidity, "self-managed TLS: lifetime of the CA and the serving certificate")
+	fs.DurationVar(&o.TLSRenewBefore, "tls-renew-before", 0, "self-managed TLS: renew this long before expiry; 0: a third of --tls-validity")
+	fs.DurationVar(&o.TLSCheckInterval, "tls-check-interval", certs.DefaultCheckInterval, "self-managed TLS: how often the Secret, the CA bundles and the files are checked")
 }
 
 // Validate checks the options; errors name the flag.

@@ -86,6 +86,10 @@ func addCertManager(ctx context.Context, mgr manager.Manager, cfg *rest.Config, 
 		ServiceName:       opts.ServiceName,
 		WebhookConfigName: opts.WebhookConfigName,
 		CertDir:           opts.CertDir,
+		ExtraHosts:        opts.TLSExtraHosts,
+		Validity:          opts.TLSValidity,
+		RenewBefore:       opts.TLSRenewBefore,
+		CheckInterval:     opts.TLSCheckInterval,
 	})
 	if err != nil {
 		return fmt.Errorf("configuring self-managed TLS: %w", err)

@@ -88,3 +88,13 @@ func ensureProbe(ctx context.Context, client kubernetes.Interface) error {
 	}
 	return nil
 }
+
+// ValidateCalls is the number of successful calls of the validating
+// webhook so far, from the server's metrics; 0 when they cannot be read.
+func (w *Webhook) ValidateCalls(ctx context.Context) int {
+	n, err := w.validateCalls(ctx)
+	if err != nil {
+		return 0
+	}
+	return n
+}

@@ -42,7 +42,17 @@ type Options struct {
 	Values []string
 	// Binary, when set, is a prebuilt apply-hygiene server.
 	Binary string
+	// SelfManagedTLS runs the server with --tls-mode=self-managed: the
+	// chart gets no caBundle, the server makes its CA and certificate
+	// (for 127.0.0.1), keeps them in the chart's Secret and injects the CA
+	// into the webhook configurations.
+	SelfManagedTLS bool
+	// ServerArgs are extra server flags, e.g. --tls-validity=1m.
+	ServerArgs []string
 }
+
+// TLSSecretName is the chart's self-managed TLS Secret for Release.
+const TLSSecretName = Release + "-tls"
 
 // Webhook is the running server.
 type Webhook struct {
@@ -109,8 +119,10 @@ func build(ctx context.Context, opts Options) (string, error) {
 func (w *Webhook) install(ctx context.Context, cp *controlplane.ControlPlane) error {
 	args := []string{"upgrade", "--install", Release, filepath.Join(w.opts.RepoRoot, "charts", "apply-hygiene"),
 		"--namespace", Namespace, "--create-namespace",
-		"--set", "webhook.url=https://127.0.0.1:" + strconv.Itoa(w.Port),
-		"--set", "webhook.caBundle=" + base64.StdEncoding.EncodeToString(cp.CAPEM())}
+		"--set", "webhook.url=https://127.0.0.1:" + strconv.Itoa(w.Port)}
+	if !w.opts.SelfManagedTLS {
+		args = append(args, "--set", "webhook.caBundle="+base64.StdEncoding.EncodeToString(cp.CAPEM()))
+	}
 	for _, v := range w.opts.Values {
 		args = append(args, "--set", v)
 	}
@@ -215,8 +227,38 @@ func (w *Webhook) start() error {
 // kubeconfig with the chart's service account token.
 func (w *Webhook) serverArgs(ctx context.Context, cp *controlplane.ControlPlane, ports []int) ([]string, error) {
 	certDir := filepath.Join(w.opts.Dir, "tls")
+	tlsArgs, err := w.tls(cp, certDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.writePolicyConfig(ctx, cp); err != nil {
+		return nil, err
+	}
+	kubeconfig, err := w.serviceAccountKubeconfig(ctx, cp)
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{
+		"--kubeconfig=" + kubeconfig,
+		"--port=" + strconv.Itoa(ports[0]),
+		"--cert-dir=" + certDir,
+		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(ports[1]),
+		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(ports[2]),
+		"--policy-config=" + filepath.Join(w.opts.Dir, "config.yaml"),
+		"--namespace=" + Namespace,
+		"--failure-policy=" + w.failurePolicy(),
+	}, append(tlsArgs, w.opts.ServerArgs...)...), nil
+}
+
+// tls returns the server's TLS flags; for file mode it writes a serving
+// certificate signed by the control plane's CA (the chart's caBundle).
+func (w *Webhook) tls(cp *controlplane.ControlPlane, certDir string) ([]string, error) {
 	if err := os.MkdirAll(certDir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", certDir, err)
+	}
+	if w.opts.SelfManagedTLS {
+		return []string{"--tls-mode=self-managed", "--tls-secret-name=" + TLSSecretName, "--webhook-config-name=" + Release,
+			"--service-name=" + Release, "--tls-extra-hosts=127.0.0.1"}, nil
 	}
 	certPEM, keyPEM, err := cp.ServingCert()
 	if err != nil {
@@ -228,23 +270,7 @@ func (w *Webhook) serverArgs(ctx context.Context, cp *controlplane.ControlPlane,
 	if err := os.WriteFile(filepath.Join(certDir, "tls.key"), keyPEM, 0o600); err != nil {
 		return nil, fmt.Errorf("writing the serving key: %w", err)
 	}
-	if err := w.writePolicyConfig(ctx, cp); err != nil {
-		return nil, err
-	}
-	kubeconfig, err := w.serviceAccountKubeconfig(ctx, cp)
-	if err != nil {
-		return nil, err
-	}
-	return []string{
-		"--kubeconfig=" + kubeconfig,
-		"--port=" + strconv.Itoa(ports[0]),
-		"--cert-dir=" + certDir,
-		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(ports[1]),
-		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(ports[2]),
-		"--policy-config=" + filepath.Join(w.opts.Dir, "config.yaml"),
-		"--namespace=" + Namespace,
-		"--failure-policy=" + w.failurePolicy(),
-	}, nil
+	return []string{"--tls-mode=file"}, nil
 }
 
 func (w *Webhook) failurePolicy() string {

@@ -62,9 +62,10 @@ app.kubernetes.io/component: webhook
 {{- if .Values.webhook.url }}true{{ end }}
 {{- end }}
 
-{{/* selfManagedTLS is "true" when the server makes its own certificate. */}}
+{{/* selfManagedTLS is "true" when the server makes its own certificate:
+neither cert-manager nor, in url mode, a caBundle of the user's own. */}}
 {{- define "apply-hygiene.selfManagedTLS" -}}
-{{- if and (not .Values.webhook.url) (not .Values.certManager.enabled) }}true{{ end }}
+{{- if and (not .Values.webhook.caBundle) (not .Values.certManager.enabled) }}true{{ end }}
 {{- end }}
 
 {{- define "apply-hygiene.image" -}}

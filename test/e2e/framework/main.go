@@ -33,8 +33,10 @@ var env struct {
 type MainOption func(*mainOptions)
 
 type mainOptions struct {
-	webhook bool
-	values  []string
+	webhook        bool
+	values         []string
+	selfManagedTLS bool
+	serverArgs     []string
 }
 
 // WithWebhook also installs apply-hygiene: the chart in url mode (with the
@@ -42,6 +44,13 @@ type mainOptions struct {
 // chart's service account (see hack/devenv).
 func WithWebhook(values ...string) MainOption {
 	return func(o *mainOptions) { o.webhook, o.values = true, values }
+}
+
+// WithSelfManagedTLS runs the server of WithWebhook with self-managed TLS
+// (its own CA, injected into the webhook configurations) and the given
+// extra server flags.
+func WithSelfManagedTLS(serverArgs ...string) MainOption {
+	return func(o *mainOptions) { o.selfManagedTLS, o.serverArgs = true, serverArgs }
 }
 
 // Main starts the control plane, runs the package's tests and stops it
@@ -106,7 +115,7 @@ func setUp(ctx context.Context, o mainOptions) {
 		return
 	}
 	if o.webhook {
-		env.webhook, env.err = startWebhook(ctx, o.values)
+		env.webhook, env.err = startWebhook(ctx, o)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 )
 
-func startWebhook(ctx context.Context, values []string) (*devenv.Webhook, error) {
+func startWebhook(ctx context.Context, o mainOptions) (*devenv.Webhook, error) {
 	root, err := controlplane.RepoRoot()
 	if err != nil {
 		return nil, err
@@ -20,10 +20,12 @@ func startWebhook(ctx context.Context, values []string) (*devenv.Webhook, error)
 		return nil, fmt.Errorf("e2e with the webhook needs helm in %s: run `make tools`", env.binDir)
 	}
 	return devenv.Start(ctx, env.cp, devenv.Options{
-		RepoRoot: root,
-		BinDir:   env.binDir,
-		Dir:      filepath.Join(env.cp.Dir(), "apply-hygiene"),
-		Values:   values,
+		RepoRoot:       root,
+		BinDir:         env.binDir,
+		Dir:            filepath.Join(env.cp.Dir(), "apply-hygiene"),
+		Values:         o.values,
+		SelfManagedTLS: o.selfManagedTLS,
+		ServerArgs:     o.serverArgs,
 	})
 }
 
