@@ -199,3 +199,26 @@ func ExampleAnalyzer_AnalyzeServerSideApply() {
 	// Output:
 	// spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] 2024-05-02T08:30:00Z kubectl-rollout
 }
+
+// After apply-hygiene's mutating webhook pruned an orphan, the validating
+// webhook sees the apply without it: the apply did not remove it, so it is
+// no revert (seed 003 in prune mode).
+func TestAnalyzeUpdateAfterPruneReportsNoRevert(t *testing.T) {
+	f := loadFixture(t, "seed003-restarted-at")
+	res, _, err := NewAnalyzer().AnalyzeApply(f.live, f.modified)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pruned := res.Result.DeepCopy()
+	unstructured.RemoveNestedField(pruned.Object, "spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt")
+	an, err := NewAnalyzer().AnalyzeUpdate(f.live, pruned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(an.Reverts); len(got) != 0 {
+		t.Errorf("reverts = %q, want none", got)
+	}
+	if got := paths(an.Orphans); len(got) != 0 {
+		t.Errorf("orphans = %q, want none: the prune removed it", got)
+	}
+}

@@ -56,7 +56,23 @@ func (a *Analyzer) analyzeAppliedUpdate(old, new, original *unstructured.Unstruc
 	if err := a.analyzeApply(in, an); err != nil {
 		return nil, err
 	}
+	an.Reverts = withoutAdmissionRemovals(an.Reverts, in)
 	return an, nil
+}
+
+// withoutAdmissionRemovals drops the reverts that remove a field that
+// neither the previous last-applied nor the manifest has: apply deletes
+// only what the previous manifest had (or what the manifest sets to null),
+// so a mutating webhook removed it, such as apply-hygiene's own prune of
+// an orphan, not the apply.
+func withoutAdmissionRemovals(reverts []FieldFact, in applyInput) []FieldFact {
+	out := []FieldFact{}
+	for _, f := range reverts {
+		if at(in.original, f.Path).ok || at(in.manifest.Object, f.Path).ok || at(in.result.Object, f.Path).ok {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func (a *Analyzer) imperativeChanges(original map[string]any, old, new *unstructured.Unstructured) ([]FieldFact, error) {
