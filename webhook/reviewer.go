@@ -136,7 +136,16 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 		// edit against the last-applied of the manifest.
 		new = withLastApplied(new, lastApplied(old))
 	}
-	an, err := r.analyzeUpdate(old, new)
+	var an *merge.Analysis
+	if class == policy.ServerSideApply {
+		manager, _ := w.effectiveManager()
+		an, err = r.opts.analyzer.AnalyzeServerSideApply(old, new, manager)
+		if err != nil {
+			err = fmt.Errorf("analyzing the server-side apply of %s %s/%s: %w", new.GetKind(), new.GetNamespace(), new.GetName(), err)
+		}
+	} else {
+		an, err = r.analyzeUpdate(old, new)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -58,10 +58,8 @@ func run(ctx context.Context, opts Options) error {
 	if err := addCertManager(ctx, mgr, cfg, opts); err != nil {
 		return err
 	}
-	if len(opts.PolicyDirs) > 0 {
-		if err := mgr.Add(manager.RunnableFunc(engine.Watch)); err != nil {
-			return fmt.Errorf("adding the policy watcher: %w", err)
-		}
+	if err := addPolicySources(mgr, cfg, engine, opts); err != nil {
+		return err
 	}
 	logger.Info("starting", "port", opts.Port, "certDir", opts.CertDir, "failurePolicy", opts.FailurePolicy)
 	if err := mgr.Start(ctx); err != nil {
@@ -99,6 +97,32 @@ func addCertManager(ctx context.Context, mgr manager.Manager, cfg *rest.Config, 
 	}
 	if err := mgr.Add(m); err != nil {
 		return fmt.Errorf("adding the certificate manager: %w", err)
+	}
+	return nil
+}
+
+// addPolicySources keeps the user policies current: the --policy-dir
+// directories and the ConfigMaps labelled apply-hygiene.io/policy=rego in
+// the server's own namespace.
+func addPolicySources(mgr manager.Manager, cfg *rest.Config, engine *policy.Engine, opts Options) error {
+	if len(opts.PolicyDirs) > 0 {
+		if err := mgr.Add(manager.RunnableFunc(engine.Watch)); err != nil {
+			return fmt.Errorf("adding the policy watcher: %w", err)
+		}
+	}
+	if opts.Namespace == "" {
+		return nil
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("creating the API client: %w", err)
+	}
+	src := policy.NewConfigMapSource(engine, client, opts.Namespace)
+	if err := mgr.Add(src); err != nil {
+		return fmt.Errorf("adding the ConfigMap policy source: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("policies", src.ReadyCheck); err != nil {
+		return fmt.Errorf("adding the policy readiness check: %w", err)
 	}
 	return nil
 }
