@@ -81,6 +81,7 @@ what it reverts, what it leaves orphaned, and what else goes wrong.`,
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	cmd.AddCommand(NewCmdDiff(streams, analyzer), NewCmdExplain(streams, analyzer))
+	cmd.AddCommand(NewCmdTest(streams, analyzer))
 	return cmd
 }
 

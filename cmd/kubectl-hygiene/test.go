@@ -1,0 +1,305 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
+	"github.com/apply-hygiene/apply-hygiene/webhook"
+)
+
+// TestOptions holds the flags and inputs of `kubectl hygiene test`.
+type TestOptions struct {
+	// Paths are directories (searched for *_test.yaml files) and files.
+	Paths []string
+	// Verbose prints every case, not only the failures.
+	Verbose bool
+
+	files    []string
+	analyzer func() *merge.Analyzer
+	genericiooptions.IOStreams
+}
+
+// NewCmdTest returns `kubectl hygiene test`.
+func NewCmdTest(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer) *cobra.Command {
+	o := &TestOptions{IOStreams: streams, analyzer: analyzer}
+	cmd := &cobra.Command{
+		Use:   "test DIR|FILE...",
+		Short: "Check that policies decide recorded admission requests as expected, offline",
+		Long: `Run the test cases of every *_test.yaml file under each DIR (or each FILE)
+through apply-hygiene's own review path, with the bundled rules and the
+user policies and configuration each file names, without a cluster. A case
+is an AdmissionReview (inline or a file), the labels of its namespace, the
+objects the webhook would read (a /scale request's parent, the revisions of
+a rollout undo), and the decisions expected: the repair and prune decisions
+of the mutating pass and the deny, warn and dryrun decisions of the
+validating pass, which sees the object as the mutating pass left it.
+
+The exit status is 1 when any case gets other decisions (each shown as a
+(-want +got) diff), 2 when a file cannot be read.`,
+		Example: `  kubectl hygiene test docs/examples/
+  kubectl hygiene test -v policies/no-edit-in-prod_test.yaml`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return badInput(errors.New("test needs at least one DIR or FILE"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "print every case, not only the failures")
+	return cmd
+}
+
+// Complete records the paths; it reads nothing.
+func (o *TestOptions) Complete(_ *cobra.Command, args []string) error {
+	o.Paths = args
+	return nil
+}
+
+// Validate finds the test files.
+func (o *TestOptions) Validate() error {
+	o.files = nil
+	for _, p := range o.Paths {
+		err := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if path == p && !d.IsDir() || !d.IsDir() && isTestFile(d.Name()) {
+				o.files = append(o.files, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return badInput(fmt.Errorf("reading %s: %w", p, err))
+		}
+	}
+	if len(o.files) == 0 {
+		return badInput(fmt.Errorf("no *_test.yaml files in %s", strings.Join(o.Paths, ", ")))
+	}
+	return nil
+}
+
+func isTestFile(name string) bool {
+	return strings.HasSuffix(name, "_test.yaml") || strings.HasSuffix(name, "_test.yml")
+}
+
+// Run runs every case and prints the failures and a summary.
+func (o *TestOptions) Run(ctx context.Context) error {
+	r := &testRunner{analyzer: o.analyzer(), engines: map[string]*policy.Engine{}}
+	passed, failed := 0, 0
+	for _, path := range o.files {
+		f, err := loadTestFile(path)
+		if err != nil {
+			return err
+		}
+		for _, c := range f.Cases {
+			diff, err := r.run(ctx, f.specFor(c, filepath.Dir(path)), c, filepath.Dir(path))
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			if diff != "" {
+				failed++
+				fmt.Fprintf(o.Out, "FAIL %s: %s\n    decisions mismatch (-want +got):\n%s\n", path, c.Name, indentLines(diff, "    "))
+				continue
+			}
+			passed++
+			if o.Verbose {
+				fmt.Fprintf(o.Out, "PASS %s: %s\n", path, c.Name)
+			}
+		}
+	}
+	fmt.Fprintf(o.Out, "%d passed, %d failed\n", passed, failed)
+	if failed > 0 {
+		return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d test cases failed", failed, passed+failed)}
+	}
+	return nil
+}
+
+func indentLines(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// testRunner runs cases, building each policy set once.
+type testRunner struct {
+	analyzer *merge.Analyzer
+	engines  map[string]*policy.Engine
+}
+
+// run reviews the case's request as the API server calls the webhooks,
+// mutating first, and returns the diff of the decisions ("" when they are
+// as expected).
+func (r *testRunner) run(ctx context.Context, spec engineSpec, c testCase, dir string) (string, error) {
+	engine, ok := r.engines[spec.key()]
+	if !ok {
+		var err error
+		if engine, err = spec.newEngine(ctx); err != nil {
+			return "", err
+		}
+		r.engines[spec.key()] = engine
+	}
+	req, err := c.readReview(dir)
+	if err != nil {
+		return "", err
+	}
+	cluster, err := c.cluster(dir)
+	if err != nil {
+		return "", err
+	}
+	got, err := r.review(ctx, engine, cluster, req)
+	if err != nil {
+		return "", fmt.Errorf("case %q: %w", c.Name, err)
+	}
+	return decisionsDiff(c.Expect, got), nil
+}
+
+// review runs the mutating and then the validating handler and returns
+// the decisions each carries out.
+func (r *testRunner) review(ctx context.Context, engine *policy.Engine, cluster webhook.Cluster, req *admissionv1.AdmissionRequest) ([]policy.Decision, error) {
+	rec := &recorder{engine: engine}
+	reviewer := webhook.NewReviewer(webhook.EvaluatorFunc(rec.evaluate), cluster,
+		webhook.WithAnalyzer(r.analyzer), webhook.WithFailOpen(false))
+	mutating := reviewer.Mutating().Handle(ctx, admission.Request{AdmissionRequest: *req})
+	if err := rec.take(mutating); err != nil {
+		return nil, fmt.Errorf("mutating pass: %w", err)
+	}
+	got := withActions(rec.decisions, policy.ActionRepair, policy.ActionPrune)
+	mutated, err := applyPatches(req, mutating)
+	if err != nil {
+		return nil, err
+	}
+	rec.decisions = nil
+	validating := reviewer.Validating().Handle(ctx, admission.Request{AdmissionRequest: *mutated})
+	if err := rec.take(validating); err != nil {
+		return nil, fmt.Errorf("validating pass: %w", err)
+	}
+	got = append(got, withActions(rec.decisions, policy.ActionDeny, policy.ActionWarn, policy.ActionDryRun)...)
+	return got, nil
+}
+
+// recorder evaluates with the engine and keeps what it decided.
+type recorder struct {
+	engine    *policy.Engine
+	mu        sync.Mutex
+	decisions []policy.Decision
+	err       error
+}
+
+func (r *recorder) evaluate(ctx context.Context, in *policy.Input) ([]policy.Decision, error) {
+	ds, err := r.engine.Evaluate(ctx, in)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.decisions, r.err = append(r.decisions, ds...), err
+	return ds, err
+}
+
+// take returns the error of a pass: the evaluation's, or the handler's
+// when it answered with an error.
+func (r *recorder) take(resp admission.Response) error {
+	if r.err != nil {
+		return r.err
+	}
+	if resp.Result != nil && resp.Result.Code >= 400 && resp.Result.Code != 403 {
+		return errors.New(resp.Result.Message)
+	}
+	return nil
+}
+
+func withActions(ds []policy.Decision, actions ...policy.Action) []policy.Decision {
+	var out []policy.Decision
+	for _, d := range ds {
+		if slices.Contains(actions, d.Action) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// applyPatches returns req with the mutating response's patch applied to
+// its object, as the API server does before calling validating webhooks.
+func applyPatches(req *admissionv1.AdmissionRequest, resp admission.Response) (*admissionv1.AdmissionRequest, error) {
+	if len(resp.Patches) == 0 {
+		return req, nil
+	}
+	ops, err := json.Marshal(resp.Patches)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the mutating patch: %w", err)
+	}
+	patch, err := jsonpatch.DecodePatch(ops)
+	if err != nil {
+		return nil, fmt.Errorf("decoding the mutating patch: %w", err)
+	}
+	obj, err := patch.Apply(req.Object.Raw)
+	if err != nil {
+		return nil, fmt.Errorf("applying the mutating patch: %w", err)
+	}
+	out := req.DeepCopy()
+	out.Object.Raw, out.Object.Object = obj, nil
+	return out, nil
+}
+
+// decisionsDiff compares the expected decisions with got. Each decision
+// that meets an unused expectation of its rule and action (the message
+// equal, or containing MessageContains, when they are set) is shown as
+// that expectation; any other is shown in full.
+func decisionsDiff(want []expectedDecision, got []policy.Decision) string {
+	used := make([]bool, len(want))
+	views := make([]expectedDecision, 0, len(got))
+	for _, d := range got {
+		view := expectedDecision{Rule: d.Rule, Action: d.Action, Message: d.Message}
+		for i, w := range want {
+			if !used[i] && meets(d, w) {
+				used[i], view = true, w
+				break
+			}
+		}
+		views = append(views, view)
+	}
+	want = slices.Clone(want)
+	if want == nil {
+		want = []expectedDecision{}
+	}
+	sortExpected(want)
+	sortExpected(views)
+	return gocmp.Diff(want, views)
+}
+
+func meets(d policy.Decision, w expectedDecision) bool {
+	return d.Rule == w.Rule && d.Action == w.Action &&
+		(w.Message == "" || d.Message == w.Message) && strings.Contains(d.Message, w.MessageContains)
+}
+
+func sortExpected(ds []expectedDecision) {
+	slices.SortStableFunc(ds, func(a, b expectedDecision) int {
+		return cmp.Or(cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Action, b.Action),
+			cmp.Compare(a.Message, b.Message), cmp.Compare(a.MessageContains, b.MessageContains))
+	})
+}
