@@ -1,0 +1,20 @@
+// Package audit finds, in objects already stored in a cluster, what
+// apply-hygiene's admission webhook would have stopped or warned about had
+// it seen the writes: fields that drifted from last-applied, orphaned
+// fields, a last-applied that a rollout undo left stale, and a missing,
+// invalid or oversized last-applied. Admission sees only new writes; the
+// drift made before the webhook was installed, or while it failed open,
+// is found here.
+//
+// A Scanner lists objects page by page with a dynamic client, analyzes
+// each with merge (Analyzer.AnalyzeLive, plus DetectRollback against the
+// object's ReplicaSets or ControllerRevisions) and asks the policy engine
+// with the classification "audit" (Classification), so rule IDs, actions
+// and messages come from the same Rego rules and configuration as
+// admission. `kubectl hygiene audit` prints its Report.
+//
+// A Runner repeats the scan on an interval inside a controller-runtime
+// manager (only on the leader), exports the findings as the gauge
+// apply_hygiene_audit_findings{rule,namespace} and records rate-limited
+// Warning events on the objects. See Example for a scan.
+package audit

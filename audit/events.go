@@ -1,0 +1,117 @@
+package audit
+
+import (
+	"time"
+	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// EventRecorder records events on objects; the events.k8s.io recorder of
+// client-go (k8s.io/client-go/tools/events) and controller-runtime's
+// manager.GetEventRecorder are ones.
+type EventRecorder interface {
+	Eventf(regarding runtime.Object, related runtime.Object, eventtype, reason, action, note string, args ...any)
+}
+
+// EventAction is the action of the events the audit records.
+const EventAction = "Audit"
+
+// maxNote is the longest note the events API accepts, in bytes.
+const maxNote = 1024
+
+// eventKey is one rule on one object.
+type eventKey struct {
+	uid  types.UID
+	rule string
+}
+
+// eventLimiter records at most one event per object and rule per
+// interval, and at most budget events per run.
+type eventLimiter struct {
+	recorder EventRecorder
+	interval time.Duration
+	budget   int
+	sent     map[eventKey]time.Time
+}
+
+func newEventLimiter(recorder EventRecorder, interval time.Duration, budget int) *eventLimiter {
+	return &eventLimiter{recorder: recorder, interval: interval, budget: budget, sent: map[eventKey]time.Time{}}
+}
+
+// record sends the events of one report and returns how many it sent.
+func (l *eventLimiter) record(r *Report, now time.Time) int {
+	if l == nil || l.recorder == nil {
+		return 0
+	}
+	l.forget(now)
+	n := 0
+	for _, f := range firstPerObjectAndRule(r.Findings) {
+		key := eventKey{uid: f.UID, rule: f.Rule}
+		if last, ok := l.sent[key]; ok && now.Sub(last) < l.minGap() {
+			continue
+		}
+		if n >= l.budget {
+			break
+		}
+		l.recorder.Eventf(regarding(f), nil, corev1.EventTypeWarning, EventReason(f.Rule), EventAction, "%s", truncate(f.Message, maxNote))
+		l.sent[key] = now
+		n++
+	}
+	return n
+}
+
+// minGap is the interval less a tenth, so that runs an interval apart are
+// not held back by how long each scan took.
+func (l *eventLimiter) minGap() time.Duration { return l.interval - l.interval/10 }
+
+// forget drops what no longer limits anything, so that deleted objects do
+// not stay in memory.
+func (l *eventLimiter) forget(now time.Time) {
+	for key, last := range l.sent {
+		if now.Sub(last) >= l.minGap() {
+			delete(l.sent, key)
+		}
+	}
+}
+
+// firstPerObjectAndRule keeps the first finding of each object and rule.
+func firstPerObjectAndRule(fs []Finding) []Finding {
+	seen := map[eventKey]bool{}
+	var out []Finding
+	for _, f := range fs {
+		key := eventKey{uid: f.UID, rule: f.Rule}
+		if f.UID == "" || seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, f)
+	}
+	return out
+}
+
+// regarding is the reference the recorder reads from an object.
+func regarding(f Finding) *unstructured.Unstructured {
+	obj := &unstructured.Unstructured{}
+	obj.SetAPIVersion(f.Object.APIVersion)
+	obj.SetKind(f.Object.Kind)
+	obj.SetNamespace(f.Object.Namespace)
+	obj.SetName(f.Object.Name)
+	obj.SetUID(f.UID)
+	return obj
+}
+
+// truncate cuts s to at most n bytes of valid UTF-8, ending with "…".
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,86 @@
+package audit
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// Classification is the policy input's classification for a stored
+// object; policy/rules/audit.rego decides about it.
+const Classification policy.Classification = "audit"
+
+// Finding is one rule hit on one field of a stored object, in the JSON
+// form of design.md section 7.
+type Finding struct {
+	// Rule is the rule ID, e.g. "imperative-edit".
+	Rule string `json:"rule"`
+	// Action is the rule's configured action for the object.
+	Action policy.Action `json:"action"`
+	// Path is the field, in kubectl's notation.
+	Path string `json:"path"`
+	// Message is the one-line message; it starts with "[<rule>]".
+	Message string `json:"message"`
+	// Object names the object.
+	Object merge.ObjectRef `json:"object"`
+	// UID is the object's UID, for events.
+	UID types.UID `json:"-"`
+}
+
+// ObjectError is an object that could not be analyzed; the scan goes on.
+type ObjectError struct {
+	// Object names the object.
+	Object merge.ObjectRef `json:"object"`
+	// Err says what went wrong.
+	Err error `json:"-"`
+}
+
+func (e ObjectError) Error() string {
+	return "analyzing " + e.Object.Kind + " " + objectName(e.Object) + ": " + e.Err.Error()
+}
+
+func (e ObjectError) Unwrap() error { return e.Err }
+
+// Report is the outcome of one scan.
+type Report struct {
+	// Findings are sorted by namespace, kind, name, rule and path.
+	Findings []Finding `json:"findings"`
+	// Objects counts the objects scanned.
+	Objects int `json:"objects"`
+	// Errors lists the objects that could not be analyzed.
+	Errors []ObjectError `json:"-"`
+}
+
+// Denied reports whether any finding's action is deny.
+func (r *Report) Denied() bool {
+	for _, f := range r.Findings {
+		if f.Action == policy.ActionDeny {
+			return true
+		}
+	}
+	return false
+}
+
+// EventReason turns a rule ID into an event reason in CamelCase:
+// "imperative-edit" becomes "ImperativeEdit".
+func EventReason(rule string) string {
+	var b strings.Builder
+	for part := range strings.SplitSeq(rule, "-") {
+		if part == "" {
+			continue
+		}
+		b.WriteString(strings.ToUpper(part[:1]))
+		b.WriteString(part[1:])
+	}
+	return b.String()
+}
+
+func objectName(ref merge.ObjectRef) string {
+	if ref.Namespace == "" {
+		return ref.Name
+	}
+	return ref.Namespace + "/" + ref.Name
+}

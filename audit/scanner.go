@@ -1,0 +1,247 @@
+package audit
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// Evaluator decides about a policy input; *policy.Engine is one.
+type Evaluator interface {
+	Evaluate(ctx context.Context, in *policy.Input) ([]policy.Decision, error)
+}
+
+// EvaluatorFunc adapts a function to Evaluator.
+type EvaluatorFunc func(ctx context.Context, in *policy.Input) ([]policy.Decision, error)
+
+// Evaluate implements Evaluator.
+func (f EvaluatorFunc) Evaluate(ctx context.Context, in *policy.Input) ([]policy.Decision, error) {
+	return f(ctx, in)
+}
+
+var (
+	_ Evaluator = (*policy.Engine)(nil)
+	_ Evaluator = EvaluatorFunc(nil)
+)
+
+// Target says what a scan lists.
+type Target struct {
+	// Namespace limits the scan to one namespace; "" scans all.
+	Namespace string
+	// Resources are the resources to list. Default: DefaultResources.
+	Resources []schema.GroupVersionResource
+}
+
+// Scanner lists objects, analyzes them and asks the policies about them.
+// It is safe for concurrent use; each Scan has its own caches.
+type Scanner struct {
+	client    dynamic.Interface
+	analyzer  *merge.Analyzer
+	evaluator Evaluator
+	opts      options
+}
+
+// NewScanner returns a Scanner that lists with client, analyzes with
+// analyzer and decides with evaluator (normally a *policy.Engine).
+func NewScanner(client dynamic.Interface, analyzer *merge.Analyzer, evaluator Evaluator, opts ...Option) *Scanner {
+	o := options{pageSize: DefaultPageSize}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.cluster == nil {
+		o.cluster = NewAPICluster(client)
+	}
+	return &Scanner{client: client, analyzer: analyzer, evaluator: evaluator, opts: o}
+}
+
+// Scan lists the target's objects page by page and returns the findings.
+// It stops at the first list or policy error; an object that cannot be
+// analyzed is recorded in Report.Errors and the scan goes on.
+func (s *Scanner) Scan(ctx context.Context, t Target) (*Report, error) {
+	resources := t.Resources
+	if len(resources) == 0 {
+		resources = DefaultResources()
+	}
+	sc := &scan{Scanner: s, report: &Report{Findings: []Finding{}}, labels: map[string]map[string]string{}}
+	for _, gvr := range resources {
+		if err := sc.resource(ctx, gvr, t.Namespace); err != nil {
+			return nil, err
+		}
+	}
+	sortFindings(sc.report.Findings)
+	return sc.report, nil
+}
+
+// scan is the state of one Scan.
+type scan struct {
+	*Scanner
+	report *Report
+	// labels caches namespace labels for the scan.
+	labels map[string]map[string]string
+}
+
+func (sc *scan) resource(ctx context.Context, gvr schema.GroupVersionResource, namespace string) error {
+	var lister dynamic.ResourceInterface = sc.client.Resource(gvr)
+	if namespace != "" {
+		lister = sc.client.Resource(gvr).Namespace(namespace)
+	}
+	opts := metav1.ListOptions{Limit: sc.opts.pageSize}
+	for {
+		list, err := lister.List(ctx, opts)
+		if err != nil {
+			return fmt.Errorf("listing %s: %w", resourceName(gvr), err)
+		}
+		for i := range list.Items {
+			if err := sc.object(ctx, &list.Items[i]); err != nil {
+				return err
+			}
+		}
+		if sc.opts.progress != nil {
+			sc.opts.progress(Progress{Resource: gvr, Objects: sc.report.Objects, Findings: len(sc.report.Findings)})
+		}
+		next := list.GetContinue()
+		if next == "" {
+			return nil
+		}
+		if next == opts.Continue {
+			return fmt.Errorf("listing %s: the server sent continue token %q twice", resourceName(gvr), next)
+		}
+		opts.Continue = next
+	}
+}
+
+// object scans one object. It returns only errors that end the scan.
+func (sc *scan) object(ctx context.Context, obj *unstructured.Unstructured) error {
+	sc.report.Objects++
+	if !audited(obj) {
+		return nil
+	}
+	an, err := sc.analyzer.AnalyzeLive(obj)
+	if err != nil {
+		sc.report.Errors = append(sc.report.Errors, ObjectError{Object: merge.RefOf(obj), Err: err})
+		return nil
+	}
+	if err := sc.rollback(ctx, obj, an); err != nil {
+		// Without the revisions the rest of the analysis still holds.
+		sc.report.Errors = append(sc.report.Errors, ObjectError{Object: merge.RefOf(obj), Err: err})
+	}
+	in := &policy.Input{
+		Request: policy.Request{
+			Object: merge.RefOf(obj),
+			User:   policy.User{Groups: []string{}},
+		},
+		Namespace:      policy.Namespace{Name: obj.GetNamespace(), Labels: sc.namespaceLabels(ctx, obj.GetNamespace())},
+		Classification: Classification,
+		Analysis:       an,
+		RemovePatches:  policy.RemovePatches(obj.Object, an),
+	}
+	decisions, err := sc.evaluator.Evaluate(ctx, in)
+	if err != nil {
+		return fmt.Errorf("evaluating policies for %s %s: %w", obj.GetKind(), objectName(in.Request.Object), err)
+	}
+	sc.report.Findings = append(sc.report.Findings, findingsOf(decisions, obj)...)
+	return nil
+}
+
+// rollback sets an.Rollback when the object's pod template is an older
+// revision than the one its last-applied describes.
+func (sc *scan) rollback(ctx context.Context, obj *unstructured.Unstructured, an *merge.Analysis) error {
+	if !staleCandidate(obj, an) {
+		return nil
+	}
+	revisions, err := sc.opts.cluster.Revisions(ctx, obj)
+	if err != nil {
+		return err
+	}
+	rb, err := staleRollback(sc.analyzer, obj, revisions)
+	if err != nil {
+		return err
+	}
+	an.Rollback = rb
+	return nil
+}
+
+// namespaceLabels returns the labels of a namespace, nil when they cannot
+// be read: the enforcement label then does not apply.
+func (sc *scan) namespaceLabels(ctx context.Context, name string) map[string]string {
+	if name == "" {
+		return map[string]string{}
+	}
+	if labels, ok := sc.labels[name]; ok {
+		return labels
+	}
+	labels, err := sc.opts.cluster.NamespaceLabels(ctx, name)
+	if err != nil {
+		logr.FromContextOrDiscard(ctx).V(1).Info("reading namespace labels failed; the enforcement label does not apply", "namespace", name, "error", err.Error())
+	}
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	sc.labels[name] = labels
+	return labels
+}
+
+// audited reports whether obj is apply's business: objects that another
+// object controls (ReplicaSets of a Deployment) are its controller's, and
+// objects without last-applied that no person made with kubectl (Helm's,
+// an operator's, server-side apply's) never were client-side apply's.
+func audited(obj *unstructured.Unstructured) bool {
+	if metav1.GetControllerOfNoCopy(obj) != nil {
+		return false
+	}
+	if _, ok := obj.GetAnnotations()[merge.LastAppliedAnnotation]; ok {
+		return true
+	}
+	for _, mf := range obj.GetManagedFields() {
+		if mf.Operation == metav1.ManagedFieldsOperationUpdate && merge.IsKubectlManager(mf.Manager) {
+			return true
+		}
+	}
+	return false
+}
+
+// findingsOf turns decisions into findings, one per path.
+func findingsOf(decisions []policy.Decision, obj *unstructured.Unstructured) []Finding {
+	ref := merge.RefOf(obj)
+	var out []Finding
+	for _, d := range decisions {
+		paths := d.Paths
+		if len(paths) == 0 {
+			paths = []string{""}
+		}
+		for _, p := range paths {
+			out = append(out, Finding{Rule: d.Rule, Action: d.Action, Path: p, Message: d.Message, Object: ref, UID: obj.GetUID()})
+		}
+	}
+	return out
+}
+
+func sortFindings(fs []Finding) {
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		return cmp.Or(
+			cmp.Compare(a.Object.Namespace, b.Object.Namespace),
+			cmp.Compare(a.Object.Kind, b.Object.Kind),
+			cmp.Compare(a.Object.Name, b.Object.Name),
+			cmp.Compare(a.Rule, b.Rule),
+			cmp.Compare(a.Path, b.Path),
+		)
+	})
+}
+
+// resourceName is "deployments.apps" or "pods".
+func resourceName(gvr schema.GroupVersionResource) string {
+	if gvr.Group == "" {
+		return gvr.Resource
+	}
+	return gvr.Resource + "." + gvr.Group
+}
