@@ -1,0 +1,180 @@
+package reliability_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+const (
+	clients = 8
+	// killUp and killDown are how long the server runs and stays dead in
+	// each cycle of the killer.
+	killUp   = 1500 * time.Millisecond
+	killDown = 1000 * time.Millisecond
+)
+
+// webhookFailure is the end of kubectl's error when the API server could
+// not call apply-hygiene (failurePolicy Fail): killed, restarting, or cut
+// off mid-request.
+var webhookFailure = regexp.MustCompile(`Internal error occurred: failed calling webhook "(mutate|validate)\.apply-hygiene\.io": ` +
+	`failed to call webhook: Post "https://127\.0\.0\.1:\d+/(mutate|validate)\?timeout=\d+s": (.*)$`)
+
+// ephemeral matches the ports in a cause, which differ in every run.
+var ephemeral = regexp.MustCompile(`127\.0\.0\.1:\d+`)
+
+// load is the outcome of one client: the manifest of its last successful
+// apply and the stderr of its failed ones.
+type load struct {
+	lastOK   string
+	failures []string
+}
+
+// applyUnderKills has 8 clients apply their own Deployment perClient times
+// each, with a new image every time, while the server is killed with
+// SIGKILL and restarted over and over.
+func applyUnderKills(t *testing.T, f *framework.Framework, perClient int) []load {
+	t.Helper()
+	ctx := t.Context()
+	w, cp := framework.Webhook(t), framework.ControlPlane(t)
+	for c := range clients {
+		f.Kubectl.RunWithInput(t, deployment(clientName(c), 0), "apply", "-f", "-").MustSucceed(t)
+	}
+	done := make(chan struct{})
+	var kills atomic.Int32
+	killerErr := make(chan error, 1)
+	go func() {
+		killerErr <- killer(ctx, done, &kills, w.Kill, func() error { return w.Restart(ctx, cp) })
+	}()
+	loads := make([]load, clients)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for c := range clients {
+		wg.Go(func() {
+			home := t.TempDir()
+			loads[c].lastOK = deployment(clientName(c), 0)
+			for gen := 1; gen <= perClient; gen++ {
+				manifest := deployment(clientName(c), gen)
+				r := quietApply(ctx, f.Kubectl, home, manifest)
+				if r.err == nil {
+					loads[c].lastOK = manifest
+					continue
+				}
+				loads[c].failures = append(loads[c].failures, r.stderr)
+			}
+		})
+	}
+	wg.Wait()
+	close(done)
+	if err := <-killerErr; err != nil {
+		t.Fatalf("killing and restarting the server: %v", err)
+	}
+	t.Logf("%d applies by %d clients in %s, %d kills", clients*perClient, clients, time.Since(start).Round(time.Second), kills.Load())
+	if kills.Load() < 3 {
+		t.Errorf("the server was killed %d times during the applies, want at least 3", kills.Load())
+	}
+	return loads
+}
+
+// killer kills and restarts the server until done is closed, and leaves
+// it running.
+func killer(ctx context.Context, done <-chan struct{}, kills *atomic.Int32, kill, restart func() error) error {
+	for {
+		select {
+		case <-done:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(killUp):
+		}
+		if err := kill(); err != nil {
+			return err
+		}
+		kills.Add(1)
+		time.Sleep(killDown)
+		if err := restart(); err != nil {
+			return err
+		}
+	}
+}
+
+func clientName(c int) string { return fmt.Sprintf("client-%d", c) }
+
+// With failurePolicy Ignore a crash loses nothing: every apply succeeds,
+// and every object ends exactly as its last apply asked.
+func TestKillDuringAppliesWithIgnore(t *testing.T) {
+	f := framework.New(t)
+	const perClient = 125 // 1,000 applies
+	loads := applyUnderKills(t, f, perClient)
+	for c, l := range loads {
+		if len(l.failures) > 0 {
+			t.Errorf("client %d: %d of %d applies failed, want none; first:\n%s", c, len(l.failures), perClient, l.failures[0])
+		}
+		checkApplied(t, f, clientName(c), deployment(clientName(c), perClient))
+	}
+}
+
+// With failurePolicy Fail an apply the server cannot review fails with
+// kubectl's "failed calling webhook" error and changes nothing; once the
+// server is back, the same apply goes through.
+func TestKillDuringAppliesWithFail(t *testing.T) {
+	f := framework.New(t)
+	w, cp := framework.Webhook(t), framework.ControlPlane(t)
+	if err := w.Reconfigure(t.Context(), cp, "failurePolicy=Fail"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := w.Reconfigure(context.Background(), cp); err != nil {
+			t.Errorf("restoring failurePolicy Ignore: %v", err)
+		}
+	})
+	const perClient = 40
+	loads := applyUnderKills(t, f, perClient)
+	failed, causes := 0, map[string]int{}
+	for c, l := range loads {
+		if len(l.failures) > 0 && failed == 0 {
+			t.Logf("a failed apply's stderr:\n%s", l.failures[0])
+		}
+		failed += len(l.failures)
+		for _, stderr := range l.failures {
+			last := lastLine(stderr)
+			m := webhookFailure.FindStringSubmatch(last)
+			if m == nil {
+				t.Errorf("client %d: a failed apply's stderr does not end in the webhook failure:\n%s", c, stderr)
+				continue
+			}
+			causes[ephemeral.ReplaceAllString(m[3], "127.0.0.1:PORT")]++
+		}
+		// A failed apply changed nothing: live is the last successful one.
+		checkApplied(t, f, clientName(c), l.lastOK)
+		final := deployment(clientName(c), perClient)
+		f.Kubectl.RunWithInput(t, final, "apply", "-f", "-").MustSucceed(t)
+		checkApplied(t, f, clientName(c), final)
+	}
+	t.Logf("%d of %d applies failed cleanly; causes: %v", failed, clients*perClient, sortedCounts(causes))
+	if failed == 0 {
+		t.Errorf("no apply failed while the server was down, want some (failurePolicy Fail)")
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+func sortedCounts(m map[string]int) []string {
+	var out []string
+	for k, v := range m {
+		out = append(out, fmt.Sprintf("%dx %s", v, k))
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,202 @@
+package reliability_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	"sigs.k8s.io/yaml"
+
+	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/policy"
+	"github.com/apply-hygiene/apply-hygiene/webhook"
+)
+
+// The chart's ClusterRole (url mode: no self-managed TLS) grants exactly
+// the calls the server makes: the Reviewer on webhook.APICluster over a
+// recording fake dynamic client, driven through every request that reads
+// the cluster — /scale of each workload kind (the parent: get), a rollout
+// undo candidate of each (the revisions: list), and the namespace labels
+// of every review (get).
+func TestClusterRoleIsExactlyWhatTheCodeCalls(t *testing.T) {
+	calls := recordCalls(t)
+	granted := clusterRoleGrants(t)
+	if diff := cmp.Diff(granted, calls); diff != "" {
+		t.Errorf("ClusterRole grants (-) vs calls the code makes (+):\n%s", diff)
+	}
+}
+
+var workloads = map[string]schema.GroupVersionResource{
+	"Deployment":  {Group: "apps", Version: "v1", Resource: "deployments"},
+	"StatefulSet": {Group: "apps", Version: "v1", Resource: "statefulsets"},
+	"DaemonSet":   {Group: "apps", Version: "v1", Resource: "daemonsets"},
+}
+
+// recordCalls returns "group/resource verb" of every call the Reviewer
+// made, sorted and deduplicated.
+func recordCalls(t *testing.T) []string {
+	t.Helper()
+	listKinds := map[schema.GroupVersionResource]string{
+		{Version: "v1", Resource: "namespaces"}:                         "NamespaceList",
+		{Group: "apps", Version: "v1", Resource: "replicasets"}:         "ReplicaSetList",
+		{Group: "apps", Version: "v1", Resource: "controllerrevisions"}: "ControllerRevisionList",
+		workloads["Deployment"]:                                         "DeploymentList", workloads["StatefulSet"]: "StatefulSetList", workloads["DaemonSet"]: "DaemonSetList",
+	}
+	objs := []runtime.Object{&unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "team"}}}}
+	for kind := range workloads {
+		objs = append(objs, workload(kind, "a"))
+	}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objs...)
+	engine, err := policy.New(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler := webhook.NewReviewer(engine, webhook.NewAPICluster(client, 0)).Validating()
+	for kind, gvr := range workloads {
+		for name, req := range map[string]admissionv1.AdmissionRequest{"scale": scaleRequest(t, kind, gvr), "undo": undoRequest(t, kind, gvr)} {
+			resp := handler.Handle(logf.IntoContext(t.Context(), logr.Discard()), admission.Request{AdmissionRequest: req})
+			if resp.Result != nil && resp.Result.Code >= 400 && resp.Result.Code != 403 {
+				t.Fatalf("%s of a %s: %v", name, kind, resp.Result.Message)
+			}
+			for _, w := range resp.Warnings {
+				if strings.Contains(w, "could not review") {
+					t.Fatalf("%s of a %s: %s", name, kind, w)
+				}
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, a := range client.Actions() {
+		gvr := a.GetResource()
+		seen[gvr.Group+"/"+gvr.Resource+" "+a.GetVerb()] = true
+	}
+	return sortedKeys(seen)
+}
+
+func workload(kind, image string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": kind,
+		"metadata": map[string]any{"name": "web", "namespace": "team", "uid": "u-" + kind},
+		"spec": map[string]any{
+			"replicas": int64(2),
+			"selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
+				"spec":     map[string]any{"containers": []any{map[string]any{"name": "app", "image": image}}},
+			},
+		},
+	}}
+}
+
+func scaleRequest(t *testing.T, kind string, gvr schema.GroupVersionResource) admissionv1.AdmissionRequest {
+	scale := func(n int64) runtime.RawExtension {
+		return raw(t, map[string]any{"apiVersion": "autoscaling/v1", "kind": "Scale",
+			"metadata": map[string]any{"name": "web", "namespace": "team"}, "spec": map[string]any{"replicas": n}})
+	}
+	return admissionv1.AdmissionRequest{
+		UID: types.UID("scale-" + kind), Operation: admissionv1.Update, Name: "web", Namespace: "team", SubResource: "scale",
+		Kind:     metaGVK("autoscaling", "v1", "Scale"),
+		Resource: metaGVR(gvr), UserInfo: authenticationv1.UserInfo{Username: "alice"},
+		Object: scale(5), OldObject: scale(2),
+	}
+}
+
+// undoRequest changes the pod template without a field manager, as
+// kubectl rollout undo does.
+func undoRequest(t *testing.T, kind string, gvr schema.GroupVersionResource) admissionv1.AdmissionRequest {
+	return admissionv1.AdmissionRequest{
+		UID: types.UID("undo-" + kind), Operation: admissionv1.Update, Name: "web", Namespace: "team",
+		Kind: metaGVK("apps", "v1", kind), Resource: metaGVR(gvr), UserInfo: authenticationv1.UserInfo{Username: "alice"},
+		Object: raw(t, workload(kind, "b").Object), OldObject: raw(t, workload(kind, "a").Object),
+	}
+}
+
+func raw(t *testing.T, obj map[string]any) runtime.RawExtension {
+	t.Helper()
+	b, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runtime.RawExtension{Raw: b}
+}
+
+// clusterRoleGrants renders the chart in url mode with the pinned helm and
+// returns "group/resource verb" of every rule of its ClusterRole.
+func clusterRoleGrants(t *testing.T) []string {
+	t.Helper()
+	binDir, err := controlplane.FindBinDir()
+	if err != nil {
+		t.Skipf("needs helm: %v", err)
+	}
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), filepath.Join(binDir, "helm"), "template", "ah", filepath.Join(root, "charts", "apply-hygiene"),
+		"--namespace", "apply-hygiene", "--set", "webhook.url=https://127.0.0.1:9443", "--set", "webhook.caBundle=Zm9v")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("helm template: %v\n%s", err, stderr.String())
+	}
+	granted := map[string]bool{}
+	found := false
+	for _, doc := range strings.Split(stdout.String(), "\n---\n") {
+		var cr rbacv1.ClusterRole
+		if err := yaml.Unmarshal([]byte(doc), &cr); err != nil || cr.Kind != "ClusterRole" {
+			continue
+		}
+		found = true
+		for _, r := range cr.Rules {
+			if len(r.ResourceNames) > 0 || len(r.NonResourceURLs) > 0 {
+				t.Errorf("rule %+v: the server reads by no name", r)
+			}
+			for _, g := range r.APIGroups {
+				for _, res := range r.Resources {
+					for _, v := range r.Verbs {
+						granted[g+"/"+res+" "+v] = true
+					}
+				}
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("helm template rendered no ClusterRole:\n%s", stdout.String())
+	}
+	return sortedKeys(granted)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func metaGVK(group, version, kind string) metav1.GroupVersionKind {
+	return metav1.GroupVersionKind{Group: group, Version: version, Kind: kind}
+}
+
+func metaGVR(gvr schema.GroupVersionResource) metav1.GroupVersionResource {
+	return metav1.GroupVersionResource{Group: gvr.Group, Version: gvr.Version, Resource: gvr.Resource}
+}
