@@ -38,14 +38,6 @@ func TestAnalyzeServerSideApplyFixtures(t *testing.T) {
 				t.Errorf("orphans (-want +got):\n%s", diff)
 			}
 			golden(t, tc.dir, "analysis.json", an)
-			// AnalyzeUpdate recognizes the apply by its managedFields entry.
-			byUpdate, err := NewAnalyzer().AnalyzeUpdate(old, new)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(an, byUpdate, pathString); diff != "" {
-				t.Errorf("AnalyzeUpdate differs from AnalyzeServerSideApply (-want +got):\n%s", diff)
-			}
 		})
 	}
 }
@@ -138,31 +130,12 @@ func TestAnalyzeServerSideApplyDefaultedDependent(t *testing.T) {
 	applied := `{"f:spec":{"f:replicas":{},"f:updateStrategy":{"f:type":{}}}}`
 	new.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply,
 		APIVersion: "apps/v1", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(applied)}})
-	an, err := NewAnalyzer().AnalyzeUpdate(old, new)
+	an, err := NewAnalyzer().AnalyzeServerSideApply(old, new, "kubectl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"spec.updateStrategy.rollingUpdate"}, paths(an.DefaultedDependents)); diff != "" {
 		t.Errorf("defaulted dependents (-want +got):\n%s", diff)
-	}
-}
-
-// An Update that takes a field over from an applier changes the applier's
-// entry too; it stays an update.
-func TestAnalyzeUpdateIsNoServerSideApplyWhenAnUpdateTookFields(t *testing.T) {
-	old, new := readObject(t, "ssa-restarted-at", "new.yaml"), readObject(t, "ssa-restarted-at", "new.yaml")
-	mfs := new.GetManagedFields()
-	for i := range mfs {
-		switch mfs[i].Manager {
-		case "kubectl": // lost a field, kept its time
-			mfs[i].FieldsV1 = metav1.NewFieldsV1(`{"f:spec":{"f:replicas":{}}}`)
-		case "kubectl-rollout":
-			mfs[i].Manager = "kubectl-edit"
-		}
-	}
-	new.SetManagedFields(mfs)
-	if manager, ok := serverSideApplier(old, new); ok {
-		t.Errorf("serverSideApplier = %q, want no server-side apply", manager)
 	}
 }
 
@@ -220,5 +193,36 @@ func TestAnalyzeUpdateAfterPruneReportsNoRevert(t *testing.T) {
 	}
 	if got := paths(an.Orphans); len(got) != 0 {
 		t.Errorf("orphans = %q, want none: the prune removed it", got)
+	}
+}
+
+// kubectl set image, then kubectl apply of the unchanged manifest (seed
+// 001): last-applied stays the same, yet the apply puts the image back.
+func TestAnalyzeClientSideApplyOfUnchangedManifestReportsRevert(t *testing.T) {
+	f := loadFixture(t, "seed001-set-image-reverted")
+	old := f.modified.DeepCopy()
+	setLastApplied(t, old, f.modified)
+	setContainer(old, "image", "nginx:1.8")
+	old.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "kubectl-set", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1",
+		FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{"f:image":{}}}}}}}`)}})
+	new := old.DeepCopy()
+	setContainer(new, "image", "nginx:1.7.9")
+
+	an, err := NewAnalyzer().AnalyzeClientSideApply(old, new)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if an.Operation != "apply" {
+		t.Errorf("operation = %q, want apply", an.Operation)
+	}
+	if diff := cmp.Diff([]string{"spec.template.spec.containers[name=nginx].image"}, paths(an.Reverts)); diff != "" {
+		t.Errorf("reverts (-want +got):\n%s", diff)
+	}
+	byUpdate, err := NewAnalyzer().AnalyzeUpdate(old, new)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(byUpdate.Reverts) != 0 || byUpdate.Operation != "update" {
+		t.Errorf("AnalyzeUpdate = operation %q, reverts %v; want an update without reverts (it cannot tell the apply)", byUpdate.Operation, paths(byUpdate.Reverts))
 	}
 }

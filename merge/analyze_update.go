@@ -13,12 +13,9 @@ import (
 // apply's, with the new last-applied as the manifest and new as the result.
 // Otherwise it lists the imperative changes: fields that last-applied owns
 // and that the write changed or removed, leaving them different from
-// last-applied. A server-side apply (an Apply entry of managedFields that
-// the write added or renewed) is analyzed by AnalyzeServerSideApply.
+// last-applied. A caller that knows the write is an apply says so with
+// AnalyzeClientSideApply or AnalyzeServerSideApply.
 func (a *Analyzer) AnalyzeUpdate(old, new *unstructured.Unstructured) (*Analysis, error) {
-	if manager, ok := serverSideApplier(old, new); ok {
-		return a.AnalyzeServerSideApply(old, new, manager)
-	}
 	an := newAnalysis(new, "update")
 	info, original := lastAppliedInfo(old)
 	an.LastApplied = info
@@ -38,6 +35,25 @@ func (a *Analyzer) AnalyzeUpdate(old, new *unstructured.Unstructured) (*Analysis
 	}
 	an.ImperativeChanges = changes
 	return an, nil
+}
+
+// AnalyzeClientSideApply analyzes a write that is known to be a
+// client-side apply (kubectl apply; field manager
+// kubectl-client-side-apply) as AnalyzeUpdate analyzes an apply: with the
+// new last-applied as the manifest and new as the result. Unlike
+// AnalyzeUpdate it does so also when last-applied stayed the same: the
+// apply of an unchanged manifest still puts back what drifted (seed 001),
+// and those reverts are what the apply-reverts-drift rule reports.
+func (a *Analyzer) AnalyzeClientSideApply(old, new *unstructured.Unstructured) (*Analysis, error) {
+	an := newAnalysis(new, "update")
+	info, original := lastAppliedInfo(old)
+	an.LastApplied = info
+	an.AnnotationsBytes = AnnotationsSize(new)
+	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold
+	if _, ok := new.GetAnnotations()[LastAppliedAnnotation]; !ok {
+		return a.AnalyzeUpdate(old, new)
+	}
+	return a.analyzeAppliedUpdate(old, new, original, an)
 }
 
 func (a *Analyzer) analyzeAppliedUpdate(old, new, original *unstructured.Unstructured, an *Analysis) (*Analysis, error) {
