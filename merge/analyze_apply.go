@@ -48,7 +48,7 @@ type applyInput struct {
 
 func (a *Analyzer) analyzeApply(in applyInput, an *Analysis) error {
 	manifest := withoutLastApplied(in.manifest.Object)
-	tvs, err := a.fieldSets(in.original, manifest, in.live.Object, in.result.Object)
+	tvs, err := a.fieldSets(in.original, manifest, withoutManagedFields(in.live.Object), withoutManagedFields(in.result.Object))
 	if err != nil {
 		return err
 	}

@@ -92,7 +92,7 @@ func withoutAdmissionRemovals(reverts []FieldFact, in applyInput) []FieldFact {
 }
 
 func (a *Analyzer) imperativeChanges(original map[string]any, old, new *unstructured.Unstructured) ([]FieldFact, error) {
-	tvs, err := a.fieldSets(original, old.Object, new.Object)
+	tvs, err := a.fieldSets(original, withoutManagedFields(old.Object), withoutManagedFields(new.Object))
 	if err != nil {
 		return nil, err
 	}

@@ -101,6 +101,30 @@ func convertAll(tc managedfields.TypeConverter, objs []map[string]any) ([]*typed
 	return out, nil
 }
 
+// withoutManagedFields returns a server-written object (live, result, old
+// or new) without metadata.managedFields, for fieldSets: the API server
+// writes and validates managedFields, and no analysis reports them
+// (serverManaged), so converting them, as large as the rest of a typical
+// object, is wasted. obj is not changed.
+func withoutManagedFields(obj map[string]any) map[string]any {
+	meta, ok := obj["metadata"].(map[string]any)
+	if !ok || meta["managedFields"] == nil {
+		return obj
+	}
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	m := make(map[string]any, len(meta))
+	for k, v := range meta {
+		if k != "managedFields" {
+			m[k] = v
+		}
+	}
+	out["metadata"] = m
+	return out
+}
+
 // sets returns the field sets of typed values.
 func sets(tvs []*typed.TypedValue) ([]*fieldpath.Set, error) {
 	out := make([]*fieldpath.Set, len(tvs))

@@ -247,7 +247,7 @@ func (a *Analyzer) patchTemplate(obj *unstructured.Unstructured, from, to, targe
 }
 
 func (a *Analyzer) templateChanges(old, new *unstructured.Unstructured) ([]FieldFact, error) {
-	tvs, err := a.fieldSets(old.Object, new.Object)
+	tvs, err := a.fieldSets(withoutManagedFields(old.Object), withoutManagedFields(new.Object))
 	if err != nil {
 		return nil, err
 	}
