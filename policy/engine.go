@@ -1,9 +1,7 @@
 package policy
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -161,19 +159,15 @@ func sortedNames(modules map[string]*ast.Module) []string {
 // Evaluate returns the decisions of the policy set in force for in,
 // sorted by rule, then message. No decision means allow.
 func (e *Engine) Evaluate(ctx context.Context, in *Input) ([]Decision, error) {
-	raw, err := json.Marshal(in)
+	value, err := inputValue(in)
 	if err != nil {
 		return nil, fmt.Errorf("encoding policy input: %w", err)
 	}
-	return e.evaluateJSON(ctx, raw)
+	return e.evaluateValue(ctx, value)
 }
 
-// evaluateJSON evaluates an input given as JSON.
-func (e *Engine) evaluateJSON(ctx context.Context, raw []byte) ([]Decision, error) {
-	value, err := ast.ValueFromReader(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("decoding policy input: %w", err)
-	}
+// evaluateValue evaluates a parsed input.
+func (e *Engine) evaluateValue(ctx context.Context, value ast.Value) ([]Decision, error) {
 	set := e.current.Load()
 	rs, err := set.query.Eval(ctx, rego.EvalParsedInput(value))
 	if err != nil {

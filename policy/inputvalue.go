@@ -1,0 +1,298 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+)
+
+// inputValue builds the policy input document of in as Rego sees it, the
+// value that decoding Input.MarshalJSON gives, without encoding to JSON and
+// parsing it back: Evaluate runs once per admission request. Every field
+// follows its JSON tag (omitempty, omitzero, nil slices and maps as null);
+// TestInputValueMatchesJSON holds the two forms equal.
+func inputValue(in *Input) (ast.Value, error) {
+	fields := [][2]*ast.Term{
+		item("request", requestValue(in.Request)),
+		item("namespace", ast.NewObject(item("name", str(in.Namespace.Name)), item("labels", labelsValue(in.Namespace.Labels)))),
+		item("classification", str(string(in.Classification))),
+	}
+	if in.Analysis != nil {
+		an, err := analysisValue(in.Analysis, in.RemovePatches)
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, item("analysis", an))
+	}
+	return ast.NewObject(fields...), nil
+}
+
+func item(key string, v ast.Value) [2]*ast.Term {
+	return [2]*ast.Term{ast.StringTerm(key), ast.NewTerm(v)}
+}
+
+// str is a JSON string: encoding/json replaces invalid UTF-8, so such a
+// string takes the JSON way.
+func str(s string) ast.Value {
+	if !utf8.ValidString(s) {
+		v, _ := viaJSON(s) // encoding a string cannot fail
+		return v
+	}
+	return ast.String(s)
+}
+
+func number(i int64) ast.Value {
+	v, _ := ast.InterfaceToValue(json.Number(strconv.FormatInt(i, 10))) // always a number
+	return v
+}
+
+func boolean(b bool) ast.Value { return ast.Boolean(b) }
+
+func requestValue(r Request) ast.Value {
+	groups := ast.NullValue
+	if r.User.Groups != nil {
+		terms := make([]*ast.Term, len(r.User.Groups))
+		for i, g := range r.User.Groups {
+			terms[i] = ast.NewTerm(str(g))
+		}
+		groups = ast.NewArray(terms...)
+	}
+	return ast.NewObject(
+		item("uid", str(r.UID)),
+		item("operation", str(r.Operation)),
+		item("subresource", str(r.Subresource)),
+		item("dryRun", boolean(r.DryRun)),
+		item("object", refValue(r.Object)),
+		item("user", ast.NewObject(item("username", str(r.User.Username)), item("groups", groups),
+			item("serviceAccount", boolean(r.User.ServiceAccount)))),
+		item("fieldManager", str(r.FieldManager)),
+	)
+}
+
+func labelsValue(labels map[string]string) ast.Value {
+	if labels == nil {
+		return ast.NullValue
+	}
+	kvs := make([][2]*ast.Term, 0, len(labels))
+	for k, v := range labels {
+		kvs = append(kvs, [2]*ast.Term{ast.NewTerm(str(k)), ast.NewTerm(str(v))})
+	}
+	return ast.NewObject(kvs...)
+}
+
+func refValue(r merge.ObjectRef) ast.Value {
+	fields := [][2]*ast.Term{item("apiVersion", str(r.APIVersion)), item("kind", str(r.Kind))}
+	if r.Namespace != "" {
+		fields = append(fields, item("namespace", str(r.Namespace)))
+	}
+	return ast.NewObject(append(fields, item("name", str(r.Name)))...)
+}
+
+func analysisValue(a *merge.Analysis, removePatches map[string]string) (ast.Value, error) {
+	la := [][2]*ast.Term{item("status", str(string(a.LastApplied.Status)))}
+	if a.LastApplied.Error != "" {
+		la = append(la, item("error", str(a.LastApplied.Error)))
+	}
+	la = append(la, item("bytes", number(int64(a.LastApplied.Bytes))))
+	fields := [][2]*ast.Term{item("object", refValue(a.Object)), item("operation", str(a.Operation))}
+	if a.Strategy != "" {
+		fields = append(fields, item("strategy", str(string(a.Strategy))))
+	}
+	fields = append(fields, item("lastApplied", ast.NewObject(la...)),
+		item("annotationsBytes", number(int64(a.AnnotationsBytes))),
+		item("lastAppliedTooLarge", boolean(a.LastAppliedTooLarge)))
+	lists := []struct {
+		key     string
+		facts   []merge.FieldFact
+		patches map[string]string
+	}{{"drift", a.Drift, nil}, {"imperativeChanges", a.ImperativeChanges, nil}, {"reverts", a.Reverts, nil},
+		{"orphans", a.Orphans, removePatches}, {"defaultedDependents", a.DefaultedDependents, nil}}
+	for _, l := range lists {
+		v, err := factsValue(l.facts, l.patches)
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, item(l.key, v))
+	}
+	if a.ReplicasReset != nil {
+		v, err := factValue(a.ReplicasReset, nil)
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, item("replicasReset", v))
+	}
+	if a.Rollback != nil {
+		v, err := rollbackValue(a.Rollback)
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, item("rollback", v))
+	}
+	return ast.NewObject(fields...), nil
+}
+
+// factsValue is a list of facts; removePatches, for orphans, adds each
+// fact's removePatch (Input.MarshalJSON does the same).
+func factsValue(facts []merge.FieldFact, removePatches map[string]string) (ast.Value, error) {
+	if facts == nil {
+		return ast.NullValue, nil
+	}
+	terms := make([]*ast.Term, len(facts))
+	for i := range facts {
+		var patch *string
+		if len(removePatches) > 0 {
+			if p, ok := removePatches[facts[i].Path.String()]; ok {
+				patch = &p
+			}
+		}
+		v, err := factValue(&facts[i], patch)
+		if err != nil {
+			return nil, err
+		}
+		terms[i] = ast.NewTerm(v)
+	}
+	return ast.NewArray(terms...), nil
+}
+
+func factValue(f *merge.FieldFact, removePatch *string) (ast.Value, error) {
+	fields := [][2]*ast.Term{item("path", str(f.Path.String()))}
+	for _, kv := range []struct {
+		key string
+		v   any
+	}{{"live", f.Live}, {"result", f.Result}, {"lastApplied", f.LastApplied}, {"manifest", f.Manifest}} {
+		if kv.v == nil {
+			continue
+		}
+		v, err := jsonValue(kv.v)
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, item(kv.key, v))
+	}
+	if len(f.Owners) > 0 {
+		terms := make([]*ast.Term, len(f.Owners))
+		for i, o := range f.Owners {
+			v, err := ownerValue(o)
+			if err != nil {
+				return nil, err
+			}
+			terms[i] = ast.NewTerm(v)
+		}
+		fields = append(fields, item("owners", ast.NewArray(terms...)))
+	}
+	if len(f.DependsOn) > 0 {
+		fields = append(fields, item("dependsOn", str(f.DependsOn.String())))
+	}
+	if f.Rejected {
+		fields = append(fields, item("rejected", boolean(true)))
+	}
+	if removePatch != nil {
+		fields = append(fields, item("removePatch", str(*removePatch)))
+	}
+	return ast.NewObject(fields...), nil
+}
+
+func ownerValue(o merge.Owner) (ast.Value, error) {
+	fields := [][2]*ast.Term{item("manager", str(o.Manager)), item("operation", str(o.Operation))}
+	if o.Subresource != "" {
+		fields = append(fields, item("subresource", str(o.Subresource)))
+	}
+	if !o.Time.IsZero() {
+		t, err := timeValue(o.Time)
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, item("time", t))
+	}
+	if o.APIVersion != "" {
+		fields = append(fields, item("apiVersion", str(o.APIVersion)))
+	}
+	return ast.NewObject(fields...), nil
+}
+
+// timeValue is a time as time.Time.MarshalJSON writes it (RFC 3339 with
+// nanoseconds; an error for years outside 0–9999, as json.Marshal).
+func timeValue(t time.Time) (ast.Value, error) {
+	raw, err := t.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return ast.String(raw[1 : len(raw)-1]), nil
+}
+
+func rollbackValue(rb *merge.Rollback) (ast.Value, error) {
+	fields := [][2]*ast.Term{item("revisionKind", str(rb.RevisionKind)), item("revisionName", str(rb.RevisionName)),
+		item("revision", number(rb.Revision)), item("staleLastApplied", boolean(rb.StaleLastApplied))}
+	if rb.RepairSource != "" {
+		fields = append(fields, item("repairSource", str(rb.RepairSource)))
+	}
+	if rb.RepairedLastApplied != "" {
+		fields = append(fields, item("repairedLastApplied", str(rb.RepairedLastApplied)))
+	}
+	changes, err := factsValue(rb.Changes, nil)
+	if err != nil {
+		return nil, err
+	}
+	return ast.NewObject(append(fields, item("changes", changes))...), nil
+}
+
+// jsonValue converts a decoded JSON value (what unstructured objects hold)
+// into the value its JSON encoding parses to; anything else takes the JSON
+// way.
+func jsonValue(x any) (ast.Value, error) {
+	switch x := x.(type) {
+	case nil:
+		return ast.NullValue, nil
+	case bool:
+		return boolean(x), nil
+	case string:
+		return str(x), nil
+	case int64:
+		return number(x), nil
+	case int:
+		return number(int64(x)), nil
+	case []any:
+		if x == nil {
+			return ast.NullValue, nil
+		}
+		terms := make([]*ast.Term, len(x))
+		for i, e := range x {
+			v, err := jsonValue(e)
+			if err != nil {
+				return nil, err
+			}
+			terms[i] = ast.NewTerm(v)
+		}
+		return ast.NewArray(terms...), nil
+	case map[string]any:
+		if x == nil {
+			return ast.NullValue, nil
+		}
+		kvs := make([][2]*ast.Term, 0, len(x))
+		for k, e := range x {
+			v, err := jsonValue(e)
+			if err != nil {
+				return nil, err
+			}
+			kvs = append(kvs, [2]*ast.Term{ast.NewTerm(str(k)), ast.NewTerm(v)})
+		}
+		return ast.NewObject(kvs...), nil
+	}
+	return viaJSON(x)
+}
+
+// viaJSON converts x as Evaluate did before inputValue: encoded to JSON and
+// parsed back (floats, json.Number, typed values).
+func viaJSON(x any) (ast.Value, error) {
+	raw, err := json.Marshal(x)
+	if err != nil {
+		return nil, err
+	}
+	return ast.ValueFromReader(bytes.NewReader(raw))
+}
