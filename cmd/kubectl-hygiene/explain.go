@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/apply-hygiene/apply-hygiene/merge"
@@ -16,7 +18,15 @@ type ExplainOptions struct {
 	LiveFile string
 	// Output is "", "json" or "yaml".
 	Output string
+	// Kind and Name name the object to read from the cluster.
+	Kind, Name string
+	// Namespace is where the object is: -n, or the kubeconfig context's.
+	Namespace string
 
+	// color is set when the text goes to a terminal.
+	color    bool
+	kube     *genericclioptions.ConfigFlags
+	connect  connectFunc
 	analyzer func() *merge.Analyzer
 	genericiooptions.IOStreams
 }
@@ -29,18 +39,25 @@ type explainItem struct {
 }
 
 // NewCmdExplain returns `kubectl hygiene explain`.
-func NewCmdExplain(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer) *cobra.Command {
-	o := &ExplainOptions{IOStreams: streams, analyzer: analyzer}
+func NewCmdExplain(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect connectFunc) *cobra.Command {
+	o := &ExplainOptions{IOStreams: streams, analyzer: analyzer, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
 	cmd := &cobra.Command{
-		Use:   "explain --live FILE",
-		Short: "List every field of live objects with its owner, drift and orphan status",
-		Long: `List every field of each live object with who owns it (last-applied, a field
+		Use:   "explain (KIND/NAME | --live FILE)",
+		Short: "List every field of a live object with its owner, drift and orphan status",
+		Long: `List every field of a live object with who owns it (last-applied, a field
 manager, a server default), whether it drifted from last-applied (the next
 apply of the same manifest reverts it) and whether it is an orphan (apply
-keeps it forever unless the manifest sets it).`,
-		Example: `  kubectl get statefulset my-app -o yaml > live.yaml
+keeps it forever unless the manifest sets it).
+
+The object is read from the cluster (KIND/NAME, with kubectl's connection
+flags), or from a file that kubectl get -o yaml wrote (--live FILE, offline).
+On a terminal, drift and orphans are colored.`,
+		Example: `  kubectl hygiene explain statefulset/my-app -n shop
+  kubectl hygiene explain deployment web -o json
+
+  # Offline, from a saved object:
+  kubectl get statefulset my-app -o yaml > live.yaml
   kubectl hygiene explain --live live.yaml`,
-		Args: noArgs("explain KIND/NAME from the cluster is not supported yet; use --live FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
 				return err
@@ -51,25 +68,42 @@ keeps it forever unless the manifest sets it).`,
 			return o.Run(cmd.Context())
 		},
 	}
-	cmd.Flags().StringVar(&o.LiveFile, "live", "", "file with the live objects (kubectl get -o yaml); reading the cluster is not supported yet")
+	cmd.Flags().StringVar(&o.LiveFile, "live", "", "read the live objects from this file (kubectl get -o yaml) instead of the cluster")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json or yaml (default: text)")
+	o.kube.AddFlags(cmd.Flags())
 	return cmd
 }
 
-// Complete fills in what the flags leave out; it reads nothing.
-func (o *ExplainOptions) Complete(_ *cobra.Command, _ []string) error { return nil }
+// Complete reads the arguments and the namespace; it does not connect.
+func (o *ExplainOptions) Complete(_ *cobra.Command, args []string) error {
+	o.color = isTerminal(o.Out)
+	if len(args) == 0 {
+		return nil
+	}
+	if o.LiveFile != "" {
+		return badInput(errors.New("name the object either as KIND/NAME or with --live FILE, not both"))
+	}
+	var err error
+	if o.Kind, o.Name, err = kindAndName(args); err != nil {
+		return err
+	}
+	if o.Namespace, err = namespaceOf(o.kube); err != nil {
+		return badInput(err)
+	}
+	return nil
+}
 
 // Validate checks the flags.
 func (o *ExplainOptions) Validate() error {
-	if o.LiveFile == "" {
-		return badInput(errors.New("--live is required: explaining KIND/NAME from the cluster is not supported yet"))
+	if o.LiveFile == "" && o.Name == "" {
+		return badInput(errors.New("name the object as KIND/NAME (read from the cluster) or give --live FILE"))
 	}
 	return validOutput(o.Output)
 }
 
-// Run explains every object of the file.
-func (o *ExplainOptions) Run(_ context.Context) error {
-	live, err := readObjects(o.LiveFile, o.In)
+// Run explains the object of the cluster, or every object of the file.
+func (o *ExplainOptions) Run(ctx context.Context) error {
+	live, err := o.objects(ctx)
 	if err != nil {
 		return err
 	}
@@ -84,4 +118,19 @@ func (o *ExplainOptions) Run(_ context.Context) error {
 		findings = append(findings, findingsFor(ex.Analysis, l, "")...)
 	}
 	return o.print(items, findings)
+}
+
+func (o *ExplainOptions) objects(ctx context.Context) ([]*unstructured.Unstructured, error) {
+	if o.LiveFile != "" {
+		return readObjects(o.LiveFile, o.In)
+	}
+	c, err := o.connect(o.kube)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := c.get(ctx, o.Kind, o.Name, o.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	return []*unstructured.Unstructured{obj}, nil
 }

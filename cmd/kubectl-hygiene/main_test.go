@@ -201,8 +201,26 @@ func TestBadInput(t *testing.T) {
 		"an unknown flag": {
 			args: []string{"diff", "--bogus"}, wantErr: "unknown flag: --bogus",
 		},
-		"explain KIND/NAME is not supported yet": {
-			args: []string{"explain", "statefulset/web"}, wantErr: "use --live FILE",
+		"explain needs an object": {
+			args: []string{"explain"}, wantErr: "name the object as KIND/NAME (read from the cluster) or give --live FILE",
+		},
+		"explain takes KIND/NAME or --live, not both": {
+			args: []string{"explain", "statefulset/web", "--live", live}, wantErr: "not both",
+		},
+		"explain names one object": {
+			args: []string{"explain", "statefulset/web/x", "-n", "default"}, wantErr: "name one object as KIND/NAME or KIND NAME",
+		},
+		"audit -A and -n exclude each other": {
+			args: []string{"audit", "-A", "-n", "shop"}, wantErr: "--all-namespaces (-A) and --namespace (-n) exclude each other",
+		},
+		"audit output is table or json": {
+			args: []string{"audit", "-n", "shop", "-o", "yaml"}, wantErr: `--output must be "table" or "json", not "yaml"`,
+		},
+		"audit takes no arguments": {
+			args: []string{"audit", "deployments"}, wantErr: `unexpected argument "deployments"`,
+		},
+		"audit chunk size is positive": {
+			args: []string{"audit", "-n", "shop", "--chunk-size", "0"}, wantErr: "--chunk-size must be positive",
 		},
 		"both files from stdin": {
 			args: []string{"diff", "-f", "-", "--live", "-"}, wantErr: "cannot both read stdin",

@@ -58,7 +58,7 @@ func (o *DiffOptions) print(items []diffItem, findings []Finding) error {
 			fmt.Fprintf(o.Out, "%s %s: %s\n%s", ref.Kind, objectName(ref), item.Strategy, indent(string(patch)))
 		}
 	}
-	return printFindings(o.Out, findings)
+	return printFindings(o.Out, findings, false)
 }
 
 func (o *ExplainOptions) print(items []explainItem, findings []Finding) error {
@@ -74,26 +74,63 @@ func (o *ExplainOptions) print(items []explainItem, findings []Finding) error {
 		w := printers.GetNewTabWriter(o.Out)
 		fmt.Fprintln(w, "PATH\tVALUE\tOWNERS\tSTATUS")
 		for _, f := range item.Fields {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", f.Path, value(f.Value), ownerNames(f.Owners), status(f))
+			// STATUS is the last column: its color codes do not upset the
+			// alignment.
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", f.Path, value(f.Value), ownerNames(f.Owners), colored(o.color, statusColor(f), status(f)))
 		}
 		if err := w.Flush(); err != nil {
 			return err
 		}
 	}
-	return printFindings(o.Out, findings)
+	return printFindings(o.Out, findings, o.color)
 }
 
-func printFindings(w io.Writer, findings []Finding) error {
+func printFindings(w io.Writer, findings []Finding, color bool) error {
 	if len(findings) == 0 {
 		_, err := fmt.Fprintln(w, "No findings.")
 		return err
 	}
 	for _, f := range findings {
-		if _, err := fmt.Fprintf(w, "%s: %s\n", strings.ToUpper(f.Action), f.Message); err != nil {
+		if _, err := fmt.Fprintf(w, "%s: %s\n", colored(color, actionColor(f.Action), strings.ToUpper(f.Action)), f.Message); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// ANSI colors, for terminals only.
+const (
+	colorRed    = "\x1b[31m"
+	colorYellow = "\x1b[33m"
+	colorReset  = "\x1b[0m"
+)
+
+// colored wraps s in color when on is set and color is not empty.
+func colored(on bool, color, s string) string {
+	if !on || color == "" {
+		return s
+	}
+	return color + s + colorReset
+}
+
+func statusColor(f merge.FieldInfo) string {
+	switch {
+	case f.Drift:
+		return colorRed
+	case f.Orphan:
+		return colorYellow
+	}
+	return ""
+}
+
+func actionColor(action string) string {
+	switch action {
+	case actionDeny:
+		return colorRed
+	case actionWarn, actionRepair, "prune", "dryrun":
+		return colorYellow
+	}
+	return ""
 }
 
 func objectName(ref merge.ObjectRef) string {

@@ -44,7 +44,12 @@ func exitCode(err error) int {
 
 // run executes the command line args and returns the exit status.
 func run(ctx context.Context, streams genericiooptions.IOStreams, args []string) int {
-	cmd := NewCmdHygiene(streams)
+	return runWith(ctx, streams, args, connect)
+}
+
+// runWith is run with the cluster that connect returns.
+func runWith(ctx context.Context, streams genericiooptions.IOStreams, args []string, connect connectFunc) int {
+	cmd := newCmdHygiene(streams, connect)
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
 	if err != nil {
@@ -65,6 +70,10 @@ func noArgs(hint string) cobra.PositionalArgs {
 
 // NewCmdHygiene returns the root command. Subcommands live one per file.
 func NewCmdHygiene(streams genericiooptions.IOStreams) *cobra.Command {
+	return newCmdHygiene(streams, connect)
+}
+
+func newCmdHygiene(streams genericiooptions.IOStreams, connect connectFunc) *cobra.Command {
 	analyzer := sync.OnceValue(func() *merge.Analyzer { return merge.NewAnalyzer() })
 	cmd := &cobra.Command{
 		Use:   "kubectl-hygiene",
@@ -80,7 +89,7 @@ what it reverts, what it leaves orphaned, and what else goes wrong.`,
 	cmd.SetIn(streams.In)
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
-	cmd.AddCommand(NewCmdDiff(streams, analyzer), NewCmdExplain(streams, analyzer))
+	cmd.AddCommand(NewCmdDiff(streams, analyzer), NewCmdExplain(streams, analyzer, connect), NewCmdAudit(streams, analyzer, connect))
 	cmd.AddCommand(NewCmdTest(streams, analyzer))
 	return cmd
 }

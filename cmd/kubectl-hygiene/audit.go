@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/yaml"
+
+	"github.com/apply-hygiene/apply-hygiene/audit"
+	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// AuditOptions holds the flags and inputs of `kubectl hygiene audit`.
+type AuditOptions struct {
+	// AllNamespaces scans every namespace (-A).
+	AllNamespaces bool
+	// Namespace is the namespace scanned otherwise: -n, or the kubeconfig
+	// context's.
+	Namespace string
+	// Kinds are resources scanned besides the default workloads.
+	Kinds []string
+	// Output is "table" or "json".
+	Output string
+	// PolicyConfig is the policy configuration file, as the server reads it.
+	PolicyConfig string
+	// Progress reports progress on stderr even when it is not a terminal.
+	Progress bool
+	// ChunkSize is how many objects one list request asks for.
+	ChunkSize int64
+
+	// progressLine is set when progress rewrites one terminal line.
+	progressLine bool
+	kube         *genericclioptions.ConfigFlags
+	connect      connectFunc
+	analyzer     func() *merge.Analyzer
+	genericiooptions.IOStreams
+}
+
+// NewCmdAudit returns `kubectl hygiene audit`.
+func NewCmdAudit(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect connectFunc) *cobra.Command {
+	o := &AuditOptions{IOStreams: streams, analyzer: analyzer, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
+	cmd := &cobra.Command{
+		Use:   "audit [-A | -n NAMESPACE] [--kind KIND]... [-o table|json]",
+		Short: "Find drift, orphans and stale or missing last-applied in the objects of a cluster",
+		Long: `Scan the objects stored in the cluster for what apply-hygiene's admission
+webhook reports on writes: fields that drifted from last-applied since the
+last apply (imperative-edit, or apply-reverts-drift when a controller changed
+them), orphaned fields that apply never removes, a last-applied that a rollout
+undo left stale, and a missing, invalid or oversized last-applied. Rule IDs,
+actions and messages come from the same policies as admission, configured by
+--policy-config (the server's format).
+
+Deployments, StatefulSets and DaemonSets are scanned; --kind adds others.
+The exit status is 1 when any finding's action is deny.`,
+		Example: `  kubectl hygiene audit -A
+  kubectl hygiene audit -n shop --kind cronjobs -o json
+  kubectl hygiene audit -A --policy-config policy.yaml`,
+		Args: noArgs("choose namespaces with -n or -A, and kinds with --kind"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "scan every namespace")
+	f.StringSliceVar(&o.Kinds, "kind", nil, "also scan these kinds (e.g. cronjobs, widgets.example.com); repeat or separate with commas")
+	f.StringVarP(&o.Output, "output", "o", "table", "output format: table or json")
+	f.StringVar(&o.PolicyConfig, "policy-config", "", "policy configuration (YAML or JSON, as the server's --policy-config): per-rule actions, exemptions; empty: the defaults")
+	f.BoolVar(&o.Progress, "progress", false, "report progress on stderr also when it is not a terminal")
+	f.Int64Var(&o.ChunkSize, "chunk-size", audit.DefaultPageSize, "how many objects to list per request")
+	o.kube.AddFlags(f)
+	return cmd
+}
+
+// Complete reads the namespace; it does not connect.
+func (o *AuditOptions) Complete(cmd *cobra.Command, _ []string) error {
+	o.progressLine = isTerminal(o.ErrOut)
+	if o.AllNamespaces {
+		if cmd.Flags().Changed("namespace") {
+			return badInput(errors.New("--all-namespaces (-A) and --namespace (-n) exclude each other"))
+		}
+		return nil
+	}
+	ns, err := namespaceOf(o.kube)
+	if err != nil {
+		return badInput(err)
+	}
+	o.Namespace = ns
+	return nil
+}
+
+// Validate checks the flags.
+func (o *AuditOptions) Validate() error {
+	switch o.Output {
+	case "table", "json":
+	default:
+		return badInput(fmt.Errorf(`--output must be "table" or "json", not %q`, o.Output))
+	}
+	if o.ChunkSize <= 0 {
+		return badInput(fmt.Errorf("--chunk-size must be positive, not %d", o.ChunkSize))
+	}
+	for _, k := range o.Kinds {
+		if strings.TrimSpace(k) == "" || strings.Contains(k, "/") {
+			return badInput(fmt.Errorf("--kind %q: name a kind or resource, such as cronjobs or widgets.example.com", k))
+		}
+	}
+	return nil
+}
+
+// Run scans, prints the findings and fails when one is a deny.
+func (o *AuditOptions) Run(ctx context.Context) error {
+	cfg, err := readPolicyConfig(o.PolicyConfig)
+	if err != nil {
+		return err
+	}
+	engine, err := policy.New(ctx, policy.WithConfig(cfg))
+	if err != nil {
+		return fmt.Errorf("loading the policies: %w", err)
+	}
+	c, err := o.connect(o.kube)
+	if err != nil {
+		return err
+	}
+	resources, err := o.resources(c)
+	if err != nil {
+		return err
+	}
+	opts := []audit.Option{audit.WithPageSize(o.ChunkSize)}
+	if o.Progress || o.progressLine {
+		opts = append(opts, audit.WithProgress(o.reportProgress))
+	}
+	report, err := audit.NewScanner(c.dynamic, o.analyzer(), engine, opts...).Scan(ctx, audit.Target{Namespace: o.Namespace, Resources: resources})
+	o.endProgress()
+	if err != nil {
+		return err
+	}
+	if err := o.print(report); err != nil {
+		return err
+	}
+	return o.outcome(report)
+}
+
+// resources are the default workloads plus --kind.
+func (o *AuditOptions) resources(c *cluster) ([]schema.GroupVersionResource, error) {
+	out := audit.DefaultResources()
+	for _, k := range o.Kinds {
+		gvr, _, err := c.resource(strings.TrimSpace(k))
+		if err != nil {
+			return nil, err
+		}
+		if !containsResource(out, gvr) {
+			out = append(out, gvr)
+		}
+	}
+	return out, nil
+}
+
+func containsResource(list []schema.GroupVersionResource, gvr schema.GroupVersionResource) bool {
+	for _, r := range list {
+		if r.GroupResource() == gvr.GroupResource() {
+			return true
+		}
+	}
+	return false
+}
+
+// outcome is the error that sets the exit status: objects that could not
+// be analyzed, or findings whose action is deny.
+func (o *AuditOptions) outcome(r *audit.Report) error {
+	for _, e := range r.Errors {
+		fmt.Fprintf(o.ErrOut, "warning: %v\n", e)
+	}
+	var problems []string
+	if n := len(r.Errors); n > 0 {
+		problems = append(problems, fmt.Sprintf("%d object(s) could not be analyzed", n))
+	}
+	denied := 0
+	for _, f := range r.Findings {
+		if f.Action == policy.ActionDeny {
+			denied++
+		}
+	}
+	if denied > 0 {
+		problems = append(problems, fmt.Sprintf("%d finding(s) with the action deny", denied))
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return &exitError{code: exitFailure, err: errors.New(strings.Join(problems, "; "))}
+}
+
+func (o *AuditOptions) reportProgress(p audit.Progress) {
+	format := "scanned %d objects (listing %s), %d findings\n"
+	if o.progressLine {
+		format = "\r\x1b[Kscanned %d objects (listing %s), %d findings"
+	}
+	res := p.Resource.Resource
+	if p.Resource.Group != "" {
+		res += "." + p.Resource.Group
+	}
+	fmt.Fprintf(o.ErrOut, format, p.Objects, res, p.Findings)
+}
+
+// endProgress ends the progress line on a terminal.
+func (o *AuditOptions) endProgress() {
+	if o.progressLine {
+		fmt.Fprint(o.ErrOut, "\r\x1b[K")
+	}
+}
+
+// readPolicyConfig reads --policy-config as the server does; empty means
+// the defaults.
+func readPolicyConfig(path string) (policy.Config, error) {
+	var cfg policy.Config
+	if path == "" {
+		return cfg, nil
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return cfg, badInput(fmt.Errorf("reading --policy-config: %w", err))
+	}
+	if err := yaml.UnmarshalStrict(raw, &cfg); err != nil {
+		return cfg, badInput(fmt.Errorf("decoding --policy-config %s: %w", path, err))
+	}
+	if errs := cfg.Validate(); len(errs) > 0 {
+		return cfg, badInput(fmt.Errorf("validating --policy-config %s: %w", path, errs.ToAggregate()))
+	}
+	return cfg, nil
+}

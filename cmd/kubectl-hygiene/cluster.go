@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/dynamic"
+)
+
+// cluster is what the live commands use of the API server.
+type cluster struct {
+	dynamic dynamic.Interface
+	mapper  meta.RESTMapper
+}
+
+// connectFunc connects to the cluster that kubectl's connection flags
+// (--kubeconfig, --context, --server, …) select.
+type connectFunc func(flags *genericclioptions.ConfigFlags) (*cluster, error)
+
+// connect is the connectFunc of the real command.
+func connect(flags *genericclioptions.ConfigFlags) (*cluster, error) {
+	cfg, err := flags.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("reading the kubeconfig: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("creating the API client: %w", err)
+	}
+	mapper, err := flags.ToRESTMapper()
+	if err != nil {
+		return nil, fmt.Errorf("creating the REST mapper: %w", err)
+	}
+	return &cluster{dynamic: dyn, mapper: mapper}, nil
+}
+
+// namespaceOf returns -n, or the namespace of the kubeconfig's context.
+func namespaceOf(flags *genericclioptions.ConfigFlags) (string, error) {
+	if flags.Namespace != nil && *flags.Namespace != "" {
+		return *flags.Namespace, nil
+	}
+	ns, _, err := flags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return "", fmt.Errorf("reading the namespace from the kubeconfig: %w", err)
+	}
+	return ns, nil
+}
+
+// resource resolves a kind as kubectl's users write it ("statefulset",
+// "sts", "deployments.apps") to a resource, and says whether it is
+// namespaced.
+func (c *cluster) resource(kind string) (schema.GroupVersionResource, bool, error) {
+	gvr, err := c.mapper.ResourceFor(schema.ParseGroupResource(strings.ToLower(kind)).WithVersion(""))
+	if meta.IsNoMatchError(err) {
+		return gvr, false, badInput(fmt.Errorf("unknown kind %q: %w", kind, err))
+	}
+	if err != nil {
+		return gvr, false, fmt.Errorf("resolving kind %q: %w", kind, err)
+	}
+	gvk, err := c.mapper.KindFor(gvr)
+	if err != nil {
+		return gvr, false, fmt.Errorf("resolving %q: %w", kind, err)
+	}
+	mapping, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return gvr, false, fmt.Errorf("resolving %q: %w", kind, err)
+	}
+	return gvr, mapping.Scope.Name() == meta.RESTScopeNameNamespace, nil
+}
+
+// get reads one object, KIND/NAME in namespace.
+func (c *cluster) get(ctx context.Context, kind, name, namespace string) (*unstructured.Unstructured, error) {
+	gvr, namespaced, err := c.resource(kind)
+	if err != nil {
+		return nil, err
+	}
+	ri := c.dynamic.Resource(gvr)
+	var obj *unstructured.Unstructured
+	if namespaced {
+		obj, err = ri.Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	} else {
+		obj, err = ri.Get(ctx, name, metav1.GetOptions{})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s/%s: %w", kind, name, err)
+	}
+	return obj, nil
+}
+
+// kindAndName splits the arguments KIND/NAME or KIND NAME.
+func kindAndName(args []string) (kind, name string, err error) {
+	switch len(args) {
+	case 1:
+		kind, name, ok := strings.Cut(args[0], "/")
+		if ok && kind != "" && name != "" && !strings.Contains(name, "/") {
+			return kind, name, nil
+		}
+	case 2:
+		if args[0] != "" && args[1] != "" && !strings.Contains(args[0], "/") {
+			return args[0], args[1], nil
+		}
+	}
+	return "", "", badInput(errors.New("name one object as KIND/NAME or KIND NAME, e.g. statefulset/my-app"))
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
