@@ -1,0 +1,72 @@
+package policy_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+const timestamp = `\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`
+
+// Prune mode on seed 004: the undo happened in a namespace apply-hygiene
+// ignored (as before it was installed), so last-applied stayed stale and
+// TO_BE_DELETED came back. Once the namespace is reviewed, applying v3
+// removes TO_BE_DELETED in the same request and says so.
+func TestPruneModeRemovesOrphanOfAnUndoBeforeInstall(t *testing.T) {
+	f := framework.New(t)
+	reconfigure(t, append(slices.Clone(values), "policy.rules.orphaned-field.action=prune")...)
+	labelNamespace(t, f, "apply-hygiene.io/ignore=true")
+	k := f.Kubectl
+	const sts = "statefulset.apps/my-wonderhoy-app"
+	k.Run(t, "apply", "-f", seeds+"seed004-v1.yaml").MustSucceed(t)
+	waitForRevisions(t, f, "app=my-wonderhoy-app", 1)
+	k.Run(t, "apply", "-f", seeds+"seed004-v2.yaml").MustSucceed(t)
+	waitForRevisions(t, f, "app=my-wonderhoy-app", 2)
+	k.Run(t, "rollout", "undo", sts, "--to-revision=1").MustSucceed(t)
+	wantLines(t, jsonpath(t, k, sts, "{.spec.template.spec.containers[0].env[0].name}"), "TO_BE_DELETED")
+
+	k.Run(t, "label", "namespace", f.Namespace, "apply-hygiene.io/ignore-").MustSucceed(t)
+	// The API server matches the webhooks' namespaceSelector against its
+	// namespace cache: wait until a server-side dry run is reviewed.
+	framework.Eventually(t, 30*time.Second, "the namespace to be reviewed", func(context.Context) (bool, error) {
+		res := k.Run(t, "apply", "--dry-run=server", "-f", seeds+"seed004-v3.yaml")
+		return strings.Contains(res.Stderr, "[orphaned-field]"), nil
+	})
+
+	apply := k.Run(t, "apply", "-f", seeds+"seed004-v3.yaml").MustSucceed(t)
+	wantLines(t, apply.Stdout, sts+" configured")
+	wantMatch(t, sortedLines(apply.Stderr),
+		quote("Warning: [apply-reverts-drift] StatefulSet "+f.Namespace+`/my-wonderhoy-app: this apply sets spec.template.spec.containers[name=nginx].image back to "nginx:a-fixed-version", discarding "nginx:latest" set by `)+".*",
+		quote("Warning: [orphaned-field] StatefulSet "+f.Namespace+"/my-wonderhoy-app: spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED] "+
+			`({"name":"TO_BE_DELETED","value":"needs to be deleted!"}, set by `)+`kubectl[a-z-]* at `+timestamp+
+			quote(") is in neither your manifest nor last-applied, so kubectl apply will never remove it. apply-hygiene removes it in this request."))
+	wantLines(t, jsonpath(t, k, sts, "{.spec.template.spec.containers[0].env}"), `[{"name":"ANOTHER_ENV","value":"who cares?"}]`)
+	wantLines(t, jsonpath(t, k, sts, "{.spec.template.spec.containers[0].image}"), "nginx:a-fixed-version")
+}
+
+// reconfigure re-installs apply-hygiene with values for the rest of t and
+// puts the package's values back when t ends.
+func reconfigure(t *testing.T, vs ...string) {
+	t.Helper()
+	cp := framework.ControlPlane(t)
+	if err := framework.Webhook(t).Reconfigure(t.Context(), cp, vs...); err != nil {
+		t.Fatalf("reconfiguring apply-hygiene: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := framework.Webhook(t).Reconfigure(context.Background(), cp, values...); err != nil {
+			t.Errorf("restoring apply-hygiene's values: %v", err)
+		}
+	})
+}
+
+// sortedLines returns output with its lines sorted: the order of warnings
+// from the mutating and the validating webhook is the API server's.
+func sortedLines(output string) string {
+	lines := strings.Split(strings.TrimSuffix(output, "\n"), "\n")
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
