@@ -36,6 +36,8 @@ var ephemeral = regexp.MustCompile(`127\.0\.0\.1:\d+`)
 type load struct {
 	lastOK   string
 	failures []string
+	// stderrOK is what successful applies printed on stderr.
+	stderrOK []string
 }
 
 // applyUnderKills has 8 clients apply their own Deployment perClient times
@@ -66,6 +68,9 @@ func applyUnderKills(t *testing.T, f *framework.Framework, perClient int) []load
 				r := quietApply(ctx, f.Kubectl, home, manifest)
 				if r.err == nil {
 					loads[c].lastOK = manifest
+					if r.stderr != "" {
+						loads[c].stderrOK = append(loads[c].stderrOK, r.stderr)
+					}
 					continue
 				}
 				loads[c].failures = append(loads[c].failures, r.stderr)
@@ -108,8 +113,9 @@ func killer(ctx context.Context, done <-chan struct{}, kills *atomic.Int32, kill
 
 func clientName(c int) string { return fmt.Sprintf("client-%d", c) }
 
-// With failurePolicy Ignore a crash loses nothing: every apply succeeds,
-// and every object ends exactly as its last apply asked.
+// With failurePolicy Ignore a crash loses nothing: every apply succeeds
+// without a word on stderr, and every object ends exactly as its last
+// apply asked.
 func TestKillDuringAppliesWithIgnore(t *testing.T) {
 	f := framework.New(t)
 	const perClient = 125 // 1,000 applies
@@ -117,6 +123,9 @@ func TestKillDuringAppliesWithIgnore(t *testing.T) {
 	for c, l := range loads {
 		if len(l.failures) > 0 {
 			t.Errorf("client %d: %d of %d applies failed, want none; first:\n%s", c, len(l.failures), perClient, l.failures[0])
+		}
+		if len(l.stderrOK) > 0 {
+			t.Errorf("client %d: %d applies printed on stderr, want none; first:\n%s", c, len(l.stderrOK), l.stderrOK[0])
 		}
 		checkApplied(t, f, clientName(c), deployment(clientName(c), perClient))
 	}
