@@ -1,15 +1,19 @@
 package reliability_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +21,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
 	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
@@ -25,7 +30,8 @@ import (
 // apply-hygiene, a Secret is applied, edited (denied for a person, warned
 // for a service account), and applied again over the edit, and no canary
 // value — as text or base64 — appears in kubectl's output (denials,
-// warnings), the server's log, its metrics or any event.
+// warnings), `kubectl hygiene audit`, the server's log, its metrics or any
+// event.
 func TestSecretValuesAppearNowhere(t *testing.T) {
 	f := framework.New(t)
 	reviewSecrets(t, f)
@@ -55,7 +61,14 @@ func TestSecretValuesAppearNowhere(t *testing.T) {
 		t.Errorf("the apply over the edit: stderr %q, want the apply-reverts-drift warning", reapplied.Stderr)
 	}
 	outputs = append(outputs, reapplied)
-	t.Log("not audited: `kubectl hygiene audit` does not exist yet")
+	hygiene := buildHygiene(t)
+	for _, output := range []string{"table", "json"} {
+		r := runHygiene(t, f, hygiene, "audit", "-n", f.Namespace, "--kind", "secrets", "-o", output)
+		if r.ExitCode > 1 || !strings.Contains(r.Stdout, "canary") {
+			t.Errorf("kubectl hygiene audit -o %s: exit %d, want 0 or 1 and findings about secret/canary\n%s%s", output, r.ExitCode, r.Stdout, r.Stderr)
+		}
+		outputs = append(outputs, r)
+	}
 
 	haystacks := map[string]string{"server log": serverLog(t), "metrics": scrape(t), "events": allEvents(t, f)}
 	for _, r := range outputs {
@@ -100,6 +113,43 @@ func waitReviewingSecrets(t *testing.T, k framework.Kubectl, editPatch string) [
 		return r.ExitCode != 0, nil
 	})
 	return results
+}
+
+// buildHygiene builds cmd/kubectl-hygiene for t.
+func buildHygiene(t *testing.T) string {
+	t.Helper()
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "kubectl-hygiene")
+	cmd := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "./cmd/kubectl-hygiene")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building kubectl-hygiene: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// runHygiene runs the kubectl-hygiene binary as the test's admin.
+func runHygiene(t *testing.T, f *framework.Framework, bin string, args ...string) framework.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append(args, "--kubeconfig", f.Kubectl.Kubeconfig)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := framework.Result{Args: append([]string{"hygiene"}, args...), Stdout: stdout.String(), Stderr: stderr.String()}
+	var exitErr *exec.ExitError
+	switch {
+	case errors.As(err, &exitErr):
+		r.ExitCode = exitErr.ExitCode()
+	case err != nil:
+		t.Fatalf("running kubectl-hygiene %s: %v", strings.Join(args, " "), err)
+	}
+	t.Logf("$ kubectl hygiene %s\n%s%s(exit %d)", strings.Join(args, " "), r.Stdout, r.Stderr, r.ExitCode)
+	return r
 }
 
 func secretManifest(token, password string) string {
