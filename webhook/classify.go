@@ -84,9 +84,28 @@ func (w write) effectiveManager() (manager string, operation metav1.ManagedField
 	case ok && (w.optionsManager == "" || e.Manager == w.optionsManager):
 		return e.Manager, e.Operation
 	case w.optionsManager != "":
-		return w.optionsManager, metav1.ManagedFieldsOperationUpdate
+		return w.optionsManager, operationOf(w.new, w.optionsManager, w.subresource)
 	}
 	return "", metav1.ManagedFieldsOperationUpdate
+}
+
+// operationOf is the operation of manager's write when its managedFields
+// entry did not change (times have whole seconds, and an apply that
+// changes no field set leaves the entry as it was): Apply when obj has an
+// Apply entry of manager and no Update entry.
+func operationOf(obj *unstructured.Unstructured, manager, subresource string) metav1.ManagedFieldsOperationType {
+	apply, update := false, false
+	for _, e := range obj.GetManagedFields() {
+		if e.Manager != manager || e.Subresource != subresource {
+			continue
+		}
+		apply = apply || e.Operation == metav1.ManagedFieldsOperationApply
+		update = update || e.Operation == metav1.ManagedFieldsOperationUpdate
+	}
+	if apply && !update {
+		return metav1.ManagedFieldsOperationApply
+	}
+	return metav1.ManagedFieldsOperationUpdate
 }
 
 // imperativeManagers are kubectl's commands that change objects in place.

@@ -136,16 +136,7 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 		// edit against the last-applied of the manifest.
 		new = withLastApplied(new, lastApplied(old))
 	}
-	var an *merge.Analysis
-	if class == policy.ServerSideApply {
-		manager, _ := w.effectiveManager()
-		an, err = r.opts.analyzer.AnalyzeServerSideApply(old, new, manager)
-		if err != nil {
-			err = fmt.Errorf("analyzing the server-side apply of %s %s/%s: %w", new.GetKind(), new.GetNamespace(), new.GetName(), err)
-		}
-	} else {
-		an, err = r.analyzeUpdate(old, new)
-	}
+	an, err := r.analyzeWrite(w, class, old, new)
 	if err != nil {
 		return nil, err
 	}
@@ -174,10 +165,25 @@ func (r *Reviewer) undo(ctx context.Context, w write) (*unstructured.Unstructure
 	return old, rb, nil
 }
 
-func (r *Reviewer) analyzeUpdate(old, new *unstructured.Unstructured) (*merge.Analysis, error) {
-	an, err := r.opts.analyzer.AnalyzeUpdate(old, new)
+// analyzeWrite runs the analysis that fits the classification: an apply
+// is recomputed as one even when last-applied did not change (an unchanged
+// manifest still reverts drift).
+func (r *Reviewer) analyzeWrite(w write, class policy.Classification, old, new *unstructured.Unstructured) (*merge.Analysis, error) {
+	var (
+		an  *merge.Analysis
+		err error
+	)
+	switch class {
+	case policy.ServerSideApply:
+		manager, _ := w.effectiveManager()
+		an, err = r.opts.analyzer.AnalyzeServerSideApply(old, new, manager)
+	case policy.ClientSideApply:
+		an, err = r.opts.analyzer.AnalyzeClientSideApply(old, new)
+	default:
+		an, err = r.opts.analyzer.AnalyzeUpdate(old, new)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("analyzing %s %s/%s: %w", new.GetKind(), new.GetNamespace(), new.GetName(), err)
+		return nil, fmt.Errorf("analyzing the %s of %s %s/%s: %w", class, new.GetKind(), new.GetNamespace(), new.GetName(), err)
 	}
 	return an, nil
 }

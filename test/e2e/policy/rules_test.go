@@ -53,19 +53,14 @@ func TestApplyOverKubectlSetEnvWarnsOfRevert(t *testing.T) {
 	tests := map[string]struct {
 		manifest string
 		stdout   string
-		skip     string
 	}{
 		"with a changed manifest": {manifest: "testdata/web-v2.yaml"},
-		// Last-applied stays the same, so the webhook's AnalyzeUpdate sees
-		// no apply; merge.AnalyzeClientSideApply does.
-		"with the unchanged manifest": {manifest: "testdata/web-v1.yaml",
-			skip: "needs webhook wiring of AnalyzeClientSideApply for client-side-apply writes"},
+		// Last-applied stays the same: the webhook recomputes the apply all
+		// the same (merge.AnalyzeClientSideApply).
+		"with the unchanged manifest": {manifest: "testdata/web-v1.yaml"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			if tc.skip != "" {
-				t.Skip(tc.skip)
-			}
 			f := framework.New(t)
 			k := f.Kubectl
 			k.Run(t, "apply", "-f", "testdata/web-v1.yaml").MustSucceed(t)

@@ -14,20 +14,15 @@ func TestServerSideApplyAfterRestartWarnsOfRestartedAt(t *testing.T) {
 	tests := map[string]struct {
 		// nextSecond waits for the next second before the apply.
 		nextSecond bool
-		skip       string
 	}{
 		"seconds after the restart": {nextSecond: true},
 		// managedFields times have whole seconds: the apply of an unchanged
-		// field set in the second of the previous apply changes no entry,
-		// and the webhook classifies it by its manager alone as imperative.
-		"within the second of the restart": {
-			skip: "needs the webhook to classify an apply whose managedFields entry did not change (classify: the manager's Apply entry without an Update entry)"},
+		// field set in the second of the previous apply changes no entry;
+		// the webhook still knows it from the manager's Apply entry.
+		"within the second of the restart": {},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			if tc.skip != "" {
-				t.Skip(tc.skip)
-			}
 			f := framework.New(t)
 			k := f.Kubectl
 			k.Run(t, "apply", "--server-side", "-f", seeds+"seed003-v1.yaml").MustSucceed(t)
