@@ -1,0 +1,160 @@
+package audit_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+const (
+	lastAppliedPath = "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]"
+	imagePath       = "spec.template.spec.containers[name=nginx].image"
+	restartedAtPath = "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"
+)
+
+// finding is what the test pins of a finding: rule, object and path.
+type finding struct {
+	Rule, Action, Kind, Name, Path string
+}
+
+type auditJSON struct {
+	Findings []struct {
+		Rule    string `json:"rule"`
+		Action  string `json:"action"`
+		Path    string `json:"path"`
+		Message string `json:"message"`
+		Object  struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+			Namespace  string `json:"namespace"`
+			Name       string `json:"name"`
+		} `json:"object"`
+	} `json:"findings"`
+}
+
+// Drift planted on purpose among 200 clean objects: audit finds it all and
+// nothing else, with admission's rule IDs, and exits 1 for the deny.
+func TestAuditFindsPlantedDrift(t *testing.T) {
+	t.Cleanup(func() { _ = os.RemoveAll(filepath.Dir(hygiene)) })
+	f := framework.New(t)
+	k := f.Kubectl
+	start := time.Now()
+
+	k.Run(t, "apply", "-f", cleanObjects(t, 100)).MustSucceed(t)
+
+	// kubectl edit of a field that last-applied owns.
+	web := "testdata/web.yaml"
+	k.Run(t, "apply", "-f", web).MustSucceed(t)
+	waitForRevisions(t, f, "app=web", 1)
+	// Only the image line: the last-applied JSON shown in the editor keeps
+	// its "image":"nginx:1.14.2", as a person who edits the field would.
+	editor := framework.WriteFile(t, "editor.sh", "#!/bin/sh\nsed -i 's/image: nginx:1.14.2/image: nginx:1.99/' \"$1\"\n", 0o755)
+	edit := k
+	edit.Env = []string{"EDITOR=" + editor, "KUBE_EDITOR=" + editor}
+	edit.Run(t, "edit", "deployment/web").MustSucceed(t)
+
+	// kubectl rollout restart, then the same manifest applied again.
+	restarted := filepath.Join(t.TempDir(), "restarted.yaml")
+	writeRenamed(t, web, restarted, "restarted")
+	k.Run(t, "apply", "-f", restarted).MustSucceed(t)
+	k.Run(t, "rollout", "restart", "deployment/restarted").MustSucceed(t)
+	k.Run(t, "apply", "-f", restarted).MustSucceed(t)
+
+	// Seed 004: apply v1, v2, then undo to revision 1.
+	k.Run(t, "apply", "-f", seeds+"seed004-v1.yaml").MustSucceed(t)
+	waitForRevisions(t, f, "app=my-wonderhoy-app", 1)
+	k.Run(t, "apply", "-f", seeds+"seed004-v2.yaml").MustSucceed(t)
+	waitForRevisions(t, f, "app=my-wonderhoy-app", 2)
+	k.Run(t, "rollout", "undo", "statefulset/my-wonderhoy-app", "--to-revision=1").MustSucceed(t)
+
+	// kubectl create: no last-applied.
+	k.Run(t, "create", "deployment", "created", "--image=nginx:1.14.2", "--replicas=0").MustSucceed(t)
+	t.Logf("planted in %v", time.Since(start).Round(time.Millisecond))
+
+	res := runHygiene(t, f, "audit", "-A", "-o", "json")
+	if res.code != 1 {
+		t.Errorf("audit exited %d, want 1 for the deny; stderr:\n%s", res.code, res.stderr)
+	}
+	want := []finding{
+		{"missing-last-applied", "warn", "Deployment", "created", lastAppliedPath},
+		{"orphaned-field", "warn", "Deployment", "restarted", restartedAtPath},
+		{"imperative-edit", "deny", "Deployment", "web", imagePath},
+		{"stale-last-applied", "repair", "StatefulSet", "my-wonderhoy-app", lastAppliedPath},
+	}
+	if diff := cmp.Diff(want, findingsOf(t, f, res.stdout)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+
+	// With imperative-edit configured to warn, nothing is a deny.
+	config := framework.WriteFile(t, "policy.yaml", "rules:\n  imperative-edit:\n    action: warn\n", 0o644)
+	res = runHygiene(t, f, "audit", "-n", f.Namespace, "--policy-config", config)
+	if res.code != 0 {
+		t.Errorf("audit with imperative-edit: warn exited %d, want 0; stderr:\n%s", res.code, res.stderr)
+	}
+	if row := "Deployment/web imperative-edit warn " + imagePath; !strings.Contains(strings.Join(strings.Fields(res.stdout), " "), row) {
+		t.Errorf("table does not show imperative-edit as warn:\n%s", res.stdout)
+	}
+
+	// explain reads the StatefulSet from the cluster: TO_BE_DELETED is an
+	// orphan that the undo (field manager kubectl) put back.
+	res = runHygiene(t, f, "explain", "statefulset/my-wonderhoy-app", "-n", f.Namespace)
+	if res.code != 0 {
+		t.Fatalf("explain exited %d; stderr:\n%s", res.code, res.stderr)
+	}
+	var got []string
+	for _, line := range strings.Split(res.stdout, "\n") {
+		if strings.Contains(line, "TO_BE_DELETED") && !strings.Contains(line, ": [") {
+			got = append(got, strings.Join(strings.Fields(line), " "))
+		}
+	}
+	wantLines := []string{
+		`spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED].name "TO_BE_DELETED" kubectl orphan`,
+		`spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED].value "needs to be deleted!" kubectl orphan`,
+	}
+	if diff := cmp.Diff(wantLines, got); diff != "" {
+		t.Errorf("explain's TO_BE_DELETED lines (-want +got):\n%s\n%s", diff, res.stdout)
+	}
+	t.Logf("whole test in %v", time.Since(start).Round(time.Millisecond))
+}
+
+// findingsOf decodes audit's JSON and checks each message names its rule
+// and object.
+func findingsOf(t *testing.T, f *framework.Framework, stdout string) []finding {
+	t.Helper()
+	var out auditJSON
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("decoding audit output: %v\n%s", err, stdout)
+	}
+	got := []finding{}
+	for _, x := range out.Findings {
+		if x.Object.Namespace != f.Namespace || x.Object.APIVersion != "apps/v1" {
+			t.Errorf("finding on an object the test did not plant: %+v", x.Object)
+		}
+		prefix := "[" + x.Rule + "] " + x.Object.Kind + " " + f.Namespace + "/" + x.Object.Name + ": "
+		if !strings.HasPrefix(x.Message, prefix) {
+			t.Errorf("message %q does not start with %q", x.Message, prefix)
+		}
+		got = append(got, finding{x.Rule, x.Action, x.Object.Kind, x.Object.Name, x.Path})
+	}
+	return got
+}
+
+// writeRenamed copies the manifest from to to, with every "web" renamed.
+func writeRenamed(t *testing.T, from, to, name string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := strings.ReplaceAll(string(data), ": web", ": "+name)
+	if err := os.WriteFile(to, []byte(renamed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
