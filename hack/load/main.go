@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// Options configure a run; the defaults are the flags'.
+type Options struct {
+	// URL is the webhook endpoint (loopback only); with Cluster, only its
+	// path is used. Default https://127.0.0.1:9443/validate.
+	URL string
+	// CA is the PEM file of the CA that signed the server's certificate;
+	// with Cluster, the control plane's CA.
+	CA string
+	// Reviews is a glob of AdmissionReview files. Default
+	// webhook/testdata/bench/typical-{apply,edit}.json.
+	Reviews string
+	// N bounds the number of reviews sent; Duration the time. Default
+	// 20000 and 2 minutes.
+	N        int
+	Duration time.Duration
+	// Rate is reviews per second; 0 (the default) sends as fast as Workers
+	// (default 4) can.
+	Rate    float64
+	Workers int
+	// Cluster starts a local control plane and server, and also measures
+	// Updates client-go updates and Applies kubectl applies through the
+	// API server (defaults 300 and 30; 0 skips).
+	Cluster          bool
+	Updates, Applies int
+}
+
+func main() {
+	var o Options
+	flag.StringVar(&o.URL, "url", "https://127.0.0.1:9443/validate", "webhook endpoint (loopback only); with -cluster only the path is used")
+	flag.StringVar(&o.CA, "ca", "", "PEM file of the CA of the server's certificate (not with -cluster)")
+	flag.StringVar(&o.Reviews, "reviews", "webhook/testdata/bench/typical-[ae][pd]*.json", "glob of AdmissionReviews to send")
+	flag.IntVar(&o.N, "n", 20000, "number of reviews to send")
+	flag.DurationVar(&o.Duration, "duration", 2*time.Minute, "time bound of the review load")
+	flag.Float64Var(&o.Rate, "rate", 0, "reviews per second; 0 sends as fast as -workers can")
+	flag.IntVar(&o.Workers, "workers", 4, "concurrent requests")
+	flag.BoolVar(&o.Cluster, "cluster", false, "start a local control plane and server, and measure updates through the API server")
+	flag.IntVar(&o.Updates, "updates", 300, "with -cluster: client-go updates per namespace")
+	flag.IntVar(&o.Applies, "applies", 30, "with -cluster: kubectl applies per namespace")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, o)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o Options) error {
+	if o.N <= 0 || o.Workers <= 0 || o.Duration <= 0 || o.Rate < 0 {
+		return errors.New("-n, -workers and -duration must be positive, -rate not negative")
+	}
+	u, err := loopbackURL(o.URL)
+	if err != nil {
+		return err
+	}
+	reviews, err := readReviews(o.Reviews)
+	if err != nil {
+		return err
+	}
+	if !o.Cluster {
+		if o.CA == "" {
+			return errors.New("-ca is required without -cluster")
+		}
+		caPEM, err := os.ReadFile(o.CA)
+		if err != nil {
+			return fmt.Errorf("reading -ca: %w", err)
+		}
+		return loadAndReport(ctx, o, o.URL, caPEM, reviews)
+	}
+	return runCluster(ctx, o, u.Path, reviews)
+}
+
+func loadAndReport(ctx context.Context, o Options, url string, caPEM []byte, reviews []review) error {
+	client, err := newClient(caPEM, o.Workers)
+	if err != nil {
+		return err
+	}
+	// Warm up: connections, TLS sessions, the server's caches.
+	runLoad(ctx, loadOptions{url: url, client: client, reviews: reviews, n: 200, duration: o.Duration, workers: o.Workers})
+	l := runLoad(ctx, loadOptions{url: url, client: client, reviews: reviews, n: o.N, duration: o.Duration, rate: o.Rate, workers: o.Workers})
+	mode := "max"
+	if o.Rate > 0 {
+		mode = fmt.Sprintf("rate=%.0f/s", o.Rate)
+	}
+	fmt.Printf("reviews %s workers=%d: %s\n", mode, o.Workers, l)
+	return nil
+}
+
+func runCluster(ctx context.Context, o Options, path string, reviews []review) (err error) {
+	progress := func(msg string) { fmt.Println(time.Now().Format(time.TimeOnly), msg) }
+	c, err := startCluster(ctx, progress)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, c.stop()) }()
+	for _, r := range reviews {
+		if err := c.createNamespace(ctx, r.namespace, nil); err != nil {
+			return err
+		}
+	}
+	if err := loadAndReport(ctx, o, c.url(path), c.cp.CAPEM(), reviews); err != nil {
+		return err
+	}
+	rss, err := c.residentMemory(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("server resident memory after %d reviews: %.1f MiB\n", o.N+200, float64(rss)/(1<<20))
+	return measureAPIServer(ctx, c, o)
+}
+
+// measureAPIServer compares writes through the API server in a namespace
+// the webhook reviews and in one it ignores.
+func measureAPIServer(ctx context.Context, c *localCluster, o Options) error {
+	if err := c.createNamespace(ctx, reviewedNamespace, nil); err != nil {
+		return err
+	}
+	if err := c.createNamespace(ctx, ignoredNamespace, map[string]string{"apply-hygiene.io/ignore": "true"}); err != nil {
+		return err
+	}
+	apply := func(ctx context.Context, ns string, i int) (time.Duration, error) { return c.kubectlApply(ctx, ns, i) }
+	if _, _, err := compare(ctx, 3, apply); err != nil { // create, and warm up
+		return err
+	}
+	for _, m := range []struct {
+		name   string
+		rounds int
+		f      func(context.Context, string, int) (time.Duration, error)
+	}{{"client-go update", o.Updates, c.update}, {"kubectl apply", o.Applies, apply}} {
+		if m.rounds == 0 {
+			continue
+		}
+		reviewed, ignored, err := compare(ctx, m.rounds, m.f)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s with the webhook:    %s\n", m.name, reviewed)
+		fmt.Printf("%s without the webhook: %s\n", m.name, ignored)
+		fmt.Printf("%s ratio with/without: p50 %.3f, mean %.3f\n", m.name,
+			float64(reviewed.quantile(0.5))/float64(ignored.quantile(0.5)), float64(reviewed.mean())/float64(ignored.mean()))
+	}
+	return nil
+}
