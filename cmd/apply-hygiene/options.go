@@ -36,6 +36,7 @@ type Options struct {
 	TLSValidity            time.Duration
 	TLSRenewBefore         time.Duration
 	TLSCheckInterval       time.Duration
+	AuditInterval          time.Duration
 }
 
 // AddFlags registers the options on fs.
@@ -60,6 +61,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.TLSExtraHosts, "tls-extra-hosts", nil, "self-managed TLS: more DNS names or IP addresses for the certificate (a server outside the cluster)")
 	fs.DurationVar(&o.TLSValidity, "tls-validity", certs.DefaultValidity, "self-managed TLS: lifetime of the CA and the serving certificate")
 	fs.DurationVar(&o.TLSRenewBefore, "tls-renew-before", 0, "self-managed TLS: renew this long before expiry; 0: a third of --tls-validity")
+	fs.DurationVar(&o.AuditInterval, "audit-interval", 0, "run the audit of stored objects this often in one replica (leader election in --namespace); "+
+		"findings become the gauge apply_hygiene_audit_findings and Warning events; 0 turns it off")
 	fs.DurationVar(&o.TLSCheckInterval, "tls-check-interval", certs.DefaultCheckInterval, "self-managed TLS: how often the Secret, the CA bundles and the files are checked")
 }
 
@@ -88,6 +91,12 @@ func (o *Options) Validate() error {
 		}
 	default:
 		errs = append(errs, fmt.Errorf("--tls-mode must be file or self-managed, got %q", o.TLSMode))
+	}
+	if o.AuditInterval < 0 {
+		errs = append(errs, fmt.Errorf("--audit-interval must not be negative, got %s", o.AuditInterval))
+	}
+	if o.AuditInterval > 0 && o.Namespace == "" {
+		errs = append(errs, errors.New("--namespace is required with --audit-interval (for leader election)"))
 	}
 	if o.ShutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout must be positive, got %s", o.ShutdownTimeout))

@@ -18,7 +18,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/apply-hygiene/apply-hygiene/audit"
 	"github.com/apply-hygiene/apply-hygiene/certs"
+	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 	"github.com/apply-hygiene/apply-hygiene/webhook"
 )
@@ -45,7 +47,9 @@ func run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	reviewer := webhook.NewReviewer(engine, webhook.NewAPICluster(dyn, opts.NamespaceCacheTTL),
+	// One analyzer: its type converters are built once and shared.
+	analyzer := merge.NewAnalyzer()
+	reviewer := webhook.NewReviewer(engine, webhook.NewAPICluster(dyn, opts.NamespaceCacheTTL), webhook.WithAnalyzer(analyzer),
 		webhook.WithFailOpen(opts.FailurePolicy == "Ignore"), webhook.WithMetrics(metrics))
 
 	mgr, err := newManager(cfg, opts)
@@ -59,6 +63,9 @@ func run(ctx context.Context, opts Options) error {
 		return err
 	}
 	if err := addPolicySources(mgr, cfg, engine, opts); err != nil {
+		return err
+	}
+	if err := addAudit(mgr, audit.NewScanner(dyn, analyzer, engine), opts); err != nil {
 		return err
 	}
 	logger.Info("starting", "port", opts.Port, "certDir", opts.CertDir, "failurePolicy", opts.FailurePolicy)
@@ -127,6 +134,25 @@ func addPolicySources(mgr manager.Manager, cfg *rest.Config, engine *policy.Engi
 	return nil
 }
 
+// addAudit runs the periodic audit (--audit-interval) in the leader.
+func addAudit(mgr manager.Manager, scanner *audit.Scanner, opts Options) error {
+	if opts.AuditInterval == 0 {
+		return nil
+	}
+	runner, err := audit.NewRunner(scanner, audit.RunnerOptions{
+		Interval: opts.AuditInterval,
+		Registry: ctrlmetrics.Registry,
+		Recorder: mgr.GetEventRecorder("apply-hygiene-audit"),
+	})
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(runner); err != nil {
+		return fmt.Errorf("adding the audit: %w", err)
+	}
+	return nil
+}
+
 func newEngine(ctx context.Context, opts Options) (*policy.Engine, error) {
 	pcfg, err := opts.loadPolicyConfig()
 	if err != nil {
@@ -145,6 +171,11 @@ func newManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
 		GracefulShutdownTimeout: &timeout,
+		// Only the periodic audit runs in one replica; the webhooks serve
+		// in all of them.
+		LeaderElection:          opts.AuditInterval > 0,
+		LeaderElectionID:        "apply-hygiene-audit",
+		LeaderElectionNamespace: opts.Namespace,
 		WebhookServer: crwebhook.NewServer(crwebhook.Options{
 			Port:    opts.Port,
 			CertDir: opts.CertDir,

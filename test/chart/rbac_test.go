@@ -23,6 +23,12 @@ var (
 		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
 		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create", "get", "update"}},
 	}
+	// auditClusterRules let the periodic audit list what it audits and
+	// record events on the objects.
+	auditClusterRules = []rbacv1.PolicyRule{
+		{APIGroups: []string{"apps"}, Resources: []string{"daemonsets", "deployments", "statefulsets"}, Verbs: []string{"list"}},
+		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
+	}
 	// selfManagedClusterRules let the certs package inject the caBundle.
 	selfManagedClusterRules = []rbacv1.PolicyRule{
 		{
@@ -52,7 +58,7 @@ func TestRBACIsExactlyWhatTheServerCalls(t *testing.T) {
 		"cert-manager": {wantCluster: clusterRules, wantNamespace: namespaceRules},
 		"url":          {wantCluster: clusterRules, wantNamespace: namespaceRules},
 		"full": {
-			wantCluster:   concat(clusterRules, []rbacv1.PolicyRule{widgets}),
+			wantCluster:   concat(clusterRules, []rbacv1.PolicyRule{widgets}, auditClusterRules),
 			wantNamespace: namespaceRules,
 		},
 	}
