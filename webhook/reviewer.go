@@ -132,8 +132,8 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 	}
 	new := w.new
 	if class == policy.Imperative {
-		// kubectl edit rewrites last-applied along with the edit: judge the
-		// edit against the last-applied of the manifest.
+		// An edit may change last-applied along with the field (see
+		// imperativeManagers): judge it against last-applied as it was.
 		new = withLastApplied(new, lastApplied(old))
 	}
 	an, err := r.analyzeWrite(w, class, old, new)

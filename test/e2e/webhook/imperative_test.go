@@ -27,7 +27,10 @@ const imageField = `spec.template.spec.containers[name=nginx].image (last-applie
 // kubectl set image, edit, patch and scale on fields that last-applied owns
 // are denied, and nothing is written.
 func TestImperativeEditOfOwnedFieldIsDenied(t *testing.T) {
+	// editor replaces the image everywhere, as a search-and-replace does:
+	// also in the last-applied annotation that kubectl edit shows.
 	editor := framework.WriteFile(t, "editor.sh", "#!/bin/sh\nsed -i 's/nginx:1.14.2/nginx:1.99/' \"$1\"\n", 0o755)
+	lineEditor := framework.WriteFile(t, "line-editor.sh", "#!/bin/sh\nsed -i 's/^\\( *image: \\)nginx:1.14.2$/\\1nginx:1.99/' \"$1\"\n", 0o755)
 	tests := map[string]struct {
 		args []string
 		env  []string
@@ -43,6 +46,18 @@ func TestImperativeEditOfOwnedFieldIsDenied(t *testing.T) {
 		"kubectl edit": {
 			args: []string{"edit", "deployment/web"},
 			env:  []string{"EDITOR=" + editor, "KUBE_EDITOR=" + editor},
+			stderr: func(ns, user string) []string {
+				return []string{
+					quote(`error: deployments.apps "web" could not be patched: ` + deniedPrefix + imperativeDenial(ns, user, "kubectl-edit", imageField)),
+					"You can run `kubectl replace -f /tmp/kubectl-edit-[0-9]+.yaml` to try this update again.",
+				}
+			},
+		},
+		// The editor changes only the container's image line, not the
+		// last-applied JSON that kubectl edit shows too.
+		"kubectl edit of the field alone": {
+			args: []string{"edit", "deployment/web"},
+			env:  []string{"EDITOR=" + lineEditor, "KUBE_EDITOR=" + lineEditor},
 			stderr: func(ns, user string) []string {
 				return []string{
 					quote(`error: deployments.apps "web" could not be patched: ` + deniedPrefix + imperativeDenial(ns, user, "kubectl-edit", imageField)),
