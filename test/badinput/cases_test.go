@@ -36,10 +36,11 @@ var generators = map[string]func(t *testing.T) []byte{
 	"last-applied-1mib": edit(func(r review) {
 		r.editLastApplied(func(la map[string]any) { firstContainer(la)["args"] = []any{strings.Repeat("x", 1<<20)} })
 	}),
-	"env-10000-entries":    edit(func(r review) { r.editBoth(func(o map[string]any) { firstContainer(o)["env"] = envEntries(10000) }) }),
-	"duplicate-merge-keys": edit(func(r review) { r.editBoth(func(o map[string]any) { firstContainer(o)["env"] = duplicateEnv() }) }),
-	"custom-resource":      edit(customResource),
-	"status-only-update":   edit(statusOnly),
+	"env-10000-entries":          edit(func(r review) { r.editBoth(func(o map[string]any) { firstContainer(o)["env"] = envEntries(10000) }) }),
+	"env-10000-entries-replaced": edit(replaceEnv(10000)),
+	"duplicate-merge-keys":       edit(func(r review) { r.editBoth(func(o map[string]any) { firstContainer(o)["env"] = duplicateEnv() }) }),
+	"custom-resource":            edit(customResource),
+	"status-only-update":         edit(statusOnly),
 	"delete": edit(func(r review) {
 		r.req()["operation"] = "DELETE"
 		r.req()["object"] = nil
@@ -62,7 +63,7 @@ var generators = map[string]func(t *testing.T) []byte{
 
 // inMemory are the cases too large to keep in testdata (style: no blobs
 // over 1 MB).
-var inMemory = map[string]bool{"last-applied-1mib": true}
+var inMemory = map[string]bool{"last-applied-1mib": true, "env-10000-entries-replaced": true}
 
 // corpus returns the review of a case: from testdata, or generated.
 func corpus(t *testing.T, name string) []byte {
@@ -165,6 +166,26 @@ func envEntries(n int) []any {
 		env[i] = map[string]any{"name": fmt.Sprintf("VAR_%05d", i), "value": fmt.Sprintf("value-%d", i)}
 	}
 	return env
+}
+
+// replaceEnv gives the stored object n env entries and this apply n
+// others: every entry is replaced.
+func replaceEnv(n int) func(review) {
+	named := func(prefix string) func(map[string]any) {
+		return func(o map[string]any) {
+			env := make([]any, n)
+			for i := range env {
+				env[i] = map[string]any{"name": fmt.Sprintf("%s_%05d", prefix, i), "value": "v"}
+			}
+			firstContainer(o)["env"] = env
+		}
+	}
+	return func(r review) {
+		named("OLD")(r.obj("oldObject"))
+		editLastApplied(r.obj("oldObject"), named("OLD"))
+		named("NEW")(r.obj("object"))
+		r.editLastApplied(named("NEW"))
+	}
 }
 
 // duplicateEnv has LOG_LEVEL twice, which the API server accepts (with a

@@ -1,6 +1,7 @@
 package badinput_test
 
 import (
+	"strings"
 	"sync"
 	"testing"
 
@@ -16,7 +17,7 @@ func TestConcurrentAnswersEqualSequentialOnes(t *testing.T) {
 	bodies := map[string][]byte{}
 	want := map[string]outcome{}
 	for name := range generators {
-		if name == "env-10000-entries" || name == "last-applied-1mib" {
+		if strings.HasPrefix(name, "env-10000-") || name == "last-applied-1mib" {
 			continue // slow, and no different in kind
 		}
 		names = append(names, name)
