@@ -24,23 +24,78 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	"sigs.k8s.io/yaml"
 
+	"github.com/apply-hygiene/apply-hygiene/audit"
 	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 	"github.com/apply-hygiene/apply-hygiene/webhook"
 )
 
 // The chart's ClusterRole (url mode: no self-managed TLS) grants exactly
-// the calls the server makes: the Reviewer on webhook.APICluster over a
-// recording fake dynamic client, driven through every request that reads
-// the cluster — /scale of each workload kind (the parent: get), a rollout
-// undo candidate of each (the revisions: list), and the namespace labels
-// of every review (get).
+// the calls the server makes, each over a recording fake dynamic client:
+// the Reviewer on webhook.APICluster, driven through every request that
+// reads the cluster — /scale of each workload kind (the parent: get), a
+// rollout undo candidate of each (the revisions: list), and the namespace
+// labels of every review (get) — and, with audit.enabled, a scan of the
+// audit.Scanner over objects whose template is older than last-applied
+// (list of the kinds, of the revisions, get of namespaces).
 func TestClusterRoleIsExactlyWhatTheCodeCalls(t *testing.T) {
-	calls := recordCalls(t)
-	granted := clusterRoleGrants(t)
-	if diff := cmp.Diff(granted, calls); diff != "" {
-		t.Errorf("ClusterRole grants (-) vs calls the code makes (+):\n%s", diff)
+	tests := map[string]struct {
+		values []string
+		calls  func(t *testing.T) []string
+	}{
+		"admission only (the default)": {calls: reviewerCalls},
+		"with the periodic audit": {values: []string{"audit.enabled=true"}, calls: func(t *testing.T) []string {
+			return union(reviewerCalls(t), auditCalls(t), recorderCalls)
+		}},
 	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(clusterRoleGrants(t, tc.values...), tc.calls(t)); diff != "" {
+				t.Errorf("ClusterRole grants (-) vs calls the code makes (+):\n%s", diff)
+			}
+		})
+	}
+}
+
+// recorderCalls are the audit's events: controller-runtime's event
+// recorder (events.k8s.io) creates them and patches repeats, through its
+// own client rather than the dynamic one.
+var recorderCalls = []string{"events.k8s.io/events create", "events.k8s.io/events patch"}
+
+// auditCalls returns the calls of one audit scan of all namespaces.
+func auditCalls(t *testing.T) []string {
+	t.Helper()
+	objs := []runtime.Object{namespace()}
+	for kind := range workloads {
+		w := workload(kind, "a")
+		la, err := json.Marshal(workload(kind, "b").Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.SetAnnotations(map[string]string{"kubectl.kubernetes.io/last-applied-configuration": string(la)})
+		objs = append(objs, w)
+	}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds(), objs...)
+	scanner := audit.NewScanner(client, merge.NewAnalyzer(), newPolicyEngine(t))
+	report, err := scanner.Scan(t.Context(), audit.Target{})
+	if err != nil {
+		t.Fatalf("scanning: %v", err)
+	}
+	if report.Objects != len(workloads) {
+		t.Fatalf("the scan saw %d objects, want %d", report.Objects, len(workloads))
+	}
+	return actions(client)
+}
+
+func union(lists ...[]string) []string {
+	seen := map[string]bool{}
+	for _, l := range lists {
+		for _, s := range l {
+			seen[s] = true
+		}
+	}
+	return sortedKeys(seen)
 }
 
 var workloads = map[string]schema.GroupVersionResource{
@@ -49,27 +104,38 @@ var workloads = map[string]schema.GroupVersionResource{
 	"DaemonSet":   {Group: "apps", Version: "v1", Resource: "daemonsets"},
 }
 
-// recordCalls returns "group/resource verb" of every call the Reviewer
-// made, sorted and deduplicated.
-func recordCalls(t *testing.T) []string {
-	t.Helper()
-	listKinds := map[schema.GroupVersionResource]string{
+func listKinds() map[schema.GroupVersionResource]string {
+	return map[schema.GroupVersionResource]string{
 		{Version: "v1", Resource: "namespaces"}:                         "NamespaceList",
 		{Group: "apps", Version: "v1", Resource: "replicasets"}:         "ReplicaSetList",
 		{Group: "apps", Version: "v1", Resource: "controllerrevisions"}: "ControllerRevisionList",
 		workloads["Deployment"]:                                         "DeploymentList", workloads["StatefulSet"]: "StatefulSetList", workloads["DaemonSet"]: "DaemonSetList",
 	}
-	objs := []runtime.Object{&unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "team"}}}}
-	for kind := range workloads {
-		objs = append(objs, workload(kind, "a"))
-	}
-	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objs...)
+}
+
+func namespace() *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "team"}}}
+}
+
+func newPolicyEngine(t *testing.T) *policy.Engine {
+	t.Helper()
 	engine, err := policy.New(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	handler := webhook.NewReviewer(engine, webhook.NewAPICluster(client, 0)).Validating()
+	return engine
+}
+
+// reviewerCalls returns "group/resource verb" of every call the Reviewer
+// made, sorted and deduplicated.
+func reviewerCalls(t *testing.T) []string {
+	t.Helper()
+	objs := []runtime.Object{namespace()}
+	for kind := range workloads {
+		objs = append(objs, workload(kind, "a"))
+	}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds(), objs...)
+	handler := webhook.NewReviewer(newPolicyEngine(t), webhook.NewAPICluster(client, 0)).Validating()
 	for kind, gvr := range workloads {
 		for name, req := range map[string]admissionv1.AdmissionRequest{"scale": scaleRequest(t, kind, gvr), "undo": undoRequest(t, kind, gvr)} {
 			resp := handler.Handle(logf.IntoContext(t.Context(), logr.Discard()), admission.Request{AdmissionRequest: req})
@@ -83,6 +149,11 @@ func recordCalls(t *testing.T) []string {
 			}
 		}
 	}
+	return actions(client)
+}
+
+// actions returns "group/resource verb" of every call made with client.
+func actions(client *dynamicfake.FakeDynamicClient) []string {
 	seen := map[string]bool{}
 	for _, a := range client.Actions() {
 		gvr := a.GetResource()
@@ -138,9 +209,10 @@ func raw(t *testing.T, obj map[string]any) runtime.RawExtension {
 	return runtime.RawExtension{Raw: b}
 }
 
-// clusterRoleGrants renders the chart in url mode with the pinned helm and
-// returns "group/resource verb" of every rule of its ClusterRole.
-func clusterRoleGrants(t *testing.T) []string {
+// clusterRoleGrants renders the chart in url mode with values and the
+// pinned helm, and returns "group/resource verb" of every rule of its
+// ClusterRole.
+func clusterRoleGrants(t *testing.T, values ...string) []string {
 	t.Helper()
 	binDir, err := controlplane.FindBinDir()
 	if err != nil {
@@ -150,8 +222,12 @@ func clusterRoleGrants(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(t.Context(), filepath.Join(binDir, "helm"), "template", "ah", filepath.Join(root, "charts", "apply-hygiene"),
-		"--namespace", "apply-hygiene", "--set", "webhook.url=https://127.0.0.1:9443", "--set", "webhook.caBundle=Zm9v")
+	args := []string{"template", "ah", filepath.Join(root, "charts", "apply-hygiene"),
+		"--namespace", "apply-hygiene", "--set", "webhook.url=https://127.0.0.1:9443", "--set", "webhook.caBundle=Zm9v"}
+	for _, v := range values {
+		args = append(args, "--set", v)
+	}
+	cmd := exec.CommandContext(t.Context(), filepath.Join(binDir, "helm"), args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
