@@ -88,10 +88,11 @@ func withoutLastApplied(obj map[string]any) map[string]any {
 // previous manifest's: someone changed them since the last apply, and the
 // apply puts its own value back (or removes them).
 func (a *Analyzer) reverts(in applyInput, changed *fieldpath.Set, mfs []ManagedFields) []FieldFact {
+	f := newFinder()
 	out := []FieldFact{}
 	for _, p := range units(changed) {
-		orig, cur := at(in.original, p), at(in.live.Object, p)
-		if serverManaged(p) || sameAt(p, cur, orig) || sameAt(p, cur, at(in.result.Object, p)) {
+		orig, cur := f.at(in.original, p), f.at(in.live.Object, p)
+		if serverManaged(p) || sameAt(p, cur, orig) || sameAt(p, cur, f.at(in.result.Object, p)) {
 			continue
 		}
 		ows := owners(mfs, p)
@@ -104,8 +105,8 @@ func (a *Analyzer) reverts(in applyInput, changed *fieldpath.Set, mfs []ManagedF
 		if orig.ok && onlyManager(ows, "kubectl-client-side-apply") {
 			continue
 		}
-		out = append(out, a.fact(in.kind, p, factValues{live: cur, result: at(in.result.Object, p),
-			lastApplied: orig, manifest: at(in.manifest.Object, p)}, ows))
+		out = append(out, a.fact(in.kind, p, factValues{live: cur, result: f.at(in.result.Object, p),
+			lastApplied: orig, manifest: f.at(in.manifest.Object, p)}, ows))
 	}
 	return out
 }
@@ -130,6 +131,7 @@ func onlyAppliers(ows []Owner) bool {
 // the manifest is the documented way to hand it to `kubectl scale` or an
 // autoscaler.
 func (a *Analyzer) orphans(kind string, live, result map[string]any, resultSet, known *fieldpath.Set, mfs []ManagedFields) []FieldFact {
+	f := newFinder()
 	out := []FieldFact{}
 	extra := resultSet.Difference(known)
 	inExtra := func(fp fieldpath.Path) bool { return !known.Has(fp) && resultSet.Has(fp) }
@@ -141,7 +143,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultSet, 
 			return
 		}
 		seen[key] = true
-		v := at(result, p)
+		v := f.at(result, p)
 		if !v.ok || a.defaults.isDefault(kind, p, v.v, result, live) {
 			return
 		}
@@ -151,7 +153,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultSet, 
 				return
 			}
 		}
-		out = append(out, a.fact(kind, p, factValues{live: at(live, p), result: v}, ows))
+		out = append(out, a.fact(kind, p, factValues{live: f.at(live, p), result: v}, ows))
 	})
 	return out
 }

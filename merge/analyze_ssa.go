@@ -79,6 +79,7 @@ func appliedFields(mfs []ManagedFields, manager string) *fieldpath.Set {
 // serverSideOrphans lists the fields of result outside applied that only
 // kubectl's Update writes own.
 func (a *Analyzer) serverSideOrphans(kind string, live, result map[string]any, resultSet, applied *fieldpath.Set, mfs []ManagedFields) []FieldFact {
+	f := newFinder()
 	out := []FieldFact{}
 	inExtra := func(fp fieldpath.Path) bool { return !applied.Has(fp) && resultSet.Has(fp) }
 	seen := map[string]bool{}
@@ -89,7 +90,7 @@ func (a *Analyzer) serverSideOrphans(kind string, live, result map[string]any, r
 			return
 		}
 		seen[key] = true
-		v := at(result, p)
+		v := f.at(result, p)
 		if !v.ok || v.v == nil || a.defaults.isDefault(kind, p, v.v, result, live) {
 			return
 		}
@@ -97,7 +98,7 @@ func (a *Analyzer) serverSideOrphans(kind string, live, result map[string]any, r
 		if !a.onlyImperativeKubectl(ows) {
 			return
 		}
-		out = append(out, a.fact(kind, p, factValues{live: at(live, p), result: v}, ows))
+		out = append(out, a.fact(kind, p, factValues{live: f.at(live, p), result: v}, ows))
 	})
 	return out
 }

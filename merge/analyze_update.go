@@ -92,6 +92,7 @@ func withoutAdmissionRemovals(reverts []FieldFact, in applyInput) []FieldFact {
 }
 
 func (a *Analyzer) imperativeChanges(original map[string]any, old, new *unstructured.Unstructured) ([]FieldFact, error) {
+	f := newFinder()
 	tvs, err := a.fieldSets(original, withoutManagedFields(old.Object), withoutManagedFields(new.Object))
 	if err != nil {
 		return nil, err
@@ -111,11 +112,11 @@ func (a *Analyzer) imperativeChanges(original map[string]any, old, new *unstruct
 	out := []FieldFact{}
 	kind := new.GetKind()
 	for _, p := range units(cmp.Modified.Union(cmp.Removed)) {
-		la := at(original, p)
-		if !owned.Has(fieldpath.Path(p)) || serverManaged(p) || isEmpty(la.v) || sameAt(p, at(new.Object, p), la) {
+		la := f.at(original, p)
+		if !owned.Has(fieldpath.Path(p)) || serverManaged(p) || isEmpty(la.v) || sameAt(p, f.at(new.Object, p), la) {
 			continue
 		}
-		out = append(out, a.fact(kind, p, factValues{live: at(old.Object, p), result: at(new.Object, p), lastApplied: la}, owners(mfs, p)))
+		out = append(out, a.fact(kind, p, factValues{live: f.at(old.Object, p), result: f.at(new.Object, p), lastApplied: la}, owners(mfs, p)))
 	}
 	return out, nil
 }

@@ -63,10 +63,16 @@ func step(cur any, pe fieldpath.PathElement) (any, int, bool) {
 // the schema defaults it (ports[containerPort=80,protocol=TCP] finds a
 // manifest port without protocol).
 func findKeyed(l []any, key value.FieldList) int {
+	// The key values are decoded once: a lookup in a long list (10,000 env
+	// entries) compares them with every element.
+	want := make([]any, len(key))
+	for i, f := range key {
+		want[i] = f.Value.Unstructured()
+	}
 	for _, lenient := range []bool{false, true} {
 		for i, item := range l {
 			m, ok := item.(map[string]any)
-			if ok && keyMatches(m, key, lenient) {
+			if ok && keyMatches(m, key, want, lenient) {
 				return i
 			}
 		}
@@ -74,17 +80,49 @@ func findKeyed(l []any, key value.FieldList) int {
 	return -1
 }
 
-func keyMatches(m map[string]any, key value.FieldList, lenient bool) bool {
-	for _, f := range key {
+func keyMatches(m map[string]any, key value.FieldList, want []any, lenient bool) bool {
+	for i, f := range key {
 		v, ok := m[f.Name]
 		if !ok && lenient {
 			continue
 		}
-		if !ok || !jsonEqual(v, f.Value.Unstructured()) {
+		if !ok || !scalarEqual(v, want[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// scalarEqual compares key values, which are scalars, without jsonEqual's
+// allocations; anything else falls back to jsonEqual.
+func scalarEqual(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	}
+	if fa, ok := number(a); ok {
+		fb, ok := number(b)
+		return ok && fa == fb
+	}
+	return jsonEqual(a, b)
+}
+
+func number(v any) (float64, bool) {
+	switch t := v.(type) {
+	case int64:
+		return float64(t), true
+	case int:
+		return float64(t), true
+	case int32:
+		return float64(t), true
+	case float64:
+		return t, true
+	}
+	return 0, false
 }
 
 // jsonEqual compares two decoded JSON values, treating numbers by value.
