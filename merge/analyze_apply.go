@@ -47,6 +47,10 @@ type applyInput struct {
 }
 
 func (a *Analyzer) analyzeApply(in applyInput, an *Analysis) error {
+	// A Secret as stored: kubectl's predicted result still has stringData.
+	in.original = secretData(in.kind, in.original)
+	in.manifest = &unstructured.Unstructured{Object: secretData(in.kind, in.manifest.Object)}
+	in.result = &unstructured.Unstructured{Object: secretData(in.kind, in.result.Object)}
 	manifest := withoutLastApplied(in.manifest.Object)
 	tvs, err := a.fieldSets(in.original, manifest, withoutManagedFields(in.live.Object), withoutManagedFields(in.result.Object))
 	if err != nil {

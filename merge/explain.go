@@ -63,7 +63,7 @@ func (a *Analyzer) Explain(live *unstructured.Unstructured) (*Explanation, error
 	}
 	var orig map[string]any
 	if original != nil {
-		orig = original.Object
+		orig = secretData(live.GetKind(), original.Object)
 	}
 	tvs, err := a.fieldSets(orig, live.Object)
 	if err != nil {

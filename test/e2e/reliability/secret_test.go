@@ -61,6 +61,8 @@ func TestSecretValuesAppearNowhere(t *testing.T) {
 		t.Errorf("the apply over the edit: stderr %q, want the apply-reverts-drift warning", reapplied.Stderr)
 	}
 	outputs = append(outputs, reapplied)
+	// Drift left for the audit to find: the service account's edit again.
+	outputs = append(outputs, robot.Run(t, "patch", "secret/canary", "-p", editPatch).MustSucceed(t))
 	hygiene := buildHygiene(t)
 	for _, output := range []string{"table", "json"} {
 		r := runHygiene(t, f, hygiene, "audit", "-n", f.Namespace, "--kind", "secrets", "-o", output)
