@@ -143,9 +143,13 @@ show(fact, key) := show_or(fact, key, "(absent)")
 
 # show_or(fact, key, absent) renders a value of a field fact as JSON, or
 # absent when the field is absent there.
-show_or(fact, key, absent) := json.marshal(fact[key]) if {
+show_or(fact, key, absent) := unescape_html(json.marshal(fact[key])) if {
 	fact[key] != null
 } else := absent
+
+# unescape_html undoes json.marshal's HTML escaping of <, > and &, which
+# would show "<redacted>" as "\u003credacted\u003e" in kubectl's output.
+unescape_html(s) := strings.replace_n({"\\u003c": "<", "\\u003e": ">", "\\u0026": "&"}, s)
 
 # max_listed is how many fields a message lists before "and N more".
 max_listed := 5

@@ -183,3 +183,8 @@ test_show if {
 	lib.show({"live": false}, "live") == "false"
 	lib.show({}, "live") == "(absent)"
 }
+
+test_show_does_not_escape_html if {
+	lib.show({"live": "<redacted>"}, "live") == `"<redacted>"`
+	lib.show({"live": "a && b"}, "live") == `"a && b"`
+}
