@@ -56,12 +56,35 @@ demo: tools $(CLUSTER) ## Start the local control plane with apply-hygiene and p
 	@hack/demo.sh
 
 .PHONY: test
-test: tools test-unit test-e2e ## Run every test: unit tests, then end-to-end tests against a real control plane.
+test: tools test-unit test-race test-fuzz test-e2e ## Run every test: unit, race, 30 s of each fuzz target, then end-to-end against a real control plane.
 
 .PHONY: test-unit
 test-unit: ## Run the unit tests (no control plane).
 	@echo "== unit tests"
 	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v /test/e2e)
+
+.PHONY: test-race
+test-race: ## Concurrent reviews under the race detector.
+	@echo "== race detector"
+	go test -race $(GO_TEST_FLAGS) ./test/badinput ./policy ./webhook ./merge
+
+FUZZTIME ?= 30s
+
+.PHONY: test-fuzz
+test-fuzz: ## Run each fuzz target for $(FUZZTIME) (docs/reliability.md has the long runs).
+	@echo "== fuzzing, $(FUZZTIME) per target"
+	go test ./webhook -run '^$$' -fuzz '^FuzzReview$$' -fuzztime $(FUZZTIME) -parallel 1
+	go test ./merge -run '^$$' -fuzz '^FuzzAnalyzeApply$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 200x
+
+.PHONY: bench
+bench: ## Benchmark the review path against its floor (docs/performance.md).
+	@mkdir -p .cache
+	go test -run '^$$' -bench Review -benchtime 0.3s -count 6 ./webhook/ | tee .cache/bench.txt
+	go run golang.org/x/perf/cmd/benchstat@latest -col /path .cache/bench.txt
+
+.PHONY: load
+load: tools ## Load the running server over HTTPS and compare API-server updates with and without it.
+	go run ./hack/load -cluster -n 20000 -workers 4 -duration 2m -updates 100 -applies 10
 
 .PHONY: test-e2e
 test-e2e: control-plane-tools ## Run the end-to-end tests (each package starts its own control plane).
