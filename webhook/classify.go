@@ -31,6 +31,17 @@ type write struct {
 	optionsManager string
 	user           authenticationv1.UserInfo
 	old, new       *unstructured.Unstructured
+	// manager and operation are effectiveManager's answer, computed once
+	// by newWrite: decoding managedFields is a large part of a review.
+	manager   string
+	operation metav1.ManagedFieldsOperationType
+}
+
+// newWrite describes a write and works out its effective field manager.
+func newWrite(subresource, optionsManager string, user authenticationv1.UserInfo, old, new *unstructured.Unstructured) write {
+	w := write{subresource: subresource, optionsManager: optionsManager, user: user, old: old, new: new}
+	w.manager, w.operation = w.effectiveManager()
+	return w
 }
 
 // changedManager returns the managedFields entry of this write: the API
@@ -121,7 +132,7 @@ var imperativeManagers = map[string]bool{
 // classify names the kind of write. A rollout undo is only a candidate
 // here (undoCandidate): it is confirmed against the object's revisions.
 func classify(w write) policy.Classification {
-	manager, operation := w.effectiveManager()
+	manager, operation := w.manager, w.operation
 	laChanged := lastApplied(w.new) != lastApplied(w.old)
 	switch {
 	case isController(w.user):

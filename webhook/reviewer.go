@@ -73,7 +73,7 @@ func (r *Reviewer) review(ctx context.Context, req *admissionv1.AdmissionRequest
 	if err != nil {
 		return nil, err
 	}
-	w := write{subresource: req.SubResource, optionsManager: fieldManagerOption(req.Options.Raw), user: req.UserInfo, old: old, new: new}
+	w := newWrite(req.SubResource, fieldManagerOption(req.Options.Raw), req.UserInfo, old, new)
 	class := classify(w)
 	if class == policy.Controller {
 		return nil, nil
@@ -175,8 +175,7 @@ func (r *Reviewer) analyzeWrite(w write, class policy.Classification, old, new *
 	)
 	switch class {
 	case policy.ServerSideApply:
-		manager, _ := w.effectiveManager()
-		an, err = r.opts.analyzer.AnalyzeServerSideApply(old, new, manager)
+		an, err = r.opts.analyzer.AnalyzeServerSideApply(old, new, w.manager)
 	case policy.ClientSideApply:
 		an, err = r.opts.analyzer.AnalyzeClientSideApply(old, new)
 	default:
@@ -215,14 +214,13 @@ func withLastApplied(obj *unstructured.Unstructured, value string) *unstructured
 }
 
 func requestSummary(req *admissionv1.AdmissionRequest, w write) policy.Request {
-	manager, _ := w.effectiveManager()
 	return policy.Request{
 		UID:          string(req.UID),
 		Operation:    string(req.Operation),
 		Subresource:  req.SubResource,
 		DryRun:       req.DryRun != nil && *req.DryRun,
 		Object:       merge.RefOf(w.new),
-		FieldManager: manager,
+		FieldManager: w.manager,
 		User: policy.User{
 			Username:       req.UserInfo.Username,
 			Groups:         req.UserInfo.Groups,

@@ -1,11 +1,15 @@
 package webhook_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
@@ -21,9 +25,14 @@ func TestMetricsCountTheRequests(t *testing.T) {
 	orphanWarnings := `apply_hygiene_decisions_total{action="warn",rule="orphaned-field",webhook="validate"}`
 	before := scrape(t, metrics)
 
+	// Each write waits for the Deployment controller's status update: a
+	// patch that conflicts with it is retried by the API server, and the
+	// retry is reviewed again.
 	k.Run(t, "apply", "-f", "testdata/deployment-v1.yaml").MustSucceed(t)
+	waitSettled(t, f, "web")
 	k.Run(t, "set", "image", "deployment/web", "nginx=nginx:1.99").MustFail(t)
 	k.Run(t, "rollout", "restart", "deployment/web").MustSucceed(t)
+	waitSettled(t, f, "web")
 	k.Run(t, "apply", "-f", "testdata/deployment-v2.yaml").MustSucceed(t)
 
 	after := scrape(t, metrics)
@@ -35,6 +44,19 @@ func TestMetricsCountTheRequests(t *testing.T) {
 	if after[`apply_hygiene_policy_set_version`] != 1 {
 		t.Errorf("apply_hygiene_policy_set_version = %v, want 1", after[`apply_hygiene_policy_set_version`])
 	}
+}
+
+// waitSettled waits until the Deployment controller has observed the
+// Deployment's latest generation.
+func waitSettled(t *testing.T, f *framework.Framework, name string) {
+	t.Helper()
+	framework.Eventually(t, 30*time.Second, "deployment/"+name+" observed", func(ctx context.Context) (bool, error) {
+		d, err := f.Client.AppsV1().Deployments(f.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return d.Status.ObservedGeneration == d.Generation, nil
+	})
 }
 
 var sample = regexp.MustCompile(`(?m)^(apply_hygiene_[a-z_]+(?:\{[^}]*\})?) ([0-9.e+-]+)$`)
