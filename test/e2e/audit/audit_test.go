@@ -52,7 +52,7 @@ func TestAuditFindsPlantedDrift(t *testing.T) {
 	// kubectl edit of a field that last-applied owns.
 	web := "testdata/web.yaml"
 	k.Run(t, "apply", "-f", web).MustSucceed(t)
-	waitForRevisions(t, f, "app=web", 1)
+	f.WaitForRevisions(t, "app=web", 1)
 	// Only the image line: the last-applied JSON shown in the editor keeps
 	// its "image":"nginx:1.14.2", as a person who edits the field would.
 	editor := framework.WriteFile(t, "editor.sh", "#!/bin/sh\nsed -i 's/image: nginx:1.14.2/image: nginx:1.99/' \"$1\"\n", 0o755)
@@ -69,9 +69,9 @@ func TestAuditFindsPlantedDrift(t *testing.T) {
 
 	// Seed 004: apply v1, v2, then undo to revision 1.
 	k.Run(t, "apply", "-f", seeds+"seed004-v1.yaml").MustSucceed(t)
-	waitForRevisions(t, f, "app=my-wonderhoy-app", 1)
+	f.WaitForRevisions(t, "app=my-wonderhoy-app", 1)
 	k.Run(t, "apply", "-f", seeds+"seed004-v2.yaml").MustSucceed(t)
-	waitForRevisions(t, f, "app=my-wonderhoy-app", 2)
+	f.WaitForRevisions(t, "app=my-wonderhoy-app", 2)
 	k.Run(t, "rollout", "undo", "statefulset/my-wonderhoy-app", "--to-revision=1").MustSucceed(t)
 
 	// kubectl create: no last-applied.

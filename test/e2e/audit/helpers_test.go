@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
@@ -91,22 +89,4 @@ spec:
 		t.Fatal(err)
 	}
 	return path
-}
-
-// waitForRevisions waits until the object's controller has recorded n
-// revisions (ReplicaSets or ControllerRevisions) for the selector.
-func waitForRevisions(t *testing.T, f *framework.Framework, selector string, n int) {
-	t.Helper()
-	framework.Eventually(t, 30*time.Second, "revisions of "+selector, func(ctx context.Context) (bool, error) {
-		opts := metav1.ListOptions{LabelSelector: selector}
-		rs, err := f.Client.AppsV1().ReplicaSets(f.Namespace).List(ctx, opts)
-		if err != nil {
-			return false, err
-		}
-		crs, err := f.Client.AppsV1().ControllerRevisions(f.Namespace).List(ctx, opts)
-		if err != nil {
-			return false, err
-		}
-		return len(rs.Items)+len(crs.Items) >= n, nil
-	})
 }

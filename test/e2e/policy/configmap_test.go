@@ -48,12 +48,12 @@ func TestConfigMapPolicyErrorIsReportedAndLastGoodPolicyDecides(t *testing.T) {
 			t.Errorf("deleting the policy ConfigMap: %v", err)
 		}
 	})
-	denial := ".*" + quote(deniedPrefix+"[no-label] Deployment "+f.Namespace+"/web: no kubectl label here")
+	denial := ".*" + quote(framework.DeniedPrefix+"[no-label] Deployment "+f.Namespace+"/web: no kubectl label here")
 	framework.Eventually(t, 30*time.Second, "the ConfigMap policy to load", func(context.Context) (bool, error) {
 		res := k.Run(t, "label", "deployment/web", "team=a", "--dry-run=server")
 		return regexp.MustCompile(denial).MatchString(res.Stderr), nil
 	})
-	wantMatch(t, k.Run(t, "label", "deployment/web", "team=a").MustFail(t).Stderr, denial)
+	framework.WantMatch(t, k.Run(t, "label", "deployment/web", "team=a").MustFail(t).Stderr, denial)
 
 	cur, err := cms.Get(t.Context(), cm.Name, metav1.GetOptions{})
 	if err != nil {
@@ -75,5 +75,5 @@ func TestConfigMapPolicyErrorIsReportedAndLastGoodPolicyDecides(t *testing.T) {
 	if want := "configmap/e2e-no-label/policy.rego:4: rego_parse_error: "; !regexp.MustCompile("^" + quote(want)).MatchString(annotation) {
 		t.Errorf("annotation = %q, want it to start with %q", annotation, want)
 	}
-	wantMatch(t, k.Run(t, "label", "deployment/web", "team=a").MustFail(t).Stderr, denial)
+	framework.WantMatch(t, k.Run(t, "label", "deployment/web", "team=a").MustFail(t).Stderr, denial)
 }

@@ -23,11 +23,11 @@ func TestPruneModeRemovesOrphanOfAnUndoBeforeInstall(t *testing.T) {
 	k := f.Kubectl
 	const sts = "statefulset.apps/my-wonderhoy-app"
 	k.Run(t, "apply", "-f", seeds+"seed004-v1.yaml").MustSucceed(t)
-	waitForRevisions(t, f, "app=my-wonderhoy-app", 1)
+	f.WaitForRevisions(t, "app=my-wonderhoy-app", 1)
 	k.Run(t, "apply", "-f", seeds+"seed004-v2.yaml").MustSucceed(t)
-	waitForRevisions(t, f, "app=my-wonderhoy-app", 2)
+	f.WaitForRevisions(t, "app=my-wonderhoy-app", 2)
 	k.Run(t, "rollout", "undo", sts, "--to-revision=1").MustSucceed(t)
-	wantLines(t, jsonpath(t, k, sts, "{.spec.template.spec.containers[0].env[0].name}"), "TO_BE_DELETED")
+	framework.WantLines(t, k.JSONPath(t, sts, "{.spec.template.spec.containers[0].env[0].name}"), "TO_BE_DELETED")
 
 	k.Run(t, "label", "namespace", f.Namespace, "apply-hygiene.io/ignore-").MustSucceed(t)
 	// The API server matches the webhooks' namespaceSelector against its
@@ -38,14 +38,14 @@ func TestPruneModeRemovesOrphanOfAnUndoBeforeInstall(t *testing.T) {
 	})
 
 	apply := k.Run(t, "apply", "-f", seeds+"seed004-v3.yaml").MustSucceed(t)
-	wantLines(t, apply.Stdout, sts+" configured")
-	wantMatch(t, sortedLines(apply.Stderr),
+	framework.WantLines(t, apply.Stdout, sts+" configured")
+	framework.WantMatch(t, sortedLines(apply.Stderr),
 		quote("Warning: [apply-reverts-drift] StatefulSet "+f.Namespace+`/my-wonderhoy-app: this apply sets spec.template.spec.containers[name=nginx].image back to "nginx:a-fixed-version", discarding "nginx:latest" set by `)+".*",
 		quote("Warning: [orphaned-field] StatefulSet "+f.Namespace+"/my-wonderhoy-app: spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED] "+
 			`({"name":"TO_BE_DELETED","value":"needs to be deleted!"}, set by `)+`kubectl[a-z-]* at `+timestamp+
 			quote(") is in neither your manifest nor last-applied, so kubectl apply will never remove it. apply-hygiene removes it in this request."))
-	wantLines(t, jsonpath(t, k, sts, "{.spec.template.spec.containers[0].env}"), `[{"name":"ANOTHER_ENV","value":"who cares?"}]`)
-	wantLines(t, jsonpath(t, k, sts, "{.spec.template.spec.containers[0].image}"), "nginx:a-fixed-version")
+	framework.WantLines(t, k.JSONPath(t, sts, "{.spec.template.spec.containers[0].env}"), `[{"name":"ANOTHER_ENV","value":"who cares?"}]`)
+	framework.WantLines(t, k.JSONPath(t, sts, "{.spec.template.spec.containers[0].image}"), "nginx:a-fixed-version")
 }
 
 // reconfigure re-installs apply-hygiene with values for the rest of t and

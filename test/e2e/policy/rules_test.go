@@ -13,15 +13,15 @@ import (
 func TestStatefulSetSwitchedToOnDeleteIsRepaired(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
-	wantLines(t, k.Run(t, "apply", "-f", seeds+"seed002-statefulset.yaml").MustSucceed(t).Stdout, "statefulset.apps/web created")
+	framework.WantLines(t, k.Run(t, "apply", "-f", seeds+"seed002-statefulset.yaml").MustSucceed(t).Stdout, "statefulset.apps/web created")
 
 	apply := k.Run(t, "apply", "-f", seeds+"seed002-statefulset-ondelete.yaml").MustSucceed(t)
-	wantLines(t, apply.Stdout, "statefulset.apps/web configured")
-	wantMatch(t, apply.Stderr,
+	framework.WantLines(t, apply.Stdout, "statefulset.apps/web configured")
+	framework.WantMatch(t, apply.Stderr,
 		quote("Warning: [defaulted-dependent] StatefulSet "+f.Namespace+"/web: the manifest changes spec.updateStrategy.type, "+
 			"but the server-defaulted spec.updateStrategy.rollingUpdate (")+`\{[^}]*"partition":0[^}]*\}`+
 			quote(") stays behind and the API server rejects the object while it stays. apply-hygiene removes it in this request."))
-	wantLines(t, jsonpath(t, k, "statefulset/web", "{.spec.updateStrategy}"), `{"type":"OnDelete"}`)
+	framework.WantLines(t, k.JSONPath(t, "statefulset/web", "{.spec.updateStrategy}"), `{"type":"OnDelete"}`)
 }
 
 // replicasReset is the denial of an apply that drops replicas=5.
@@ -38,13 +38,13 @@ func TestApplyDroppingScaledReplicasIsDenied(t *testing.T) {
 	k := f.Kubectl
 	k.Run(t, "apply", "-f", "testdata/web-v1.yaml").MustSucceed(t)
 	oncall := breakGlass(t, f, "oncall-bob")
-	wantLines(t, oncall.Run(t, "scale", "deployment/web", "--replicas=5").MustSucceed(t).Stdout, "deployment.apps/web scaled")
+	framework.WantLines(t, oncall.Run(t, "scale", "deployment/web", "--replicas=5").MustSucceed(t).Stdout, "deployment.apps/web scaled")
 
 	const file = "testdata/web-no-replicas.yaml"
 	apply := k.Run(t, "apply", "-f", file).MustFail(t)
 	lines := apply.StderrLines()
-	wantLines(t, lines[len(lines)-1], fmt.Sprintf("for: %q: error when patching %q: ", file, file)+deniedPrefix+replicasReset(f.Namespace))
-	wantLines(t, jsonpath(t, k, "deployment/web", "{.spec.replicas}"), "5")
+	framework.WantLines(t, lines[len(lines)-1], fmt.Sprintf("for: %q: error when patching %q: ", file, file)+framework.DeniedPrefix+replicasReset(f.Namespace))
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.replicas}"), "5")
 }
 
 // A break-glass kubectl set env on a variable the manifest owns, then an
@@ -68,14 +68,14 @@ func TestApplyOverKubectlSetEnvWarnsOfRevert(t *testing.T) {
 			oncall.Run(t, "set", "env", "deployment/web", "-c", "nginx", "LOG_LEVEL=debug").MustSucceed(t)
 
 			apply := k.Run(t, "apply", "-f", tc.manifest).MustSucceed(t)
-			wantLines(t, apply.Stdout, "deployment.apps/web configured")
-			wantMatch(t, apply.Stderr,
+			framework.WantLines(t, apply.Stdout, "deployment.apps/web configured")
+			framework.WantMatch(t, apply.Stderr,
 				quote("Warning: [apply-reverts-drift] Deployment "+f.Namespace+"/web: this apply sets "+
 					`spec.template.spec.containers[name=nginx].env[name=LOG_LEVEL].value back to "info", discarding "debug" set by kubectl-set at `)+
 					timestamp+
 					quote(" since the last apply. To keep that value, put it in your manifest before you apply; see every drifted field with: "+
 						"kubectl hygiene explain deployment/web -n "+f.Namespace))
-			wantLines(t, jsonpath(t, k, "deployment/web", "{.spec.template.spec.containers[0].env[0].value}"), "info")
+			framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.template.spec.containers[0].env[0].value}"), "info")
 		})
 	}
 }
@@ -89,10 +89,10 @@ func TestEnforcementLabelTurnsDenialIntoWarning(t *testing.T) {
 	k.Run(t, "apply", "-f", "testdata/web-v1.yaml").MustSucceed(t)
 
 	res := k.Run(t, "set", "image", "deployment/web", "nginx=nginx:1.99").MustSucceed(t)
-	wantLines(t, res.Stdout, "deployment.apps/web image updated")
-	wantLines(t, res.Stderr, "Warning: [imperative-edit] Deployment "+f.Namespace+"/web: this write by apply-hygiene-admin (field manager kubectl-set) "+
+	framework.WantLines(t, res.Stdout, "deployment.apps/web image updated")
+	framework.WantLines(t, res.Stderr, "Warning: [imperative-edit] Deployment "+f.Namespace+"/web: this write by apply-hygiene-admin (field manager kubectl-set) "+
 		`changes fields that last-applied owns: spec.template.spec.containers[name=nginx].image (last-applied "nginx:1.14.2", now "nginx:1.99"); `+
 		"the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, "+
 		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl apply edit-last-applied deployment/web -n "+f.Namespace)
-	wantLines(t, jsonpath(t, k, "deployment/web", "{.spec.template.spec.containers[0].image}"), "nginx:1.99")
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.template.spec.containers[0].image}"), "nginx:1.99")
 }

@@ -32,13 +32,13 @@ func TestServerSideApplyAfterRestartWarnsOfRestartedAt(t *testing.T) {
 			}
 
 			apply := k.Run(t, "apply", "--server-side", "-f", seeds+"seed003-v2.yaml").MustSucceed(t)
-			wantLines(t, apply.Stdout, "deployment.apps/nginx-deployment serverside-applied")
-			wantMatch(t, apply.Stderr,
+			framework.WantLines(t, apply.Stdout, "deployment.apps/nginx-deployment serverside-applied")
+			framework.WantMatch(t, apply.Stderr,
 				quote("Warning: [orphaned-field] Deployment "+f.Namespace+`/nginx-deployment: spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] ("`)+
 					timestamp+quote(`", set by kubectl-rollout at `)+timestamp+
 					quote(") is in neither your manifest nor last-applied, so kubectl apply will never remove it. Remove it with: kubectl patch deployment/nginx-deployment -n "+
 						f.Namespace+" --type=json -p ")+"'.*'")
-			wantLines(t, jsonpath(t, k, "deployment/nginx-deployment", "{.spec.template.spec.containers[0].image}"), "nginx:1.16.1")
+			framework.WantLines(t, k.JSONPath(t, "deployment/nginx-deployment", "{.spec.template.spec.containers[0].image}"), "nginx:1.16.1")
 		})
 	}
 }

@@ -20,14 +20,14 @@ func TestSeedMergeContainersByPatchMergeKey(t *testing.T) {
 	k.Run(t, "apply", "-f", "testdata/containers-last-applied.yaml").MustSucceed(t)
 	k.Run(t, "patch", deploy, "-p",
 		`{"spec":{"template":{"spec":{"containers":[{"name":"nginx-helper-b","args":["run"]},{"name":"nginx-helper-d","image":"helper:1.3"}]}}}}`).MustSucceed(t)
-	wantLines(t, jsonpath(t, k, deploy, `{range .spec.template.spec.containers[*]}{.name} {.image} {.args}{"\n"}{end}`),
+	framework.WantLines(t, k.JSONPath(t, deploy, `{range .spec.template.spec.containers[*]}{.name} {.image} {.args}{"\n"}{end}`),
 		"nginx nginx:1.10 ",
 		"nginx-helper-a helper:1.3 ",
 		`nginx-helper-b helper:1.3 ["run"]`,
 		"nginx-helper-d helper:1.3 ")
 
-	wantLines(t, k.Run(t, "apply", "-f", "testdata/containers-manifest.yaml").MustSucceed(t).Stdout, deploy+" configured")
-	wantLines(t, jsonpath(t, k, deploy, `{range .spec.template.spec.containers[*]}{.name} {.image} {.args}{"\n"}{end}`),
+	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/containers-manifest.yaml").MustSucceed(t).Stdout, deploy+" configured")
+	framework.WantLines(t, k.JSONPath(t, deploy, `{range .spec.template.spec.containers[*]}{.name} {.image} {.args}{"\n"}{end}`),
 		"nginx nginx:1.11 ",
 		`nginx-helper-b helper:1.3 ["run"]`,
 		"nginx-helper-d helper:1.3 ",
@@ -44,9 +44,9 @@ func TestSeedMergeArgsListReplaced(t *testing.T) {
 
 	k.Run(t, "apply", "-f", "testdata/args-last-applied.yaml").MustSucceed(t)
 	k.Run(t, "patch", deploy, "-p", `{"spec":{"template":{"spec":{"containers":[{"name":"app","args":["a","b","d"]}]}}}}`).MustSucceed(t)
-	wantLines(t, jsonpath(t, k, deploy, "{.spec.template.spec.containers[0].args}"), `["a","b","d"]`)
+	framework.WantLines(t, k.JSONPath(t, deploy, "{.spec.template.spec.containers[0].args}"), `["a","b","d"]`)
 	k.Run(t, "apply", "-f", "testdata/args-manifest.yaml").MustSucceed(t)
-	wantLines(t, jsonpath(t, k, deploy, "{.spec.template.spec.containers[0].args}"), `["a","c"]`)
+	framework.WantLines(t, k.JSONPath(t, deploy, "{.spec.template.spec.containers[0].args}"), `["a","c"]`)
 }
 
 // Seed 001, "merge a list of primitives": metadata.finalizers has
@@ -63,9 +63,9 @@ func TestSeedMergeFinalizersListOfPrimitives(t *testing.T) {
 
 	k.Run(t, "apply", "-f", "testdata/finalizers-last-applied.yaml").MustSucceed(t)
 	k.Run(t, "patch", cm, "--type=json", "-p", `[{"op":"add","path":"/metadata/finalizers/-","value":"apply-hygiene.io/d"}]`).MustSucceed(t)
-	wantLines(t, jsonpath(t, k, cm, "{.metadata.finalizers}"), `["apply-hygiene.io/a","apply-hygiene.io/b","apply-hygiene.io/d"]`)
+	framework.WantLines(t, k.JSONPath(t, cm, "{.metadata.finalizers}"), `["apply-hygiene.io/a","apply-hygiene.io/b","apply-hygiene.io/d"]`)
 	k.Run(t, "apply", "-f", "testdata/finalizers-manifest.yaml").MustSucceed(t)
-	wantLines(t, jsonpath(t, k, cm, "{.metadata.finalizers}"), `["apply-hygiene.io/a","apply-hygiene.io/c","apply-hygiene.io/d"]`)
+	framework.WantLines(t, k.JSONPath(t, cm, "{.metadata.finalizers}"), `["apply-hygiene.io/a","apply-hygiene.io/c","apply-hygiene.io/d"]`)
 }
 
 // Seed 001, "field deletion": removing replicas and minReadySeconds from the
@@ -76,7 +76,7 @@ func TestSeedMergeRemovedFieldsDeletedAndReplicasRedefaulted(t *testing.T) {
 	const deploy = "deployment.apps/nginx-deployment"
 
 	k.Run(t, "apply", "-f", "testdata/replicas-set.yaml").MustSucceed(t)
-	wantLines(t, jsonpath(t, k, deploy, "{.spec.replicas}|{.spec.minReadySeconds}"), "2|3")
+	framework.WantLines(t, k.JSONPath(t, deploy, "{.spec.replicas}|{.spec.minReadySeconds}"), "2|3")
 	k.Run(t, "apply", "-f", "testdata/replicas-removed.yaml").MustSucceed(t)
-	wantLines(t, jsonpath(t, k, deploy, "{.spec.replicas}|{.spec.minReadySeconds}"), "1|")
+	framework.WantLines(t, k.JSONPath(t, deploy, "{.spec.replicas}|{.spec.minReadySeconds}"), "1|")
 }

@@ -16,13 +16,13 @@ func TestSeed002ScaleThenApplyKeepsReplicasAndClearsMinReadySeconds(t *testing.T
 	k := f.Kubectl
 	const deploy = "deployment.apps/nginx-deployment"
 
-	wantLines(t, k.Run(t, "apply", "-f", "testdata/seed002-simple-deployment.yaml").MustSucceed(t).Stdout, deploy+" created")
-	wantLines(t, k.Run(t, "scale", deploy, "--replicas=2").MustSucceed(t).Stdout, deploy+" scaled")
-	wantLines(t, k.Run(t, "get", deploy, "-o", "jsonpath={.spec.replicas} {.spec.minReadySeconds}").MustSucceed(t).Stdout, "2 5")
+	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/seed002-simple-deployment.yaml").MustSucceed(t).Stdout, deploy+" created")
+	framework.WantLines(t, k.Run(t, "scale", deploy, "--replicas=2").MustSucceed(t).Stdout, deploy+" scaled")
+	framework.WantLines(t, k.Run(t, "get", deploy, "-o", "jsonpath={.spec.replicas} {.spec.minReadySeconds}").MustSucceed(t).Stdout, "2 5")
 
-	wantLines(t, k.Run(t, "apply", "-f", "testdata/seed002-update-deployment.yaml").MustSucceed(t).Stdout, deploy+" configured")
+	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/seed002-update-deployment.yaml").MustSucceed(t).Stdout, deploy+" configured")
 	got := k.Run(t, "get", deploy, "-o", "jsonpath={.spec.replicas}|{.spec.minReadySeconds}|{.spec.template.spec.containers[0].image}").MustSucceed(t)
-	wantLines(t, got.Stdout, "2||nginx:1.11.9")
+	framework.WantLines(t, got.Stdout, "2||nginx:1.11.9")
 	// last-applied is the manifest, with the namespace kubectl filled in;
 	// replicas, written by scale, is not in it.
 	want := manifest(t, "testdata/seed002-update-deployment.yaml")
@@ -41,14 +41,14 @@ func TestSeed002StatefulSetOnDeleteRejectedForDefaultedRollingUpdate(t *testing.
 	k := f.Kubectl
 	const sts = "statefulset.apps/web"
 
-	wantLines(t, k.Run(t, "apply", "-f", "testdata/seed002-statefulset.yaml").MustSucceed(t).Stdout, sts+" created")
-	wantLines(t, k.Run(t, "get", sts, "-o", "jsonpath={.spec.updateStrategy}").MustSucceed(t).Stdout,
+	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/seed002-statefulset.yaml").MustSucceed(t).Stdout, sts+" created")
+	framework.WantLines(t, k.Run(t, "get", sts, "-o", "jsonpath={.spec.updateStrategy}").MustSucceed(t).Stdout,
 		`{"rollingUpdate":{"maxUnavailable":1,"partition":0},"type":"RollingUpdate"}`)
 
 	res := k.Run(t, "apply", "-f", "testdata/seed002-statefulset-ondelete.yaml").MustFail(t)
-	wantLines(t, res.Stderr,
+	framework.WantLines(t, res.Stderr,
 		`The StatefulSet "web" is invalid: spec.updateStrategy.rollingUpdate: Invalid value: {"Partition":0,"MaxUnavailable":1}: only allowed for updateStrategy 'RollingUpdate'`)
-	wantLines(t, k.Run(t, "get", sts, "-o", "jsonpath={.spec.updateStrategy.type}").MustSucceed(t).Stdout, "RollingUpdate")
+	framework.WantLines(t, k.Run(t, "get", sts, "-o", "jsonpath={.spec.updateStrategy.type}").MustSucceed(t).Stdout, "RollingUpdate")
 }
 
 // Seed 002 shows strategy.type: Recreate failing beside a defaulted
@@ -59,9 +59,9 @@ func TestSeed002DeploymentRecreateSavedByRetainKeys(t *testing.T) {
 	k := f.Kubectl
 	const deploy = "deployment.apps/nginx-deployment"
 
-	wantLines(t, k.Run(t, "apply", "-f", "testdata/seed003-v1.yaml").MustSucceed(t).Stdout, deploy+" created")
-	wantLines(t, k.Run(t, "get", deploy, "-o", "jsonpath={.spec.strategy}").MustSucceed(t).Stdout,
+	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/seed003-v1.yaml").MustSucceed(t).Stdout, deploy+" created")
+	framework.WantLines(t, k.Run(t, "get", deploy, "-o", "jsonpath={.spec.strategy}").MustSucceed(t).Stdout,
 		`{"rollingUpdate":{"maxSurge":"25%","maxUnavailable":"25%"},"type":"RollingUpdate"}`)
-	wantLines(t, k.Run(t, "apply", "-f", "testdata/seed002-recreate-deployment.yaml").MustSucceed(t).Stdout, deploy+" configured")
-	wantLines(t, k.Run(t, "get", deploy, "-o", "jsonpath={.spec.strategy}").MustSucceed(t).Stdout, `{"type":"Recreate"}`)
+	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/seed002-recreate-deployment.yaml").MustSucceed(t).Stdout, deploy+" configured")
+	framework.WantLines(t, k.Run(t, "get", deploy, "-o", "jsonpath={.spec.strategy}").MustSucceed(t).Stdout, `{"type":"Recreate"}`)
 }

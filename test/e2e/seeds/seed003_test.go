@@ -17,21 +17,21 @@ func TestSeed003RolloutRestartAnnotationSurvivesApply(t *testing.T) {
 	const deploy = "deployment.apps/nginx-deployment"
 	const annotations = "jsonpath={.spec.template.metadata.annotations}"
 
-	wantLines(t, k.Run(t, "apply", "-f", "testdata/seed003-v1.yaml").MustSucceed(t).Stdout, deploy+" created")
-	wantLines(t, k.Run(t, "rollout", "restart", deploy).MustSucceed(t).Stdout, deploy+" restarted")
+	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/seed003-v1.yaml").MustSucceed(t).Stdout, deploy+" created")
+	framework.WantLines(t, k.Run(t, "rollout", "restart", deploy).MustSucceed(t).Stdout, deploy+" restarted")
 	restarted := k.Run(t, "get", deploy, "-o", annotations).MustSucceed(t).Stdout
 	restartedAt := regexp.MustCompile(`^\{"kubectl.kubernetes.io/restartedAt":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[^"]*"\}$`)
 	if !restartedAt.MatchString(restarted) {
 		t.Fatalf("pod template annotations after restart = %q, want only kubectl.kubernetes.io/restartedAt", restarted)
 	}
 
-	wantLines(t, k.Run(t, "apply", "-f", "testdata/seed003-v2.yaml").MustSucceed(t).Stdout, deploy+" configured")
+	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/seed003-v2.yaml").MustSucceed(t).Stdout, deploy+" configured")
 	after := k.Run(t, "get", deploy, "-o", annotations).MustSucceed(t).Stdout
 	if after != restarted {
 		t.Errorf("pod template annotations after apply = %q, want the restart's %q kept", after, restarted)
 	}
 	image := k.Run(t, "get", deploy, "-o", "jsonpath={.spec.template.spec.containers[0].image}").MustSucceed(t)
-	wantLines(t, image.Stdout, "nginx:1.16.1")
+	framework.WantLines(t, image.Stdout, "nginx:1.16.1")
 
 	// The field manager that owns it is kubectl-rollout, which is what the
 	// webhook later names.

@@ -15,23 +15,23 @@ func TestSeed004RolloutUndoLeavesRemovedEnvBehind(t *testing.T) {
 	k := f.Kubectl
 	const sts = "statefulset.apps/my-wonderhoy-app"
 
-	wantLines(t, k.Run(t, "apply", "-f", "testdata/seed004-v1.yaml").MustSucceed(t).Stdout, sts+" created")
-	waitForRevisions(t, f, "app=my-wonderhoy-app", 1)
-	wantLines(t, k.Run(t, "apply", "-f", "testdata/seed004-v2.yaml").MustSucceed(t).Stdout, sts+" configured")
-	waitForRevisions(t, f, "app=my-wonderhoy-app", 2)
+	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/seed004-v1.yaml").MustSucceed(t).Stdout, sts+" created")
+	f.WaitForRevisions(t, "app=my-wonderhoy-app", 1)
+	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/seed004-v2.yaml").MustSucceed(t).Stdout, sts+" configured")
+	f.WaitForRevisions(t, "app=my-wonderhoy-app", 2)
 
 	history := k.Run(t, "rollout", "history", sts).MustSucceed(t)
-	wantLines(t, history.Stdout, sts+" ", "REVISION  CHANGE-CAUSE", "1         <none>", "2         <none>", "")
+	framework.WantLines(t, history.Stdout, sts+" ", "REVISION  CHANGE-CAUSE", "1         <none>", "2         <none>", "")
 
 	// kubectl itself now warns that undo leaves last-applied alone.
 	undo := k.Run(t, "rollout", "undo", sts, "--to-revision=1").MustSucceed(t)
-	wantLines(t, undo.Stdout, sts+" rolled back")
-	wantLines(t, undo.Stderr, "Warning: resource statefulsets/my-wonderhoy-app was previously managed with 'kubectl apply'. "+
+	framework.WantLines(t, undo.Stdout, sts+" rolled back")
+	framework.WantLines(t, undo.Stderr, "Warning: resource statefulsets/my-wonderhoy-app was previously managed with 'kubectl apply'. "+
 		"Rolling back will not update the kubectl.kubernetes.io/last-applied-configuration annotation, which may cause "+
 		"unexpected behavior on future 'kubectl apply' operations. Consider using 'kubectl apply' with your previous "+
 		"configuration file instead.")
 	env := k.Run(t, "get", sts, "-o", "jsonpath={.spec.template.spec.containers[0].env}").MustSucceed(t)
-	wantLines(t, env.Stdout, `[{"name":"TO_BE_DELETED","value":"needs to be deleted!"},{"name":"ANOTHER_ENV","value":"who cares?"}]`)
+	framework.WantLines(t, env.Stdout, `[{"name":"TO_BE_DELETED","value":"needs to be deleted!"},{"name":"ANOTHER_ENV","value":"who cares?"}]`)
 
 	// The stale part: last-applied still describes v2.
 	lastApplied := k.Run(t, "apply", "view-last-applied", sts, "-o", "json").MustSucceed(t)
@@ -39,9 +39,9 @@ func TestSeed004RolloutUndoLeavesRemovedEnvBehind(t *testing.T) {
 		t.Errorf("last-applied after undo = %s, want v2's (broken image, no TO_BE_DELETED)", lastApplied.Stdout)
 	}
 
-	wantLines(t, k.Run(t, "apply", "-f", "testdata/seed004-v3.yaml").MustSucceed(t).Stdout, sts+" configured")
+	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/seed004-v3.yaml").MustSucceed(t).Stdout, sts+" configured")
 	env = k.Run(t, "get", sts, "-o", "jsonpath={.spec.template.spec.containers[0].env}").MustSucceed(t)
-	wantLines(t, env.Stdout, `[{"name":"TO_BE_DELETED","value":"needs to be deleted!"},{"name":"ANOTHER_ENV","value":"who cares?"}]`)
+	framework.WantLines(t, env.Stdout, `[{"name":"TO_BE_DELETED","value":"needs to be deleted!"},{"name":"ANOTHER_ENV","value":"who cares?"}]`)
 	image := k.Run(t, "get", sts, "-o", "jsonpath={.spec.template.spec.containers[0].image}").MustSucceed(t)
-	wantLines(t, image.Stdout, "nginx:a-fixed-version")
+	framework.WantLines(t, image.Stdout, "nginx:a-fixed-version")
 }

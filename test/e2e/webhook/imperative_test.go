@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"fmt"
+	"regexp"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -40,7 +41,7 @@ func TestImperativeEditOfOwnedFieldIsDenied(t *testing.T) {
 		"kubectl set image": {
 			args: []string{"set", "image", "deployment/web", "nginx=nginx:1.99"},
 			stderr: func(ns, user string) []string {
-				return []string{quote("error: failed to patch image update to pod template: " + deniedPrefix + imperativeDenial(ns, user, "kubectl-set", imageField))}
+				return []string{regexp.QuoteMeta("error: failed to patch image update to pod template: " + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-set", imageField))}
 			},
 		},
 		"kubectl edit": {
@@ -48,7 +49,7 @@ func TestImperativeEditOfOwnedFieldIsDenied(t *testing.T) {
 			env:  []string{"EDITOR=" + editor, "KUBE_EDITOR=" + editor},
 			stderr: func(ns, user string) []string {
 				return []string{
-					quote(`error: deployments.apps "web" could not be patched: ` + deniedPrefix + imperativeDenial(ns, user, "kubectl-edit", imageField)),
+					regexp.QuoteMeta(`error: deployments.apps "web" could not be patched: ` + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-edit", imageField)),
 					"You can run `kubectl replace -f /tmp/kubectl-edit-[0-9]+.yaml` to try this update again.",
 				}
 			},
@@ -60,7 +61,7 @@ func TestImperativeEditOfOwnedFieldIsDenied(t *testing.T) {
 			env:  []string{"EDITOR=" + lineEditor, "KUBE_EDITOR=" + lineEditor},
 			stderr: func(ns, user string) []string {
 				return []string{
-					quote(`error: deployments.apps "web" could not be patched: ` + deniedPrefix + imperativeDenial(ns, user, "kubectl-edit", imageField)),
+					regexp.QuoteMeta(`error: deployments.apps "web" could not be patched: ` + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-edit", imageField)),
 					"You can run `kubectl replace -f /tmp/kubectl-edit-[0-9]+.yaml` to try this update again.",
 				}
 			},
@@ -68,19 +69,19 @@ func TestImperativeEditOfOwnedFieldIsDenied(t *testing.T) {
 		"kubectl patch": {
 			args: []string{"patch", "deployment/web", "-p", `{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.99"}]}}}}`},
 			stderr: func(ns, user string) []string {
-				return []string{quote("Error from server (Forbidden): " + deniedPrefix + imperativeDenial(ns, user, "kubectl-patch", imageField))}
+				return []string{regexp.QuoteMeta("Error from server (Forbidden): " + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-patch", imageField))}
 			},
 		},
 		"kubectl patch --dry-run=server": {
 			args: []string{"patch", "deployment/web", "--dry-run=server", "-p", `{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.99"}]}}}}`},
 			stderr: func(ns, user string) []string {
-				return []string{quote("Error from server (Forbidden): " + deniedPrefix + imperativeDenial(ns, user, "kubectl-patch", imageField))}
+				return []string{regexp.QuoteMeta("Error from server (Forbidden): " + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-patch", imageField))}
 			},
 		},
 		"kubectl scale": {
 			args: []string{"scale", "deployment/web", "--replicas=5"},
 			stderr: func(ns, user string) []string {
-				return []string{quote("Error from server (Forbidden): " + deniedPrefix +
+				return []string{regexp.QuoteMeta("Error from server (Forbidden): " + framework.DeniedPrefix +
 					imperativeDenial(ns, user, "", "spec.replicas (last-applied 3, now 5)"))}
 			},
 		},
@@ -94,7 +95,7 @@ func TestImperativeEditOfOwnedFieldIsDenied(t *testing.T) {
 
 			k.Env = tc.env
 			res := k.Run(t, tc.args...).MustFail(t)
-			wantMatch(t, res.Stderr, tc.stderr(f.Namespace, "apply-hygiene-admin")...)
+			framework.WantMatch(t, res.Stderr, tc.stderr(f.Namespace, "apply-hygiene-admin")...)
 			if after := resourceVersion(t, k, "deployment/web"); after != before {
 				t.Errorf("resourceVersion %s → %s: the denied write changed the object", before, after)
 			}
@@ -110,12 +111,12 @@ func TestImperativeEditOfUnownedFieldPasses(t *testing.T) {
 	k.Run(t, "apply", "-f", seeds+"seed002-simple-deployment.yaml").MustSucceed(t)
 
 	scale := k.Run(t, "scale", "deployment/nginx-deployment", "--replicas=2").MustSucceed(t)
-	wantLines(t, scale.Stdout, "deployment.apps/nginx-deployment scaled")
-	wantLines(t, scale.Stderr)
+	framework.WantLines(t, scale.Stdout, "deployment.apps/nginx-deployment scaled")
+	framework.WantLines(t, scale.Stderr)
 	label := k.Run(t, "label", "deployment/nginx-deployment", "team=payments").MustSucceed(t)
-	wantLines(t, label.Stdout, "deployment.apps/nginx-deployment labeled")
-	wantLines(t, label.Stderr)
-	wantLines(t, jsonpath(t, k, "deployment/nginx-deployment", "{.spec.replicas} {.metadata.labels.team}"), "2 payments")
+	framework.WantLines(t, label.Stdout, "deployment.apps/nginx-deployment labeled")
+	framework.WantLines(t, label.Stderr)
+	framework.WantLines(t, k.JSONPath(t, "deployment/nginx-deployment", "{.spec.replicas} {.metadata.labels.team}"), "2 payments")
 }
 
 // A member of the break-glass group and a service account get the
@@ -138,12 +139,9 @@ func TestImperativeEditByBreakGlassOrServiceAccountWarns(t *testing.T) {
 			f.Kubectl.Run(t, "apply", "-f", "testdata/deployment-v1.yaml").MustSucceed(t)
 			k, user := tc.kubectl(t, f)
 			res := k.Run(t, "set", "image", "deployment/web", "nginx=nginx:1.99").MustSucceed(t)
-			wantLines(t, res.Stdout, "deployment.apps/web image updated")
-			wantLines(t, res.Stderr, "Warning: "+imperativeDenial(f.Namespace, user, "kubectl-set", imageField))
-			wantLines(t, jsonpath(t, f.Kubectl, "deployment/web", "{.spec.template.spec.containers[0].image}"), "nginx:1.99")
+			framework.WantLines(t, res.Stdout, "deployment.apps/web image updated")
+			framework.WantLines(t, res.Stderr, "Warning: "+imperativeDenial(f.Namespace, user, "kubectl-set", imageField))
+			framework.WantLines(t, f.Kubectl.JSONPath(t, "deployment/web", "{.spec.template.spec.containers[0].image}"), "nginx:1.99")
 		})
 	}
 }
-
-// quote escapes a literal line for wantMatch.
-func quote(s string) string { return regexpQuote(s) }

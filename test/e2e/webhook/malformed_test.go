@@ -43,7 +43,7 @@ func TestMalformedReviewsGet400AndServerKeepsServing(t *testing.T) {
 	k := f.Kubectl
 	k.Run(t, "apply", "-f", "testdata/deployment-v1.yaml").MustSucceed(t)
 	res := k.Run(t, "set", "image", "deployment/web", "nginx=nginx:1.99").MustFail(t)
-	if !strings.Contains(res.Stderr, deniedPrefix+"[imperative-edit] ") {
+	if !strings.Contains(res.Stderr, framework.DeniedPrefix+"[imperative-edit] ") {
 		t.Errorf("after the malformed reviews, set image stderr = %q, want the imperative-edit denial", res.Stderr)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -19,13 +20,13 @@ func TestOrphanedRestartedAtWarnsWithCommandThatRemovesIt(t *testing.T) {
 	k.Run(t, "rollout", "restart", "deployment/nginx-deployment").MustSucceed(t)
 
 	apply := k.Run(t, "apply", "-f", seeds+"seed003-v2.yaml").MustSucceed(t)
-	wantLines(t, apply.Stdout, "deployment.apps/nginx-deployment configured")
+	framework.WantLines(t, apply.Stdout, "deployment.apps/nginx-deployment configured")
 	ts := `(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)`
-	m := wantMatch(t, apply.Stderr,
-		regexpQuote("Warning: [orphaned-field] Deployment "+f.Namespace+"/nginx-deployment: "+
-			"spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] (\"")+ts+regexpQuote("\", set by kubectl-rollout at ")+ts+
-			regexpQuote(") is in neither your manifest nor last-applied, so kubectl apply will never remove it. Remove it with: ")+
-			"(kubectl patch deployment/nginx-deployment -n "+regexpQuote(f.Namespace)+" --type=json -p '.*')")
+	m := framework.WantMatch(t, apply.Stderr,
+		regexp.QuoteMeta("Warning: [orphaned-field] Deployment "+f.Namespace+"/nginx-deployment: "+
+			"spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] (\"")+ts+regexp.QuoteMeta("\", set by kubectl-rollout at ")+ts+
+			regexp.QuoteMeta(") is in neither your manifest nor last-applied, so kubectl apply will never remove it. Remove it with: ")+
+			"(kubectl patch deployment/nginx-deployment -n "+regexp.QuoteMeta(f.Namespace)+" --type=json -p '.*')")
 	command := m[0][3]
 
 	// Run the command as a user would, with the built kubectl first on PATH.
@@ -35,6 +36,6 @@ func TestOrphanedRestartedAtWarnsWithCommandThatRemovesIt(t *testing.T) {
 	if err != nil {
 		t.Fatalf("running %s: %v\n%s", command, err, out)
 	}
-	wantLines(t, strings.TrimSpace(string(out)), "deployment.apps/nginx-deployment patched")
-	wantLines(t, jsonpath(t, k, "deployment/nginx-deployment", "{.spec.template.metadata.annotations}"))
+	framework.WantLines(t, strings.TrimSpace(string(out)), "deployment.apps/nginx-deployment patched")
+	framework.WantLines(t, k.JSONPath(t, "deployment/nginx-deployment", "{.spec.template.metadata.annotations}"))
 }

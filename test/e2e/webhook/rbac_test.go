@@ -27,9 +27,9 @@ func TestMissingRBACRuleFailsLoudly(t *testing.T) {
 	restore := withoutResource(t, f, "controllerrevisions")
 
 	k.Run(t, "apply", "-f", seeds+"seed004-v1.yaml").MustSucceed(t)
-	waitForRevisions(t, f, "app=my-wonderhoy-app", 1)
+	f.WaitForRevisions(t, "app=my-wonderhoy-app", 1)
 	k.Run(t, "apply", "-f", seeds+"seed004-v2.yaml").MustSucceed(t)
-	waitForRevisions(t, f, "app=my-wonderhoy-app", 2)
+	f.WaitForRevisions(t, "app=my-wonderhoy-app", 2)
 
 	undo := k.Run(t, "rollout", "undo", "statefulset/my-wonderhoy-app", "--to-revision=1").MustSucceed(t)
 	want := fmt.Sprintf("Warning: apply-hygiene could not review this request and allowed it (failure policy Ignore): "+
@@ -44,7 +44,7 @@ func TestMissingRBACRuleFailsLoudly(t *testing.T) {
 	// server survived the errors.
 	restore()
 	k.Run(t, "apply", "-f", seeds+"seed004-v2.yaml").MustSucceed(t)
-	waitForRevisions(t, f, "app=my-wonderhoy-app", 3)
+	f.WaitForRevisions(t, "app=my-wonderhoy-app", 3)
 	again := k.Run(t, "rollout", "undo", "statefulset/my-wonderhoy-app").MustSucceed(t)
 	if !strings.Contains(again.Stderr, "Warning: [stale-last-applied] ") {
 		t.Errorf("after restoring the rule, rollout undo stderr = %q, want the stale-last-applied repair", again.Stderr)

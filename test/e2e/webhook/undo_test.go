@@ -44,13 +44,13 @@ func TestRolloutUndoRepairsLastApplied(t *testing.T) {
 			short := fmt.Sprintf("%s/%s", lower(tc.kind), tc.name)
 
 			k.Run(t, "apply", "-f", tc.v1).MustSucceed(t)
-			waitForRevisions(t, f, tc.selector, 1)
+			f.WaitForRevisions(t, tc.selector, 1)
 			k.Run(t, "apply", "-f", tc.v2).MustSucceed(t)
-			waitForRevisions(t, f, tc.selector, 2)
+			f.WaitForRevisions(t, tc.selector, 2)
 
 			undo := k.Run(t, append([]string{"rollout", "undo", short}, tc.undoArgs...)...).MustSucceed(t)
-			wantLines(t, undo.Stdout, object+" rolled back")
-			wantLines(t, undo.Stderr,
+			framework.WantLines(t, undo.Stdout, object+" rolled back")
+			framework.WantLines(t, undo.Stderr,
 				fmt.Sprintf("Warning: resource %s/%s was previously managed with 'kubectl apply'. Rolling back will not update the "+
 					"kubectl.kubernetes.io/last-applied-configuration annotation, which may cause unexpected behavior on future "+
 					"'kubectl apply' operations. Consider using 'kubectl apply' with your previous configuration file instead.", tc.resource, tc.name),
@@ -82,9 +82,9 @@ func TestRolloutUndoRepairsLastApplied(t *testing.T) {
 			}
 
 			apply := k.Run(t, "apply", "-f", tc.v3).MustSucceed(t)
-			wantLines(t, apply.Stdout, object+" configured")
-			wantLines(t, apply.Stderr)
-			wantLines(t, jsonpath(t, k, short, "{.spec.template.spec.containers[0].env}"), `[{"name":"ANOTHER_ENV","value":"who cares?"}]`)
+			framework.WantLines(t, apply.Stdout, object+" configured")
+			framework.WantLines(t, apply.Stderr)
+			framework.WantLines(t, k.JSONPath(t, short, "{.spec.template.spec.containers[0].env}"), `[{"name":"ANOTHER_ENV","value":"who cares?"}]`)
 		})
 	}
 }
