@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
@@ -14,51 +16,45 @@ import (
 // injectCABundle sets bundle as the caBundle of every webhook in both
 // configurations, updating only those that differ.
 func (m *Manager) injectCABundle(ctx context.Context, bundle []byte) error {
+	api := m.client.AdmissionregistrationV1()
 	return errors.Join(
-		m.injectMutating(ctx, bundle),
-		m.injectValidating(ctx, bundle),
+		inject(ctx, api.MutatingWebhookConfigurations(), m.opts.WebhookConfigName, "mutatingwebhookconfiguration", bundle,
+			func(c *admissionregistrationv1.MutatingWebhookConfiguration) []*admissionregistrationv1.WebhookClientConfig {
+				out := make([]*admissionregistrationv1.WebhookClientConfig, len(c.Webhooks))
+				for i := range c.Webhooks {
+					out[i] = &c.Webhooks[i].ClientConfig
+				}
+				return out
+			}),
+		inject(ctx, api.ValidatingWebhookConfigurations(), m.opts.WebhookConfigName, "validatingwebhookconfiguration", bundle,
+			func(c *admissionregistrationv1.ValidatingWebhookConfiguration) []*admissionregistrationv1.WebhookClientConfig {
+				out := make([]*admissionregistrationv1.WebhookClientConfig, len(c.Webhooks))
+				for i := range c.Webhooks {
+					out[i] = &c.Webhooks[i].ClientConfig
+				}
+				return out
+			}),
 	)
 }
 
-func (m *Manager) injectMutating(ctx context.Context, bundle []byte) error {
-	api := m.client.AdmissionregistrationV1().MutatingWebhookConfigurations()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cfg, err := api.Get(ctx, m.opts.WebhookConfigName, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		changed := false
-		for i := range cfg.Webhooks {
-			cc := &cfg.Webhooks[i].ClientConfig
-			if !bytes.Equal(cc.CABundle, bundle) {
-				cc.CABundle, changed = bundle, true
-			}
-		}
-		if !changed {
-			return nil
-		}
-		if _, err := api.Update(ctx, cfg, metav1.UpdateOptions{}); err != nil {
-			return err
-		}
-		logr.FromContextOrDiscard(ctx).Info("Injected the CA bundle", "mutatingWebhookConfiguration", cfg.Name)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("injecting the CA bundle into mutatingwebhookconfiguration %s: %w", m.opts.WebhookConfigName, err)
-	}
-	return nil
+// webhookConfigurations is what inject needs of the typed client of the
+// mutating or the validating configurations.
+type webhookConfigurations[T any] interface {
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error)
+	Update(ctx context.Context, cfg T, opts metav1.UpdateOptions) (T, error)
 }
 
-func (m *Manager) injectValidating(ctx context.Context, bundle []byte) error {
-	api := m.client.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+// inject sets bundle as the caBundle of every webhook of the configuration
+// name, updating it only when one differs.
+func inject[T any](ctx context.Context, api webhookConfigurations[T], name, kind string, bundle []byte,
+	clientConfigs func(T) []*admissionregistrationv1.WebhookClientConfig) error {
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cfg, err := api.Get(ctx, m.opts.WebhookConfigName, metav1.GetOptions{})
+		cfg, err := api.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
 		changed := false
-		for i := range cfg.Webhooks {
-			cc := &cfg.Webhooks[i].ClientConfig
+		for _, cc := range clientConfigs(cfg) {
 			if !bytes.Equal(cc.CABundle, bundle) {
 				cc.CABundle, changed = bundle, true
 			}
@@ -69,11 +65,11 @@ func (m *Manager) injectValidating(ctx context.Context, bundle []byte) error {
 		if _, err := api.Update(ctx, cfg, metav1.UpdateOptions{}); err != nil {
 			return err
 		}
-		logr.FromContextOrDiscard(ctx).Info("Injected the CA bundle", "validatingWebhookConfiguration", cfg.Name)
+		logr.FromContextOrDiscard(ctx).Info("Injected the CA bundle", "kind", kind, "name", name)
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("injecting the CA bundle into validatingwebhookconfiguration %s: %w", m.opts.WebhookConfigName, err)
+		return fmt.Errorf("injecting the CA bundle into %s %s: %w", kind, name, err)
 	}
 	return nil
 }
