@@ -59,9 +59,9 @@ demo: tools $(CLUSTER) ## Start the local control plane with apply-hygiene and p
 test: tools test-unit test-race test-fuzz test-e2e ## Run every test: unit, race, 30 s of each fuzz target, then end-to-end against a real control plane.
 
 .PHONY: test-unit
-test-unit: ## Run the unit tests (no control plane).
+test-unit: tools ## Run the unit tests (the chart and certs tests also use the pinned helm and a control plane).
 	@echo "== unit tests"
-	go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v /test/e2e)
+	APPLY_HYGIENE_E2E=required go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v /test/e2e)
 
 .PHONY: test-race
 test-race: ## Concurrent reviews under the race detector.
