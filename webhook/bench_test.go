@@ -111,7 +111,7 @@ func loadBenchCase(b *testing.B, name string, engine *policy.Engine) ([]byte, *R
 	if err := json.Unmarshal(body, &review); err != nil {
 		b.Fatalf("decoding %s: %v", name, err)
 	}
-	rv, err := r.review(b.Context(), review.Request)
+	rv, err := r.review(b.Context(), review.Request, anyWrite)
 	if err != nil || rv == nil {
 		b.Fatalf("reviewing %s: %v, %v", name, rv, err)
 	}

@@ -18,11 +18,20 @@ import (
 func (r *Reviewer) Mutating() admission.Handler {
 	return admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
 		started := time.Now()
-		rv, err := r.review(ctx, &req.AdmissionRequest)
+		if req.SubResource == "scale" {
+			// A Scale object has nothing to repair: check it, and do not
+			// read its parent.
+			if _, err := scaleReplicas(&req.AdmissionRequest); err != nil {
+				return r.errored(ctx, "mutate", err)
+			}
+			r.opts.metrics.observe("mutate", "", "skipped", started, nil)
+			return admission.Allowed("")
+		}
+		rv, err := r.review(ctx, &req.AdmissionRequest, repairable)
 		if err != nil {
 			return r.errored(ctx, "mutate", err)
 		}
-		if rv == nil || req.SubResource != "" {
+		if rv == nil {
 			r.opts.metrics.observe("mutate", rv.classification(), "skipped", started, nil)
 			return admission.Allowed("")
 		}
@@ -46,7 +55,7 @@ func (r *Reviewer) Mutating() admission.Handler {
 func (r *Reviewer) Validating() admission.Handler {
 	return admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
 		started := time.Now()
-		rv, err := r.review(ctx, &req.AdmissionRequest)
+		rv, err := r.review(ctx, &req.AdmissionRequest, anyWrite)
 		if err != nil {
 			return r.errored(ctx, "validate", err)
 		}

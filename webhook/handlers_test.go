@@ -58,7 +58,7 @@ func TestHandlersOnCapturedReviews(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			req := loadReview(t, tc.review)
 			r := NewReviewer(engine, loadCluster(t, filepath.Join("testdata", "reviews", tc.review+".cluster.json")))
-			rv, err := r.review(t.Context(), &req.AdmissionRequest)
+			rv, err := r.review(t.Context(), &req.AdmissionRequest, anyWrite)
 			if err != nil {
 				t.Fatalf("review: %v", err)
 			}

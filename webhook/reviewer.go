@@ -61,8 +61,9 @@ type review struct {
 }
 
 // review decodes, classifies, analyzes and evaluates req. It returns nil
-// (and no error) for requests it has no opinion on.
-func (r *Reviewer) review(ctx context.Context, req *admissionv1.AdmissionRequest) (*review, error) {
+// (and no error) for requests it has no opinion on, and for those that want
+// rejects before the analysis.
+func (r *Reviewer) review(ctx context.Context, req *admissionv1.AdmissionRequest, want func(write, policy.Classification) bool) (*review, error) {
 	if req.UID == "" || req.Operation == "" || req.Kind.Kind == "" {
 		return nil, fmt.Errorf("%w: the AdmissionReview has no request (uid, operation and kind are required)", errBadRequest)
 	}
@@ -75,7 +76,7 @@ func (r *Reviewer) review(ctx context.Context, req *admissionv1.AdmissionRequest
 	}
 	w := newWrite(req.SubResource, fieldManagerOption(req.Options.Raw), req.UserInfo, old, new)
 	class := classify(w)
-	if class == policy.Controller {
+	if class == policy.Controller || !want(w, class) {
 		return nil, nil
 	}
 	in, err := r.analyze(ctx, w, class)
@@ -102,14 +103,9 @@ func (r *Reviewer) objects(ctx context.Context, req *admissionv1.AdmissionReques
 	if req.SubResource != "scale" {
 		return decodePair(req)
 	}
-	scaleGVK := schema.GroupVersionKind{Group: req.Kind.Group, Version: req.Kind.Version, Kind: req.Kind.Kind}
-	scale, err := decodeObject(req.Object, scaleGVK, "object")
+	replicas, err := scaleReplicas(req)
 	if err != nil {
 		return nil, nil, err
-	}
-	replicas, found, err := unstructured.NestedInt64(scale.Object, "spec", "replicas")
-	if err != nil || !found {
-		return nil, nil, fmt.Errorf("%w: the Scale object has no spec.replicas", errBadRequest)
 	}
 	gvr := schema.GroupVersionResource{Group: req.Resource.Group, Version: req.Resource.Version, Resource: req.Resource.Resource}
 	parent, err := r.cluster.Object(ctx, gvr, req.Namespace, req.Name)
@@ -121,6 +117,21 @@ func (r *Reviewer) objects(ctx context.Context, req *admissionv1.AdmissionReques
 		return nil, nil, fmt.Errorf("setting replicas on %s %s/%s: %w", parent.GetKind(), req.Namespace, req.Name, err)
 	}
 	return parent, scaled, nil
+}
+
+// scaleReplicas decodes the Scale object of a /scale request and returns
+// its spec.replicas.
+func scaleReplicas(req *admissionv1.AdmissionRequest) (int64, error) {
+	scaleGVK := schema.GroupVersionKind{Group: req.Kind.Group, Version: req.Kind.Version, Kind: req.Kind.Kind}
+	scale, err := decodeObject(req.Object, scaleGVK, "object")
+	if err != nil {
+		return 0, err
+	}
+	replicas, found, err := unstructured.NestedInt64(scale.Object, "spec", "replicas")
+	if err != nil || !found {
+		return 0, fmt.Errorf("%w: the Scale object has no spec.replicas", errBadRequest)
+	}
+	return replicas, nil
 }
 
 // analyze runs merge on the write and recognizes a rollout undo by the
@@ -231,3 +242,14 @@ func requestSummary(req *admissionv1.AdmissionRequest, w write) policy.Request {
 
 // isBadRequest reports whether err means the request itself is malformed.
 func isBadRequest(err error) bool { return errors.Is(err, errBadRequest) }
+
+// anyWrite wants every write reviewed: the validating webhook.
+func anyWrite(write, policy.Classification) bool { return true }
+
+// repairable wants the writes whose decisions the mutating webhook can
+// carry out: applies (defaulted dependents, pruned orphans) and rollout
+// undos (stale last-applied). Analyzing other writes there would only
+// repeat the validating webhook's work.
+func repairable(w write, class policy.Classification) bool {
+	return class == policy.ClientSideApply || class == policy.ServerSideApply || undoCandidate(w)
+}
