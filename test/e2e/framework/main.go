@@ -50,7 +50,12 @@ func WithWebhook(values ...string) MainOption {
 // (its own CA, injected into the webhook configurations) and the given
 // extra server flags.
 func WithSelfManagedTLS(serverArgs ...string) MainOption {
-	return func(o *mainOptions) { o.selfManagedTLS, o.serverArgs = true, serverArgs }
+	return func(o *mainOptions) { o.selfManagedTLS, o.serverArgs = true, append(o.serverArgs, serverArgs...) }
+}
+
+// WithServerArgs passes extra flags to the server of WithWebhook.
+func WithServerArgs(args ...string) MainOption {
+	return func(o *mainOptions) { o.serverArgs = append(o.serverArgs, args...) }
 }
 
 // Main starts the control plane, runs the package's tests and stops it

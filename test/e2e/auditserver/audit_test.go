@@ -1,0 +1,61 @@
+// Package auditserver_test runs the server's periodic audit (chart value
+// audit.enabled, --audit-interval) with the chart's RBAC: drift that
+// admission never saw becomes a gauge and a Warning event.
+package auditserver_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+func TestMain(m *testing.M) {
+	framework.Main(m, framework.WithWebhook("audit.enabled=true"), framework.WithServerArgs("--audit-interval=2s"))
+}
+
+// An object made by kubectl create has no last-applied: the next audit
+// reports it with an event on the object and in the findings gauge.
+func TestPeriodicAuditReportsWithEventAndGauge(t *testing.T) {
+	f := framework.New(t)
+	f.Kubectl.Run(t, "create", "deployment", "made-imperatively", "--image=nginx:1.27").MustSucceed(t)
+
+	framework.Eventually(t, 60*time.Second, "a MissingLastApplied event on deployment/made-imperatively", func(ctx context.Context) (bool, error) {
+		events, err := f.Client.EventsV1().Events(f.Namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, e := range events.Items {
+			if e.Regarding.Name == "made-imperatively" && e.Reason == "MissingLastApplied" && e.Type == "Warning" &&
+				strings.HasPrefix(e.Note, "[missing-last-applied] Deployment "+f.Namespace+"/made-imperatively") {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	gauge := fmt.Sprintf(`apply_hygiene_audit_findings{namespace=%q,rule="missing-last-applied"} 1`, f.Namespace)
+	framework.Eventually(t, 30*time.Second, gauge, func(ctx context.Context) (bool, error) {
+		return strings.Contains(metrics(ctx, t), gauge), nil
+	})
+}
+
+func metrics(ctx context.Context, t *testing.T) string {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, framework.Webhook(t).MetricsURL, nil)
+	if err != nil {
+		return ""
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ""
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, _ := io.ReadAll(resp.Body)
+	return string(body)
+}
