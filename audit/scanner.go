@@ -14,6 +14,7 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
+	"github.com/apply-hygiene/apply-hygiene/webhook"
 )
 
 // Evaluator decides about a policy input; *policy.Engine is one.
@@ -59,7 +60,7 @@ func NewScanner(client dynamic.Interface, analyzer *merge.Analyzer, evaluator Ev
 		opt(&o)
 	}
 	if o.cluster == nil {
-		o.cluster = NewAPICluster(client)
+		o.cluster = webhook.NewAPICluster(client, 0)
 	}
 	return &Scanner{client: client, analyzer: analyzer, evaluator: evaluator, opts: o}
 }
