@@ -17,23 +17,12 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/webhook"
 )
 
-// Evaluator decides about a policy input; *policy.Engine is one.
-type Evaluator interface {
-	Evaluate(ctx context.Context, in *policy.Input) ([]policy.Decision, error)
-}
+// Evaluator decides about a policy input; *policy.Engine is one. It is the
+// webhook's: the audit asks the policies exactly as admission does.
+type Evaluator = webhook.Evaluator
 
 // EvaluatorFunc adapts a function to Evaluator.
-type EvaluatorFunc func(ctx context.Context, in *policy.Input) ([]policy.Decision, error)
-
-// Evaluate implements Evaluator.
-func (f EvaluatorFunc) Evaluate(ctx context.Context, in *policy.Input) ([]policy.Decision, error) {
-	return f(ctx, in)
-}
-
-var (
-	_ Evaluator = (*policy.Engine)(nil)
-	_ Evaluator = EvaluatorFunc(nil)
-)
+type EvaluatorFunc = webhook.EvaluatorFunc
 
 // Target says what a scan lists.
 type Target struct {
