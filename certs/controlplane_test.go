@@ -23,9 +23,6 @@ import (
 // binaries are missing (fails instead under APPLY_HYGIENE_E2E=required).
 func startControlPlane(t *testing.T) kubernetes.Interface {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: skipping the test against a real API server")
-	}
 	binDir, err := controlplane.FindBinDir()
 	if err == nil {
 		if missing := controlplane.MissingBinaries(binDir); len(missing) > 0 {

@@ -21,9 +21,6 @@ const serviceMonitorCRDModule = "github.com/prometheus-operator/prometheus-opera
 // every scenario on a real API server: schema validation, defaulting and
 // admission of the real thing, not a linter's model of it.
 func TestManifestsAcceptedByAPIServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: skipping the dry runs against a real API server")
-	}
 	kubectl := tool(t, "kubectl")
 	binDir, err := controlplane.FindBinDir()
 	if err != nil {
