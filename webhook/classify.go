@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -49,19 +50,23 @@ func newWrite(subresource, optionsManager string, user authenticationv1.UserInfo
 // derived from the user agent) and the operation. Other entries can change
 // too, when the write took fields over from them; those keep their time,
 // while the writer's entry is new or gets the time of the write.
-func changedManager(old, new *unstructured.Unstructured) (metav1.ManagedFieldsEntry, bool) {
-	before := map[string]metav1.ManagedFieldsEntry{}
-	for _, e := range old.GetManagedFields() {
+// Unreadable managedFields (decodeObject rejects them in a request) count
+// as none.
+func changedManager(old, new *unstructured.Unstructured) (merge.ManagedFieldsEntry, bool) {
+	oldEntries, _ := merge.ReadManagedFields(old)
+	newEntries, _ := merge.ReadManagedFields(new)
+	before := make(map[string]merge.ManagedFieldsEntry, len(oldEntries))
+	for _, e := range oldEntries {
 		before[entryKey(e)] = e
 	}
-	best, bestScore := metav1.ManagedFieldsEntry{}, -1
-	for _, e := range new.GetManagedFields() {
+	best, bestScore := merge.ManagedFieldsEntry{}, -1
+	for _, e := range newEntries {
 		score := -1
 		prev, ok := before[entryKey(e)]
 		switch {
 		case !ok:
 			score = 2
-		case !timeEqual(prev.Time, e.Time):
+		case !prev.Time.Equal(e.Time):
 			score = 1
 		case !equality.Semantic.DeepEqual(prev.FieldsV1, e.FieldsV1):
 			score = 0
@@ -73,15 +78,8 @@ func changedManager(old, new *unstructured.Unstructured) (metav1.ManagedFieldsEn
 	return best, bestScore >= 0
 }
 
-func timeEqual(a, b *metav1.Time) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.Equal(b)
-}
-
-func entryKey(e metav1.ManagedFieldsEntry) string {
-	return e.Manager + "\x00" + string(e.Operation) + "\x00" + e.Subresource
+func entryKey(e merge.ManagedFieldsEntry) string {
+	return e.Manager + "\x00" + e.Operation + "\x00" + e.Subresource
 }
 
 // effectiveManager is the field manager of the write: the one the client
@@ -93,7 +91,7 @@ func (w write) effectiveManager() (manager string, operation metav1.ManagedField
 	e, ok := changedManager(w.old, w.new)
 	switch {
 	case ok && (w.optionsManager == "" || e.Manager == w.optionsManager):
-		return e.Manager, e.Operation
+		return e.Manager, metav1.ManagedFieldsOperationType(e.Operation)
 	case w.optionsManager != "":
 		return w.optionsManager, operationOf(w.new, w.optionsManager, w.subresource)
 	}
@@ -106,12 +104,13 @@ func (w write) effectiveManager() (manager string, operation metav1.ManagedField
 // Apply entry of manager and no Update entry.
 func operationOf(obj *unstructured.Unstructured, manager, subresource string) metav1.ManagedFieldsOperationType {
 	apply, update := false, false
-	for _, e := range obj.GetManagedFields() {
+	entries, _ := merge.ReadManagedFields(obj)
+	for _, e := range entries {
 		if e.Manager != manager || e.Subresource != subresource {
 			continue
 		}
-		apply = apply || e.Operation == metav1.ManagedFieldsOperationApply
-		update = update || e.Operation == metav1.ManagedFieldsOperationUpdate
+		apply = apply || e.Operation == string(metav1.ManagedFieldsOperationApply)
+		update = update || e.Operation == string(metav1.ManagedFieldsOperationUpdate)
 	}
 	if apply && !update {
 		return metav1.ManagedFieldsOperationApply

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
 // errBadRequest marks a request that cannot be reviewed as sent; it is
@@ -26,6 +28,11 @@ func decodeObject(raw runtime.RawExtension, want schema.GroupVersionKind, which 
 	}
 	if got := obj.GroupVersionKind(); got != want {
 		return nil, fmt.Errorf("%w: %s is a %s, but the request declares %s", errBadRequest, which, describe(got), describe(want))
+	}
+	// The API server writes managedFields; malformed ones mean the review
+	// was not sent by one.
+	if _, err := merge.ReadManagedFields(obj); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", errBadRequest, which, err)
 	}
 	return obj, nil
 }

@@ -92,8 +92,9 @@ func TestBadInputGetsAClearAnswer(t *testing.T) {
 		"connect":                    {validating: allowed, mutating: allowed},
 		"object-and-old-swapped":     {validating: allowed, mutating: allowed},
 		"containers-not-list":        {validating: allowed, mutating: allowed},
-		// An internal error, not a 400: see docs/reliability.md.
-		"managed-fields-not-list": {validating: allowedWith(failOpen), mutating: allowedWith(failOpen)},
+		// The API server writes managedFields: a malformed one is no
+		// request of a server (docs/reliability.md, finding 4).
+		"managed-fields-not-list": {validating: badRequest(managedFieldsNotList), mutating: badRequest(managedFieldsNotList)},
 	}
 	for name := range generators {
 		if _, ok := tests[name]; !ok {
@@ -115,6 +116,8 @@ const (
 	otherKind  = "bad admission request: object is a ConfigMap (v1), but the request declares Deployment (apps/v1)"
 	noGroup    = "bad admission request: object is a Deployment (apps/v1), but the request declares Deployment ()"
 	noReplicas = "bad admission request: the Scale object has no spec.replicas"
+
+	managedFieldsNotList = "bad admission request: object: metadata.managedFields is a string, not a list"
 )
 
 // handlers are the validating and mutating endpoints on the real policy
