@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -201,20 +202,43 @@ func restartedAt(obj *unstructured.Unstructured) string {
 
 // onlyLastAppliedChanged reports whether the write changed nothing but the
 // last-applied annotation (and what the server maintains), as
-// `kubectl apply set-last-applied` and `edit-last-applied` do.
+// `kubectl apply set-last-applied` and `edit-last-applied` do. It compares
+// in place, level by level, without copying either object.
 func onlyLastAppliedChanged(old, new *unstructured.Unstructured) bool {
-	strip := func(obj *unstructured.Unstructured) map[string]any {
-		c := obj.DeepCopy()
-		ann := c.GetAnnotations()
-		delete(ann, lastAppliedAnnotation)
-		c.SetAnnotations(ann)
-		for _, f := range []string{"managedFields", "resourceVersion", "generation"} {
-			unstructured.RemoveNestedField(c.Object, "metadata", f)
+	oldMeta, _ := old.Object["metadata"].(map[string]any)
+	newMeta, _ := new.Object["metadata"].(map[string]any)
+	oldAnn, _ := oldMeta["annotations"].(map[string]any)
+	newAnn, _ := newMeta["annotations"].(map[string]any)
+	return equalExcept(old.Object, new.Object, "metadata", "status") &&
+		equalExcept(oldMeta, newMeta, "annotations", "managedFields", "resourceVersion", "generation") &&
+		equalExcept(oldAnn, newAnn, lastAppliedAnnotation)
+}
+
+// equalExcept reports whether a and b are equal but for the keys skip. A
+// nil map equals an empty one.
+func equalExcept(a, b map[string]any, skip ...string) bool {
+	count := func(m map[string]any) int {
+		n := len(m)
+		for _, k := range skip {
+			if _, ok := m[k]; ok {
+				n--
+			}
 		}
-		unstructured.RemoveNestedField(c.Object, "status")
-		return c.Object
+		return n
 	}
-	return equality.Semantic.DeepEqual(strip(old), strip(new))
+	if count(a) != count(b) {
+		return false
+	}
+	for k, av := range a {
+		if slices.Contains(skip, k) {
+			continue
+		}
+		bv, ok := b[k]
+		if !ok || !equality.Semantic.DeepEqual(av, bv) {
+			return false
+		}
+	}
+	return true
 }
 
 // fieldManagerOption reads options.fieldManager from the request's raw
