@@ -52,7 +52,7 @@ func (a *Analyzer) analyzeApply(in applyInput, an *Analysis) error {
 	in.manifest = &unstructured.Unstructured{Object: secretData(in.kind, in.manifest.Object)}
 	in.result = &unstructured.Unstructured{Object: secretData(in.kind, in.result.Object)}
 	manifest := withoutLastApplied(in.manifest.Object)
-	tvs, err := a.fieldSets(in.original, manifest, withoutManagedFields(in.live.Object), withoutManagedFields(in.result.Object))
+	tvs, err := a.fieldSets(written(in.original), written(manifest), stored(withoutManagedFields(in.live.Object)), stored(withoutManagedFields(in.result.Object)))
 	if err != nil {
 		return err
 	}

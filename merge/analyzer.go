@@ -6,11 +6,13 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/client-go/applyconfigurations"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
 // Analyzer recomputes kubectl's apply and derives field-level facts. Build
@@ -18,9 +20,12 @@ import (
 // is expensive. An Analyzer is safe for concurrent use; it holds no state
 // that a call changes.
 type Analyzer struct {
-	scheme          *runtime.Scheme
-	typed           managedfields.TypeConverter
-	deduced         managedfields.TypeConverter
+	scheme  *runtime.Scheme
+	typed   managedfields.TypeConverter
+	deduced managedfields.TypeConverter
+	// types holds the schema of each kind that typed knows, for stored
+	// objects (convertTyped); read-only after NewAnalyzer.
+	types           map[schema.GroupVersionKind]*typed.TypedValue
 	maxValueLength  int
 	kubectlManagers map[string]bool
 	defaults        defaultTable
@@ -32,9 +37,11 @@ func NewAnalyzer(opts ...Option) *Analyzer {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	tc := applyconfigurations.NewTypeConverter(o.scheme)
 	return &Analyzer{
 		scheme:          o.scheme,
-		typed:           applyconfigurations.NewTypeConverter(o.scheme),
+		typed:           tc,
+		types:           knownTypes(o.scheme, tc),
 		deduced:         managedfields.NewDeducedTypeConverter(),
 		maxValueLength:  o.maxValueLength,
 		kubectlManagers: o.kubectlManagers,
@@ -58,47 +65,120 @@ func (a *Analyzer) isKubectlManager(name string) bool {
 	return IsKubectlManager(name) || a.kubectlManagers[name]
 }
 
-// fieldSets converts objects of one kind to field sets with the typed
-// converter, or, when any of them does not fit the kind's schema (or the
-// kind has none), all of them with the deduced one, so that the sets are
-// comparable. Nil objects give empty sets.
-func (a *Analyzer) fieldSets(objs ...map[string]any) ([]*typed.TypedValue, error) {
-	out, err := convertAll(a.typed, objs)
+// source is an object to convert to a typed value.
+type source struct {
+	obj map[string]any
+	// stored marks an object that the API server decoded into its Go type
+	// before admission (old, new, live, result, the parent of a /scale):
+	// it fits the kind's schema, so its conversion skips validation.
+	stored bool
+}
+
+// written is a source that a person wrote (a manifest, last-applied):
+// validated against the kind's schema when converted.
+func written(obj map[string]any) source { return source{obj: obj} }
+
+// stored is a source that the API server wrote; see source.stored.
+func stored(obj map[string]any) source { return source{obj: obj, stored: true} }
+
+// fieldSets converts objects of one kind to typed values with the kind's
+// schema, or, when a written one does not fit it (or the kind has none),
+// all of them with the deduced one, so that the sets are comparable. Nil
+// objects give empty sets.
+func (a *Analyzer) fieldSets(srcs ...source) ([]*typed.TypedValue, error) {
+	out, err := a.convertTyped(srcs)
 	if err == nil {
 		return out, nil
 	}
-	out, err = convertAll(a.deduced, objs)
+	out, err = convertAll(a.deduced, srcs)
 	if err != nil {
 		return nil, fmt.Errorf("converting to field sets: %w", err)
 	}
 	return out, nil
 }
 
-func convertAll(tc managedfields.TypeConverter, objs []map[string]any) ([]*typed.TypedValue, error) {
-	out := make([]*typed.TypedValue, len(objs))
-	var gvkSource *unstructured.Unstructured
-	for _, obj := range objs {
-		if obj != nil {
-			gvkSource = &unstructured.Unstructured{Object: obj}
-			break
-		}
+// convertTyped converts srcs with the kind's schema. A stored object is
+// not validated: validation walks the whole object once more, a fifth of
+// a review's time, and the API server decoded it into its Go type, which
+// is what the schema describes. Its field set treats a field the schema
+// does not know (from a newer server) as a leaf.
+func (a *Analyzer) convertTyped(srcs []source) ([]*typed.TypedValue, error) {
+	gvk := kindOf(srcs)
+	t, known := a.types[gvk]
+	if !known {
+		return nil, fmt.Errorf("no schema for %s", gvk)
 	}
-	for i, obj := range objs {
-		// A shallow copy: setting the kind must not change the caller's map.
-		u := &unstructured.Unstructured{Object: make(map[string]any, len(obj)+2)}
-		for k, v := range obj {
-			u.Object[k] = v
+	out := make([]*typed.TypedValue, len(srcs))
+	for i, src := range srcs {
+		if !src.stored {
+			tv, err := a.typed.ObjectToTyped(withKind(src.obj, gvk), typed.AllowDuplicates)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = tv
+			continue
 		}
-		if gvkSource != nil {
-			u.SetGroupVersionKind(gvkSource.GroupVersionKind())
+		obj := src.obj
+		if obj == nil {
+			obj = map[string]any{}
 		}
-		tv, err := tc.ObjectToTyped(u, typed.AllowDuplicates)
+		//nolint:staticcheck // SA1019: deprecated only in favour of validating, which stored objects do not need (see above).
+		out[i] = typed.AsTypedUnvalidated(value.NewValueInterface(obj), t.Schema(), t.TypeRef())
+	}
+	return out, nil
+}
+
+func convertAll(tc managedfields.TypeConverter, srcs []source) ([]*typed.TypedValue, error) {
+	gvk := kindOf(srcs)
+	out := make([]*typed.TypedValue, len(srcs))
+	for i, src := range srcs {
+		tv, err := tc.ObjectToTyped(withKind(src.obj, gvk), typed.AllowDuplicates)
 		if err != nil {
 			return nil, err
 		}
 		out[i] = tv
 	}
 	return out, nil
+}
+
+// kindOf is the kind of the first non-nil source.
+func kindOf(srcs []source) schema.GroupVersionKind {
+	for _, src := range srcs {
+		if src.obj != nil {
+			return (&unstructured.Unstructured{Object: src.obj}).GroupVersionKind()
+		}
+	}
+	return schema.GroupVersionKind{}
+}
+
+// withKind returns a shallow copy of obj with apiVersion and kind of gvk:
+// setting the kind must not change the caller's map.
+func withKind(obj map[string]any, gvk schema.GroupVersionKind) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: make(map[string]any, len(obj)+2)}
+	for k, v := range obj {
+		u.Object[k] = v
+	}
+	if !gvk.Empty() {
+		u.SetGroupVersionKind(gvk)
+	}
+	return u
+}
+
+// knownTypes returns the schema of each kind of s that tc has one for,
+// read once from the typed value of an object with only apiVersion and
+// kind.
+func knownTypes(s *runtime.Scheme, tc managedfields.TypeConverter) map[schema.GroupVersionKind]*typed.TypedValue {
+	out := map[schema.GroupVersionKind]*typed.TypedValue{}
+	for gvk := range s.AllKnownTypes() {
+		if gvk.Version == runtime.APIVersionInternal {
+			continue
+		}
+		tv, err := tc.ObjectToTyped(withKind(nil, gvk))
+		if err == nil {
+			out[gvk] = tv
+		}
+	}
+	return out
 }
 
 // withoutManagedFields returns a server-written object (live, result, old

@@ -65,7 +65,7 @@ func (a *Analyzer) Explain(live *unstructured.Unstructured) (*Explanation, error
 	if original != nil {
 		orig = secretData(live.GetKind(), original.Object)
 	}
-	tvs, err := a.fieldSets(orig, live.Object)
+	tvs, err := a.fieldSets(written(orig), written(live.Object))
 	if err != nil {
 		return nil, err
 	}

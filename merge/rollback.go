@@ -177,7 +177,7 @@ func (a *Analyzer) matchesTemplate(raw string, obj *unstructured.Unstructured) b
 	if err != nil {
 		return false
 	}
-	tvs, err := a.fieldSets(la.Object, obj.Object)
+	tvs, err := a.fieldSets(written(la.Object), written(obj.Object))
 	if err != nil {
 		return false
 	}
@@ -247,7 +247,7 @@ func (a *Analyzer) patchTemplate(obj *unstructured.Unstructured, from, to, targe
 }
 
 func (a *Analyzer) templateChanges(old, new *unstructured.Unstructured) ([]FieldFact, error) {
-	tvs, err := a.fieldSets(withoutManagedFields(old.Object), withoutManagedFields(new.Object))
+	tvs, err := a.fieldSets(stored(withoutManagedFields(old.Object)), stored(withoutManagedFields(new.Object)))
 	if err != nil {
 		return nil, err
 	}
