@@ -112,6 +112,33 @@ service:
 {{- end }}
 {{- end }}
 
+{{/*
+The CEL conditions under which the API server calls a webhook; a dict with
+"mutating" (bool). They only save calls: the server decides the same itself.
+*/}}
+{{- define "apply-hygiene.matchConditions" -}}
+matchConditions:
+  # Kubernetes components and the kube-system controllers: apply-hygiene
+  # lets their writes through unreviewed (isController in
+  # webhook/classify.go), so the API server need not call it.
+  - name: not-a-controller
+    expression: >-
+      !(request.userInfo.username.startsWith('system:serviceaccount:kube-system:')
+      || (request.userInfo.username.startsWith('system:')
+      && !request.userInfo.username.startsWith('system:serviceaccount:')))
+  {{- if .mutating }}
+  # kubectl's commands that change objects in place (edit, patch, set,
+  # label, annotate, scale, rollout restart/pause/resume): the mutating
+  # webhook repairs only applies and rollout undo, which sends no field
+  # manager (repairable in webhook/reviewer.go).
+  - name: not-an-imperative-kubectl-command
+    expression: >-
+      !(has(request.options) && has(request.options.fieldManager)
+      && request.options.fieldManager in ['kubectl-edit', 'kubectl-patch', 'kubectl-set',
+      'kubectl-label', 'kubectl-annotate', 'kubectl-scale', 'kubectl-rollout'])
+  {{- end }}
+{{- end }}
+
 {{/* Everything a webhook has in common with the other one. */}}
 {{- define "apply-hygiene.webhookCommon" -}}
 rules:
