@@ -127,15 +127,22 @@ matchConditions:
       || (request.userInfo.username.startsWith('system:')
       && !request.userInfo.username.startsWith('system:serviceaccount:')))
   {{- if .mutating }}
-  # kubectl's commands that change objects in place (edit, patch, set,
-  # label, annotate, scale, rollout restart/pause/resume): the mutating
-  # webhook repairs only applies and rollout undo, which sends no field
-  # manager (repairable in webhook/reviewer.go).
-  - name: not-an-imperative-kubectl-command
+  # Writes the mutating webhook may repair (repairable in
+  # webhook/reviewer.go): applies (client- or server-side; every apply sends
+  # a field manager, or changes last-applied) and rollout undo (no field
+  # manager, a new pod template). Not kubectl's in-place commands (edit,
+  # patch, set, label, annotate, scale, rollout restart/pause/resume).
+  - name: may-be-repairable
     expression: >-
-      !(has(request.options) && has(request.options.fieldManager)
-      && request.options.fieldManager in ['kubectl-edit', 'kubectl-patch', 'kubectl-set',
+      has(request.options) && has(request.options.fieldManager) && request.options.fieldManager != ''
+      ? !(request.options.fieldManager in ['kubectl-edit', 'kubectl-patch', 'kubectl-set',
       'kubectl-label', 'kubectl-annotate', 'kubectl-scale', 'kubectl-rollout'])
+      : (has(object.spec) && has(object.spec.template)
+      && (!has(oldObject.spec) || !has(oldObject.spec.template) || object.spec.template != oldObject.spec.template))
+      || (has(object.metadata.annotations) && 'kubectl.kubernetes.io/last-applied-configuration' in object.metadata.annotations
+      ? object.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'] : '')
+      != (has(oldObject.metadata.annotations) && 'kubectl.kubernetes.io/last-applied-configuration' in oldObject.metadata.annotations
+      ? oldObject.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'] : '')
   {{- end }}
 {{- end }}
 

@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
@@ -12,7 +14,8 @@ import (
 // The chart's matchConditions keep the API server from calling a webhook
 // for writes it would let through unreviewed: neither webhook for a
 // Kubernetes component's write, and not the mutating one for an imperative
-// kubectl command. An apply still goes to both.
+// kubectl command or a client's write that can be neither an apply nor a
+// rollout undo. An apply and a new pod template still go to both.
 func TestAPIServerCallsOnlyTheWebhooksThatReview(t *testing.T) {
 	f := framework.New(t)
 	f.Kubectl.Run(t, "apply", "-f", "testdata/deployment-v1.yaml").MustSucceed(t)
@@ -34,6 +37,15 @@ func TestAPIServerCallsOnlyTheWebhooksThatReview(t *testing.T) {
 		{name: "kubectl label", wantMutate: false, wantValidate: true, run: func(t *testing.T) {
 			f.Kubectl.Run(t, "label", "deployment/web", "set-by-person=yes").MustSucceed(t)
 		}},
+		{name: "a client's label without a field manager", wantMutate: false, wantValidate: true, run: func(t *testing.T) {
+			update(t, f, func(d *appsv1.Deployment) { d.Labels["set-by-client"] = "yes" })
+		}},
+		{name: "a client's new pod template without a field manager", wantMutate: true, wantValidate: true, run: func(t *testing.T) {
+			// What kubectl rollout undo sends: the mutating webhook checks
+			// it against the revisions.
+			update(t, f, func(d *appsv1.Deployment) { d.Spec.Template.Labels["set-by-client"] = "yes" })
+			waitSettled(t, f, "web")
+		}},
 		{name: "kubectl apply", wantMutate: true, wantValidate: true, run: func(t *testing.T) {
 			f.Kubectl.Run(t, "apply", "-f", "testdata/deployment-v2.yaml").MustSucceed(t)
 			waitSettled(t, f, "web")
@@ -53,6 +65,20 @@ func TestAPIServerCallsOnlyTheWebhooksThatReview(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// update changes Deployment web with client-go, which sends no field
+// manager.
+func update(t *testing.T, f *framework.Framework, change func(*appsv1.Deployment)) {
+	t.Helper()
+	d, err := f.Client.AppsV1().Deployments(f.Namespace).Get(t.Context(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	change(d)
+	if _, err := f.Client.AppsV1().Deployments(f.Namespace).Update(t.Context(), d, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("updating deployment web: %v", err)
 	}
 }
 
