@@ -105,16 +105,18 @@ func (a *Analyzer) imperativeChanges(original map[string]any, old, new *unstruct
 	if err != nil {
 		return nil, fmt.Errorf("comparing old and new object: %w", err)
 	}
-	mfs, err := DecodeManagedFields(new)
-	if err != nil {
-		return nil, err
-	}
 	out := []FieldFact{}
 	kind := new.GetKind()
+	var mfs []ManagedFields // decoded for the first change: most writes have none
 	for _, p := range units(cmp.Modified.Union(cmp.Removed)) {
 		la := f.at(original, p)
 		if !owned.Has(fieldpath.Path(p)) || serverManaged(p) || isEmpty(la.v) || sameAt(p, f.at(new.Object, p), la) {
 			continue
+		}
+		if mfs == nil {
+			if mfs, err = DecodeManagedFields(new); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, a.fact(kind, p, factValues{live: f.at(old.Object, p), result: f.at(new.Object, p), lastApplied: la}, owners(mfs, p)))
 	}
