@@ -46,7 +46,16 @@ type applyInput struct {
 	result   *unstructured.Unstructured
 }
 
+// analyzeApply fills an with the facts of the apply in. It changes an only
+// when it succeeds.
 func (a *Analyzer) analyzeApply(in applyInput, an *Analysis) error {
+	_, err := orValidated(a, func(a *Analyzer) (struct{}, error) {
+		return struct{}{}, a.analyzeApplyOnce(in, an)
+	})
+	return err
+}
+
+func (a *Analyzer) analyzeApplyOnce(in applyInput, an *Analysis) error {
 	// A Secret as stored: kubectl's predicted result still has stringData.
 	in.original = secretData(in.kind, in.original)
 	in.manifest = &unstructured.Unstructured{Object: secretData(in.kind, in.manifest.Object)}

@@ -41,7 +41,7 @@ func (a *Analyzer) AnalyzeServerSideApply(old, new *unstructured.Unstructured, m
 	if applied == nil {
 		return an, nil
 	}
-	tvs, err := a.fieldSets(stored(old.Object), stored(new.Object))
+	tvs, err := a.fieldSets(written(old.Object), written(new.Object))
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,9 @@ func (a *Analyzer) AnalyzeUpdate(old, new *unstructured.Unstructured) (*Analysis
 	if original == nil {
 		return an, nil
 	}
-	changes, err := a.imperativeChanges(secretData(new.GetKind(), original.Object), old, new)
+	changes, err := orValidated(a, func(a *Analyzer) ([]FieldFact, error) {
+		return a.imperativeChanges(secretData(new.GetKind(), original.Object), old, new)
+	})
 	if err != nil {
 		return nil, err
 	}

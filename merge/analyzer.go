@@ -25,7 +25,10 @@ type Analyzer struct {
 	deduced managedfields.TypeConverter
 	// types holds the schema of each kind that typed knows, for stored
 	// objects (convertTyped); read-only after NewAnalyzer.
-	types           map[schema.GroupVersionKind]*typed.TypedValue
+	types map[schema.GroupVersionKind]*typed.TypedValue
+	// validateStored makes convertTyped validate stored objects too: see
+	// orValidated.
+	validateStored  bool
 	maxValueLength  int
 	kubectlManagers map[string]bool
 	defaults        defaultTable
@@ -110,7 +113,7 @@ func (a *Analyzer) convertTyped(srcs []source) ([]*typed.TypedValue, error) {
 	}
 	out := make([]*typed.TypedValue, len(srcs))
 	for i, src := range srcs {
-		if !src.stored {
+		if !src.stored || a.validateStored {
 			tv, err := a.typed.ObjectToTyped(withKind(src.obj, gvk), typed.AllowDuplicates)
 			if err != nil {
 				return nil, err
@@ -126,6 +129,21 @@ func (a *Analyzer) convertTyped(srcs []source) ([]*typed.TypedValue, error) {
 		out[i] = typed.AsTypedUnvalidated(value.NewValueInterface(obj), t.Schema(), t.TypeRef())
 	}
 	return out, nil
+}
+
+// orValidated runs analyze, and when it fails, once more on a copy of a
+// that validates every object. A stored object that does not fit its
+// schema (which the API server never sends, but a forged review can) makes
+// a comparison fail without validation; with it, fieldSets falls back to
+// deduced field sets, as for any object that does not fit.
+func orValidated[T any](a *Analyzer, analyze func(*Analyzer) (T, error)) (T, error) {
+	out, err := analyze(a)
+	if err == nil || a.validateStored {
+		return out, err
+	}
+	strict := *a
+	strict.validateStored = true
+	return analyze(&strict)
 }
 
 func convertAll(tc managedfields.TypeConverter, srcs []source) ([]*typed.TypedValue, error) {

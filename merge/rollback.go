@@ -45,7 +45,9 @@ func (a *Analyzer) DetectRollback(old, new *unstructured.Unstructured, revisions
 		return nil, nil
 	}
 	rb := &Rollback{RevisionKind: rev.kind, RevisionName: rev.name, Revision: rev.number}
-	changes, err := a.templateChanges(old, new)
+	changes, err := orValidated(a, func(a *Analyzer) ([]FieldFact, error) {
+		return a.templateChanges(old, new)
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -109,3 +109,22 @@ func TestAnalyzeUpdateWithoutLastApplied(t *testing.T) {
 
 // pathString compares paths by their notation.
 var pathString = cmp.Transformer("Path", func(p Path) string { return p.String() })
+
+// An object the API server would never send, with a null container, does
+// not fit the schema: the update is compared with deduced field sets, in
+// which lists are atomic, instead of failing.
+func TestAnalyzeUpdateOfObjectThatDoesNotFitTheSchema(t *testing.T) {
+	f := loadFixture(t, "seed001-set-image-reverted")
+	old := f.modified.DeepCopy()
+	setLastApplied(t, old, f.modified)
+	new := old.DeepCopy()
+	spec := new.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	spec["containers"] = append(spec["containers"].([]any), nil)
+	an, err := NewAnalyzer().AnalyzeUpdate(old, new)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"spec.template.spec.containers"}, paths(an.ImperativeChanges)); diff != "" {
+		t.Errorf("imperative changes (-want +got):\n%s", diff)
+	}
+}
