@@ -153,9 +153,9 @@ func (c *localCluster) kubectlApply(ctx context.Context, namespace string, value
 	return took, nil
 }
 
-// update sets an annotation with client-go; it returns the duration of the
-// Update call that succeeded.
-func (c *localCluster) update(ctx context.Context, namespace string, value int) (time.Duration, error) {
+// update sets an annotation with client-go under field manager; it
+// returns the duration of the Update call that succeeded.
+func (c *localCluster) update(ctx context.Context, namespace string, value int, manager string) (time.Duration, error) {
 	var took time.Duration
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		d, err := c.client.AppsV1().Deployments(namespace).Get(ctx, "web", metav1.GetOptions{})
@@ -167,7 +167,7 @@ func (c *localCluster) update(ctx context.Context, namespace string, value int) 
 		}
 		d.Annotations["load.apply-hygiene.io/round"] = strconv.Itoa(value)
 		start := time.Now()
-		_, err = c.client.AppsV1().Deployments(namespace).Update(ctx, d, metav1.UpdateOptions{FieldManager: "load"})
+		_, err = c.client.AppsV1().Deployments(namespace).Update(ctx, d, metav1.UpdateOptions{FieldManager: manager})
 		took = time.Since(start)
 		return err
 	})
