@@ -27,7 +27,7 @@ func (r *Reviewer) Mutating() admission.Handler {
 			r.opts.metrics.observe("mutate", "", "skipped", started, nil)
 			return admission.Allowed("")
 		}
-		rv, err := r.review(ctx, &req.AdmissionRequest, repairable)
+		rv, err := r.reviewInTime(ctx, &req.AdmissionRequest, repairable)
 		if err != nil {
 			return r.errored(ctx, "mutate", err)
 		}
@@ -55,7 +55,7 @@ func (r *Reviewer) Mutating() admission.Handler {
 func (r *Reviewer) Validating() admission.Handler {
 	return admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
 		started := time.Now()
-		rv, err := r.review(ctx, &req.AdmissionRequest, anyWrite)
+		rv, err := r.reviewInTime(ctx, &req.AdmissionRequest, anyWrite)
 		if err != nil {
 			return r.errored(ctx, "validate", err)
 		}

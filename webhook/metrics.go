@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -44,7 +45,7 @@ func NewMetrics(reg prometheus.Registerer, status func() policy.Status) (*Metric
 		}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "apply_hygiene_review_errors_total",
-			Help: "Reviews that failed, by webhook and reason (bad_request, internal).",
+			Help: "Reviews that failed, by webhook and reason (bad_request, timeout, internal).",
 		}, []string{"webhook", "reason"}),
 	}
 	collectors := []prometheus.Collector{m.reviews, m.duration, m.decisions, m.evaluation, m.errors}
@@ -98,8 +99,11 @@ func (m *Metrics) observeError(webhook string, err error) {
 		return
 	}
 	reason := "internal"
-	if isBadRequest(err) {
+	switch {
+	case isBadRequest(err):
 		reason = "bad_request"
+	case errors.Is(err, errTooSlow):
+		reason = "timeout"
 	}
 	m.errors.WithLabelValues(webhook, reason).Inc()
 }

@@ -14,10 +14,15 @@ import (
 // 500s). A review answered as malformed (code 400) also gets HTTP status
 // 400, and a body over controller-runtime's 7 MiB limit HTTP 413, so that
 // the API server counts it as a failed call and applies the webhook's
-// failurePolicy, and other clients see the error as such.
+// failurePolicy, and other clients see the error as such. A review must
+// end within most of the timeout the API server sends (see
+// withAPIServerDeadline); one that does not is answered as the failure
+// policy says.
 func NewHTTPHandler(h admission.Handler) http.Handler {
 	hook := (&admission.Webhook{Handler: h}).WithRecoverPanic(true)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r, cancel := withAPIServerDeadline(r)
+		defer cancel()
 		rec := &bufferedResponse{header: http.Header{}}
 		hook.ServeHTTP(rec, r)
 		for k, v := range rec.header {

@@ -1,0 +1,73 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// answerShare is the part of the API server's timeout a review may take;
+// the rest is for the answer to travel back.
+const answerShare = 0.8
+
+// errTooSlow marks a review that did not finish before its deadline.
+var errTooSlow = errors.New("the review did not finish")
+
+// withAPIServerDeadline gives r's context a deadline of answerShare of
+// the timeout the API server sends with each webhook call (the `timeout`
+// query parameter, e.g. "5s"), so that a slow review is answered as the
+// failure policy says, with a message, before the API server gives up on
+// the call with only "context deadline exceeded". A request without the
+// parameter keeps its context.
+func withAPIServerDeadline(r *http.Request) (*http.Request, context.CancelFunc) {
+	timeout, err := time.ParseDuration(r.URL.Query().Get("timeout"))
+	if err != nil || timeout <= 0 {
+		return r, func() {}
+	}
+	ctx := context.WithValue(r.Context(), apiServerTimeoutKey{}, timeout)
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(float64(timeout)*answerShare))
+	return r.WithContext(ctx), cancel
+}
+
+// apiServerTimeoutKey holds the API server's timeout in a request's
+// context, for the message of a review that outlasts it.
+type apiServerTimeoutKey struct{}
+
+// reviewInTime is review, answered by ctx's deadline at the latest. Merge
+// does not look at ctx, so a review past its deadline goes on in the
+// background until it ends; its result is dropped. The policy engine and
+// the API reads stop at the deadline themselves.
+func (r *Reviewer) reviewInTime(ctx context.Context, req *admissionv1.AdmissionRequest, want func(write, policy.Classification) bool) (*review, error) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return r.review(ctx, req, want)
+	}
+	budget := "its deadline"
+	if timeout, ok := ctx.Value(apiServerTimeoutKey{}).(time.Duration); ok {
+		budget = fmt.Sprintf("%s (%d %% of the API server's timeout of %s)",
+			time.Duration(float64(timeout)*answerShare), int(answerShare*100), timeout)
+	} else if d := time.Until(deadline); d > 0 {
+		budget = d.Round(time.Millisecond).String()
+	}
+	type result struct {
+		rv  *review
+		err error
+	}
+	done := make(chan result, 1) // never blocks the abandoned review
+	go func() {
+		rv, err := r.review(ctx, req, want)
+		done <- result{rv, err}
+	}()
+	select {
+	case res := <-done:
+		return res.rv, res.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w within %s", errTooSlow, budget)
+	}
+}
