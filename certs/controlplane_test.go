@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
-	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,18 +20,7 @@ import (
 // binaries are missing (fails instead under APPLY_HYGIENE_E2E=required).
 func startControlPlane(t *testing.T) kubernetes.Interface {
 	t.Helper()
-	binDir, err := controlplane.FindBinDir()
-	if err == nil {
-		if missing := controlplane.MissingBinaries(binDir); len(missing) > 0 {
-			err = fmt.Errorf("missing %s in %s", strings.Join(missing, ", "), binDir)
-		}
-	}
-	if err != nil {
-		if os.Getenv("APPLY_HYGIENE_E2E") == "required" {
-			t.Fatalf("control plane binaries: %v", err)
-		}
-		t.Skipf("control plane binaries: %v (run `make tools`)", err)
-	}
+	binDir := controlplane.RequireTools(t, controlplane.Binaries...)
 	cp, err := controlplane.Start(t.Context(), controlplane.Options{BinDir: binDir, Controllers: []string{"serviceaccount-controller"}})
 	if err != nil {
 		t.Fatalf("starting the control plane: %v", err)

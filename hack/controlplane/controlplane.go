@@ -241,10 +241,10 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// MissingBinaries lists the control plane binaries not found in dir.
-func MissingBinaries(dir string) []string {
+// MissingTools lists the named tools not found in dir.
+func MissingTools(dir string, names ...string) []string {
 	var missing []string
-	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kubectl"} {
+	for _, name := range names {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			missing = append(missing, name)
 		}

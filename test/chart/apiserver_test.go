@@ -22,13 +22,7 @@ const serviceMonitorCRDModule = "github.com/prometheus-operator/prometheus-opera
 // admission of the real thing, not a linter's model of it.
 func TestManifestsAcceptedByAPIServer(t *testing.T) {
 	kubectl := tool(t, "kubectl")
-	binDir, err := controlplane.FindBinDir()
-	if err != nil {
-		missing(t, err.Error())
-	}
-	if m := controlplane.MissingBinaries(binDir); len(m) > 0 {
-		missing(t, strings.Join(m, ", ")+" in "+binDir+" (run `make tools`)")
-	}
+	binDir := controlplane.RequireTools(t, controlplane.Binaries...)
 	cp, err := controlplane.Start(t.Context(), controlplane.Options{BinDir: binDir, Controllers: []string{"serviceaccount-controller"}})
 	if err != nil {
 		t.Fatalf("starting the control plane: %v", err)
@@ -65,7 +59,7 @@ func TestManifestsAcceptedByAPIServer(t *testing.T) {
 		t.Run(scenario, func(t *testing.T) {
 			manifests := render(t, scenario)
 			if strings.Contains(manifests, "kind: ServiceMonitor") && smErr != nil {
-				missing(t, "the ServiceMonitor CRD: "+smErr.Error())
+				controlplane.Unavailable(t, "missing the ServiceMonitor CRD: "+smErr.Error())
 			}
 			out := run(t, manifests, "apply", "--dry-run=server", "-f", "-")
 			objs := decode(t, manifests)

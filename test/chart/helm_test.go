@@ -44,23 +44,7 @@ func chartDir(t *testing.T) string {
 // (fails under APPLY_HYGIENE_E2E=required).
 func tool(t *testing.T, name string) string {
 	t.Helper()
-	dir, err := controlplane.FindBinDir()
-	if err == nil {
-		path := filepath.Join(dir, name)
-		if _, err = os.Stat(path); err == nil {
-			return path
-		}
-	}
-	missing(t, name+": "+err.Error()+" (run `make tools`)")
-	return ""
-}
-
-func missing(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("APPLY_HYGIENE_E2E") == "required" {
-		t.Fatalf("missing %s", why)
-	}
-	t.Skipf("missing %s", why)
+	return filepath.Join(controlplane.RequireTools(t, name), name)
 }
 
 // helm runs the pinned helm and returns its stdout, or its stderr as the

@@ -60,18 +60,7 @@ func TestClusterUpServesPinnedVersionAndDownLeavesNothing(t *testing.T) {
 
 func binDir(t *testing.T) string {
 	t.Helper()
-	dir, err := controlplane.FindBinDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if missing := controlplane.MissingBinaries(dir); len(missing) > 0 {
-		why := "needs " + strings.Join(missing, ", ") + " in " + dir + ": run `make tools`"
-		if os.Getenv("APPLY_HYGIENE_E2E") == "required" {
-			t.Fatal(why)
-		}
-		t.Skip(why)
-	}
-	return dir
+	return controlplane.RequireTools(t, controlplane.Binaries...)
 }
 
 func run(t *testing.T, env []string, name string, args ...string) string {

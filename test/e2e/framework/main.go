@@ -97,7 +97,7 @@ func setUp(ctx context.Context, o mainOptions) {
 		return
 	}
 	env.binDir = binDir
-	if missing := controlplane.MissingBinaries(binDir); len(missing) > 0 {
+	if missing := controlplane.MissingTools(binDir, controlplane.Binaries...); len(missing) > 0 {
 		env.skipWhy = fmt.Sprintf("e2e needs %s in %s: run `make tools` (hack/tools/build.sh)", strings.Join(missing, ", "), binDir)
 		return
 	}
@@ -151,10 +151,7 @@ func requireEnv(t *testing.T) {
 		t.Fatalf("starting the control plane: %v", env.err)
 	}
 	if env.skipWhy != "" {
-		if os.Getenv("APPLY_HYGIENE_E2E") == "required" {
-			t.Fatal(env.skipWhy)
-		}
-		t.Skip(env.skipWhy)
+		controlplane.Unavailable(t, env.skipWhy)
 	}
 }
 

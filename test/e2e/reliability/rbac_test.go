@@ -214,10 +214,7 @@ func raw(t *testing.T, obj map[string]any) runtime.RawExtension {
 // ClusterRole.
 func clusterRoleGrants(t *testing.T, values ...string) []string {
 	t.Helper()
-	binDir, err := controlplane.FindBinDir()
-	if err != nil {
-		t.Skipf("needs helm: %v", err)
-	}
+	binDir := controlplane.RequireTools(t, "helm")
 	root, err := controlplane.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
