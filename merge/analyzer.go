@@ -23,9 +23,6 @@ type Analyzer struct {
 	scheme  *runtime.Scheme
 	typed   managedfields.TypeConverter
 	deduced managedfields.TypeConverter
-	// types holds the schema of each kind that typed knows, for stored
-	// objects (convertTyped); read-only after NewAnalyzer.
-	types map[schema.GroupVersionKind]*typed.TypedValue
 	// validateStored makes convertTyped validate stored objects too: see
 	// orValidated.
 	validateStored  bool
@@ -40,11 +37,9 @@ func NewAnalyzer(opts ...Option) *Analyzer {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	tc := applyconfigurations.NewTypeConverter(o.scheme)
 	return &Analyzer{
 		scheme:          o.scheme,
-		typed:           tc,
-		types:           knownTypes(o.scheme, tc),
+		typed:           applyconfigurations.NewTypeConverter(o.scheme),
 		deduced:         managedfields.NewDeducedTypeConverter(),
 		maxValueLength:  o.maxValueLength,
 		kubectlManagers: o.kubectlManagers,
@@ -107,9 +102,12 @@ func (a *Analyzer) fieldSets(srcs ...source) ([]*typed.TypedValue, error) {
 // does not know (from a newer server) as a leaf.
 func (a *Analyzer) convertTyped(srcs []source) ([]*typed.TypedValue, error) {
 	gvk := kindOf(srcs)
-	t, known := a.types[gvk]
-	if !known {
-		return nil, fmt.Errorf("no schema for %s", gvk)
+	// The schema and type of the kind, from an object with nothing but
+	// apiVersion and kind: cheaper than a table of every kind built at
+	// start.
+	t, err := a.typed.ObjectToTyped(withKind(nil, gvk))
+	if err != nil {
+		return nil, err
 	}
 	out := make([]*typed.TypedValue, len(srcs))
 	for i, src := range srcs {
@@ -180,23 +178,6 @@ func withKind(obj map[string]any, gvk schema.GroupVersionKind) *unstructured.Uns
 		u.SetGroupVersionKind(gvk)
 	}
 	return u
-}
-
-// knownTypes returns the schema of each kind of s that tc has one for,
-// read once from the typed value of an object with only apiVersion and
-// kind.
-func knownTypes(s *runtime.Scheme, tc managedfields.TypeConverter) map[schema.GroupVersionKind]*typed.TypedValue {
-	out := map[schema.GroupVersionKind]*typed.TypedValue{}
-	for gvk := range s.AllKnownTypes() {
-		if gvk.Version == runtime.APIVersionInternal {
-			continue
-		}
-		tv, err := tc.ObjectToTyped(withKind(nil, gvk))
-		if err == nil {
-			out[gvk] = tv
-		}
-	}
-	return out
 }
 
 // withoutManagedFields returns a server-written object (live, result, old
