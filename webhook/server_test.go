@@ -45,16 +45,12 @@ func TestHTTPHandlerRejectsMalformedReviews(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { _ = resp.Body.Close() }()
-			body, _ := io.ReadAll(resp.Body)
-			if resp.StatusCode != tc.wantStatus {
-				t.Errorf("status = %d, want %d; body %s", resp.StatusCode, tc.wantStatus, body)
+			got := readAnswer(t, resp)
+			if got.Status != tc.wantStatus {
+				t.Errorf("status = %d, want %d; answer %+v", got.Status, tc.wantStatus, got)
 			}
-			var review admissionv1.AdmissionReview
-			if err := json.Unmarshal(body, &review); err != nil || review.Response == nil || review.Response.Result == nil {
-				t.Fatalf("response %s is not an AdmissionReview with a result: %v", body, err)
-			}
-			if !strings.HasPrefix(review.Response.Result.Message, tc.wantMessage) {
-				t.Errorf("message = %q, want it to start with %q", review.Response.Result.Message, tc.wantMessage)
+			if !strings.HasPrefix(got.Message, tc.wantMessage) {
+				t.Errorf("message = %q, want it to start with %q", got.Message, tc.wantMessage)
 			}
 		})
 	}
@@ -73,4 +69,29 @@ func withObject(t *testing.T, review []byte, raw string) string {
 		t.Fatal(err)
 	}
 	return string(out)
+}
+
+// answer is what a user sees of an admission answer.
+type answer struct {
+	Status   int
+	Allowed  bool
+	Message  string
+	Warnings []string
+}
+
+func readAnswer(t *testing.T, resp *http.Response) answer {
+	t.Helper()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var review admissionv1.AdmissionReview
+	if err := json.Unmarshal(raw, &review); err != nil || review.Response == nil {
+		t.Fatalf("answer %s is no AdmissionReview with a response: %v", raw, err)
+	}
+	got := answer{Status: resp.StatusCode, Allowed: review.Response.Allowed, Warnings: review.Response.Warnings}
+	if review.Response.Result != nil {
+		got.Message = review.Response.Result.Message
+	}
+	return got
 }
