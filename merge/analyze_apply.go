@@ -61,7 +61,7 @@ func (a *Analyzer) analyzeApplyOnce(in applyInput, an *Analysis) error {
 	in.manifest = &unstructured.Unstructured{Object: secretData(in.kind, in.manifest.Object)}
 	in.result = &unstructured.Unstructured{Object: secretData(in.kind, in.result.Object)}
 	manifest := withoutLastApplied(in.manifest.Object)
-	tvs, err := a.fieldSets(written(in.original), written(manifest), stored(withoutManagedFields(in.live.Object)), stored(withoutManagedFields(in.result.Object)))
+	tvs, err := a.fieldSets(written(in.original), written(manifest), stored(in.live.Object), stored(in.result.Object))
 	if err != nil {
 		return err
 	}

@@ -95,7 +95,7 @@ func withoutAdmissionRemovals(reverts []FieldFact, in applyInput) []FieldFact {
 
 func (a *Analyzer) imperativeChanges(original map[string]any, old, new *unstructured.Unstructured) ([]FieldFact, error) {
 	f := newFinder()
-	tvs, err := a.fieldSets(written(original), stored(withoutManagedFields(old.Object)), stored(withoutManagedFields(new.Object)))
+	tvs, err := a.fieldSets(written(original), stored(old.Object), stored(new.Object))
 	if err != nil {
 		return nil, err
 	}

@@ -76,8 +76,11 @@ type source struct {
 // validated against the kind's schema when converted.
 func written(obj map[string]any) source { return source{obj: obj} }
 
-// stored is a source that the API server wrote; see source.stored.
-func stored(obj map[string]any) source { return source{obj: obj, stored: true} }
+// stored is a source that the API server wrote (see source.stored),
+// without its managedFields (see withoutManagedFields).
+func stored(obj map[string]any) source {
+	return source{obj: withoutManagedFields(obj), stored: true}
+}
 
 // fieldSets converts objects of one kind to typed values with the kind's
 // schema, or, when a written one does not fit it (or the kind has none),
@@ -181,7 +184,7 @@ func withKind(obj map[string]any, gvk schema.GroupVersionKind) *unstructured.Uns
 }
 
 // withoutManagedFields returns a server-written object (live, result, old
-// or new) without metadata.managedFields, for fieldSets: the API server
+// or new) without metadata.managedFields, for stored: the API server
 // writes and validates managedFields, and no analysis reports them
 // (serverManaged), so converting them, as large as the rest of a typical
 // object, is wasted. obj is not changed.

@@ -249,7 +249,7 @@ func (a *Analyzer) patchTemplate(obj *unstructured.Unstructured, from, to, targe
 }
 
 func (a *Analyzer) templateChanges(old, new *unstructured.Unstructured) ([]FieldFact, error) {
-	tvs, err := a.fieldSets(stored(withoutManagedFields(old.Object)), stored(withoutManagedFields(new.Object)))
+	tvs, err := a.fieldSets(stored(old.Object), stored(new.Object))
 	if err != nil {
 		return nil, err
 	}
