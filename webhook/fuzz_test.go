@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/apply-hygiene/apply-hygiene/policy"
+	"github.com/apply-hygiene/apply-hygiene/test/jsontree"
 )
 
 // fuzzCallTimeout bounds one handler call: a review that takes longer is a
@@ -172,11 +172,11 @@ var mutations = []mutation{
 	func(doc map[string]any, v string) { set(doc, v, "request", "kind", "kind") },
 	func(doc map[string]any, v string) { set(doc, v, "request", "object", "kind") },
 	func(doc map[string]any, v string) { set(doc, v, "request", "object", "apiVersion") },
-	func(doc map[string]any, v string) { dropNode(doc, pick(doc, v)) },
-	func(doc map[string]any, v string) { setNode(doc, pick(doc, v), nil) },
-	func(doc map[string]any, v string) { setNode(doc, pick(doc, v), v) },
-	func(doc map[string]any, v string) { setNode(doc, pick(doc, v), map[string]any{}) },
-	func(doc map[string]any, v string) { setNode(doc, pick(doc, v), []any{v}) },
+	func(doc map[string]any, v string) { jsontree.Delete(doc, pick(doc, v)) },
+	func(doc map[string]any, v string) { jsontree.Set(doc, pick(doc, v), nil) },
+	func(doc map[string]any, v string) { jsontree.Set(doc, pick(doc, v), v) },
+	func(doc map[string]any, v string) { jsontree.Set(doc, pick(doc, v), map[string]any{}) },
+	func(doc map[string]any, v string) { jsontree.Set(doc, pick(doc, v), []any{v}) },
 	swapObjects,
 	func(doc map[string]any, v string) { setLastApplied(doc, "object", v) },
 	func(doc map[string]any, v string) { setLastApplied(doc, "oldObject", v) },
@@ -225,79 +225,13 @@ func set(doc map[string]any, v any, path ...string) {
 
 // pick chooses one node of doc (by its path) from a hash of value.
 func pick(doc map[string]any, value string) []any {
-	var paths [][]any
-	var walk func(v any, path []any)
-	walk = func(v any, path []any) {
-		if len(path) > 0 {
-			paths = append(paths, path)
-		}
-		switch v := v.(type) {
-		case map[string]any:
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				walk(v[k], append(append([]any{}, path...), k))
-			}
-		case []any:
-			for i, e := range v {
-				walk(e, append(append([]any{}, path...), i))
-			}
-		}
-	}
-	walk(doc, nil)
+	paths := jsontree.Paths(doc)
 	if len(paths) == 0 {
 		return nil
 	}
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(value))
 	return paths[int(h.Sum32()%uint32(len(paths)))]
-}
-
-// parentOf returns the container of the node at path and its last step.
-func parentOf(doc map[string]any, path []any) (any, any, bool) {
-	if len(path) == 0 {
-		return nil, nil, false
-	}
-	var cur any = doc
-	for _, step := range path[:len(path)-1] {
-		switch c := cur.(type) {
-		case map[string]any:
-			cur = c[step.(string)]
-		case []any:
-			cur = c[step.(int)]
-		}
-	}
-	return cur, path[len(path)-1], true
-}
-
-func dropNode(doc map[string]any, path []any) {
-	parent, last, ok := parentOf(doc, path)
-	if !ok {
-		return
-	}
-	switch p := parent.(type) {
-	case map[string]any:
-		delete(p, last.(string))
-	case []any:
-		// Lists keep their length: the element becomes null.
-		p[last.(int)] = nil
-	}
-}
-
-func setNode(doc map[string]any, path []any, v any) {
-	parent, last, ok := parentOf(doc, path)
-	if !ok {
-		return
-	}
-	switch p := parent.(type) {
-	case map[string]any:
-		p[last.(string)] = v
-	case []any:
-		p[last.(int)] = v
-	}
 }
 
 func swapObjects(doc map[string]any, _ string) {
@@ -334,11 +268,11 @@ func corruptLastApplied(doc map[string]any, v string) {
 	path := pick(parsed, v)
 	switch h := len(v) % 3; h {
 	case 0:
-		dropNode(parsed, path)
+		jsontree.Delete(parsed, path)
 	case 1:
-		setNode(parsed, path, nil)
+		jsontree.Set(parsed, path, nil)
 	default:
-		setNode(parsed, path, v)
+		jsontree.Set(parsed, path, v)
 	}
 	out, err := json.Marshal(parsed)
 	if err != nil {

@@ -3,7 +3,6 @@ package badinput_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/apply-hygiene/apply-hygiene/policy"
+	"github.com/apply-hygiene/apply-hygiene/test/jsontree"
 )
 
 // Every field of the base review, one at a time, set to null: the
@@ -30,14 +30,14 @@ func TestNullInEveryPositionGetsAClearAnswer(t *testing.T) {
 	handlers := newHandlers(t)
 	internal := map[string]bool{}
 	n := 0
-	for _, path := range leafAndInnerPaths(base) {
+	for _, path := range jsontree.Paths(base) {
 		body := withNull(t, base, path, false)
 		n++
 		for name, h := range handlers {
 			got := send(t, h, body)
-			checkClean(t, name+" with null at "+strings.Join(path, "."), got)
+			checkClean(t, name+" with null at "+jsontree.String(path), got)
 			if hasFailOpen(got) {
-				internal[strings.Join(path, ".")] = true
+				internal[jsontree.String(path)] = true
 			}
 		}
 	}
@@ -47,9 +47,9 @@ func TestNullInEveryPositionGetsAClearAnswer(t *testing.T) {
 		n++
 		for name, h := range handlers {
 			got := send(t, h, body)
-			checkClean(t, name+" with null at last-applied "+strings.Join(path, "."), got)
+			checkClean(t, name+" with null at last-applied "+jsontree.String(path), got)
 			if hasFailOpen(got) {
-				internal["last-applied:"+strings.Join(path, ".")] = true
+				internal["last-applied:"+jsontree.String(path)] = true
 			}
 		}
 	}
@@ -85,42 +85,14 @@ func hasFailOpen(got outcome) bool {
 	return false
 }
 
-// leafAndInnerPaths lists the path of every node under request (lists by
-// index), in a stable order.
-func leafAndInnerPaths(doc map[string]any) [][]string {
-	var out [][]string
-	var walk func(v any, path []string)
-	walk = func(v any, path []string) {
-		if len(path) > 0 {
-			out = append(out, path)
-		}
-		switch v := v.(type) {
-		case map[string]any:
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				walk(v[k], append(append([]string{}, path...), k))
-			}
-		case []any:
-			for i, e := range v {
-				walk(e, append(append([]string{}, path...), fmt.Sprint(i)))
-			}
-		}
-	}
-	walk(doc, nil)
-	return out
-}
-
-func lastAppliedPaths(t *testing.T, base map[string]any) [][]string {
+// lastAppliedPaths lists the path of every node of object's last-applied.
+func lastAppliedPaths(t *testing.T, base map[string]any) [][]any {
 	t.Helper()
 	var la map[string]any
 	if err := json.Unmarshal([]byte(lastAppliedOf(base)), &la); err != nil {
 		t.Fatal(err)
 	}
-	return leafAndInnerPaths(la)
+	return jsontree.Paths(la)
 }
 
 func lastAppliedOf(doc map[string]any) string {
@@ -129,17 +101,17 @@ func lastAppliedOf(doc map[string]any) string {
 
 // withNull returns base encoded with the node at path set to null; with
 // inLastApplied, the path is inside object's last-applied.
-func withNull(t *testing.T, base map[string]any, path []string, inLastApplied bool) []byte {
+func withNull(t *testing.T, base map[string]any, path []any, inLastApplied bool) []byte {
 	t.Helper()
 	doc := deepCopy(base)
 	if !inLastApplied {
-		setNull(doc, path)
+		jsontree.Set(doc, path, nil)
 	} else {
 		var la map[string]any
 		if err := json.Unmarshal([]byte(lastAppliedOf(doc)), &la); err != nil {
 			t.Fatal(err)
 		}
-		setNull(la, path)
+		jsontree.Set(la, path, nil)
 		out, err := json.Marshal(la)
 		if err != nil {
 			t.Fatal(err)
@@ -151,29 +123,6 @@ func withNull(t *testing.T, base map[string]any, path []string, inLastApplied bo
 		t.Fatal(err)
 	}
 	return out
-}
-
-func setNull(doc map[string]any, path []string) {
-	var cur any = doc
-	for i, step := range path {
-		last := i == len(path)-1
-		switch c := cur.(type) {
-		case map[string]any:
-			if last {
-				c[step] = nil
-				return
-			}
-			cur = c[step]
-		case []any:
-			var idx int
-			_, _ = fmt.Sscan(step, &idx)
-			if last {
-				c[idx] = nil
-				return
-			}
-			cur = c[idx]
-		}
-	}
 }
 
 // A request body above what the API server ever sends (3 MiB objects, two
