@@ -1,13 +1,10 @@
 package webhook
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +16,7 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/policy"
 	"github.com/apply-hygiene/apply-hygiene/test/jsontree"
+	"github.com/apply-hygiene/apply-hygiene/test/reviewtest"
 )
 
 // fuzzCallTimeout bounds one handler call: a review that takes longer is a
@@ -104,20 +102,9 @@ func fuzzHandlers(tb testing.TB, names []string) map[string]http.Handler {
 // clean allow, deny or 400 within fuzzCallTimeout.
 func checkReviewAnswer(t *testing.T, name string, h http.Handler, body []byte) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), fuzzCallTimeout)
-	defer cancel()
-	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/"+name, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		h.ServeHTTP(rec, req)
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		t.Fatalf("%s: no answer within %s for body %q", name, fuzzCallTimeout, truncate(body))
+	rec, err := reviewtest.Post(t.Context(), h, "/"+name, body, fuzzCallTimeout)
+	if err != nil {
+		t.Fatalf("%s: %v for body %q", name, err, truncate(body))
 	}
 	if err := cleanAnswer(rec.Code, rec.Body.Bytes()); err != nil {
 		t.Fatalf("%s: %v\nbody %q", name, err, truncate(body))

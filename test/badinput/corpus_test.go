@@ -1,12 +1,10 @@
 package badinput_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/apply-hygiene/apply-hygiene/policy"
+	"github.com/apply-hygiene/apply-hygiene/test/reviewtest"
 	"github.com/apply-hygiene/apply-hygiene/webhook"
 )
 
@@ -162,20 +161,9 @@ func send(t *testing.T, h http.Handler, body []byte) outcome {
 
 // answer is send for any goroutine: it returns what send fails on.
 func answer(ctx context.Context, h http.Handler, body []byte) (outcome, error) {
-	ctx, cancel := context.WithTimeout(ctx, caseTimeout)
-	defer cancel()
-	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		h.ServeHTTP(rec, req)
-	}()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		return outcome{}, fmt.Errorf("no answer within %s", caseTimeout)
+	rec, err := reviewtest.Post(ctx, h, "/", body, caseTimeout)
+	if err != nil {
+		return outcome{}, err
 	}
 	var review admissionv1.AdmissionReview
 	if err := json.Unmarshal(rec.Body.Bytes(), &review); err != nil {
