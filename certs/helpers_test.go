@@ -99,6 +99,22 @@ type state struct {
 	cert, key  []byte
 }
 
+// ensured runs one Ensure of a new Manager and returns the Manager and
+// the state it left, checked for consistency.
+func ensured(t *testing.T, client kubernetes.Interface, opts Options) (*Manager, state) {
+	t.Helper()
+	m, err := NewManager(client, opts)
+	if err != nil {
+		t.Fatalf("NewManager: %v", err)
+	}
+	if err := m.Ensure(t.Context()); err != nil {
+		t.Fatalf("Ensure: %v", err)
+	}
+	s := readState(t, client, opts.CertDir)
+	assertConsistent(t, s, opts, testNow)
+	return m, s
+}
+
 func readState(t *testing.T, client kubernetes.Interface, certDir string) state {
 	t.Helper()
 	ctx := t.Context()

@@ -70,15 +70,7 @@ func TestEnsure(t *testing.T) {
 			}
 			client := fake.NewClientset(objs...)
 			opts := testOptions(t)
-			m, err := NewManager(client, opts)
-			if err != nil {
-				t.Fatalf("NewManager: %v", err)
-			}
-			if err := m.Ensure(t.Context()); err != nil {
-				t.Fatalf("Ensure: %v", err)
-			}
-			s := readState(t, client, opts.CertDir)
-			assertConsistent(t, s, opts, testNow)
+			m, s := ensured(t, client, opts)
 			cas := mustCerts(t, s.secret.Data[CAKey])
 			if len(cas) != tc.wantBundle {
 				t.Errorf("the CA bundle has %d certificates, want %d", len(cas), tc.wantBundle)
@@ -122,15 +114,7 @@ func TestEnsureLosesCreateRace(t *testing.T) {
 		}
 		return true, nil, apierrors.NewAlreadyExists(schema.GroupResource{Resource: "secrets"}, testSecret)
 	})
-	m, err := NewManager(client, opts)
-	if err != nil {
-		t.Fatalf("NewManager: %v", err)
-	}
-	if err := m.Ensure(t.Context()); err != nil {
-		t.Fatalf("Ensure: %v", err)
-	}
-	s := readState(t, client, opts.CertDir)
-	assertConsistent(t, s, opts, testNow)
+	_, s := ensured(t, client, opts)
 	if creates != 1 || !bytes.Equal(s.cert, winner.cert) {
 		t.Errorf("after %d creates the replica serves its own certificate, want the winner's", creates)
 	}
@@ -151,15 +135,7 @@ func TestEnsureLosesUpdateRace(t *testing.T) {
 		}
 		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "secrets"}, testSecret, errors.New("the object has been modified"))
 	})
-	m, err := NewManager(client, opts)
-	if err != nil {
-		t.Fatalf("NewManager: %v", err)
-	}
-	if err := m.Ensure(t.Context()); err != nil {
-		t.Fatalf("Ensure: %v", err)
-	}
-	s := readState(t, client, opts.CertDir)
-	assertConsistent(t, s, opts, testNow)
+	_, s := ensured(t, client, opts)
 	if updates != 1 || !bytes.Equal(s.cert, winner.cert) {
 		t.Errorf("after %d updates the replica serves its own certificate, want the winner's", updates)
 	}
