@@ -60,21 +60,34 @@ func withoutMessages(fs []Finding) []Finding {
 	return out
 }
 
-func TestDiffSeed004(t *testing.T) {
-	stdout, stderr, code := runCmd(t, "diff", "--live", "testdata/seed004/live.yaml", "-f", "testdata/seed004/manifest-v3.yaml", "-o", "json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var got diffOutput
-	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
-		t.Fatal(err)
-	}
+// seed004Findings are what diff and explain find in seed 004's StatefulSet
+// before v3 is applied (messages aside).
+var seed004Findings = func() []Finding {
 	sts := merge.ObjectRef{APIVersion: "apps/v1", Kind: "StatefulSet", Namespace: "default", Name: "my-wonderhoy-app"}
-	want := []Finding{
+	return []Finding{
 		{Rule: "apply-reverts-drift", Action: "warn", Path: "spec.template.spec.containers[name=nginx].image", Object: sts, Owners: []string{"kubectl"}},
 		{Rule: "orphaned-field", Action: "warn", Path: "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]", Object: sts, Owners: []string{"kubectl"}},
 	}
-	if diff := cmp.Diff(want, withoutMessages(got.Findings)); diff != "" {
+}()
+
+// runJSON runs the command, which must exit 0, decodes its standard
+// output into out and returns it.
+func runJSON(t *testing.T, out any, args ...string) string {
+	t.Helper()
+	stdout, stderr, code := runCmd(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if err := json.Unmarshal([]byte(stdout), out); err != nil {
+		t.Fatalf("decoding %q: %v", stdout, err)
+	}
+	return stdout
+}
+
+func TestDiffSeed004(t *testing.T) {
+	var got diffOutput
+	stdout := runJSON(t, &got, "diff", "--live", "testdata/seed004/live.yaml", "-f", "testdata/seed004/manifest-v3.yaml", "-o", "json")
+	if diff := cmp.Diff(seed004Findings, withoutMessages(got.Findings)); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 	for _, f := range got.Findings {
@@ -147,23 +160,12 @@ func TestDiffSecretIsRedacted(t *testing.T) {
 }
 
 func TestExplainSeed004(t *testing.T) {
-	stdout, stderr, code := runCmd(t, "explain", "--live", "testdata/seed004/live.yaml", "-o", "json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	var got struct {
 		Fields   []merge.FieldInfo `json:"fields"`
 		Findings []Finding         `json:"findings"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
-		t.Fatal(err)
-	}
-	sts := merge.ObjectRef{APIVersion: "apps/v1", Kind: "StatefulSet", Namespace: "default", Name: "my-wonderhoy-app"}
-	want := []Finding{
-		{Rule: "apply-reverts-drift", Action: "warn", Path: "spec.template.spec.containers[name=nginx].image", Object: sts, Owners: []string{"kubectl"}},
-		{Rule: "orphaned-field", Action: "warn", Path: "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]", Object: sts, Owners: []string{"kubectl"}},
-	}
-	if diff := cmp.Diff(want, withoutMessages(got.Findings)); diff != "" {
+	stdout := runJSON(t, &got, "explain", "--live", "testdata/seed004/live.yaml", "-o", "json")
+	if diff := cmp.Diff(seed004Findings, withoutMessages(got.Findings)); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 	golden(t, "seed004/explain.json", stdout)
