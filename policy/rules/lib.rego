@@ -17,7 +17,7 @@ default_config := {
 		"orphaned-field": {"action": "warn"},
 		"stale-last-applied": {"action": "repair"},
 		"defaulted-dependent": {"action": "repair"},
-		"replicas-reset": {"action": "deny"},
+		"replicas-reset": {"action": "deny", "serviceAccountAction": "warn"},
 		"missing-last-applied": {"action": "warn"},
 		"invalid-last-applied": {"action": "warn"},
 		"last-applied-too-large": {"action": "warn"},
