@@ -111,7 +111,13 @@ revert_message(f) := sprintf(
 
 setter(o) := lib.owner_text(o.owners[0]) if o.owners[0] else := "an unknown writer"
 
-orphan_fix(o) := sprintf("Remove it with: kubectl patch %s --type=json -p %s", [lib.target, lib.shell_quote(o.removePatch)]) if {
+# orphan_fix(o) is the command that removes o, after what the removal does
+# to the pods when o is inside a pod template (lib.template_change).
+orphan_fix(o) := sprintf("%s. %s", [lib.template_change(o.path, "Removing it"), orphan_command(o)]) if {
+	lib.template_change(o.path, "Removing it")
+} else := orphan_command(o)
+
+orphan_command(o) := sprintf("Remove it with: kubectl patch %s --type=json -p %s", [lib.target, lib.shell_quote(o.removePatch)]) if {
 	object.get(o, "removePatch", "") != ""
 } else := sprintf("Remove it with: kubectl edit %s", [lib.target])
 

@@ -89,6 +89,12 @@ test_orphan_is_warned_with_command if {
 	endswith(d.message, sprintf("Remove it with: kubectl patch deployment/nginx -n default --type=json -p '%s'", [restarted.removePatch]))
 }
 
+test_template_orphan_says_removing_it_rolls_the_pods if {
+	ds := audit.decisions with input as stored({"orphans": [restarted]})
+	some d in ds
+	contains(d.message, "unless your manifest sets it. Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: kubectl patch deployment/nginx -n default")
+}
+
 test_orphan_without_patch_names_edit if {
 	ds := audit.decisions with input as stored({"orphans": [object.remove(restarted, ["removePatch"])]})
 	some d in ds

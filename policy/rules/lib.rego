@@ -182,5 +182,16 @@ who(fact) := owner_text(changer(fact)) if {
 # shell_quote(s) quotes s for a POSIX shell with single quotes.
 shell_quote(s) := concat("", ["'", replace(s, "'", `'\''`), "'"])
 
+# template_change(path, subject) says what a change of the field at path,
+# made by subject ("removing it", "this apply"), does to the pods when path
+# is inside a pod template: a workload's new template starts a rollout that
+# replaces its pods; a CronJob's job template only shapes the Jobs it
+# creates next. Undefined outside a pod template.
+template_change(path, subject) := sprintf("%s changes the pod template, so it rolls the pods (a new rollout starts)", [subject]) if {
+	startswith(path, "spec.template.")
+} else := sprintf("%s changes the pod template of the Jobs that the %s creates from then on (running Jobs keep theirs)", [subject, obj.kind]) if {
+	startswith(path, "spec.jobTemplate.spec.template.")
+}
+
 # last_applied_path is the annotation's path in kubectl's notation.
 last_applied_path := "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]"

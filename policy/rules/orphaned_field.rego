@@ -19,10 +19,22 @@ setter(o) := lib.owner_text(o.owners[0]) if {
 } else := "an unknown writer"
 
 # fix(o, a) tells how the orphan goes away: pruned by apply-hygiene, or
-# the command that removes it (guarded by a test of its value).
-fix(o, a) := "apply-hygiene removes it in this request." if {
+# the command that removes it (guarded by a test of its value). Inside a
+# pod template it first says that the removal rolls the pods.
+fix(o, a) := sentences(["apply-hygiene removes it in this request.", rolls(o, "This apply therefore")]) if {
 	a == "prune"
-} else := sprintf("Remove it with: kubectl patch %s --type=json -p %s", [lib.target, lib.shell_quote(o.removePatch)]) if {
+} else := sentences([rolls(o, "Removing it"), command(o)])
+
+# sentences(texts) joins the non-empty texts with spaces.
+sentences(texts) := concat(" ", [t | some t in texts; t != ""])
+
+# rolls(o, subject) is the sentence on what removing o does to the pods
+# (lib.template_change), or "" outside a pod template.
+rolls(o, subject) := concat("", [lib.template_change(o.path, subject), "."]) if {
+	lib.template_change(o.path, subject)
+} else := ""
+
+command(o) := sprintf("Remove it with: kubectl patch %s --type=json -p %s", [lib.target, lib.shell_quote(o.removePatch)]) if {
 	o.removePatch != ""
 } else := sprintf("Remove it with: kubectl edit %s", [lib.target])
 

@@ -29,12 +29,65 @@ test_one_decision_per_orphan if {
 	t.paths(ds) == {restarted.path, env.path}
 }
 
+# A label set by kubectl label: outside the pod template, removing it
+# rolls nothing.
+debug_label := {
+	"path": "metadata.labels[debug]",
+	"live": "true",
+	"owners": [{"manager": "kubectl-label", "operation": "Update", "time": "2024-05-01T10:00:00Z"}],
+	"removePatch": `[{"op":"test","path":"/metadata/labels/debug","value":"true"},{"op":"remove","path":"/metadata/labels/debug"}]`,
+}
+
 test_prune_when_configured if {
-	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [restarted]})
+	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [debug_label]})
 		with data.applyhygiene.config as {"rules": {"orphaned-field": {"action": "prune"}}}
 	t.actions(ds) == {["orphaned-field", "prune"]}
 	some d in ds
-	endswith(d.message, "apply-hygiene removes it in this request.")
+	endswith(d.message, "so kubectl apply will never remove it. apply-hygiene removes it in this request.")
+}
+
+# Removing a field of the pod template changes the template: the
+# Deployment starts a new rollout and replaces every pod.
+test_template_orphan_says_removing_it_rolls_the_pods if {
+	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [restarted]})
+	t.all_start_with_rule(ds)
+	some d in ds
+	contains(d.message, "so kubectl apply will never remove it. Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: kubectl patch deployment/nginx -n default --type=json -p '")
+}
+
+test_prune_of_template_orphan_says_this_apply_rolls_the_pods if {
+	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [restarted]})
+		with data.applyhygiene.config as {"rules": {"orphaned-field": {"action": "prune"}}}
+	t.actions(ds) == {["orphaned-field", "prune"]}
+	t.all_start_with_rule(ds)
+	some d in ds
+	endswith(d.message, "so kubectl apply will never remove it. apply-hygiene removes it in this request. This apply therefore changes the pod template, so it rolls the pods (a new rollout starts).")
+}
+
+test_orphan_outside_template_rolls_nothing if {
+	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [debug_label]})
+	some d in ds
+	contains(d.message, sprintf("so kubectl apply will never remove it. Remove it with: kubectl patch deployment/nginx -n default --type=json -p '%s'", [debug_label.removePatch]))
+	not contains(d.message, "roll")
+}
+
+# A CronJob's job template shapes the Jobs it creates next; no pod is
+# replaced.
+test_job_template_orphan_changes_the_next_jobs if {
+	env := {"path": "spec.jobTemplate.spec.template.spec.containers[name=backup].env[name=DEBUG]", "live": {"name": "DEBUG", "value": "1"}}
+	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [env]})
+		with input.request.object as {"apiVersion": "batch/v1", "kind": "CronJob", "namespace": "default", "name": "backup"}
+	some d in ds
+	startswith(d.message, "[orphaned-field] CronJob default/backup: spec.jobTemplate.spec.template.spec.containers[name=backup].env[name=DEBUG] (")
+	endswith(d.message, "so kubectl apply will never remove it. Removing it changes the pod template of the Jobs that the CronJob creates from then on (running Jobs keep theirs). Remove it with: kubectl edit cronjob/backup -n default")
+}
+
+# A path that only starts like a pod template's is not inside one.
+test_template_prefix_is_a_whole_field if {
+	tpl := {"path": "spec.templateGeneration", "live": 3, "removePatch": ""}
+	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [tpl]})
+	some d in ds
+	endswith(d.message, "so kubectl apply will never remove it. Remove it with: kubectl edit deployment/nginx -n default")
 }
 
 test_without_patch_suggests_edit if {

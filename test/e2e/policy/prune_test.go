@@ -43,7 +43,8 @@ func TestPruneModeRemovesOrphanOfAnUndoBeforeInstall(t *testing.T) {
 		quote("Warning: [apply-reverts-drift] StatefulSet "+f.Namespace+`/my-wonderhoy-app: this apply sets spec.template.spec.containers[name=nginx].image back to "nginx:a-fixed-version", discarding "nginx:latest" set by `)+".*",
 		quote("Warning: [orphaned-field] StatefulSet "+f.Namespace+"/my-wonderhoy-app: spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED] "+
 			`({"name":"TO_BE_DELETED","value":"needs to be deleted!"}, set by `)+`kubectl[a-z-]* at `+timestamp+
-			quote(") is in neither your manifest nor last-applied, so kubectl apply will never remove it. apply-hygiene removes it in this request."))
+			quote(") is in neither your manifest nor last-applied, so kubectl apply will never remove it. apply-hygiene removes it in this request. "+
+				"This apply therefore changes the pod template, so it rolls the pods (a new rollout starts)."))
 	framework.WantLines(t, k.JSONPath(t, sts, "{.spec.template.spec.containers[0].env}"), `[{"name":"ANOTHER_ENV","value":"who cares?"}]`)
 	framework.WantLines(t, k.JSONPath(t, sts, "{.spec.template.spec.containers[0].image}"), "nginx:a-fixed-version")
 }
