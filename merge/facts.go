@@ -96,14 +96,22 @@ func newAnalysis(obj *unstructured.Unstructured, operation string) *Analysis {
 }
 
 // Rollback describes a rollout undo: a write that restored the pod template
-// of an earlier revision without touching last-applied.
+// of an earlier revision without touching last-applied, or (unconfirmed) a
+// write that looks like one.
 type Rollback struct {
-	// RevisionKind is ReplicaSet or ControllerRevision.
+	// RevisionKind is ReplicaSet or ControllerRevision; empty when
+	// unconfirmed.
 	RevisionKind string `json:"revisionKind"`
 	// RevisionName is the name of the restored revision.
 	RevisionName string `json:"revisionName"`
-	// Revision is its number.
+	// Revision is its number; 0 when unconfirmed.
 	Revision int64 `json:"revision"`
+	// Confirmed is set when the restored template equals a revision
+	// exactly (DetectRollback). An unconfirmed rollback (UnconfirmedRollback)
+	// is a write that looks like an undo but whose template matches no
+	// revision: it names no revision, has no repair, and StaleLastApplied
+	// is unknown (false).
+	Confirmed bool `json:"confirmed"`
 	// StaleLastApplied is set when last-applied no longer describes the
 	// restored template, i.e. RepairedLastApplied differs from it.
 	StaleLastApplied bool `json:"staleLastApplied"`

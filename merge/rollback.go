@@ -44,10 +44,8 @@ func (a *Analyzer) DetectRollback(old, new *unstructured.Unstructured, revisions
 	if !ok {
 		return nil, nil
 	}
-	rb := &Rollback{RevisionKind: rev.kind, RevisionName: rev.name, Revision: rev.number}
-	changes, err := orValidated(a, func(a *Analyzer) ([]FieldFact, error) {
-		return a.templateChanges(old, new)
-	})
+	rb := &Rollback{RevisionKind: rev.kind, RevisionName: rev.name, Revision: rev.number, Confirmed: true}
+	changes, err := a.undoChanges(old, new)
 	if err != nil {
 		return nil, err
 	}
@@ -60,6 +58,33 @@ func (a *Analyzer) DetectRollback(old, new *unstructured.Unstructured, revisions
 		return nil, err
 	}
 	return rb, nil
+}
+
+// UnconfirmedRollback describes a write that looks like a rollout undo but
+// whose pod template equals none of the object's revisions, so the revision
+// it restored is not proven: another mutating webhook changed the template
+// in the same request, or the revision was written before the server added
+// a default that the restored template now has. It names no revision and
+// has no repair (Confirmed and StaleLastApplied are false); Changes lists
+// the template fields that the write changed. Whether the write looks like
+// an undo is the caller's judgement: UnconfirmedRollback only checks that
+// the template changed.
+func (a *Analyzer) UnconfirmedRollback(old, new *unstructured.Unstructured) (*Rollback, error) {
+	changes, err := a.undoChanges(old, new)
+	if err != nil {
+		return nil, err
+	}
+	if len(changes) == 0 {
+		return nil, nil
+	}
+	return &Rollback{Changes: changes}, nil
+}
+
+// undoChanges lists the template fields that the write changed.
+func (a *Analyzer) undoChanges(old, new *unstructured.Unstructured) ([]FieldFact, error) {
+	return orValidated(a, func(a *Analyzer) ([]FieldFact, error) {
+		return a.templateChanges(old, new)
+	})
 }
 
 func (a *Analyzer) repair(rb *Rollback, rev revision, old, new, original *unstructured.Unstructured) error {

@@ -76,6 +76,9 @@ func TestDetectRollback(t *testing.T) {
 		"a template that matches no revision is not an undo": {
 			revisions: revs[1:], wantNil: true,
 		},
+		"a revision written before the server defaulted a field that the restored template now has is no proven match": {
+			revisions: withoutDefault(t, revs), wantNil: true,
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -94,8 +97,8 @@ func TestDetectRollback(t *testing.T) {
 			if rb == nil {
 				t.Fatal("DetectRollback = nil, want an undo")
 			}
-			if rb.RepairSource != tc.wantSource || rb.Revision != tc.wantRevision || !rb.StaleLastApplied {
-				t.Errorf("source %q revision %d stale %v, want %q %d true", rb.RepairSource, rb.Revision, rb.StaleLastApplied, tc.wantSource, tc.wantRevision)
+			if rb.RepairSource != tc.wantSource || rb.Revision != tc.wantRevision || !rb.StaleLastApplied || !rb.Confirmed {
+				t.Errorf("source %q revision %d stale %v confirmed %v, want %q %d true true", rb.RepairSource, rb.Revision, rb.StaleLastApplied, rb.Confirmed, tc.wantSource, tc.wantRevision)
 			}
 			if diff := cmp.Diff(decodeLA(t, v1LA), decodeLA(t, rb.RepairedLastApplied)); diff != "" {
 				t.Errorf("repaired last-applied (-want +got):\n%s", diff)
@@ -104,6 +107,53 @@ func TestDetectRollback(t *testing.T) {
 				t.Errorf("changes (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// withoutDefault returns revs with revision 1 as a server older than the
+// live one wrote it: without terminationMessagePolicy, which the API server
+// now defaults in every template it stores, so the template that the undo
+// restores has the field and the revision does not.
+func withoutDefault(t *testing.T, revs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	t.Helper()
+	out := make([]*unstructured.Unstructured, 0, len(revs))
+	for _, r := range revs {
+		r = r.DeepCopy()
+		if rev, _ := revisionOf(r); rev.number == 1 {
+			containers, _, _ := unstructured.NestedSlice(r.Object, "data", "spec", "template", "spec", "containers")
+			delete(containers[0].(map[string]any), "terminationMessagePolicy")
+			if err := unstructured.SetNestedSlice(r.Object, containers, "data", "spec", "template", "spec", "containers"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// An undo to a revision written before an upgrade added a default matches
+// no revision exactly: UnconfirmedRollback describes it without naming a
+// revision or repairing anything.
+func TestUnconfirmedRollback(t *testing.T) {
+	old := readObject(t, "seed004-undo", "before-undo.yaml")
+	live := readObject(t, "seed004-undo", "live.yaml")
+	a := NewAnalyzer()
+	if rb, err := a.DetectRollback(old, live, withoutDefault(t, readObjects(t, "seed004-undo", "revisions.yaml"))); err != nil || rb != nil {
+		t.Fatalf("DetectRollback = %+v, %v; want nil", rb, err)
+	}
+	rb, err := a.UnconfirmedRollback(old, live)
+	if err != nil || rb == nil {
+		t.Fatalf("UnconfirmedRollback = %v, %v", rb, err)
+	}
+	want := []string{"spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]", "spec.template.spec.containers[name=nginx].image"}
+	if diff := cmp.Diff(want, paths(rb.Changes)); diff != "" {
+		t.Errorf("changes (-want +got):\n%s", diff)
+	}
+	if rb.Confirmed || rb.StaleLastApplied || rb.Revision != 0 || rb.RepairedLastApplied != "" || rb.RepairSource != "" {
+		t.Errorf("rollback = %+v, want unconfirmed without revision or repair", rb)
+	}
+	if rb, err := a.UnconfirmedRollback(old, old); err != nil || rb != nil {
+		t.Errorf("UnconfirmedRollback of an unchanged template = %+v, %v; want nil", rb, err)
 	}
 }
 
@@ -164,7 +214,7 @@ func TestDetectRollbackDeployment(t *testing.T) {
 	if err != nil || rb == nil {
 		t.Fatalf("DetectRollback = %v, %v", rb, err)
 	}
-	want := &Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 1, StaleLastApplied: true, RepairSource: "rebuilt",
+	want := &Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 1, Confirmed: true, StaleLastApplied: true, RepairSource: "rebuilt",
 		RepairedLastApplied: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{},"name":"web","namespace":"default"},"spec":{"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"image":"web:1","name":"web"}]}}}}` + "\n",
 		Changes:             []FieldFact{{Path: mustPath(t, "spec.template.spec.containers[name=web].image"), Live: "web:2", Result: "web:1"}}}
 	if diff := cmp.Diff(want, rb, pathString); diff != "" {

@@ -56,6 +56,7 @@ func TestEvaluateFixtures(t *testing.T) {
 		"kubectl edit of an image that last-applied owns is denied (001)":    "imperative",
 		"kubectl scale of replicas that last-applied owns is denied (002)":   "scale",
 		"rollout undo with a stale last-applied is repaired (seed 004)":      "rollout-undo",
+		"an undo whose template another webhook stamped only warns (004)":    "rollout-undo-unconfirmed",
 		"rollout restart touching no owned field is allowed (seed 003)":      "rollout-restart",
 		"a controller's write is never reported":                             "controller",
 		"an edit of an object whose last-applied is not JSON warns":          "invalid-last-applied",

@@ -228,7 +228,7 @@ func timeValue(t time.Time) (ast.Value, error) {
 
 func rollbackValue(rb *merge.Rollback) (ast.Value, error) {
 	fields := [][2]*ast.Term{item("revisionKind", str(rb.RevisionKind)), item("revisionName", str(rb.RevisionName)),
-		item("revision", number(rb.Revision)), item("staleLastApplied", boolean(rb.StaleLastApplied))}
+		item("revision", number(rb.Revision)), item("confirmed", boolean(rb.Confirmed)), item("staleLastApplied", boolean(rb.StaleLastApplied))}
 	if rb.RepairSource != "" {
 		fields = append(fields, item("repairSource", str(rb.RepairSource)))
 	}

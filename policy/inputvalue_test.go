@@ -79,7 +79,7 @@ func everyField(t *testing.T) *Input {
 	in.Analysis.Orphans = append(in.Analysis.Orphans, fact, merge.FieldFact{Path: p("metadata.labels.x")})
 	in.RemovePatches = map[string]string{fact.Path.String(): `[{"op":"remove","path":"/x"}]`, "metadata.labels.x": ""}
 	in.Analysis.ReplicasReset = &fact
-	in.Analysis.Rollback = &merge.Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 3,
+	in.Analysis.Rollback = &merge.Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 3, Confirmed: true,
 		StaleLastApplied: true, RepairSource: "rebuilt", RepairedLastApplied: "{}\n", Changes: []merge.FieldFact{fact}}
 	in.Request.Object.Namespace = ""
 	return in

@@ -160,7 +160,9 @@ func classify(w write) policy.Classification {
 }
 
 // undoCandidate reports whether the write may be a rollout undo: kubectl
-// sends no field manager for it, and it replaces the pod template.
+// sends no field manager for it, and it replaces the pod template. A
+// candidate is an undo when its template equals a revision (the reviewer
+// checks), and an unconfirmed undo when it is undoLike.
 func undoCandidate(w write) bool {
 	if w.optionsManager != "" || w.subresource != "" || w.old == nil || w.new == nil {
 		return false
@@ -168,6 +170,41 @@ func undoCandidate(w write) bool {
 	oldTemplate, _, _ := unstructured.NestedFieldNoCopy(w.old.Object, "spec", "template")
 	newTemplate, _, _ := unstructured.NestedFieldNoCopy(w.new.Object, "spec", "template")
 	return newTemplate != nil && !equality.Semantic.DeepEqual(oldTemplate, newTemplate)
+}
+
+// undoManagers are the effective field managers of kubectl rollout undo:
+// kubectl sends no field manager for it, so the API server names the
+// writer after the command in the user agent (kubectl.exe on Windows).
+var undoManagers = map[string]bool{"kubectl": true, "kubectl.exe": true}
+
+// undoLike reports whether w looks like kubectl rollout undo, whether or
+// not its template matches a revision: an Update by kubectl without field
+// manager that replaces the pod template, leaves last-applied as it was,
+// and changes nothing else but what the server maintains and, for a
+// Deployment, the annotations that kubectl restores from the ReplicaSet
+// (k8s.io/kubectl/pkg/polymorphichelpers/rollback.go patches
+// /spec/template and /metadata/annotations; for a StatefulSet or DaemonSet
+// it patches spec.template only).
+func undoLike(w write) bool {
+	return undoCandidate(w) && undoManagers[w.manager] && w.operation == metav1.ManagedFieldsOperationUpdate &&
+		lastApplied(w.old) == lastApplied(w.new) && onlyTemplateChanged(w.old, w.new)
+}
+
+// onlyTemplateChanged reports whether old and new differ in nothing but
+// spec.template, the metadata the server maintains and, for a Deployment,
+// metadata.annotations. It compares in place, as onlyLastAppliedChanged.
+func onlyTemplateChanged(old, new *unstructured.Unstructured) bool {
+	oldMeta, _ := old.Object["metadata"].(map[string]any)
+	newMeta, _ := new.Object["metadata"].(map[string]any)
+	oldSpec, _ := old.Object["spec"].(map[string]any)
+	newSpec, _ := new.Object["spec"].(map[string]any)
+	skipMeta := []string{"managedFields", "resourceVersion", "generation"}
+	if new.GetKind() == "Deployment" {
+		skipMeta = append(skipMeta, "annotations")
+	}
+	return equalExcept(old.Object, new.Object, "metadata", "spec", "status") &&
+		equalExcept(oldSpec, newSpec, "template") &&
+		equalExcept(oldMeta, newMeta, skipMeta...)
 }
 
 // isController reports whether user is a Kubernetes component or one of

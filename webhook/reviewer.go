@@ -163,17 +163,29 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 // write against and the rollback, nil when the write is no undo. After
 // apply-hygiene's own repair (the mutating pass) last-applied differs
 // between old and new: the templates are then compared under the repaired
-// last-applied.
+// last-applied. A write that looks like an undo (undoLike) but whose
+// template matches no revision is an unconfirmed undo: rules warn about it
+// and never deny nor repair it.
 func (r *Reviewer) undo(ctx context.Context, w write) (*unstructured.Unstructured, *merge.Rollback, error) {
 	if !undoCandidate(w) {
 		return w.old, nil, nil
 	}
 	old := withLastApplied(w.old, lastApplied(w.new))
 	rb, err := r.rollback(ctx, old, w.new)
-	if err != nil || rb == nil {
-		return w.old, nil, err
+	if err != nil {
+		return nil, nil, err
 	}
-	return old, rb, nil
+	if rb != nil {
+		return old, rb, nil
+	}
+	if !undoLike(w) {
+		return w.old, nil, nil
+	}
+	rb, err = r.opts.analyzer.UnconfirmedRollback(w.old, w.new)
+	if err != nil {
+		return nil, nil, fmt.Errorf("describing the undo-like write of %s %s/%s: %w", w.new.GetKind(), w.new.GetNamespace(), w.new.GetName(), err)
+	}
+	return w.old, rb, nil
 }
 
 // analyzeWrite runs the analysis that fits the classification: an apply

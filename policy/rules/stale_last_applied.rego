@@ -1,17 +1,34 @@
 # stale-last-applied: a rollout undo restored an older pod template but left
 # last-applied describing the newer manifest, so the next apply computes its
 # deletions against the wrong original.
+#
+# A write that only looks like an undo (analysis.rollback.confirmed false:
+# its template matches no revision exactly, because another mutating webhook
+# changed it or the revision predates a default the server now adds) is
+# never denied nor repaired: the rule warns that last-applied may be stale.
 package applyhygiene.rules.stale_last_applied
 
 import data.applyhygiene.lib
 
 rollback := lib.analysis.rollback
 
+# unconfirmed is true for a write that looks like an undo but restored no
+# revision exactly. Inputs without rollback.confirmed are confirmed undos.
+unconfirmed if rollback.confirmed == false
+
 decisions contains d if {
 	input.classification == "rollout-undo"
+	not unconfirmed
 	rollback.staleLastApplied == true
 	a := effective(lib.action("stale-last-applied"))
 	d := {"rule": "stale-last-applied", "action": a, "message": message(a), "paths": paths}
+}
+
+decisions contains d if {
+	input.classification == "rollout-undo"
+	unconfirmed
+	a := at_most_warn(lib.action("stale-last-applied"))
+	d := {"rule": "stale-last-applied", "action": a, "message": unconfirmed_message, "paths": paths}
 }
 
 # effective(a) is a, except that a repair needs a repaired annotation:
@@ -20,6 +37,14 @@ effective(a) := "warn" if {
 	a == "repair"
 	object.get(rollback, "repairedLastApplied", "") == ""
 } else := a
+
+# at_most_warn(a) is the action for an unconfirmed undo: dryrun stays
+# dryrun, every other action (deny, repair, prune) becomes warn. An undo is
+# the emergency action; apply-hygiene blocks or rewrites it only on a proven
+# match.
+at_most_warn(a) := a if {
+	a in {"warn", "dryrun"}
+} else := "warn"
 
 paths := [c.path | some c in object.get(rollback, "changes", [])]
 
@@ -31,4 +56,9 @@ message(a) := sprintf(
 } else := sprintf(
 	"[stale-last-applied] %s: rollout undo restored revision %d but last-applied still describes the newer manifest, so the next kubectl apply will not delete what revision %d has and your manifest does not (%s). Check with: kubectl apply view-last-applied %s",
 	[lib.describe, rollback.revision, rollback.revision, lib.list(paths), lib.target],
+)
+
+unconfirmed_message := sprintf(
+	"[stale-last-applied] %s: this write looks like a rollout undo, but its pod template matches none of the revisions exactly (another mutating webhook may have changed it, or the revision predates a default the server now adds), so apply-hygiene left last-applied as it was. It may still describe the newer manifest; then the next kubectl apply will not delete what the restored template has and your manifest does not. See where live differs from last-applied with: kubectl hygiene explain %s",
+	[lib.describe, lib.target],
 )

@@ -8,6 +8,7 @@ rollback := {
 	"revisionKind": "ControllerRevision",
 	"revisionName": "nginx-5d8c7b",
 	"revision": 1,
+	"confirmed": true,
 	"staleLastApplied": true,
 	"repairSource": "controllerRevision",
 	"repairedLastApplied": `{"apiVersion":"apps/v1","kind":"Deployment"}`,
@@ -52,4 +53,56 @@ test_only_undo_is_checked if {
 	ds := stale_last_applied.decisions with input as undo
 		with input.classification as "imperative"
 	count(ds) == 0
+}
+
+test_input_without_confirmed_is_a_confirmed_undo if {
+	ds := stale_last_applied.decisions with input as undo
+		with input.analysis.rollback as object.remove(rollback, {"confirmed"})
+	t.actions(ds) == {["stale-last-applied", "repair"]}
+}
+
+# A write that looks like an undo but matches no revision exactly (another
+# mutating webhook stamped the template): no revision, no repair.
+unconfirmed := {
+	"revisionKind": "",
+	"revisionName": "",
+	"revision": 0,
+	"confirmed": false,
+	"staleLastApplied": false,
+	"changes": rollback.changes,
+}
+
+unconfirmed_undo := t.make_input("rollout-undo", "kubectl", {"operation": "update", "rollback": unconfirmed})
+
+test_unconfirmed_undo_warns if {
+	ds := stale_last_applied.decisions with input as unconfirmed_undo
+	t.actions(ds) == {["stale-last-applied", "warn"]}
+	t.paths(ds) == {c.path | some c in rollback.changes}
+	t.all_start_with_rule(ds)
+	some d in ds
+	d.message == "[stale-last-applied] Deployment default/nginx: this write looks like a rollout undo, but its pod template matches none of the revisions exactly (another mutating webhook may have changed it, or the revision predates a default the server now adds), so apply-hygiene left last-applied as it was. It may still describe the newer manifest; then the next kubectl apply will not delete what the restored template has and your manifest does not. See where live differs from last-applied with: kubectl hygiene explain deployment/nginx -n default"
+}
+
+test_unconfirmed_undo_is_never_denied_nor_repaired if {
+	every a in ["deny", "repair", "prune", "warn"] {
+		ds := stale_last_applied.decisions with input as unconfirmed_undo
+			with data.applyhygiene.config as {"rules": {"stale-last-applied": {"action": a}}}
+		t.actions(ds) == {["stale-last-applied", "warn"]}
+	}
+}
+
+test_unconfirmed_undo_follows_dryrun_and_off if {
+	dry := stale_last_applied.decisions with input as unconfirmed_undo
+		with data.applyhygiene.config as {"rules": {"stale-last-applied": {"action": "dryrun"}}}
+	t.actions(dry) == {["stale-last-applied", "dryrun"]}
+	off := stale_last_applied.decisions with input as unconfirmed_undo
+		with data.applyhygiene.config as {"rules": {"stale-last-applied": {"action": "off"}}}
+	count(off) == 0
+}
+
+test_unconfirmed_undo_of_a_service_account_warns if {
+	ds := stale_last_applied.decisions with input as unconfirmed_undo
+		with input.request.user as t.robot
+		with data.applyhygiene.config as {"rules": {"stale-last-applied": {"action": "deny", "serviceAccountAction": "deny"}}}
+	t.actions(ds) == {["stale-last-applied", "warn"]}
 }
