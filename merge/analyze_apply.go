@@ -57,6 +57,7 @@ func (a *Analyzer) analyzeApply(in applyInput, an *Analysis) error {
 
 func (a *Analyzer) analyzeApplyOnce(in applyInput, an *Analysis) error {
 	// A Secret as stored: kubectl's predicted result still has stringData.
+	rawOriginal := in.original
 	in.original = secretData(in.kind, in.original)
 	in.manifest = &unstructured.Unstructured{Object: secretData(in.kind, in.manifest.Object)}
 	in.result = &unstructured.Unstructured{Object: secretData(in.kind, in.result.Object)}
@@ -80,6 +81,7 @@ func (a *Analyzer) analyzeApplyOnce(in applyInput, an *Analysis) error {
 	changed := cmp.Modified.Union(cmp.Removed).Union(cmp.Added)
 	an.Reverts = a.reverts(in, changed, mfs)
 	an.Orphans = a.orphans(in.kind, in.live.Object, in.result.Object, fs[3], fs[0].Union(fs[1]), mfs)
+	an.Orphans = append(an.Orphans, a.stringDataOrphans(in, rawOriginal, mfs)...)
 	an.ReplicasReset = a.replicasReset(in, manifest)
 	an.DefaultedDependents = a.defaultedDependents(in, manifest)
 	an.AnnotationsBytes = AnnotationsSize(in.result)
@@ -97,54 +99,52 @@ func withoutLastApplied(obj map[string]any) map[string]any {
 	return u.Object
 }
 
-// reverts lists the changed fields whose live value differs from the
-// previous manifest's: someone changed them since the last apply, and the
-// apply puts its own value back (or removes them).
+// reverts lists the changed fields that someone changed since the last
+// apply and that this apply puts its own value back into, or removes (also
+// when the manifest sets an enclosing field to null, which deletes the
+// whole field).
 func (a *Analyzer) reverts(in applyInput, changed *fieldpath.Set, mfs []ManagedFields) []FieldFact {
 	f := newFinder()
+	ow := a.ownershipOf(mfs)
 	out := []FieldFact{}
 	for _, p := range units(changed) {
-		orig, cur := f.at(in.original, p), f.at(in.live.Object, p)
-		if serverManaged(p) || sameAt(p, cur, orig) || sameAt(p, cur, f.at(in.result.Object, p)) {
+		orig, cur, res := f.at(in.original, p), f.at(in.live.Object, p), f.at(in.result.Object, p)
+		if serverManaged(p) || sameAt(p, cur, orig) || sameAt(p, cur, res) {
 			continue
 		}
 		ows := owners(mfs, p)
-		if !orig.ok && (!cur.ok || a.defaults.isDefault(in.kind, p, cur.v, in.live.Object) || onlyAppliers(ows)) {
+		if !changedSinceApply(orig, cur, ows, ow) {
 			continue
 		}
-		// Only client-side apply wrote it: live differs from the previous
-		// manifest by server defaults alone (a list element that the
-		// manifest drops keeps its defaulted fields); nobody changed it.
-		if orig.ok && onlyManager(ows, "kubectl-client-side-apply") {
-			continue
-		}
-		out = append(out, a.fact(in.kind, p, factValues{live: cur, result: f.at(in.result.Object, p),
+		out = append(out, a.fact(in.kind, p, factValues{live: cur, result: res,
 			lastApplied: orig, manifest: f.at(in.manifest.Object, p)}, ows))
 	}
 	return out
 }
 
-// onlyAppliers reports whether every owner is an apply (client- or
-// server-side): a field that only apply wrote was not changed by hand.
-func onlyAppliers(ows []Owner) bool {
-	if len(ows) == 0 {
-		return false
+// changedSinceApply reports whether a field whose live value cur differs
+// from the previous manifest's orig was changed since that apply: for a
+// field the manifest had, unless only appliers own it (live then differs
+// from the manifest by server defaults alone, such as the defaulted
+// fields of a list element that the manifest drops); for any other field,
+// when a person set it (see ownership.setByPerson).
+func changedSinceApply(orig, cur presence, ows []Owner, ow ownership) bool {
+	if orig.ok {
+		return !ow.onlyAppliers(ows)
 	}
-	for _, o := range ows {
-		if o.Manager != "kubectl-client-side-apply" && o.Operation != "Apply" {
-			return false
-		}
-	}
-	return true
+	return cur.ok && ow.setByPerson(ows)
 }
 
 // orphans lists the fields of result outside known (the new manifest and
-// the previous last-applied), except server-managed ones, server defaults,
-// fields that a controller owns, and spec.replicas: leaving replicas out of
-// the manifest is the documented way to hand it to `kubectl scale` or an
-// autoscaler.
+// the previous last-applied) that a person set outside apply (see
+// ownership.setByPerson), except server-managed ones, empty values and
+// spec.replicas: leaving replicas out of the manifest is the documented
+// way to hand it to `kubectl scale` or an autoscaler. A field that an
+// applier owns (server defaults included) or that nobody owns is never an
+// orphan.
 func (a *Analyzer) orphans(kind string, live, result map[string]any, resultSet, known *fieldpath.Set, mfs []ManagedFields) []FieldFact {
 	f := newFinder()
+	ow := a.ownershipOf(mfs)
 	out := []FieldFact{}
 	extra := resultSet.Difference(known)
 	inExtra := func(fp fieldpath.Path) bool { return !known.Has(fp) && resultSet.Has(fp) }
@@ -157,14 +157,12 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultSet, 
 		}
 		seen[key] = true
 		v := f.at(result, p)
-		if !v.ok || a.defaults.isDefault(kind, p, v.v, result, live) {
+		if !v.ok || isEmpty(v.v) {
 			return
 		}
 		ows := owners(mfs, p)
-		for _, o := range ows {
-			if !a.isKubectlManager(o.Manager) {
-				return
-			}
+		if !ow.setByPerson(ows) {
+			return
 		}
 		out = append(out, a.fact(kind, p, factValues{live: f.at(live, p), result: v}, ows))
 	})
@@ -227,19 +225,6 @@ func (a *Analyzer) defaultedDependents(in applyInput, manifest map[string]any) [
 		out = append(out, f)
 	}
 	return out
-}
-
-// onlyManager reports whether every owner is the named manager.
-func onlyManager(ows []Owner, name string) bool {
-	if len(ows) == 0 {
-		return false
-	}
-	for _, o := range ows {
-		if o.Manager != name {
-			return false
-		}
-	}
-	return true
 }
 
 func contains(list []string, s string) bool {

@@ -30,7 +30,8 @@ import (
 // of manager, nothing was applied and the analysis lists nothing.
 func (a *Analyzer) AnalyzeServerSideApply(old, new *unstructured.Unstructured, manager string) (*Analysis, error) {
 	an := newAnalysis(new, "apply")
-	an.LastApplied, _ = lastAppliedInfo(old)
+	var original *unstructured.Unstructured
+	an.LastApplied, original = lastAppliedInfo(old)
 	an.AnnotationsBytes = AnnotationsSize(new)
 	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold
 	mfs, err := DecodeManagedFields(new)
@@ -54,7 +55,11 @@ func (a *Analyzer) AnalyzeServerSideApply(old, new *unstructured.Unstructured, m
 		return nil, fmt.Errorf("extracting the configuration that %s applied: not an object", manager)
 	}
 	kind := new.GetKind()
-	an.Orphans = a.serverSideOrphans(kind, old.Object, new.Object, result, applied, mfs)
+	var recorded map[string]any
+	if original != nil {
+		recorded = original.Object
+	}
+	an.Orphans = a.serverSideOrphans(kind, ssaObjects{live: old.Object, result: new.Object, lastApplied: recorded}, result, applied, mfs)
 	in := applyInput{kind: kind, live: old, manifest: &unstructured.Unstructured{Object: config}, result: new}
 	an.DefaultedDependents = a.defaultedDependents(in, config)
 	return an, nil
@@ -76,10 +81,21 @@ func appliedFields(mfs []ManagedFields, manager string) *fieldpath.Set {
 	return out
 }
 
-// serverSideOrphans lists the fields of result outside applied that only
-// kubectl's Update writes own.
-func (a *Analyzer) serverSideOrphans(kind string, live, result map[string]any, resultSet, applied *fieldpath.Set, mfs []ManagedFields) []FieldFact {
+// ssaObjects are the objects of a server-side apply: the object before
+// and after it, and the last-applied manifest of an earlier client-side
+// apply (nil when there is none).
+type ssaObjects struct {
+	live, result, lastApplied map[string]any
+}
+
+// serverSideOrphans lists the fields of result outside applied that people
+// set outside apply (see ownership.setByPerson), and the leftovers of
+// client-side apply: fields of its last-applied manifest that only
+// client-side appliers own (kubernetes#99003). A client-side applier's
+// other fields are its server defaults, never orphans.
+func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, applied *fieldpath.Set, mfs []ManagedFields) []FieldFact {
 	f := newFinder()
+	ow := a.ownershipOf(mfs)
 	out := []FieldFact{}
 	inExtra := func(fp fieldpath.Path) bool { return !applied.Has(fp) && resultSet.Has(fp) }
 	seen := map[string]bool{}
@@ -90,29 +106,15 @@ func (a *Analyzer) serverSideOrphans(kind string, live, result map[string]any, r
 			return
 		}
 		seen[key] = true
-		v := f.at(result, p)
-		if !v.ok || v.v == nil || a.defaults.isDefault(kind, p, v.v, result, live) {
+		v := f.at(objs.result, p)
+		if !v.ok || isEmpty(v.v) {
 			return
 		}
 		ows := owners(mfs, p)
-		if !a.onlyImperativeKubectl(ows) {
+		if !ow.setByPerson(ows) && !(ow.onlyClientSideAppliers(ows) && f.at(objs.lastApplied, p).ok) {
 			return
 		}
-		out = append(out, a.fact(kind, p, factValues{live: f.at(live, p), result: v}, ows))
+		out = append(out, a.fact(kind, p, factValues{live: f.at(objs.live, p), result: v}, ows))
 	})
 	return out
-}
-
-// onlyImperativeKubectl reports whether ows is not empty and every owner is
-// a kubectl manager writing with Update: nobody applies the field.
-func (a *Analyzer) onlyImperativeKubectl(ows []Owner) bool {
-	if len(ows) == 0 {
-		return false
-	}
-	for _, o := range ows {
-		if o.Operation == string(metav1.ManagedFieldsOperationApply) || !a.isKubectlManager(o.Manager) {
-			return false
-		}
-	}
-	return true
 }

@@ -80,17 +80,29 @@ func (a *Analyzer) analyzeAppliedUpdate(old, new, original *unstructured.Unstruc
 
 // withoutAdmissionRemovals drops the reverts that remove a field that
 // neither the previous last-applied nor the manifest has: apply deletes
-// only what the previous manifest had (or what the manifest sets to null),
-// so a mutating webhook removed it, such as apply-hygiene's own prune of
-// an orphan, not the apply.
+// only what the previous manifest had, or what the manifest sets to null
+// (itself or an enclosing field: a null map deletes every key), so a
+// mutating webhook removed it, such as apply-hygiene's own prune of an
+// orphan, not the apply.
 func withoutAdmissionRemovals(reverts []FieldFact, in applyInput) []FieldFact {
 	out := []FieldFact{}
 	for _, f := range reverts {
-		if at(in.original, f.Path).ok || at(in.manifest.Object, f.Path).ok || at(in.result.Object, f.Path).ok {
+		if at(in.original, f.Path).ok || at(in.manifest.Object, f.Path).ok || at(in.result.Object, f.Path).ok ||
+			nulledIn(in.manifest.Object, f.Path) {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// nulledIn reports whether obj sets p or a field enclosing it to null.
+func nulledIn(obj map[string]any, p Path) bool {
+	for i := 1; i <= len(p); i++ {
+		if v := at(obj, p[:i]); v.ok && v.v == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *Analyzer) imperativeChanges(original map[string]any, old, new *unstructured.Unstructured) ([]FieldFact, error) {
@@ -122,5 +134,5 @@ func (a *Analyzer) imperativeChanges(original map[string]any, old, new *unstruct
 		}
 		out = append(out, a.fact(kind, p, factValues{live: f.at(old.Object, p), result: f.at(new.Object, p), lastApplied: la}, owners(mfs, p)))
 	}
-	return out, nil
+	return a.putBack(new, out)
 }

@@ -2,7 +2,6 @@ package merge
 
 import (
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -28,7 +27,6 @@ type Analyzer struct {
 	validateStored  bool
 	maxValueLength  int
 	kubectlManagers map[string]bool
-	defaults        defaultTable
 }
 
 // NewAnalyzer returns an Analyzer configured by opts.
@@ -43,24 +41,7 @@ func NewAnalyzer(opts ...Option) *Analyzer {
 		deduced:         managedfields.NewDeducedTypeConverter(),
 		maxValueLength:  o.maxValueLength,
 		kubectlManagers: o.kubectlManagers,
-		defaults:        newDefaultTable(),
 	}
-}
-
-// IsKubectlManager reports whether a field manager name is one that kubectl
-// records for a person's write: "kubectl" (server-side apply, and the
-// user-agent default of commands that send no field manager, such as
-// `rollout undo` and `scale`), "kubectl-client-side-apply", "kubectl-edit",
-// "kubectl-patch", "kubectl-set", "kubectl-rollout", "kubectl-label",
-// "kubectl-annotate", "kubectl-create", "kubectl-replace" and any other
-// "kubectl-…" name, and "before-first-apply", which the server gives to
-// fields that existed before the first server-side apply.
-func IsKubectlManager(name string) bool {
-	return name == "kubectl" || strings.HasPrefix(name, "kubectl-") || name == "before-first-apply"
-}
-
-func (a *Analyzer) isKubectlManager(name string) bool {
-	return IsKubectlManager(name) || a.kubectlManagers[name]
 }
 
 // source is an object to convert to a typed value.

@@ -136,7 +136,11 @@ func ExampleParsePath() {
 
 func ExampleAnalyzer_Explain() {
 	live := object(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","annotations":{
-	  "kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},\"spec\":{\"minReadySeconds\":5}}"}},
+	  "kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},\"spec\":{\"minReadySeconds\":5}}"},
+	  "managedFields":[
+	    {"manager":"kubectl-client-side-apply","operation":"Update","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:revisionHistoryLimit":{}}}},
+	    {"manager":"kubectl-edit","operation":"Update","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:minReadySeconds":{}}}},
+	    {"manager":"kubectl-patch","operation":"Update","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:paused":{}}}}]},
 	  "spec":{"minReadySeconds":7,"revisionHistoryLimit":10,"paused":true}}`)
 	ex, err := merge.NewAnalyzer().Explain(live)
 	if err != nil {

@@ -38,7 +38,9 @@ type FieldInfo struct {
 	Value any `json:"value"`
 	// LastApplied is set when last-applied has the field.
 	LastApplied bool `json:"lastApplied"`
-	// Default is set when the value is the server's default.
+	// Default is set when the field is a server default: last-applied does
+	// not have it and only appliers own it (the write that applied the
+	// manifest created it; see ownership.isApplier).
 	Default bool `json:"default"`
 	// Drift is set when last-applied has another value.
 	Drift bool `json:"drift"`
@@ -100,6 +102,11 @@ func (a *Analyzer) drift(orig map[string]any, live *unstructured.Unstructured, l
 		}
 		an.Drift = append(an.Drift, a.fact(kind, p, factValues{live: at(live.Object, p), lastApplied: la}, owners(mfs, p)))
 	}
+	drift, err := a.putBack(live, an.Drift)
+	if err != nil {
+		return err
+	}
+	an.Drift = drift
 	return nil
 }
 
@@ -113,6 +120,7 @@ func (a *Analyzer) fieldInfos(live *unstructured.Unstructured, fs []*fieldpath.S
 	}
 	drift, orphan := flagged(an.Drift), flagged(an.Orphans)
 	kind := live.GetKind()
+	ow := a.ownershipOf(mfs)
 	out := []FieldInfo{}
 	fs[1].Leaves().Iterate(func(fp fieldpath.Path) {
 		p := Path(fp).Append()
@@ -120,14 +128,16 @@ func (a *Analyzer) fieldInfos(live *unstructured.Unstructured, fs []*fieldpath.S
 			return
 		}
 		v := at(live.Object, p)
+		ows := owners(mfs, p)
+		inLastApplied := ownsPath(fs[0], p)
 		out = append(out, FieldInfo{
 			Path:        p,
 			Value:       a.factValue(kind, p, v),
-			LastApplied: ownsPath(fs[0], p),
-			Default:     a.defaults.isDefault(kind, p, v.v, live.Object),
+			LastApplied: inLastApplied,
+			Default:     !inLastApplied && ow.onlyAppliers(ows),
 			Drift:       drift(p),
 			Orphan:      orphan(p),
-			Owners:      owners(mfs, p),
+			Owners:      ows,
 		})
 	})
 	return out

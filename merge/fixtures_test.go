@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -91,6 +92,7 @@ func setLastApplied(t testing.TB, obj, manifest *unstructured.Unstructured) {
 // without an annotations map left empty).
 func withoutAnnotation(obj *unstructured.Unstructured) map[string]any {
 	out := obj.DeepCopy()
+	out.SetManagedFields(nil)
 	annots := out.GetAnnotations()
 	delete(annots, LastAppliedAnnotation)
 	if len(annots) == 0 {
@@ -139,3 +141,20 @@ func golden(t *testing.T, dir, name string, got any) {
 }
 
 func bufioReader(data []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(data)) }
+
+// fixtureTime is the time of the managedFields entries withOwner adds.
+var fixtureTime = time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+
+// withOwner adds to obj a managedFields entry of manager (an Update) owning
+// fieldsV1, as the API server records it for a write by that manager.
+func withOwner(t testing.TB, obj *unstructured.Unstructured, manager, fieldsV1 string) {
+	t.Helper()
+	var fields map[string]any
+	if err := json.Unmarshal([]byte(fieldsV1), &fields); err != nil {
+		t.Fatalf("decoding fieldsV1: %v", err)
+	}
+	meta := obj.Object["metadata"].(map[string]any)
+	entries, _ := meta["managedFields"].([]any)
+	meta["managedFields"] = append(entries, map[string]any{"manager": manager, "operation": "Update",
+		"apiVersion": obj.GetAPIVersion(), "time": fixtureTime.Format(time.RFC3339), "fieldsType": "FieldsV1", "fieldsV1": fields})
+}

@@ -53,13 +53,16 @@ type LastAppliedInfo struct {
 }
 
 // ParseLastApplied decodes obj's last-applied annotation. It returns an
-// error wrapping ErrMissingLastApplied when there is none, and one wrapping
-// ErrInvalidLastApplied when it is not a JSON object or when its kind, name
-// or API group differ from obj's. Versions of the same group are accepted:
-// the API server serves an object in any version of its group.
+// error wrapping ErrMissingLastApplied when there is none, or when it is
+// empty or JSON null (kubectl then computes its patch with no previous
+// manifest), and one wrapping ErrInvalidLastApplied when it is not a JSON
+// object or when its kind or name differ from obj's, or its API group is
+// neither obj's nor one that obj's kind moved from (extensions/v1beta1 for
+// an apps/v1 Deployment): kubectl uses such an annotation as it is, and the
+// API server serves an object in any version of its group.
 func ParseLastApplied(obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	raw, ok := obj.GetAnnotations()[LastAppliedAnnotation]
-	if !ok {
+	if !ok || raw == "" {
 		return nil, ErrMissingLastApplied
 	}
 	var m map[string]any
@@ -67,7 +70,7 @@ func ParseLastApplied(obj *unstructured.Unstructured) (*unstructured.Unstructure
 		return nil, fmt.Errorf("%w: decoding last-applied: %w", ErrInvalidLastApplied, err)
 	}
 	if m == nil {
-		return nil, fmt.Errorf("%w: not a JSON object", ErrInvalidLastApplied)
+		return nil, ErrMissingLastApplied
 	}
 	la := &unstructured.Unstructured{Object: m}
 	if err := sameObject(obj, la); err != nil {
@@ -81,13 +84,32 @@ func sameObject(obj, la *unstructured.Unstructured) error {
 		return errors.New("metadata is not an object")
 	}
 	want, got := obj.GroupVersionKind(), la.GroupVersionKind()
-	if got.Kind != want.Kind || got.Group != want.Group {
+	if got.Kind != want.Kind || !sameOrMovedGroup(got.Kind, got.Group, want.Group) {
 		return fmt.Errorf("it is for %s, not %s", describeGVK(got), describeGVK(want))
 	}
 	if la.GetName() != obj.GetName() {
 		return fmt.Errorf("it names %q, not %q", la.GetName(), obj.GetName())
 	}
 	return nil
+}
+
+// movedKinds are the kinds that moved out of the extensions group, by the
+// group they moved to. Objects created before the move keep a last-applied
+// that names extensions/v1beta1.
+var movedKinds = map[string]string{
+	"Deployment": "apps", "DaemonSet": "apps", "ReplicaSet": "apps",
+	"Ingress": "networking.k8s.io", "NetworkPolicy": "networking.k8s.io",
+	"PodSecurityPolicy": "policy",
+}
+
+// sameOrMovedGroup reports whether groups a and b hold the same kind: they
+// are equal, or one is extensions and the other the group kind moved to.
+func sameOrMovedGroup(kind, a, b string) bool {
+	if a == b {
+		return true
+	}
+	to, ok := movedKinds[kind]
+	return ok && ((a == "extensions" && b == to) || (b == "extensions" && a == to))
 }
 
 func describeGVK(gvk schema.GroupVersionKind) string {

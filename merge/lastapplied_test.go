@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -25,10 +26,18 @@ func TestParseLastApplied(t *testing.T) {
 		"a valid annotation parses":          {obj: obj(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"}}`, true)},
 		"another version of the group is ok": {obj: obj(`{"apiVersion":"apps/v1beta2","kind":"Deployment","metadata":{"name":"web"}}`, true)},
 		"no annotation is missing":           {obj: obj("", false), wantErr: ErrMissingLastApplied},
+		"an empty annotation is missing":     {obj: obj("", true), wantErr: ErrMissingLastApplied},
+		// kubectl reads "" and null as no previous manifest, but fails on
+		// anything else that is not a JSON object.
+		"a blank annotation is invalid": {obj: obj(" \n", true), wantErr: ErrInvalidLastApplied},
+		"JSON null is missing":          {obj: obj("null", true), wantErr: ErrMissingLastApplied},
+		// kubectl uses the annotation as it is: a Deployment applied as
+		// extensions/v1beta1 before apps/v1 existed keeps that last-applied.
+		"the group a kind moved from is ok": {obj: obj(`{"apiVersion":"extensions/v1beta1","kind":"Deployment","metadata":{"name":"web"}}`, true)},
 		"text that is not JSON is invalid": {
 			obj: obj("apiVersion: apps/v1", true), wantErr: ErrInvalidLastApplied, wantMsg: "decoding last-applied",
 		},
-		"JSON null is invalid": {obj: obj("null", true), wantErr: ErrInvalidLastApplied, wantMsg: "not a JSON object"},
+		"a JSON list is invalid": {obj: obj("[]", true), wantErr: ErrInvalidLastApplied, wantMsg: "decoding last-applied"},
 		"another kind is invalid": {
 			obj: obj(`{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"web"}}`, true), wantErr: ErrInvalidLastApplied,
 			wantMsg: "it is for StatefulSet in apps/v1, not Deployment in apps/v1",
@@ -94,6 +103,7 @@ func TestSecretValuesAreRedacted(t *testing.T) {
 		return u
 	}
 	live := secret(map[string]any{"a": "c2VjcmV0", "b": "aGlkZGVu"}, true)
+	withOwner(t, live, "kubectl-edit", `{"f:data":{"f:a":{},"f:b":{}}}`)
 	manifest := secret(map[string]any{"a": "YQ=="}, false)
 	_, an, err := NewAnalyzer().AnalyzeApply(live, manifest)
 	if err != nil {
@@ -116,5 +126,29 @@ func TestLongValuesAreTruncated(t *testing.T) {
 	got := truncate(map[string]any{"a": []any{long}}, 11).(map[string]any)["a"].([]any)[0]
 	if got != strings.Repeat("é", 5)+"…" {
 		t.Errorf("truncate = %q", got)
+	}
+}
+
+// A Deployment applied as extensions/v1beta1 before apps/v1 existed keeps
+// that last-applied: the analysis is the same as with apps/v1.
+func TestAnalyzeApplyWithLastAppliedOfMovedGroup(t *testing.T) {
+	f := loadFixture(t, "seed001-set-image-reverted")
+	_, want, err := NewAnalyzer().AnalyzeApply(f.live, f.modified)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := f.live.DeepCopy()
+	original := f.original.DeepCopy()
+	original.SetAPIVersion("extensions/v1beta1")
+	setLastApplied(t, live, original)
+	_, got, err := NewAnalyzer().AnalyzeApply(live, f.modified)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.LastApplied.Status != LastAppliedPresent {
+		t.Fatalf("last-applied %+v, want present", got.LastApplied)
+	}
+	if diff := cmp.Diff(paths(want.Reverts), paths(got.Reverts)); diff != "" || len(got.Reverts) == 0 {
+		t.Errorf("reverts (-apps/v1 +extensions/v1beta1):\n%s", diff)
 	}
 }

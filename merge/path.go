@@ -322,3 +322,16 @@ func normalizeNumber(v any) any {
 	f, _ := n.Float64()
 	return f
 }
+
+// patternOf renders p with every list element as [*].
+func patternOf(p Path) string {
+	var b strings.Builder
+	for i, pe := range p {
+		if pe.FieldName == nil {
+			b.WriteString("[*]")
+			continue
+		}
+		writeElement(&b, pe, i == 0)
+	}
+	return b.String()
+}

@@ -1,6 +1,9 @@
 package merge
 
-import "encoding/base64"
+import (
+	"encoding/base64"
+	"sort"
+)
 
 // secretData folds a Secret manifest's stringData into data, base64
 // encoded, as the API server does when it stores the Secret: live Secrets
@@ -31,5 +34,42 @@ func secretData(kind string, obj map[string]any) map[string]any {
 		}
 	}
 	out["data"] = data
+	return out
+}
+
+// droppedStringData returns the keys that a Secret's previous manifest
+// had in stringData and the new manifest has in neither stringData nor
+// data, sorted. kubectl's patch deletes stringData.<key>, which the stored
+// Secret never has, so data.<key> stays: apply can never remove it.
+func droppedStringData(kind string, original, manifest map[string]any) []string {
+	before, ok := original["stringData"].(map[string]any)
+	if kind != "Secret" || !ok {
+		return nil
+	}
+	sd, _ := manifest["stringData"].(map[string]any)
+	data, _ := manifest["data"].(map[string]any)
+	var out []string
+	for k := range before {
+		_, inStringData := sd[k]
+		_, inData := data[k]
+		if !inStringData && !inData {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// stringDataOrphans lists data.<key> for each key of droppedStringData
+// that the result still has, as orphans: reported at the apply that
+// leaves it behind, whoever owns it.
+func (a *Analyzer) stringDataOrphans(in applyInput, original map[string]any, mfs []ManagedFields) []FieldFact {
+	var out []FieldFact
+	for _, k := range droppedStringData(in.kind, original, in.manifest.Object) {
+		p := Path{fieldName("data"), fieldName(k)}
+		if v := at(in.result.Object, p); v.ok {
+			out = append(out, a.fact(in.kind, p, factValues{live: at(in.live.Object, p), result: v}, owners(mfs, p)))
+		}
+	}
 	return out
 }

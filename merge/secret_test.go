@@ -60,3 +60,54 @@ func mustObject(t *testing.T, y string) *unstructured.Unstructured {
 	}
 	return &unstructured.Unstructured{Object: m}
 }
+
+// A key dropped from a manifest's stringData stays in data: kubectl's
+// patch deletes stringData.<key>, which the stored Secret does not have.
+// It is reported at the apply that leaves it, with its value redacted, in
+// the CLI's prediction and in the webhook's view of the same apply.
+func TestStringDataKeyDroppedFromManifestIsOrphaned(t *testing.T) {
+	la := `{"apiVersion":"v1","kind":"Secret","metadata":{"annotations":{},"name":"canary","namespace":"ns"},"stringData":{"password":"password-1","token":"token-1"},"type":"Opaque"}`
+	live := mustObject(t, `
+apiVersion: v1
+kind: Secret
+metadata:
+  name: canary
+  namespace: ns
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: '`+la+`'
+data:
+  password: cGFzc3dvcmQtMQ==
+  token: dG9rZW4tMQ==
+type: Opaque
+`)
+	withOwner(t, live, ClientSideApplyManager, `{"f:data":{".":{},"f:password":{},"f:token":{}},"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}}},"f:type":{}}`)
+	manifest := mustObject(t, `
+apiVersion: v1
+kind: Secret
+metadata:
+  name: canary
+  namespace: ns
+stringData:
+  password: password-1
+type: Opaque
+`)
+	res, an, err := NewAnalyzer().AnalyzeApply(live, manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []FieldFact{{Path: mustPath(t, "data.token"), Live: Redacted, Result: Redacted,
+		Owners: []Owner{{Manager: ClientSideApplyManager, Operation: "Update", APIVersion: "v1", Time: fixtureTime}}}}
+	if diff := cmp.Diff(want, an.Orphans, pathString); diff != "" {
+		t.Errorf("orphans of the prediction (-want +got):\n%s", diff)
+	}
+	// The webhook sees the stored result: data.token is still there.
+	result := live.DeepCopy()
+	result.SetAnnotations(res.Result.GetAnnotations())
+	webhook, err := NewAnalyzer().AnalyzeClientSideApply(live, result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, webhook.Orphans, pathString); diff != "" {
+		t.Errorf("orphans of the stored apply (-want +got):\n%s", diff)
+	}
+}

@@ -16,6 +16,8 @@ func TestAnalyzeUpdate(t *testing.T) {
 	}
 	image := "spec.template.spec.containers[name=nginx].image"
 	tests := map[string]struct {
+		// prepare, when set, changes the object before the write.
+		prepare   func(obj *unstructured.Unstructured)
 		edit      func(obj *unstructured.Unstructured)
 		operation string
 		want      []FieldFact
@@ -39,6 +41,16 @@ func TestAnalyzeUpdate(t *testing.T) {
 				LastApplied: map[string]any{"containerPort": float64(80)},
 			}},
 		},
+		// Server-side field sets key ports by containerPort and protocol,
+		// kubectl's strategic merge patch by containerPort alone: its patch
+		// for the next apply is {} and UDP stays, so nothing is reverted.
+		"kubectl edit of a port's protocol is no imperative change": {
+			edit: func(obj *unstructured.Unstructured) {
+				setContainer(obj, "ports", []any{map[string]any{"containerPort": int64(80), "protocol": "UDP"}})
+			},
+			operation: "update",
+			want:      []FieldFact{},
+		},
 		"kubectl scale sets replicas that last-applied does not own": {
 			edit:      func(obj *unstructured.Unstructured) { obj.Object["spec"].(map[string]any)["replicas"] = int64(5) },
 			operation: "update",
@@ -50,8 +62,11 @@ func TestAnalyzeUpdate(t *testing.T) {
 			want:      []FieldFact{},
 		},
 		"an apply changes last-applied and is analyzed as an apply": {
-			edit: func(obj *unstructured.Unstructured) {
+			prepare: func(obj *unstructured.Unstructured) {
 				obj.SetLabels(map[string]string{"team": "a"})
+				withOwner(t, obj, "kubectl-label", `{"f:metadata":{"f:labels":{".":{},"f:team":{}}}}`)
+			},
+			edit: func(obj *unstructured.Unstructured) {
 				manifest := obj.DeepCopy()
 				manifest.SetLabels(nil)
 				setContainer(manifest, "image", "nginx:2")
@@ -66,6 +81,9 @@ func TestAnalyzeUpdate(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			old := base()
+			if tc.prepare != nil {
+				tc.prepare(old)
+			}
 			new := old.DeepCopy()
 			tc.edit(new)
 			an, err := NewAnalyzer().AnalyzeUpdate(old, new)

@@ -279,3 +279,17 @@ func quantity(v any) (resource.Quantity, bool) {
 	q, err := resource.ParseQuantity(s)
 	return q, err == nil
 }
+
+// isEmpty reports whether v holds no setting: null, {} or [] (the server
+// writes resources: {}, securityContext: {}, creationTimestamp: null).
+func isEmpty(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		return len(t) == 0
+	case []any:
+		return len(t) == 0
+	}
+	return false
+}

@@ -1,0 +1,144 @@
+package merge
+
+import (
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// Who set a field is read from metadata.managedFields, never from a table
+// of server defaults: the API server records, for every write, which
+// fields the writer created or changed, server defaults included (the
+// write that created a field also owns its defaulted siblings). The rules
+// that ask "did a person set this outside apply?" (orphans, reverts of
+// values that were not in last-applied) ask ownership. Every Kubernetes
+// release, CRD and admission plugin adds defaults; ownership keeps up with
+// all of them.
+
+// Field managers with a fixed meaning for ownership.
+const (
+	// ClientSideApplyManager is the field manager of `kubectl apply`
+	// (client-side) since Kubernetes 1.18.
+	ClientSideApplyManager = "kubectl-client-side-apply"
+	// BeforeFirstApplyManager owns, after an object's first server-side
+	// apply, the fields it had before: the server's name for the earlier
+	// writers.
+	BeforeFirstApplyManager = "before-first-apply"
+)
+
+// creatorManagers are kubectl's commands that create objects and never
+// change them afterwards. The creation owns every field of the new object,
+// its server defaults included, so ownership cannot tell what the command
+// set from what the server filled in: their fields are treated as an
+// apply's. An object made that way has no last-applied, which the
+// missing-last-applied rule reports.
+var creatorManagers = map[string]bool{
+	"kubectl-create": true, "kubectl-run": true, "kubectl-expose": true,
+}
+
+// IsKubectlManager reports whether a field manager name is one that kubectl
+// records for a person's write: "kubectl" (server-side apply, and the
+// user-agent default of commands that send no field manager, such as
+// `rollout undo` and `scale`), "kubectl-client-side-apply", "kubectl-edit",
+// "kubectl-patch", "kubectl-set", "kubectl-rollout", "kubectl-label",
+// "kubectl-annotate", "kubectl-create", "kubectl-replace" and any other
+// "kubectl-…" name, and "before-first-apply", which the server gives to
+// fields that existed before the first server-side apply.
+func IsKubectlManager(name string) bool {
+	return name == "kubectl" || strings.HasPrefix(name, "kubectl-") || name == BeforeFirstApplyManager
+}
+
+// ownership classifies the managedFields entries of one object. Its zero
+// value knows no entries: every owner is then a person's when its manager
+// is (see isPerson), and none is an applier by its entry.
+type ownership struct {
+	// recordedManifest holds the entries (entryKey) that own the
+	// last-applied annotation: they wrote a manifest, so their fields are
+	// that manifest's and its defaults.
+	recordedManifest map[string]bool
+	// people are the extra managers that count as a person's
+	// (WithKubectlManagers).
+	people map[string]bool
+}
+
+// lastAppliedField is the last-applied annotation as a field path.
+var lastAppliedField = Path{fieldName("metadata"), fieldName("annotations"), fieldName(LastAppliedAnnotation)}
+
+func (a *Analyzer) ownershipOf(mfs []ManagedFields) ownership {
+	o := ownership{recordedManifest: map[string]bool{}, people: a.kubectlManagers}
+	for _, mf := range mfs {
+		if mf.Fields != nil && mf.Fields.Has(fieldpath.Path(lastAppliedField)) {
+			o.recordedManifest[ownerKey(mf.Owner)] = true
+		}
+	}
+	return o
+}
+
+func ownerKey(o Owner) string {
+	return o.Manager + "\x00" + o.Operation + "\x00" + o.Subresource
+}
+
+// isApplier reports whether o wrote a manifest: any server-side apply,
+// client-side apply (under kubectl's name, or any manager whose entry owns
+// the last-applied annotation: older kubectl, create/replace
+// --save-config, other tools that apply client-side), the server's
+// before-first-apply, and kubectl's creating commands (see
+// creatorManagers). An applier's fields are its manifest's or the server's
+// defaults for it; none of them is an orphan.
+func (ow ownership) isApplier(o Owner) bool {
+	return o.Operation == string(metav1.ManagedFieldsOperationApply) ||
+		o.Manager == ClientSideApplyManager || o.Manager == BeforeFirstApplyManager ||
+		creatorManagers[o.Manager] || ow.recordedManifest[ownerKey(o)]
+}
+
+// isPerson reports whether o is a person's write outside apply: one of
+// kubectl's imperative commands (edit, patch, set, scale, label, annotate,
+// rollout restart, rollout undo under the user-agent name "kubectl",
+// replace) or a manager configured as a person's (WithKubectlManagers).
+// Any other manager is a controller's or a tool's, whose fields are its
+// own business.
+func (ow ownership) isPerson(o Owner) bool {
+	if ow.isApplier(o) {
+		return false
+	}
+	return IsKubectlManager(o.Manager) || ow.people[o.Manager]
+}
+
+// setByPerson reports whether a field with owners ows was set outside
+// apply by people alone: every owner is a person's write (see isPerson). A
+// field that an applier owns (a manifest's, or its server default), that
+// a controller or a tool owns too (it manages the field), or that nobody
+// owns (managedFields reset or stripped) was not.
+func (ow ownership) setByPerson(ows []Owner) bool {
+	for _, o := range ows {
+		if !ow.isPerson(o) {
+			return false
+		}
+	}
+	return len(ows) > 0
+}
+
+// onlyAppliers reports whether ows is not empty and every owner is an
+// applier: the field is a manifest's or its server default, and nobody
+// changed it by hand.
+func (ow ownership) onlyAppliers(ows []Owner) bool {
+	for _, o := range ows {
+		if !ow.isApplier(o) {
+			return false
+		}
+	}
+	return len(ows) > 0
+}
+
+// onlyClientSideAppliers reports whether ows is not empty and every owner
+// is an applier that wrote with Update, not with server-side apply: a
+// client-side apply (or an earlier writer, before-first-apply).
+func (ow ownership) onlyClientSideAppliers(ows []Owner) bool {
+	for _, o := range ows {
+		if !ow.isApplier(o) || o.Operation == string(metav1.ManagedFieldsOperationApply) {
+			return false
+		}
+	}
+	return len(ows) > 0
+}
