@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -25,7 +26,8 @@ type Config struct {
 	// BreakGlassGroups are groups whose members get each rule's
 	// BreakGlassAction. Default: none.
 	BreakGlassGroups []string `json:"breakGlassGroups,omitempty"`
-	// Exemptions are users that get no decisions at all. Default: none.
+	// Exemptions are users and field managers whose writes get no
+	// decisions at all. Default: none.
 	Exemptions Exemptions `json:"exemptions,omitzero"`
 	// NamespaceLabel is the namespace label that overrides actions.
 	// Default: DefaultNamespaceLabel.
@@ -46,7 +48,7 @@ type RuleConfig struct {
 	Params map[string]any `json:"params,omitempty"`
 }
 
-// Exemptions lists users that no rule applies to.
+// Exemptions lists users and field managers that no rule applies to.
 type Exemptions struct {
 	// Users are usernames.
 	Users []string `json:"users,omitempty"`
@@ -55,9 +57,17 @@ type Exemptions struct {
 	// ServiceAccounts are "namespace/name", or "namespace/*" for every
 	// service account of a namespace.
 	ServiceAccounts []string `json:"serviceAccounts,omitempty"`
+	// FieldManagers are field manager names: a write whose effective field
+	// manager (Input's Request.FieldManager, e.g. "helm") is one of them is
+	// exempt, whoever sends it. For tools and CI robots that are not
+	// service accounts. The client chooses its field manager
+	// (--field-manager), so this is a convenience, not access control.
+	FieldManagers []string `json:"fieldManagers,omitempty"`
 }
 
-// Validate checks c: known actions and well-formed service accounts.
+// Validate checks c: known actions, well-formed service accounts, and
+// field managers that the API server accepts (not empty, at most 128
+// printable characters).
 func (c Config) Validate() field.ErrorList {
 	var errs field.ErrorList
 	rules := field.NewPath("rules")
@@ -73,6 +83,14 @@ func (c Config) Validate() field.ErrorList {
 		if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
 			errs = append(errs, field.Invalid(sas.Index(i), sa, `must be "namespace/name" or "namespace/*"`))
 		}
+	}
+	fms := field.NewPath("exemptions", "fieldManagers")
+	for i, fm := range c.Exemptions.FieldManagers {
+		if fm == "" {
+			errs = append(errs, field.Required(fms.Index(i), "a field manager name"))
+			continue
+		}
+		errs = append(errs, metav1validation.ValidateFieldManager(fm, fms.Index(i))...)
 	}
 	return errs
 }

@@ -48,6 +48,19 @@ func TestEvaluateConfig(t *testing.T) {
 			mutate:  func(in *Input) { in.Request.User = sa },
 			want:    []string{},
 		},
+		"a write by an exempt field manager gets no decision": {
+			fixture: "imperative",
+			config:  Config{Exemptions: Exemptions{FieldManagers: []string{"helm"}}},
+			mutate:  func(in *Input) { in.Request.FieldManager = "helm" },
+			want:    []string{},
+		},
+		"a field manager not listed is not exempt": {
+			fixture: "imperative", config: Config{Exemptions: Exemptions{FieldManagers: []string{"helm"}}},
+			want: []string{"imperative-edit=deny"},
+		},
+		"a service account's apply dropping replicas is warned": {
+			fixture: "replicas-reset", mutate: func(in *Input) { in.Request.User = sa }, want: []string{"replicas-reset=warn"},
+		},
 		"a namespace labelled warn turns deny into warn": {
 			fixture: "replicas-reset", mutate: labelNamespace("warn"), want: []string{"replicas-reset=warn"},
 		},
@@ -96,9 +109,9 @@ func labelNamespace(mode string) func(*Input) {
 func TestNewRejectsInvalidConfig(t *testing.T) {
 	_, err := New(t.Context(), WithConfig(Config{
 		Rules:      map[string]RuleConfig{"imperative-edit": {Action: "block"}, "orphaned-field": {BreakGlassAction: "nope"}},
-		Exemptions: Exemptions{ServiceAccounts: []string{"deployer"}},
+		Exemptions: Exemptions{ServiceAccounts: []string{"deployer"}, FieldManagers: []string{""}},
 	}))
-	for _, want := range []string{`rules[imperative-edit].action: Unsupported value: "block"`, "rules[orphaned-field].breakGlassAction", "exemptions.serviceAccounts[0]"} {
+	for _, want := range []string{`rules[imperative-edit].action: Unsupported value: "block"`, "rules[orphaned-field].breakGlassAction", "exemptions.serviceAccounts[0]", "exemptions.fieldManagers[0]"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("New error = %v, want it to contain %q", err, want)
 		}

@@ -23,7 +23,7 @@ default_config := {
 		"last-applied-too-large": {"action": "warn"},
 	},
 	"breakGlassGroups": [],
-	"exemptions": {"users": [], "groups": [], "serviceAccounts": []},
+	"exemptions": {"users": [], "groups": [], "serviceAccounts": [], "fieldManagers": []},
 	"namespaceLabel": "apply-hygiene.io/enforcement",
 }
 
@@ -39,7 +39,8 @@ config := object.union(default_config, supplied)
 # "warn", "dryrun" or "off"; undefined when unset.
 namespace_mode := input.namespace.labels[config.namespaceLabel]
 
-# exempt is true when the user is exempt from every rule.
+# exempt is true when the user or the field manager is exempt from every
+# rule.
 exempt if input.request.user.username in config.exemptions.users
 
 exempt if {
@@ -50,6 +51,13 @@ exempt if {
 exempt if {
 	some entry in config.exemptions.serviceAccounts
 	service_account_matches(entry)
+}
+
+# A write is exempt when its effective field manager (e.g. "helm") is
+# listed, whoever sends it. A write that names no manager never is.
+exempt if {
+	input.request.fieldManager != ""
+	input.request.fieldManager in config.exemptions.fieldManagers
 }
 
 # service_account_matches(entry) is true when entry, "namespace/name" or

@@ -94,6 +94,42 @@ test_other_service_account_is_not_exempt if {
 	t.actions(ds) == {["imperative-edit", "warn"]}
 }
 
+# An object first applied with kubectl and later adopted by Helm: Helm's
+# upgrade (field manager helm) changes fields that last-applied owns.
+test_exempt_field_manager if {
+	ds := applyhygiene.decisions with input as edit
+		with input.request.fieldManager as "helm"
+		with data.applyhygiene.config as {"exemptions": {"fieldManagers": ["Terraform", "helm"]}}
+	count(ds) == 0
+}
+
+test_exempt_field_manager_covers_every_rule if {
+	ds := applyhygiene.decisions with input as orphan
+		with input.request.fieldManager as "ci-deployer"
+		with data.applyhygiene.config as {"exemptions": {"fieldManagers": ["ci-deployer"]}}
+	count(ds) == 0
+}
+
+test_field_manager_names_are_exact if {
+	ds := applyhygiene.decisions with input as edit
+		with input.request.fieldManager as "Helm"
+		with data.applyhygiene.config as {"exemptions": {"fieldManagers": ["helm"]}}
+	t.actions(ds) == {["imperative-edit", "deny"]}
+}
+
+# A write that sends no field manager (kubectl rollout undo, an old client)
+# is not exempted by an empty name.
+test_no_field_manager_is_never_exempt if {
+	ds := applyhygiene.decisions with input as edit
+		with input.request.fieldManager as ""
+		with data.applyhygiene.config as {"exemptions": {"fieldManagers": [""]}}
+	t.actions(ds) == {["imperative-edit", "deny"]}
+}
+
+test_default_exempts_no_field_manager if {
+	lib.config.exemptions.fieldManagers == []
+}
+
 test_namespace_warn_turns_deny_into_warn if {
 	ds := applyhygiene.decisions with input as edit
 		with input.namespace.labels as {"apply-hygiene.io/enforcement": "warn"}
