@@ -1,8 +1,11 @@
 package webhook
 
 import (
+	"path/filepath"
+	"strings"
 	"testing"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
@@ -49,4 +52,47 @@ func object(t *testing.T, doc string) *unstructured.Unstructured {
 		t.Fatal(err)
 	}
 	return obj
+}
+
+// Only Kubernetes' own components and the kube-system controllers are
+// controllers; other system: names are people (issue 12, item 7).
+func TestIsController(t *testing.T) {
+	tests := map[string]struct {
+		user string
+		want bool
+	}{
+		"the controller manager":           {user: "system:kube-controller-manager", want: true},
+		"the scheduler":                    {user: "system:kube-scheduler", want: true},
+		"kube-proxy":                       {user: "system:kube-proxy", want: true},
+		"the API server's loopback client": {user: "system:apiserver", want: true},
+		"a kubelet":                        {user: "system:node:worker-1", want: true},
+		"a kube-system controller's service account": {user: "system:serviceaccount:kube-system:deployment-controller", want: true},
+		"the HPA writing /scale":                     {user: "system:serviceaccount:kube-system:horizontal-pod-autoscaler", want: true},
+		"OpenShift's system:admin is a person":       {user: "system:admin"},
+		"system:anonymous is no component":           {user: "system:anonymous"},
+		"an unknown system: name is no component":    {user: "system:kube-controller-manager-impostor"},
+		"a node name needs the node: prefix":         {user: "system:nodes"},
+		"a service account elsewhere":                {user: "system:serviceaccount:ci:deployer"},
+		"a kube-system look-alike namespace":         {user: "system:serviceaccount:kube-system-extra:robot"},
+		"a person":                                   {user: "alice"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := isController(authenticationv1.UserInfo{Username: tc.user}); got != tc.want {
+				t.Errorf("isController(%q) = %v, want %v", tc.user, got, tc.want)
+			}
+		})
+	}
+}
+
+// OpenShift's system:admin editing a field that last-applied owns is
+// denied like any person, not let through as a component.
+func TestSystemAdminEditIsReviewed(t *testing.T) {
+	req := loadReview(t, "deployment-edit")
+	req.UserInfo.Username, req.UserInfo.Groups = "system:admin", []string{"system:cluster-admins", "system:authenticated"}
+	r := NewReviewer(newEngine(t), loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json")))
+	resp := r.Validating().Handle(t.Context(), req)
+	if resp.Allowed || !strings.HasPrefix(resp.Result.Message, "[imperative-edit] ") {
+		t.Errorf("validating answer: allowed %v, %v; want denied with [imperative-edit]", resp.Allowed, resp.Result)
+	}
 }

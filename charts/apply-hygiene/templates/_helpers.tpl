@@ -120,12 +120,14 @@ The CEL conditions under which the API server calls a webhook; a dict with
 matchConditions:
   # Kubernetes components and the kube-system controllers: apply-hygiene
   # lets their writes through unreviewed (isController in
-  # webhook/classify.go), so the API server need not call it.
+  # webhook/classify.go), so the API server need not call it. Other
+  # system: users (OpenShift's system:admin, system:anonymous) are people.
   - name: not-a-controller
     expression: >-
-      !(request.userInfo.username.startsWith('system:serviceaccount:kube-system:')
-      || (request.userInfo.username.startsWith('system:')
-      && !request.userInfo.username.startsWith('system:serviceaccount:')))
+      !(request.userInfo.username in ['system:apiserver', 'system:kube-controller-manager',
+      'system:kube-scheduler', 'system:kube-proxy']
+      || request.userInfo.username.startsWith('system:node:')
+      || request.userInfo.username.startsWith('system:serviceaccount:kube-system:'))
   {{- if .mutating }}
   # Writes the mutating webhook may repair (repairable in
   # webhook/reviewer.go): applies (client- or server-side; every apply sends

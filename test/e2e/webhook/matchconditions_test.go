@@ -20,9 +20,15 @@ func TestAPIServerCallsOnlyTheWebhooksThatReview(t *testing.T) {
 	f := framework.New(t)
 	f.Kubectl.Run(t, "apply", "-f", "testdata/deployment-v1.yaml").MustSucceed(t)
 	waitSettled(t, f, "web")
-	const component = "system:apply-hygiene-e2e-component"
+	// A kubelet's name (without the system:nodes group, so that the node
+	// authorizer and NodeRestriction leave it to RBAC).
+	const component = "system:node:apply-hygiene-e2e"
 	f.Grant(t, "edit", rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: component})
 	asComponent := f.KubectlAs(t, component)
+	// OpenShift's administrator: a system: name, but a person.
+	const admin = "system:admin"
+	f.Grant(t, "edit", rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: admin})
+	asAdmin := f.KubectlAs(t, admin)
 	metrics := framework.Webhook(t).MetricsURL
 
 	tests := []struct {
@@ -33,6 +39,9 @@ func TestAPIServerCallsOnlyTheWebhooksThatReview(t *testing.T) {
 	}{
 		{name: "a component's label", wantMutate: false, wantValidate: false, run: func(t *testing.T) {
 			asComponent.Run(t, "label", "deployment/web", "set-by-component=yes").MustSucceed(t)
+		}},
+		{name: "system:admin's label", wantMutate: false, wantValidate: true, run: func(t *testing.T) {
+			asAdmin.Run(t, "label", "deployment/web", "set-by-admin=yes").MustSucceed(t)
 		}},
 		{name: "kubectl label", wantMutate: false, wantValidate: true, run: func(t *testing.T) {
 			f.Kubectl.Run(t, "label", "deployment/web", "set-by-person=yes").MustSucceed(t)
