@@ -111,7 +111,8 @@ func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, ap
 			return
 		}
 		ows := owners(mfs, p)
-		if !ow.setByPerson(ows) && !(ow.onlyClientSideAppliers(ows) && f.at(objs.lastApplied, p).ok) {
+		leftover := ow.onlyClientSideAppliers(ows) && f.at(objs.lastApplied, p).ok
+		if !ow.setByPerson(ows) && !leftover {
 			return
 		}
 		out = append(out, a.fact(kind, p, factValues{live: f.at(objs.live, p), result: v}, ows))
