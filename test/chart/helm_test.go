@@ -139,6 +139,9 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		"a service account exemption without a namespace": {
 			set: "policy.exemptions.serviceAccounts={argocd}", wantErr: "/policy/exemptions/serviceAccounts/0",
 		},
+		"an empty field manager exemption": {
+			set: "policy.exemptions.fieldManagers[0]=", wantErr: "/policy/exemptions/fieldManagers/0",
+		},
 		"a policy file that is not Rego": {
 			set: "policy.extraPolicies.team\\.yaml=x", wantErr: "team.yaml",
 		},
