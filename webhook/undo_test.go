@@ -34,6 +34,10 @@ func TestUndoThatMatchesNoRevision(t *testing.T) {
 			review: "deployment-rollout-undo", object: stamp,
 			classification: policy.RolloutUndo, warning: unconfirmedWarning("Deployment", "deployment-rollout-undo", "web"),
 		},
+		"a stamped Deployment undo that also restores the ReplicaSet's annotations warns": {
+			review: "deployment-rollout-undo", object: func(obj map[string]any) { stamp(obj); annotate(obj, "example.com/owner", "team-a") },
+			classification: policy.RolloutUndo, warning: unconfirmedWarning("Deployment", "deployment-rollout-undo", "web"),
+		},
 		"a StatefulSet undo whose template another webhook stamped warns": {
 			review: "statefulset-rollout-undo", object: stamp,
 			classification: policy.RolloutUndo, warning: unconfirmedWarning("StatefulSet", "statefulset-rollout-undo", "my-wonderhoy-app"),
@@ -48,6 +52,10 @@ func TestUndoThatMatchesNoRevision(t *testing.T) {
 		},
 		"a write by kubectl without field manager that also changes replicas is an edit": {
 			review: "deployment-rollout-undo", object: func(obj map[string]any) { stamp(obj); obj["spec"].(map[string]any)["replicas"] = 5.0 },
+			classification: policy.Imperative, denied: "[imperative-edit] ",
+		},
+		"a stamped StatefulSet write by kubectl that also changes its annotations is an edit": {
+			review: "statefulset-rollout-undo", object: func(obj map[string]any) { stamp(obj); annotate(obj, "example.com/owner", "team-a") },
 			classification: policy.Imperative, denied: "[imperative-edit] ",
 		},
 		"a StatefulSet undo-like write of another client is an edit": {
@@ -112,6 +120,18 @@ func stamp(obj map[string]any) {
 		ann = map[string]any{}
 	}
 	ann["example.com/stamped-at"] = "3"
+	meta["annotations"] = ann
+}
+
+// annotate sets an annotation of the object itself: kubectl's undo of a
+// Deployment restores them from the ReplicaSet, of a StatefulSet never.
+func annotate(obj map[string]any, key, value string) {
+	meta := obj["metadata"].(map[string]any)
+	ann, _ := meta["annotations"].(map[string]any)
+	if ann == nil {
+		ann = map[string]any{}
+	}
+	ann[key] = value
 	meta["annotations"] = ann
 }
 
