@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
@@ -45,6 +46,27 @@ func TestApplyDroppingScaledReplicasIsDenied(t *testing.T) {
 	lines := apply.StderrLines()
 	framework.WantLines(t, lines[len(lines)-1], fmt.Sprintf("for: %q: error when patching %q: ", file, file)+framework.DeniedPrefix+replicasReset(f.Namespace))
 	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.replicas}"), "5")
+}
+
+// A GitOps controller (a service account) syncs a manifest that dropped
+// replicas for an autoscaler after someone scaled to 5: the sync goes
+// through with a warning instead of failing every retry, and the server
+// resets replicas to 1 as the warning says.
+func TestServiceAccountApplyDroppingScaledReplicasIsWarned(t *testing.T) {
+	f := framework.New(t)
+	gitops := f.KubectlAsServiceAccount(t, "gitops")
+	gitops.Run(t, "apply", "-f", "testdata/web-v1.yaml").MustSucceed(t)
+	oncall := breakGlass(t, f, "oncall-bob")
+	oncall.Run(t, "scale", "deployment/web", "--replicas=5").MustSucceed(t)
+
+	apply := gitops.Run(t, "apply", "-f", "testdata/web-no-replicas.yaml").MustSucceed(t)
+	framework.WantLines(t, apply.Stdout, "deployment.apps/web configured")
+	// Only this line is asserted: whether apply-reverts-drift also reports
+	// the removed replicas is that rule's business.
+	if want := "Warning: " + replicasReset(f.Namespace); !slices.Contains(apply.StderrLines(), want) {
+		t.Errorf("the sync's warnings lack %q:\n%s", want, apply.Stderr)
+	}
+	framework.WantLines(t, f.Kubectl.JSONPath(t, "deployment/web", "{.spec.replicas}"), "1")
 }
 
 // A break-glass kubectl set env on a variable the manifest owns, then an
