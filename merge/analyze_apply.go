@@ -156,17 +156,28 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultSet, 
 			return
 		}
 		seen[key] = true
-		v := f.at(result, p)
-		if !v.ok || isEmpty(v.v) {
+		v, before := f.at(result, p), f.at(live, p)
+		if !v.ok || isEmpty(v.v) || changedByAdmission(p, before, v) {
 			return
 		}
 		ows := owners(mfs, p)
 		if !ow.setByPerson(ows) {
 			return
 		}
-		out = append(out, a.fact(kind, p, factValues{live: f.at(live, p), result: v}, ows))
+		out = append(out, a.fact(kind, p, factValues{live: before, result: v}, ows))
 	})
 	return out
+}
+
+// changedByAdmission reports whether a field that is in neither the
+// manifest nor last-applied changed within the apply itself (live before
+// it and the result differ): the apply's patch never touches such a field,
+// so another mutating webhook that stamps every write does, and the field
+// is that webhook's, whoever owns it in managedFields (which the API
+// server records before mutating admission). A field the apply leaves as
+// it was, or that it adds, is not.
+func changedByAdmission(p Path, before, after presence) bool {
+	return before.ok && !sameAt(p, before, after)
 }
 
 func (a *Analyzer) replicasReset(in applyInput, manifest map[string]any) *FieldFact {

@@ -107,7 +107,7 @@ func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, ap
 		}
 		seen[key] = true
 		v := f.at(objs.result, p)
-		if !v.ok || isEmpty(v.v) {
+		if !v.ok || isEmpty(v.v) || changedByAdmission(p, f.at(objs.live, p), v) {
 			return
 		}
 		ows := owners(mfs, p)

@@ -28,3 +28,31 @@ func TestClientSideApplyThatNullsAMapRevertsWhatAPersonSet(t *testing.T) {
 		t.Errorf("reverts (-want +got):\n%s", diff)
 	}
 }
+
+// Another mutating webhook that stamps the pod template on every write
+// changes its annotation within the apply request itself: the field is
+// admission's, not a person's, even when a rollout undo (manager kubectl)
+// last restored it. It is no orphan. The same field left as it was is one.
+func TestFieldChangedWithinTheApplyIsNoOrphan(t *testing.T) {
+	f := loadFixture(t, "seed003-restarted-at")
+	stamp := mustPath(t, "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]")
+	result := f.expected.DeepCopy()
+	result.SetManagedFields(f.live.GetManagedFields())
+	setLastApplied(t, result, f.modified)
+	an, err := NewAnalyzer().AnalyzeClientSideApply(f.live, result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{stamp.String()}, paths(an.Orphans)); diff != "" {
+		t.Fatalf("orphans of the unchanged field (-want +got):\n%s", diff)
+	}
+	annotations := result.Object["spec"].(map[string]any)["template"].(map[string]any)["metadata"].(map[string]any)["annotations"].(map[string]any)
+	annotations["kubectl.kubernetes.io/restartedAt"] = "stamped again by a webhook"
+	an, err = NewAnalyzer().AnalyzeClientSideApply(f.live, result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(an.Orphans) != 0 {
+		t.Errorf("orphans %v, want none: admission changed the field within the apply", paths(an.Orphans))
+	}
+}
