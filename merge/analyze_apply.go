@@ -2,6 +2,7 @@ package merge
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -83,6 +84,10 @@ func (a *Analyzer) analyzeApplyOnce(in applyInput, an *Analysis) error {
 	an.Orphans = a.orphans(in.kind, in.live.Object, in.result.Object, fs[3], fs[0].Union(fs[1]), mfs)
 	an.Orphans = append(an.Orphans, a.stringDataOrphans(in, rawOriginal, mfs)...)
 	an.ReplicasReset = a.replicasReset(in, manifest)
+	if an.ReplicasReset != nil {
+		// One fact for one field: the reset says what happens to replicas.
+		an.Reverts = slices.DeleteFunc(an.Reverts, func(f FieldFact) bool { return f.Path.String() == "spec.replicas" })
+	}
 	an.DefaultedDependents = a.defaultedDependents(in, manifest)
 	an.AnnotationsBytes = AnnotationsSize(in.result)
 	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold

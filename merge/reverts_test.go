@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // The webhook sees the apply of a manifest whose pod-template annotations
@@ -54,5 +55,33 @@ func TestFieldChangedWithinTheApplyIsNoOrphan(t *testing.T) {
 	}
 	if len(an.Orphans) != 0 {
 		t.Errorf("orphans %v, want none: admission changed the field within the apply", paths(an.Orphans))
+	}
+}
+
+// A manifest that drops replicas after kubectl scale resets them: the
+// replicas-reset fact says so, and no revert repeats it for the same field.
+func TestReplicasResetIsNotAlsoARevert(t *testing.T) {
+	f := loadFixture(t, "seed001-set-image-reverted")
+	applied := f.modified.DeepCopy()
+	if err := unstructured.SetNestedField(applied.Object, int64(2), "spec", "replicas"); err != nil {
+		t.Fatal(err)
+	}
+	live := applied.DeepCopy()
+	setLastApplied(t, live, applied)
+	if err := unstructured.SetNestedField(live.Object, int64(5), "spec", "replicas"); err != nil {
+		t.Fatal(err)
+	}
+	withOwner(t, live, "kubectl", `{"f:spec":{"f:replicas":{}}}`)
+	_, an, err := NewAnalyzer().AnalyzeApply(live, f.modified)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if an.ReplicasReset == nil {
+		t.Fatal("no replicas reset")
+	}
+	for _, r := range an.Reverts {
+		if r.Path.String() == "spec.replicas" {
+			t.Errorf("spec.replicas is a revert too: %+v", r)
+		}
 	}
 }
