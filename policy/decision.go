@@ -41,7 +41,8 @@ func (a Action) Valid() bool { return slices.Contains(decisionActions(), string(
 
 // Decision is what one rule decided about one request.
 type Decision struct {
-	// Rule is the rule's stable ID, e.g. "imperative-edit".
+	// Rule is the rule's stable ID: a RuleID constant for the bundled
+	// rules (RuleImperativeEdit, …), any ID for a user policy's rule.
 	Rule string `json:"rule"`
 	// Action is what to do.
 	Action Action `json:"action"`

@@ -17,10 +17,10 @@ func (r *Reviewer) mutate(rv *review, decisions []policy.Decision) ([]byte, erro
 	obj := rv.new.DeepCopy()
 	for _, d := range decisions {
 		var err error
-		switch d.Rule {
-		case "stale-last-applied":
+		switch policy.RuleID(d.Rule) {
+		case policy.RuleStaleLastApplied:
 			err = repairLastApplied(obj, rv.input.Analysis)
-		case "defaulted-dependent", "orphaned-field":
+		case policy.RuleDefaultedDependent, policy.RuleOrphanedField:
 			err = removePaths(obj, d.Paths)
 		default:
 			err = fmt.Errorf("rule %s asked for %s, which apply-hygiene cannot carry out for it", d.Rule, d.Action)

@@ -1,0 +1,53 @@
+package policy
+
+// RuleID is the stable ID of a rule (design.md section 4). Decisions,
+// messages ("[<rule>] …"), metrics labels, audit events and the CLI all
+// carry it. User policies may define rules of their own, whose IDs are
+// not among the constants below.
+type RuleID string
+
+// The IDs of the bundled rules (policy/rules/*.rego). TestRuleIDs keeps
+// them equal to the rules the Rego defines and configures.
+const (
+	// RuleImperativeEdit: a non-apply write by a person changes a field
+	// that last-applied owns.
+	RuleImperativeEdit RuleID = "imperative-edit"
+	// RuleApplyRevertsDrift: a client-side apply overwrites a value that
+	// someone changed since the last apply.
+	RuleApplyRevertsDrift RuleID = "apply-reverts-drift"
+	// RuleOrphanedField: after an apply, live keeps a field that is in
+	// neither the manifest nor last-applied.
+	RuleOrphanedField RuleID = "orphaned-field"
+	// RuleStaleLastApplied: a rollout undo restored a template that no
+	// longer matches last-applied.
+	RuleStaleLastApplied RuleID = "stale-last-applied"
+	// RuleDefaultedDependent: the manifest changes a field whose
+	// server-defaulted sibling becomes invalid or stale.
+	RuleDefaultedDependent RuleID = "defaulted-dependent"
+	// RuleReplicasReset: the manifest drops replicas that last-applied
+	// had.
+	RuleReplicasReset RuleID = "replicas-reset"
+	// RuleMissingLastApplied: the object has no last-applied.
+	RuleMissingLastApplied RuleID = "missing-last-applied"
+	// RuleInvalidLastApplied: last-applied is not JSON or names another
+	// object.
+	RuleInvalidLastApplied RuleID = "invalid-last-applied"
+	// RuleLastAppliedTooLarge: the annotations near the size limit.
+	RuleLastAppliedTooLarge RuleID = "last-applied-too-large"
+)
+
+// Rules returns the IDs of the bundled rules, in the order of design.md
+// section 4.
+func Rules() []RuleID {
+	return []RuleID{
+		RuleImperativeEdit,
+		RuleApplyRevertsDrift,
+		RuleOrphanedField,
+		RuleStaleLastApplied,
+		RuleDefaultedDependent,
+		RuleReplicasReset,
+		RuleMissingLastApplied,
+		RuleInvalidLastApplied,
+		RuleLastAppliedTooLarge,
+	}
+}
