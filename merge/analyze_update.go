@@ -30,7 +30,7 @@ func (a *Analyzer) AnalyzeUpdate(old, new *unstructured.Unstructured) (*Analysis
 		return an, nil
 	}
 	changes, err := orValidated(a, func(a *Analyzer) ([]FieldFact, error) {
-		return a.imperativeChanges(secretData(new.GetKind(), original.Object), old, new)
+		return a.imperativeChanges(original, old, new)
 	})
 	if err != nil {
 		return nil, err
@@ -105,7 +105,8 @@ func nulledIn(obj map[string]any, p Path) bool {
 	return false
 }
 
-func (a *Analyzer) imperativeChanges(original map[string]any, old, new *unstructured.Unstructured) ([]FieldFact, error) {
+func (a *Analyzer) imperativeChanges(lastApplied, old, new *unstructured.Unstructured) ([]FieldFact, error) {
+	original := secretData(new.GetKind(), lastApplied.Object)
 	f := newFinder()
 	tvs, err := a.fieldSets(written(original), stored(old.Object), stored(new.Object))
 	if err != nil {
@@ -134,5 +135,5 @@ func (a *Analyzer) imperativeChanges(original map[string]any, old, new *unstruct
 		}
 		out = append(out, a.fact(kind, p, factValues{live: f.at(old.Object, p), result: f.at(new.Object, p), lastApplied: la}, owners(mfs, p)))
 	}
-	return a.putBack(new, out)
+	return a.putBack(lastApplied, new, out), nil
 }
