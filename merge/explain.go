@@ -80,7 +80,7 @@ func (a *Analyzer) Explain(live *unstructured.Unstructured) (*Explanation, error
 		return nil, err
 	}
 	if original != nil {
-		if err := a.drift(orig, live, tvs[0], tvs[1], mfs, an); err != nil {
+		if err := a.drift(original, live, tvs[0], tvs[1], mfs, an); err != nil {
 			return nil, err
 		}
 	}
@@ -89,7 +89,8 @@ func (a *Analyzer) Explain(live *unstructured.Unstructured) (*Explanation, error
 	return ex, nil
 }
 
-func (a *Analyzer) drift(orig map[string]any, live *unstructured.Unstructured, laTV, liveTV *typed.TypedValue, mfs []ManagedFields, an *Analysis) error {
+func (a *Analyzer) drift(lastApplied, live *unstructured.Unstructured, laTV, liveTV *typed.TypedValue, mfs []ManagedFields, an *Analysis) error {
+	orig := secretData(live.GetKind(), lastApplied.Object)
 	cmp, err := laTV.Compare(liveTV)
 	if err != nil {
 		return fmt.Errorf("comparing last-applied and live: %w", err)
@@ -102,11 +103,7 @@ func (a *Analyzer) drift(orig map[string]any, live *unstructured.Unstructured, l
 		}
 		an.Drift = append(an.Drift, a.fact(kind, p, factValues{live: at(live.Object, p), lastApplied: la}, owners(mfs, p)))
 	}
-	drift, err := a.putBack(live, an.Drift)
-	if err != nil {
-		return err
-	}
-	an.Drift = drift
+	an.Drift = a.putBack(lastApplied, live, an.Drift)
 	return nil
 }
 
