@@ -125,16 +125,7 @@ func (sc *scan) object(ctx context.Context, obj *unstructured.Unstructured) erro
 		// Without the revisions the rest of the analysis still holds.
 		sc.report.Errors = append(sc.report.Errors, ObjectError{Object: merge.RefOf(obj), Err: err})
 	}
-	in := &policy.Input{
-		Request: policy.Request{
-			Object: merge.RefOf(obj),
-			User:   policy.User{Groups: []string{}},
-		},
-		Namespace:      policy.Namespace{Name: obj.GetNamespace(), Labels: sc.namespaceLabels(ctx, obj.GetNamespace())},
-		Classification: Classification,
-		Analysis:       an,
-		RemovePatches:  policy.RemovePatches(obj.Object, an),
-	}
+	in := Input(obj, an, sc.namespaceLabels(ctx, obj.GetNamespace()))
 	decisions, err := sc.evaluator.Evaluate(ctx, in)
 	if err != nil {
 		return fmt.Errorf("evaluating policies for %s %s: %w", obj.GetKind(), objectName(in.Request.Object), err)

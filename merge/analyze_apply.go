@@ -83,6 +83,7 @@ func (a *Analyzer) analyzeApplyOnce(in applyInput, an *Analysis) error {
 	an.Reverts = a.reverts(in, changed, mfs)
 	an.Orphans = a.orphans(in.kind, in.live.Object, in.result.Object, fs[3], fs[0].Union(fs[1]), mfs)
 	an.Orphans = append(an.Orphans, a.stringDataOrphans(in, rawOriginal, mfs)...)
+	an.Orphans = withRemovePatches(in.result.Object, an.Orphans)
 	an.ReplicasReset = a.replicasReset(in, manifest)
 	if an.ReplicasReset != nil {
 		// One fact for one field: the reset says what happens to replicas.

@@ -60,6 +60,7 @@ func (a *Analyzer) AnalyzeServerSideApply(old, new *unstructured.Unstructured, m
 		recorded = original.Object
 	}
 	an.Orphans = a.serverSideOrphans(kind, ssaObjects{live: old.Object, result: new.Object, lastApplied: recorded}, result, applied, mfs)
+	an.Orphans = withRemovePatches(new.Object, an.Orphans)
 	in := applyInput{kind: kind, live: old, manifest: &unstructured.Unstructured{Object: config}, result: new}
 	an.DefaultedDependents = a.defaultedDependents(in, config)
 	return an, nil

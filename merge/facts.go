@@ -39,6 +39,12 @@ type FieldFact struct {
 	// Rejected, for a defaulted dependent, is set when the API server
 	// rejects the object while the field stays.
 	Rejected bool `json:"rejected,omitempty"`
+	// RemovePatch, for an orphan still present after the write, is the JSON
+	// patch (RFC 6902, for kubectl patch --type=json) that removes it,
+	// guarded by test operations that come first: each keyed list element
+	// on the way, the enclosing ones included, is tested by its merge key,
+	// any other field by its value, a Secret's values never.
+	RemovePatch string `json:"removePatch,omitempty"`
 }
 
 // Analysis lists the facts about one write to one object. Its JSON form is

@@ -196,7 +196,7 @@ func JSONPointer(obj map[string]any, p Path) (string, bool) {
 		if idx >= 0 {
 			b.WriteString(strconv.Itoa(idx))
 		} else {
-			b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(*pe.FieldName))
+			b.WriteString(escapePointer(*pe.FieldName))
 		}
 		cur = next
 	}

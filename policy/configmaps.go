@@ -167,6 +167,12 @@ func (s *ConfigMapSource) sync(ctx context.Context, lister listersv1.ConfigMapLi
 	}
 }
 
+// ConfigMapModules returns the user policy modules of the policy
+// ConfigMaps cms by name, as ConfigMapSource loads them: each data key is a
+// module named configmap/<name>/<key>, keys ending in _test.rego left out.
+// kubectl hygiene reads the server's ConfigMaps with it.
+func ConfigMapModules(cms []*corev1.ConfigMap) map[string]string { return configMapModules(cms) }
+
 // configMapModules returns the modules of cms by name.
 func configMapModules(cms []*corev1.ConfigMap) map[string]string {
 	out := map[string]string{}

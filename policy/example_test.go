@@ -87,23 +87,3 @@ func ExampleEngine_Reload() {
 	// configmap/policies/lookup.rego:3: rego_type_error: undefined function net.lookup_ip_addr (apply-hygiene policies may not reach the network, the environment or the runtime)
 	// version 1 failed: true
 }
-
-// ExampleRemovePatch builds the command that removes an orphaned env var.
-func ExampleRemovePatch() {
-	live := map[string]any{"spec": map[string]any{"containers": []any{
-		map[string]any{"name": "nginx", "env": []any{map[string]any{"name": "TO_BE_DELETED", "value": "x"}}},
-	}}}
-	path, err := merge.ParsePath("spec.containers[name=nginx].env[name=TO_BE_DELETED]")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	patch, err := policy.RemovePatch(live, path)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(patch)
-	// Output:
-	// [{"op":"test","path":"/spec/containers/0/env/0/name","value":"TO_BE_DELETED"},{"op":"remove","path":"/spec/containers/0/env/0"}]
-}

@@ -36,12 +36,9 @@ type Input struct {
 	Classification Classification `json:"classification"`
 	// Analysis holds the facts that merge derived about the write; nil
 	// when there are none.
+	// The orphaned-field message prints each orphan's RemovePatch as a
+	// kubectl patch command.
 	Analysis *merge.Analysis `json:"analysis,omitempty"`
-	// RemovePatches maps the path of an orphan (Analysis.Orphans) to the
-	// JSON patch that removes it (see RemovePatch). Rego sees each as
-	// analysis.orphans[_].removePatch; the orphaned-field message prints
-	// it as a kubectl patch command.
-	RemovePatches map[string]string `json:"-"`
 }
 
 // Request summarizes an admission request.

@@ -24,7 +24,7 @@ func inputValue(in *Input) (ast.Value, error) {
 		item("classification", str(string(in.Classification))),
 	}
 	if in.Analysis != nil {
-		an, err := analysisValue(in.Analysis, in.RemovePatches)
+		an, err := analysisValue(in.Analysis)
 		if err != nil {
 			return nil, err
 		}
@@ -94,7 +94,7 @@ func refValue(r merge.ObjectRef) ast.Value {
 	return ast.NewObject(append(fields, item("name", str(r.Name)))...)
 }
 
-func analysisValue(a *merge.Analysis, removePatches map[string]string) (ast.Value, error) {
+func analysisValue(a *merge.Analysis) (ast.Value, error) {
 	la := [][2]*ast.Term{item("status", str(string(a.LastApplied.Status)))}
 	if a.LastApplied.Error != "" {
 		la = append(la, item("error", str(a.LastApplied.Error)))
@@ -108,20 +108,19 @@ func analysisValue(a *merge.Analysis, removePatches map[string]string) (ast.Valu
 		item("annotationsBytes", number(int64(a.AnnotationsBytes))),
 		item("lastAppliedTooLarge", boolean(a.LastAppliedTooLarge)))
 	lists := []struct {
-		key     string
-		facts   []merge.FieldFact
-		patches map[string]string
-	}{{"drift", a.Drift, nil}, {"imperativeChanges", a.ImperativeChanges, nil}, {"reverts", a.Reverts, nil},
-		{"orphans", a.Orphans, removePatches}, {"defaultedDependents", a.DefaultedDependents, nil}}
+		key   string
+		facts []merge.FieldFact
+	}{{"drift", a.Drift}, {"imperativeChanges", a.ImperativeChanges}, {"reverts", a.Reverts},
+		{"orphans", a.Orphans}, {"defaultedDependents", a.DefaultedDependents}}
 	for _, l := range lists {
-		v, err := factsValue(l.facts, l.patches)
+		v, err := factsValue(l.facts)
 		if err != nil {
 			return nil, err
 		}
 		fields = append(fields, item(l.key, v))
 	}
 	if a.ReplicasReset != nil {
-		v, err := factValue(a.ReplicasReset, nil)
+		v, err := factValue(a.ReplicasReset)
 		if err != nil {
 			return nil, err
 		}
@@ -137,21 +136,14 @@ func analysisValue(a *merge.Analysis, removePatches map[string]string) (ast.Valu
 	return ast.NewObject(fields...), nil
 }
 
-// factsValue is a list of facts; removePatches, for orphans, adds each
-// fact's removePatch (Input.MarshalJSON does the same).
-func factsValue(facts []merge.FieldFact, removePatches map[string]string) (ast.Value, error) {
+// factsValue is a list of facts.
+func factsValue(facts []merge.FieldFact) (ast.Value, error) {
 	if facts == nil {
 		return ast.NullValue, nil
 	}
 	terms := make([]*ast.Term, len(facts))
 	for i := range facts {
-		var patch *string
-		if len(removePatches) > 0 {
-			if p, ok := removePatches[facts[i].Path.String()]; ok {
-				patch = &p
-			}
-		}
-		v, err := factValue(&facts[i], patch)
+		v, err := factValue(&facts[i])
 		if err != nil {
 			return nil, err
 		}
@@ -160,7 +152,7 @@ func factsValue(facts []merge.FieldFact, removePatches map[string]string) (ast.V
 	return ast.NewArray(terms...), nil
 }
 
-func factValue(f *merge.FieldFact, removePatch *string) (ast.Value, error) {
+func factValue(f *merge.FieldFact) (ast.Value, error) {
 	fields := [][2]*ast.Term{item("path", str(f.Path.String()))}
 	for _, kv := range []struct {
 		key string
@@ -192,8 +184,8 @@ func factValue(f *merge.FieldFact, removePatch *string) (ast.Value, error) {
 	if f.Rejected {
 		fields = append(fields, item("rejected", boolean(true)))
 	}
-	if removePatch != nil {
-		fields = append(fields, item("removePatch", str(*removePatch)))
+	if f.RemovePatch != "" {
+		fields = append(fields, item("removePatch", str(f.RemovePatch)))
 	}
 	return ast.NewObject(fields...), nil
 }
@@ -235,7 +227,7 @@ func rollbackValue(rb *merge.Rollback) (ast.Value, error) {
 	if rb.RepairedLastApplied != "" {
 		fields = append(fields, item("repairedLastApplied", str(rb.RepairedLastApplied)))
 	}
-	changes, err := factsValue(rb.Changes, nil)
+	changes, err := factsValue(rb.Changes)
 	if err != nil {
 		return nil, err
 	}

@@ -76,8 +76,9 @@ func everyField(t *testing.T) *Input {
 	in.Analysis.LastApplied.Error = "not JSON"
 	in.Analysis.Drift = nil
 	in.Analysis.Reverts = []merge.FieldFact{fact}
-	in.Analysis.Orphans = append(in.Analysis.Orphans, fact, merge.FieldFact{Path: p("metadata.labels.x")})
-	in.RemovePatches = map[string]string{fact.Path.String(): `[{"op":"remove","path":"/x"}]`, "metadata.labels.x": ""}
+	orphan := fact
+	orphan.RemovePatch = `[{"op":"remove","path":"/x"}]`
+	in.Analysis.Orphans = append(in.Analysis.Orphans, orphan, merge.FieldFact{Path: p("metadata.labels.x")})
 	in.Analysis.ReplicasReset = &fact
 	in.Analysis.Rollback = &merge.Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 3, Confirmed: true,
 		StaleLastApplied: true, RepairSource: "rebuilt", RepairedLastApplied: "{}\n", Changes: []merge.FieldFact{fact}}

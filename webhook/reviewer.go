@@ -151,7 +151,7 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 	if err != nil {
 		return nil, err
 	}
-	in := &policy.Input{Classification: class, Analysis: an, RemovePatches: policy.RemovePatches(w.new.Object, an)}
+	in := &policy.Input{Classification: class, Analysis: an}
 	if rb != nil {
 		in.Classification = policy.RolloutUndo
 		an.Rollback = rb

@@ -1,0 +1,76 @@
+package merge
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// patchOp is one RFC 6902 operation.
+type patchOp struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Value any    `json:"value,omitempty"`
+}
+
+// withRemovePatches sets the RemovePatch of each fact that obj has.
+func withRemovePatches(obj map[string]any, facts []FieldFact) []FieldFact {
+	for i := range facts {
+		if patch, err := removePatch(obj, facts[i].Path); err == nil {
+			facts[i].RemovePatch = patch
+		}
+	}
+	return facts
+}
+
+// removePatch returns a JSON patch (RFC 6902, for kubectl patch
+// --type=json) that removes the field at p from obj, guarded by test
+// operations so that it fails rather than remove something else: every
+// keyed list element on the way (the enclosing ones included) is tested by
+// its merge key, any other last element by its value. The values of a
+// Secret are never tested, so they never appear in the patch.
+func removePatch(obj map[string]any, p Path) (string, error) {
+	ptr, ok := JSONPointer(obj, p)
+	if !ok || len(p) == 0 {
+		return "", fmt.Errorf("building remove patch: no field %s", p)
+	}
+	ops := append(keyGuards(obj, p), valueGuard(obj, p, ptr)...)
+	ops = append(ops, patchOp{Op: "remove", Path: ptr})
+	raw, err := json.Marshal(ops)
+	if err != nil {
+		return "", fmt.Errorf("building remove patch for %s: %w", p, err)
+	}
+	return string(raw), nil
+}
+
+// keyGuards tests the merge keys of every keyed list element of p, outermost
+// first.
+func keyGuards(obj map[string]any, p Path) []patchOp {
+	var ops []patchOp
+	for i, pe := range p {
+		if pe.Key == nil {
+			continue
+		}
+		ptr, _ := JSONPointer(obj, p[:i+1]) // a prefix of a path that exists
+		for _, f := range *pe.Key {
+			ops = append(ops, patchOp{Op: "test", Path: ptr + "/" + escapePointer(f.Name), Value: f.Value.Unstructured()})
+		}
+	}
+	return ops
+}
+
+// valueGuard tests the value of the field itself when its last element is
+// not a keyed list element (already tested by keyGuards) and the object is
+// not a Secret.
+func valueGuard(obj map[string]any, p Path, ptr string) []patchOp {
+	if p[len(p)-1].Key != nil || obj["kind"] == "Secret" {
+		return nil
+	}
+	value, _ := lookup(obj, p)
+	if value == nil {
+		return nil
+	}
+	return []patchOp{{Op: "test", Path: ptr, Value: value}}
+}
+
+func escapePointer(s string) string { return strings.NewReplacer("~", "~0", "/", "~1").Replace(s) }

@@ -1,0 +1,71 @@
+package merge
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRemovePatch(t *testing.T) {
+	deployment := map[string]any{"kind": "Deployment", "spec": map[string]any{"template": map[string]any{
+		"metadata": map[string]any{"annotations": map[string]any{"kubectl.kubernetes.io/restartedAt": "2022-07-26T11:44:32+08:00"}},
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "nginx", "env": []any{
+			map[string]any{"name": "ANOTHER_ENV", "value": "who cares?"},
+			map[string]any{"name": "TO_BE_DELETED", "value": "needs to be deleted!"},
+		}}}},
+	}}}
+	secret := map[string]any{"kind": "Secret", "data": map[string]any{"password": "c2VjcmV0"}}
+	tests := map[string]struct {
+		obj     map[string]any
+		path    string
+		want    string
+		wantErr bool
+	}{
+		"a map key is tested by its value": {
+			obj:  deployment,
+			path: "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]",
+			want: `[{"op":"test","path":"/spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt","value":"2022-07-26T11:44:32+08:00"},{"op":"remove","path":"/spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt"}]`,
+		},
+		"a list element is tested by its merge key, and so is each enclosing list element": {
+			obj:  deployment,
+			path: "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]",
+			want: `[{"op":"test","path":"/spec/template/spec/containers/0/name","value":"nginx"},{"op":"test","path":"/spec/template/spec/containers/0/env/1/name","value":"TO_BE_DELETED"},{"op":"remove","path":"/spec/template/spec/containers/0/env/1"}]`,
+		},
+		"a field inside a list element is tested by the element's key and its own value": {
+			obj:  deployment,
+			path: "spec.template.spec.containers[name=nginx].env[name=ANOTHER_ENV].value",
+			want: `[{"op":"test","path":"/spec/template/spec/containers/0/name","value":"nginx"},{"op":"test","path":"/spec/template/spec/containers/0/env/0/name","value":"ANOTHER_ENV"},{"op":"test","path":"/spec/template/spec/containers/0/env/0/value","value":"who cares?"},{"op":"remove","path":"/spec/template/spec/containers/0/env/0/value"}]`,
+		},
+		"a Secret's value is never in the patch": {
+			obj:  secret,
+			path: "data.password",
+			want: `[{"op":"remove","path":"/data/password"}]`,
+		},
+		"a missing field has no patch": {
+			obj: deployment, path: "spec.template.spec.containers[name=nginx].env[name=GONE]", wantErr: true,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := removePatch(tc.obj, mustPath(t, tc.path))
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("removePatch error = %v, want error %v", err, tc.wantErr)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("patch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestOnlyOrphansStillPresentGetARemovePatch(t *testing.T) {
+	obj := map[string]any{"metadata": map[string]any{"labels": map[string]any{"debug": "true"}}}
+	facts := withRemovePatches(obj, []FieldFact{
+		{Path: mustPath(t, "metadata.labels.debug")},
+		{Path: mustPath(t, "metadata.labels.gone")},
+	})
+	want := []string{`[{"op":"test","path":"/metadata/labels/debug","value":"true"},{"op":"remove","path":"/metadata/labels/debug"}]`, ""}
+	if diff := cmp.Diff(want, []string{facts[0].RemovePatch, facts[1].RemovePatch}); diff != "" {
+		t.Errorf("remove patches (-want +got):\n%s", diff)
+	}
+}
