@@ -137,14 +137,14 @@ func (sc *scan) object(ctx context.Context, obj *unstructured.Unstructured) erro
 // rollback sets an.Rollback when the object's pod template is an older
 // revision than the one its last-applied describes.
 func (sc *scan) rollback(ctx context.Context, obj *unstructured.Unstructured, an *merge.Analysis) error {
-	if !staleCandidate(obj, an) {
+	if !merge.MayHaveStaleLastApplied(obj, an) {
 		return nil
 	}
 	revisions, err := sc.opts.cluster.Revisions(ctx, obj)
 	if err != nil {
 		return err
 	}
-	rb, err := staleRollback(sc.analyzer, obj, revisions)
+	rb, err := sc.analyzer.StaleRollback(obj, revisions)
 	if err != nil {
 		return err
 	}

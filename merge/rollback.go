@@ -3,6 +3,7 @@ package merge
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,10 +17,13 @@ const podTemplateHashLabel = "pod-template-hash"
 
 // revision is a pod template that an object owned at some point.
 type revision struct {
-	kind, name  string
-	number      int64
-	template    any
-	lastApplied string
+	kind, name string
+	// number is the revision's current number; first, for a ReplicaSet,
+	// the one it was created with (a restored ReplicaSet is renumbered).
+	number, first int64
+	template      any
+	created       time.Time
+	lastApplied   string
 }
 
 // DetectRollback reports whether the write that turned old into new is a
@@ -135,7 +139,7 @@ func ownedBy(r, owner *unstructured.Unstructured) bool {
 }
 
 func revisionOf(r *unstructured.Unstructured) (revision, bool) {
-	rev := revision{kind: r.GetKind(), name: r.GetName()}
+	rev := revision{kind: r.GetKind(), name: r.GetName(), created: r.GetCreationTimestamp().Time}
 	switch r.GetKind() {
 	case "ReplicaSet":
 		tpl, ok := at(r.Object, Path{fieldName("spec"), fieldName("template")}).v.(map[string]any)
@@ -145,7 +149,8 @@ func revisionOf(r *unstructured.Unstructured) (revision, bool) {
 		tpl = runtimeDeepCopy(tpl)
 		unstructured.RemoveNestedField(tpl, "metadata", "labels", podTemplateHashLabel)
 		rev.template = tpl
-		fmt.Sscan(r.GetAnnotations()["deployment.kubernetes.io/revision"], &rev.number) //nolint:errcheck // 0 when absent
+		fmt.Sscan(r.GetAnnotations()[deploymentRevisionAnnotation], &rev.number) //nolint:errcheck // 0 when absent
+		rev.first = firstNumber(r.GetAnnotations())
 	case "ControllerRevision":
 		tpl, ok := at(r.Object, Path{fieldName("data"), fieldName("spec"), fieldName("template")}).v.(map[string]any)
 		if !ok {
@@ -158,6 +163,7 @@ func revisionOf(r *unstructured.Unstructured) (revision, bool) {
 		if f, ok := r.Object["revision"].(float64); ok {
 			rev.number = int64(f)
 		}
+		rev.first = rev.number
 		rev.lastApplied = r.GetAnnotations()[LastAppliedAnnotation]
 	default:
 		return rev, false

@@ -1,0 +1,159 @@
+package merge
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Revision annotations that the Deployment controller writes on ReplicaSets.
+const (
+	deploymentRevisionAnnotation = "deployment.kubernetes.io/revision"
+	revisionHistoryAnnotation    = "deployment.kubernetes.io/revision-history"
+)
+
+// MayHaveStaleLastApplied reports whether live, analyzed on its own by
+// AnalyzeLive into an, may carry a stale last-applied: an apps/v1
+// Deployment, StatefulSet or DaemonSet with last-applied whose pod template
+// drifted from it. Only then is it worth reading its revisions for
+// StaleRollback.
+func MayHaveStaleLastApplied(live *unstructured.Unstructured, an *Analysis) bool {
+	if an.LastApplied.Status != LastAppliedPresent || live.GroupVersionKind().Group != "apps" {
+		return false
+	}
+	switch live.GetKind() {
+	case "Deployment", "StatefulSet", "DaemonSet":
+		return templateDrift(an)
+	}
+	return false
+}
+
+// StaleRollback finds, in a stored object, the rollout undo that left its
+// last-applied stale: live's pod template is an older revision than the one
+// its last-applied describes. The rollback and the last-applied that
+// matches the restored template come from DetectRollback, as if the undo
+// were the write from the described revision to live, so the audit and the
+// webhook's undo repair judge revisions the same way. It returns nil when
+// last-applied is not stale. revisions are the object's ReplicaSets or
+// ControllerRevisions, as stored.
+func (a *Analyzer) StaleRollback(live *unstructured.Unstructured, revisions []*unstructured.Unstructured) (*Rollback, error) {
+	revs := make([]revision, 0, len(revisions))
+	for _, r := range revisions {
+		if rev, ok := revisionOf(r); ok {
+			revs = append(revs, rev)
+		}
+	}
+	current := currentRevision(live, revs)
+	if current < 0 {
+		return nil, nil
+	}
+	described, err := a.describedRevision(live, revs, current)
+	if err != nil || described < 0 {
+		return nil, err
+	}
+	if !restoredOlder(revs[current], revs[described], live.GetAnnotations()[LastAppliedAnnotation]) {
+		return nil, nil
+	}
+	old := live.DeepCopy()
+	if err := unstructured.SetNestedField(old.Object, runtimeDeepCopy(revs[described].template.(map[string]any)), "spec", "template"); err != nil {
+		return nil, fmt.Errorf("building the object before the undo: %w", err)
+	}
+	rb, err := a.DetectRollback(old, live, revisions)
+	if err != nil {
+		return nil, fmt.Errorf("detecting a rollback: %w", err)
+	}
+	if rb == nil || !rb.StaleLastApplied {
+		return nil, nil
+	}
+	// A ControllerRevision restored by an undo carries the last-applied
+	// that made it; one that an edit made does not match its template.
+	if revs[current].kind == "ControllerRevision" && rb.RepairSource != "controllerRevision" {
+		return nil, nil
+	}
+	return rb, nil
+}
+
+// currentRevision returns the index of the last revision whose template is
+// live's, -1 when there is none.
+func currentRevision(live *unstructured.Unstructured, revs []revision) int {
+	liveTemplate := stripNulls(at(live.Object, Path{fieldName("spec"), fieldName("template")}).v)
+	current := -1
+	for i, rev := range revs {
+		if jsonEqual(stripNulls(rev.template), liveTemplate) {
+			current = i
+		}
+	}
+	return current
+}
+
+// describedRevision returns the index of the newest revision other than
+// current whose pod template last-applied describes (no template field of
+// last-applied differs from it), -1 when there is none.
+func (a *Analyzer) describedRevision(live *unstructured.Unstructured, revs []revision, current int) (int, error) {
+	best := -1
+	for i, rev := range revs {
+		if i == current || (best >= 0 && !newer(rev, revs[best])) {
+			continue
+		}
+		probe := live.DeepCopy()
+		if err := unstructured.SetNestedField(probe.Object, runtimeDeepCopy(rev.template.(map[string]any)), "spec", "template"); err != nil {
+			return -1, fmt.Errorf("probing a revision: %w", err)
+		}
+		an, err := a.AnalyzeLive(probe)
+		if err != nil {
+			return -1, fmt.Errorf("probing a revision: %w", err)
+		}
+		if !templateDrift(an) {
+			best = i
+		}
+	}
+	return best, nil
+}
+
+func templateDrift(an *Analysis) bool {
+	for _, f := range an.Drift {
+		if strings.HasPrefix(f.Path.String(), "spec.template.") {
+			return true
+		}
+	}
+	return false
+}
+
+// newer orders revisions by creation, then by first number.
+func newer(a, b revision) bool {
+	if !a.created.Equal(b.created) {
+		return a.created.After(b.created)
+	}
+	return a.first > b.first
+}
+
+// restoredOlder reports whether current, the revision of the live
+// template, predates described, the one last-applied describes. Revision
+// numbers cannot tell: the controllers renumber a revision that an undo
+// restores. A ReplicaSet keeps its first number in the revision-history
+// annotation; a ControllerRevision keeps the owner's annotations of when
+// it was made, so one made under another last-applied, and not after the
+// described one, is older.
+func restoredOlder(current, described revision, lastApplied string) bool {
+	if current.kind == "ReplicaSet" {
+		return current.first < described.first
+	}
+	return current.lastApplied != "" &&
+		strings.TrimSpace(current.lastApplied) != strings.TrimSpace(lastApplied) &&
+		!current.created.After(described.created)
+}
+
+// firstNumber is the smallest revision number a ReplicaSet has had.
+func firstNumber(annotations map[string]string) int64 {
+	first := int64(-1)
+	values := strings.Split(annotations[revisionHistoryAnnotation], ",")
+	for _, s := range append(values, annotations[deploymentRevisionAnnotation]) {
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err == nil && (first < 0 || n < first) {
+			first = n
+		}
+	}
+	return first
+}
