@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/apply-hygiene/apply-hygiene/webhook"
+	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 )
 
 // Cluster reads what a scan needs besides the objects themselves.
@@ -17,6 +17,6 @@ type Cluster interface {
 	NamespaceLabels(ctx context.Context, name string) (map[string]string, error)
 }
 
-// webhook.APICluster is the Cluster on the API server: the same reads as
+// kube.Cluster is the Cluster on the API server: the same reads as
 // admission, so the audit and the webhook find revisions the same way.
-var _ Cluster = (*webhook.APICluster)(nil)
+var _ Cluster = (*kube.Cluster)(nil)

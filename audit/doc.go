@@ -7,8 +7,9 @@
 // is found here.
 //
 // A Scanner lists objects page by page with a dynamic client, analyzes
-// each with merge (Analyzer.AnalyzeLive, plus DetectRollback against the
-// object's ReplicaSets or ControllerRevisions) and asks the policy engine
+// each with merge (Analyzer.AnalyzeLive, plus Analyzer.StaleRollback
+// against the object's ReplicaSets or ControllerRevisions, the same
+// revision logic as the webhook's undo repair) and asks the policy engine
 // with the classification "audit" (Classification), so rule IDs, actions
 // and messages come from the same Rego rules and configuration as
 // admission. `kubectl hygiene audit` prints its Report.
@@ -17,4 +18,9 @@
 // manager (only on the leader), exports the findings as the gauge
 // apply_hygiene_audit_findings{rule,namespace} and records rate-limited
 // Warning events on the objects. See Example for a scan.
+//
+// audit is a driver like the webhook, and imports neither the webhook nor
+// anything above it: it declares the small interfaces it needs, Evaluator
+// (a *policy.Engine) and Cluster (a *kube.Cluster, the reader the webhook
+// uses too).
 package audit

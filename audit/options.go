@@ -48,7 +48,7 @@ func WithProgress(report func(Progress)) Option {
 }
 
 // WithCluster sets where the scanner reads revisions and namespace labels.
-// Default: webhook.APICluster on the scanner's dynamic client.
+// Default: a kube.Cluster on the scanner's dynamic client.
 func WithCluster(c Cluster) Option {
 	return func(o *options) { o.cluster = c }
 }

@@ -12,17 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
-	"github.com/apply-hygiene/apply-hygiene/webhook"
 )
-
-// Evaluator decides about a policy input; *policy.Engine is one. It is the
-// webhook's: the audit asks the policies exactly as admission does.
-type Evaluator = webhook.Evaluator
-
-// EvaluatorFunc adapts a function to Evaluator.
-type EvaluatorFunc = webhook.EvaluatorFunc
 
 // Target says what a scan lists.
 type Target struct {
@@ -49,7 +42,7 @@ func NewScanner(client dynamic.Interface, analyzer *merge.Analyzer, evaluator Ev
 		opt(&o)
 	}
 	if o.cluster == nil {
-		o.cluster = webhook.NewAPICluster(client, 0)
+		o.cluster = kube.NewCluster(client, 0)
 	}
 	return &Scanner{client: client, analyzer: analyzer, evaluator: evaluator, opts: o}
 }

@@ -2,19 +2,15 @@ package webhook
 
 import (
 	"context"
-	"fmt"
-	"sync"
-	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 )
 
-// Cluster reads what a review needs beyond the request itself. Every read
-// is a direct API call made only when the request needs it: the webhook
-// keeps no informers and no cluster-wide caches.
+// Cluster reads what a review needs beyond the request itself; a
+// *kube.Cluster on the API server is the one the server uses.
 type Cluster interface {
 	// Object returns the object gvr/namespace/name (the parent of a /scale
 	// request).
@@ -26,114 +22,4 @@ type Cluster interface {
 	NamespaceLabels(ctx context.Context, name string) (map[string]string, error)
 }
 
-var (
-	namespacesGVR          = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
-	replicaSetsGVR         = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
-	controllerRevisionsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "controllerrevisions"}
-)
-
-// APICluster reads from the API server with a dynamic client, caching
-// namespace labels for a short time (they are read on every request and
-// change rarely).
-type APICluster struct {
-	client   dynamic.Interface
-	ttl      time.Duration
-	mu       sync.Mutex
-	labels   map[string]cachedLabels
-	maxCache int
-}
-
-type cachedLabels struct {
-	labels  map[string]string
-	fetched time.Time
-}
-
-var _ Cluster = (*APICluster)(nil)
-
-// NewAPICluster returns a Cluster on client that keeps namespace labels for
-// ttl (0 disables the cache).
-func NewAPICluster(client dynamic.Interface, ttl time.Duration) *APICluster {
-	return &APICluster{client: client, ttl: ttl, labels: map[string]cachedLabels{}, maxCache: 4096}
-}
-
-// Object implements Cluster.
-func (c *APICluster) Object(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error) {
-	obj, err := c.client.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("reading %s %s/%s: %w", gvr.Resource, namespace, name, err)
-	}
-	return obj, nil
-}
-
-// Revisions implements Cluster: it lists by the object's own selector and
-// keeps what the object controls.
-func (c *APICluster) Revisions(ctx context.Context, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
-	gvr := controllerRevisionsGVR
-	if obj.GetKind() == "Deployment" {
-		gvr = replicaSetsGVR
-	}
-	selector, err := labelSelector(obj)
-	if err != nil {
-		return nil, err
-	}
-	list, err := c.client.Resource(gvr).Namespace(obj.GetNamespace()).List(ctx, metav1.ListOptions{LabelSelector: selector})
-	if err != nil {
-		return nil, fmt.Errorf("listing %s of %s %s/%s: %w", gvr.Resource, obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
-	}
-	var owned []*unstructured.Unstructured
-	for i := range list.Items {
-		if controlledBy(&list.Items[i], obj) {
-			owned = append(owned, &list.Items[i])
-		}
-	}
-	return owned, nil
-}
-
-// NamespaceLabels implements Cluster.
-func (c *APICluster) NamespaceLabels(ctx context.Context, name string) (map[string]string, error) {
-	if name == "" {
-		return nil, nil
-	}
-	now := time.Now()
-	c.mu.Lock()
-	cached, ok := c.labels[name]
-	c.mu.Unlock()
-	if ok && now.Sub(cached.fetched) < c.ttl {
-		return cached.labels, nil
-	}
-	ns, err := c.client.Resource(namespacesGVR).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("reading namespace %s: %w", name, err)
-	}
-	labels := ns.GetLabels()
-	if c.ttl > 0 {
-		c.mu.Lock()
-		if len(c.labels) >= c.maxCache {
-			clear(c.labels)
-		}
-		c.labels[name] = cachedLabels{labels: labels, fetched: now}
-		c.mu.Unlock()
-	}
-	return labels, nil
-}
-
-func labelSelector(obj *unstructured.Unstructured) (string, error) {
-	raw, found, err := unstructured.NestedMap(obj.Object, "spec", "selector")
-	if err != nil || !found {
-		return "", fmt.Errorf("reading spec.selector of %s %s/%s: not a label selector", obj.GetKind(), obj.GetNamespace(), obj.GetName())
-	}
-	var sel metav1.LabelSelector
-	if err := fromUnstructured(raw, &sel); err != nil {
-		return "", fmt.Errorf("reading spec.selector of %s %s/%s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
-	}
-	s, err := metav1.LabelSelectorAsSelector(&sel)
-	if err != nil {
-		return "", fmt.Errorf("reading spec.selector of %s %s/%s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
-	}
-	return s.String(), nil
-}
-
-func controlledBy(obj, owner *unstructured.Unstructured) bool {
-	ref := metav1.GetControllerOfNoCopy(obj)
-	return ref != nil && ref.UID == owner.GetUID()
-}
+var _ Cluster = (*kube.Cluster)(nil)

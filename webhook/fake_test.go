@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -62,4 +63,9 @@ func (c *fakeCluster) NamespaceLabels(_ context.Context, name string) (map[strin
 		labels[k] = v
 	}
 	return labels, nil
+}
+
+func controlledBy(obj, owner *unstructured.Unstructured) bool {
+	ref := metav1.GetControllerOfNoCopy(obj)
+	return ref != nil && ref.UID == owner.GetUID()
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
 	"github.com/apply-hygiene/apply-hygiene/certs"
+	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 	"github.com/apply-hygiene/apply-hygiene/webhook"
@@ -49,7 +50,7 @@ func run(ctx context.Context, opts Options) error {
 	}
 	// One analyzer: its type converters are built once and shared.
 	analyzer := merge.NewAnalyzer()
-	reviewer := webhook.NewReviewer(engine, webhook.NewAPICluster(dyn, opts.NamespaceCacheTTL), webhook.WithAnalyzer(analyzer),
+	reviewer := webhook.NewReviewer(engine, kube.NewCluster(dyn, opts.NamespaceCacheTTL), webhook.WithAnalyzer(analyzer),
 		webhook.WithFailOpen(opts.FailurePolicy == "Ignore"), webhook.WithMetrics(metrics))
 
 	mgr, err := newManager(cfg, opts)

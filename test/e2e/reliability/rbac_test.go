@@ -26,6 +26,7 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
 	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 	"github.com/apply-hygiene/apply-hygiene/webhook"
@@ -33,7 +34,7 @@ import (
 
 // The chart's ClusterRole (url mode: no self-managed TLS) grants exactly
 // the calls the server makes, each over a recording fake dynamic client:
-// the Reviewer on webhook.APICluster, driven through every request that
+// the Reviewer on kube.Cluster, driven through every request that
 // reads the cluster — /scale of each workload kind (the parent: get), a
 // rollout undo candidate of each (the revisions: list), and the namespace
 // labels of every review (get) — and, with audit.enabled, a scan of the
@@ -135,7 +136,7 @@ func reviewerCalls(t *testing.T) []string {
 		objs = append(objs, workload(kind, "a"))
 	}
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds(), objs...)
-	handler := webhook.NewReviewer(newPolicyEngine(t), webhook.NewAPICluster(client, 0)).Validating()
+	handler := webhook.NewReviewer(newPolicyEngine(t), kube.NewCluster(client, 0)).Validating()
 	for kind, gvr := range workloads {
 		for name, req := range map[string]admissionv1.AdmissionRequest{"scale": scaleRequest(t, kind, gvr), "undo": undoRequest(t, kind, gvr)} {
 			resp := handler.Handle(logf.IntoContext(t.Context(), logr.Discard()), admission.Request{AdmissionRequest: req})

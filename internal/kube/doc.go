@@ -1,0 +1,12 @@
+// Package kube reads from the API server what the reviews need beyond the
+// object under review: an object by name (the parent of a /scale request),
+// the revisions of a workload (its ReplicaSets or ControllerRevisions, by
+// its own selector) and the labels of a namespace, with a short cache.
+// That is its one job.
+//
+// The webhook and the audit both read through a Cluster, so admission and
+// the audit find revisions the same way; each declares the small interface
+// it needs and Cluster satisfies both. kube imports neither of them.
+//
+// See ExampleCluster.
+package kube
