@@ -1,0 +1,28 @@
+package audit
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// Input is the policy input for a stored object obj that merge analyzed
+// as an (AnalyzeLive, plus the rollback when its template is an older
+// revision): no request beyond the object's name, the classification
+// "audit", and the labels of its namespace (nil: none). A scan evaluates
+// it for every object; kubectl hygiene explain for the object it explains.
+func Input(obj *unstructured.Unstructured, an *merge.Analysis, namespaceLabels map[string]string) *policy.Input {
+	if namespaceLabels == nil {
+		namespaceLabels = map[string]string{}
+	}
+	return &policy.Input{
+		Request: policy.Request{
+			Object: merge.RefOf(obj),
+			User:   policy.User{Groups: []string{}},
+		},
+		Namespace:      policy.Namespace{Name: obj.GetNamespace(), Labels: namespaceLabels},
+		Classification: Classification,
+		Analysis:       an,
+	}
+}
