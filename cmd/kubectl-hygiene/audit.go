@@ -27,7 +27,7 @@ type AuditOptions struct {
 	Namespace string
 	// Kinds are resources scanned besides the default workloads.
 	Kinds []string
-	// Output is "table" or "json".
+	// Output is "table", "json" or "yaml".
 	Output string
 	// PolicyConfig is the policy configuration file, as the server reads it.
 	PolicyConfig string
@@ -48,7 +48,7 @@ type AuditOptions struct {
 func NewCmdAudit(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect connectFunc) *cobra.Command {
 	o := &AuditOptions{IOStreams: streams, analyzer: analyzer, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
 	cmd := &cobra.Command{
-		Use:   "audit [-A | -n NAMESPACE] [--kind KIND]... [-o table|json]",
+		Use:   "audit [-A | -n NAMESPACE] [--kind KIND]... [-o table|json|yaml]",
 		Short: "Find drift, orphans and stale or missing last-applied in the objects of a cluster",
 		Long: `Scan the objects stored in the cluster for what apply-hygiene's admission
 webhook reports on writes: fields that drifted from last-applied since the
@@ -77,7 +77,7 @@ The exit status is 1 when any finding's action is deny.`,
 	f := cmd.Flags()
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "scan every namespace")
 	f.StringSliceVar(&o.Kinds, "kind", nil, "also scan these kinds (e.g. cronjobs, widgets.example.com); repeat or separate with commas")
-	f.StringVarP(&o.Output, "output", "o", "table", "output format: table or json")
+	f.StringVarP(&o.Output, "output", "o", "table", "output format: table, json or yaml")
 	f.StringVar(&o.PolicyConfig, "policy-config", "", "policy configuration (YAML or JSON, as the server's --policy-config): per-rule actions, exemptions; empty: the defaults")
 	f.BoolVar(&o.Progress, "progress", false, "report progress on stderr also when it is not a terminal")
 	f.Int64Var(&o.ChunkSize, "chunk-size", audit.DefaultPageSize, "how many objects to list per request")
@@ -105,9 +105,9 @@ func (o *AuditOptions) Complete(cmd *cobra.Command, _ []string) error {
 // Validate checks the flags.
 func (o *AuditOptions) Validate() error {
 	switch o.Output {
-	case "table", "json":
+	case "table", "json", "yaml":
 	default:
-		return badInput(fmt.Errorf(`--output must be "table" or "json", not %q`, o.Output))
+		return badInput(fmt.Errorf(`--output must be "table", "json" or "yaml", not %q`, o.Output))
 	}
 	if o.ChunkSize <= 0 {
 		return badInput(fmt.Errorf("--chunk-size must be positive, not %d", o.ChunkSize))

@@ -8,11 +8,12 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/audit"
 )
 
-// print writes the report: {"findings": [...]} for json, else a table of
-// the findings followed by each message once.
+// print writes the report: {"findings": [...]} for json and yaml (the
+// same document), else a table of the findings followed by each message
+// once.
 func (o *AuditOptions) print(r *audit.Report) error {
-	if o.Output == "json" {
-		return printStructured(o.Out, "json", map[string]any{"findings": r.Findings})
+	if o.Output == "json" || o.Output == "yaml" {
+		return printStructured(o.Out, o.Output, map[string]any{"findings": r.Findings})
 	}
 	if len(r.Findings) == 0 {
 		_, err := fmt.Fprintf(o.Out, "No findings in %d objects.\n", r.Objects)

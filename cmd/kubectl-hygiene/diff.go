@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/apply-hygiene/apply-hygiene/merge"
@@ -15,13 +16,17 @@ import (
 
 // DiffOptions holds the flags and inputs of `kubectl hygiene diff`.
 type DiffOptions struct {
-	// ManifestFile is the -f file: what would be applied.
+	// ManifestFile names the manifests in messages: the -f files, or the
+	// -k directory.
 	ManifestFile string
-	// LiveFile holds the live objects, as `kubectl get -o yaml` prints them.
+	// LiveFile holds the live objects, as `kubectl get -o yaml` prints them;
+	// empty: they are read from the cluster.
 	LiveFile string
 	// Output is "", "json" or "yaml".
 	Output string
 
+	manifests manifestFlags
+	diffLive
 	analyzer func() *merge.Analyzer
 	genericiooptions.IOStreams
 }
@@ -39,17 +44,38 @@ type diffItem struct {
 
 // NewCmdDiff returns `kubectl hygiene diff`.
 func NewCmdDiff(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer) *cobra.Command {
-	o := &DiffOptions{IOStreams: streams, analyzer: analyzer}
+	return newCmdDiff(streams, analyzer, connect)
+}
+
+func newCmdDiff(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect connectFunc) *cobra.Command {
+	o := &DiffOptions{IOStreams: streams, analyzer: analyzer,
+		diffLive: diffLive{kube: genericclioptions.NewConfigFlags(true), connect: connect}}
 	cmd := &cobra.Command{
-		Use:   "diff -f MANIFEST --live FILE",
+		Use:   "diff (-f FILENAME [-R] | -k DIR) [--live FILE]",
 		Short: "Show what kubectl apply -f MANIFEST would do to the live objects, and its findings",
 		Long: `Recompute kubectl apply -f MANIFEST against the live objects exactly as kubectl
 does (strategic merge patch for built-in kinds, JSON merge patch for the
 others) and print the patch, the resulting object and the findings: fields the
 apply reverts, fields it leaves orphaned, replicas it resets, defaulted
-dependents, and the state of last-applied. Manifest documents are matched to
-live documents by group, kind, namespace and name.`,
-		Example: `  # What would applying v3 do to the StatefulSet as it is stored now?
+dependents, and the state of last-applied. The live objects are read from the
+cluster, as kubectl diff does (an object that does not exist would be
+created), or from --live FILE (kubectl get -o yaml output), where manifest
+documents are matched to live documents by group, kind, namespace and name.
+
+-f takes files, directories (-R: recursively) and - for stdin, like kubectl
+apply; -k builds a kustomization with the kustomize kubectl builds in.
+
+The exit status is 0 when no finding's action is deny, 1 when one is (kubectl
+apply would be denied, as kubectl diff exits 1 when it finds differences),
+and 2 or more on errors (2: bad input).`,
+		Example: `  # What would applying v3 do to the StatefulSet in the cluster?
+  kubectl hygiene diff -f my-app-v3.yaml
+
+  # A directory tree, or a kustomization
+  kubectl hygiene diff -f manifests/ -R
+  kubectl hygiene diff -k overlays/prod -o json
+
+  # Offline, against saved live objects
   kubectl get statefulset my-app -o yaml > live.yaml
   kubectl hygiene diff -f my-app-v3.yaml --live live.yaml -o json`,
 		Args: noArgs("pass the manifest with -f"),
@@ -60,39 +86,40 @@ live documents by group, kind, namespace and name.`,
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return o.Run(cmd.Context())
+			return diffExit(o.Run(cmd.Context()))
 		},
 	}
-	cmd.Flags().StringVarP(&o.ManifestFile, "filename", "f", "", "manifest to apply (YAML or JSON, one or many documents; - for stdin)")
-	cmd.Flags().StringVar(&o.LiveFile, "live", "", "file with the live objects (kubectl get -o yaml); reading the cluster is not supported yet")
+	o.manifests.addFlags(cmd.Flags())
+	cmd.Flags().StringVar(&o.LiveFile, "live", "", "file with the live objects (kubectl get -o yaml); empty: read them from the cluster")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json or yaml (default: text)")
+	o.kube.AddFlags(cmd.Flags())
 	return cmd
 }
 
 // Complete fills in what the flags leave out; it reads nothing.
-func (o *DiffOptions) Complete(_ *cobra.Command, _ []string) error { return nil }
+func (o *DiffOptions) Complete(_ *cobra.Command, _ []string) error {
+	o.ManifestFile = o.manifests.source()
+	return nil
+}
 
 // Validate checks the flags.
 func (o *DiffOptions) Validate() error {
-	if o.ManifestFile == "" {
-		return badInput(errors.New("-f/--filename is required"))
+	if err := o.manifests.validate(); err != nil {
+		return err
 	}
-	if o.LiveFile == "" {
-		return badInput(errors.New("--live is required: reading live objects from the cluster is not supported yet"))
-	}
-	if o.ManifestFile == "-" && o.LiveFile == "-" {
+	if o.manifests.readsStdin() && o.LiveFile == "-" {
 		return badInput(errors.New("-f and --live cannot both read stdin"))
 	}
 	return validOutput(o.Output)
 }
 
 // Run reads the files, recomputes each apply and prints the outcome.
-func (o *DiffOptions) Run(_ context.Context) error {
-	manifests, err := readObjects(o.ManifestFile, o.In)
+func (o *DiffOptions) Run(ctx context.Context) error {
+	manifests, err := o.manifests.read(o.In)
 	if err != nil {
 		return err
 	}
-	live, err := readObjects(o.LiveFile, o.In)
+	live, err := o.liveObjects(ctx, manifests)
 	if err != nil {
 		return err
 	}
@@ -108,7 +135,14 @@ func (o *DiffOptions) Run(_ context.Context) error {
 			findings = append(findings, findingsFor(item.analysis, item.Result, o.ManifestFile)...)
 		}
 	}
-	return o.print(items, findings)
+	if err := o.print(items, findings); err != nil {
+		return err
+	}
+	actions := make([]string, len(findings))
+	for i, f := range findings {
+		actions[i] = f.Action
+	}
+	return diffOutcome(actions)
 }
 
 func (o *DiffOptions) diffOne(manifest *unstructured.Unstructured, live []*unstructured.Unstructured) (diffItem, error) {

@@ -5,12 +5,161 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
+
+// manifestFlags are kubectl apply's ways to name manifests: -f FILE|DIR|-
+// (repeated), -R to walk directories recursively, -k DIR for a
+// kustomization.
+type manifestFlags struct {
+	Filenames []string
+	Recursive bool
+	Kustomize string
+}
+
+func (m *manifestFlags) addFlags(fs *pflag.FlagSet) {
+	fs.StringSliceVarP(&m.Filenames, "filename", "f", nil,
+		"manifest to apply: a YAML or JSON file (one or many documents), a directory of them, or - for stdin; repeat for more")
+	fs.BoolVarP(&m.Recursive, "recursive", "R", false, "process the directories of -f recursively")
+	fs.StringVarP(&m.Kustomize, "kustomize", "k", "", "build the kustomization in this directory (as kubectl apply -k) and diff its output")
+}
+
+// validate checks that exactly one of -f and -k names the manifests.
+func (m *manifestFlags) validate() error {
+	switch {
+	case len(m.Filenames) == 0 && m.Kustomize == "":
+		return badInput(errors.New("name the manifests with -f/--filename or -k/--kustomize"))
+	case len(m.Filenames) > 0 && m.Kustomize != "":
+		return badInput(errors.New("-f/--filename and -k/--kustomize exclude each other"))
+	case m.Recursive && m.Kustomize != "":
+		return badInput(errors.New("-R/--recursive goes with -f, not with -k"))
+	}
+	stdin := 0
+	for _, f := range m.Filenames {
+		if f == "" {
+			return badInput(errors.New("-f/--filename: empty file name"))
+		}
+		if f == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return badInput(errors.New("-f - (stdin) can be given only once"))
+	}
+	return nil
+}
+
+// source names the manifests in messages.
+func (m *manifestFlags) source() string {
+	if m.Kustomize != "" {
+		return m.Kustomize
+	}
+	return strings.Join(m.Filenames, ",")
+}
+
+// readsStdin reports whether -f - is among the files.
+func (m *manifestFlags) readsStdin() bool { return slices.Contains(m.Filenames, "-") }
+
+// read returns the objects of the manifests, in order: each -f in turn (a
+// directory's files in lexical order, as kubectl visits them), or the
+// kustomization's output.
+func (m *manifestFlags) read(in io.Reader) ([]*unstructured.Unstructured, error) {
+	if m.Kustomize != "" {
+		return readKustomization(m.Kustomize)
+	}
+	var out []*unstructured.Unstructured
+	for _, f := range m.Filenames {
+		objs, err := readPath(f, m.Recursive, in)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+	if len(out) == 0 {
+		return nil, badInput(fmt.Errorf("%s: no objects", m.source()))
+	}
+	return out, nil
+}
+
+// manifestExtensions are the files kubectl reads in a directory.
+var manifestExtensions = []string{".json", ".yaml", ".yml"}
+
+// readPath reads a file, stdin, or the manifests of a directory (and of
+// its subdirectories when recursive). A directory's files may be empty.
+func readPath(path string, recursive bool, in io.Reader) ([]*unstructured.Unstructured, error) {
+	if path == "-" {
+		return readObjects(path, in)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("reading %s: %w", path, err))
+	}
+	if !st.IsDir() {
+		return readObjects(path, in)
+	}
+	var out []*unstructured.Unstructured
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return badInput(fmt.Errorf("reading %s: %w", p, err))
+		}
+		if d.IsDir() {
+			if p != path && !recursive {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !slices.Contains(manifestExtensions, filepath.Ext(p)) {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return badInput(fmt.Errorf("reading %s: %w", p, err))
+		}
+		objs, err := decodeObjects(p, data)
+		if err != nil {
+			return err
+		}
+		out = append(out, objs...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readKustomization builds the kustomization in dir with the kustomize
+// library kubectl apply -k uses, with kubectl's default options.
+func readKustomization(dir string) ([]*unstructured.Unstructured, error) {
+	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("building the kustomization %s: %w", dir, err))
+	}
+	data, err := resources.AsYaml()
+	if err != nil {
+		return nil, fmt.Errorf("encoding the kustomization %s: %w", dir, err)
+	}
+	objs, err := decodeObjects(dir, data)
+	if err != nil {
+		return nil, err
+	}
+	if len(objs) == 0 {
+		return nil, badInput(fmt.Errorf("%s: the kustomization has no objects", dir))
+	}
+	return objs, nil
+}
 
 // readObjects reads every object of a YAML or JSON file, one or many
 // documents, expanding v1 Lists. "-" reads in. Errors name the file, and
@@ -26,6 +175,19 @@ func readObjects(path string, in io.Reader) ([]*unstructured.Unstructured, error
 	if err != nil {
 		return nil, badInput(fmt.Errorf("reading %s: %w", path, err))
 	}
+	out, err := decodeObjects(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, badInput(fmt.Errorf("%s: no objects", path))
+	}
+	return out, nil
+}
+
+// decodeObjects decodes the documents of data, read from path; none is no
+// error.
+func decodeObjects(path string, data []byte) ([]*unstructured.Unstructured, error) {
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	var out []*unstructured.Unstructured
 	for doc := 1; ; doc++ {
@@ -45,9 +207,6 @@ func readObjects(path string, in io.Reader) ([]*unstructured.Unstructured, error
 			return nil, badInput(fmt.Errorf("%s: document %d: %w", path, doc, err))
 		}
 		out = append(out, objs...)
-	}
-	if len(out) == 0 {
-		return nil, badInput(fmt.Errorf("%s: no objects", path))
 	}
 	return out, nil
 }

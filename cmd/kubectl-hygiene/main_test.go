@@ -180,10 +180,10 @@ func TestBadInput(t *testing.T) {
 		wantErr string
 	}{
 		"diff without -f names the flag": {
-			args: []string{"diff", "--live", live}, wantErr: "-f/--filename is required",
+			args: []string{"diff", "--live", live}, wantErr: "name the manifests with -f/--filename or -k/--kustomize",
 		},
-		"diff without --live names the flag": {
-			args: []string{"diff", "-f", manifest}, wantErr: "--live is required",
+		"diff takes -f or -k, not both": {
+			args: []string{"diff", "-f", manifest, "-k", "testdata"}, wantErr: "-f/--filename and -k/--kustomize exclude each other",
 		},
 		"a missing file is named": {
 			args: []string{"diff", "-f", "testdata/nope.yaml", "--live", live}, wantErr: "reading testdata/nope.yaml",
@@ -215,8 +215,8 @@ func TestBadInput(t *testing.T) {
 		"audit -A and -n exclude each other": {
 			args: []string{"audit", "-A", "-n", "shop"}, wantErr: "--all-namespaces (-A) and --namespace (-n) exclude each other",
 		},
-		"audit output is table or json": {
-			args: []string{"audit", "-n", "shop", "-o", "yaml"}, wantErr: `--output must be "table" or "json", not "yaml"`,
+		"audit output is table, json or yaml": {
+			args: []string{"audit", "-n", "shop", "-o", "wide"}, wantErr: `--output must be "table", "json" or "yaml", not "wide"`,
 		},
 		"audit takes no arguments": {
 			args: []string{"audit", "deployments"}, wantErr: `unexpected argument "deployments"`,
