@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
@@ -30,6 +31,8 @@ type TestOptions struct {
 	Paths []string
 	// Verbose prints every case, not only the failures.
 	Verbose bool
+	// Output is "" (text) or "junit" (a JUnit XML report).
+	Output string
 
 	files    []string
 	analyzer func() *merge.Analyzer
@@ -52,9 +55,12 @@ of the mutating pass and the deny, warn and dryrun decisions of the
 validating pass, which sees the object as the mutating pass left it.
 
 The exit status is 1 when any case gets other decisions (each shown as a
-(-want +got) diff), 2 when a file cannot be read.`,
+(-want +got) diff), 2 when a file cannot be read. -o junit prints a JUnit XML
+report instead (a testsuite per file, a testcase per case, the diff in each
+failure) for CI systems; the exit status is the same.`,
 		Example: `  kubectl hygiene test docs/examples/
-  kubectl hygiene test -v policies/no-edit-in-prod_test.yaml`,
+  kubectl hygiene test -v policies/no-edit-in-prod_test.yaml
+  kubectl hygiene test policies/ -o junit > report.xml`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return badInput(errors.New("test needs at least one DIR or FILE"))
@@ -72,6 +78,7 @@ The exit status is 1 when any case gets other decisions (each shown as a
 		},
 	}
 	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "print every case, not only the failures")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: junit (a JUnit XML report), or empty for text")
 	return cmd
 }
 
@@ -83,6 +90,9 @@ func (o *TestOptions) Complete(_ *cobra.Command, args []string) error {
 
 // Validate finds the test files.
 func (o *TestOptions) Validate() error {
+	if o.Output != "" && o.Output != "junit" {
+		return badInput(fmt.Errorf(`--output must be "junit" (or empty for text), not %q`, o.Output))
+	}
 	o.files = nil
 	for _, p := range o.Paths {
 		err := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
@@ -112,15 +122,26 @@ func isTestFile(name string) bool {
 func (o *TestOptions) Run(ctx context.Context) error {
 	r := &testRunner{analyzer: o.analyzer(), engines: map[string]*policy.Engine{}}
 	passed, failed := 0, 0
+	var results []testResult
 	for _, path := range o.files {
 		f, err := loadTestFile(path)
 		if err != nil {
 			return err
 		}
 		for _, c := range f.Cases {
+			start := time.Now()
 			diff, err := r.run(ctx, f.specFor(c, filepath.Dir(path)), c, filepath.Dir(path))
 			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)
+			}
+			results = append(results, testResult{File: path, Name: c.Name, Diff: diff, Time: time.Since(start)})
+			if o.Output == "junit" {
+				if diff != "" {
+					failed++
+				} else {
+					passed++
+				}
+				continue
 			}
 			if diff != "" {
 				failed++
@@ -133,7 +154,13 @@ func (o *TestOptions) Run(ctx context.Context) error {
 			}
 		}
 	}
-	fmt.Fprintf(o.Out, "%d passed, %d failed\n", passed, failed)
+	if o.Output == "junit" {
+		if err := writeJUnit(o.Out, results); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(o.Out, "%d passed, %d failed\n", passed, failed)
+	}
 	if failed > 0 {
 		return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d test cases failed", failed, passed+failed)}
 	}
