@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/review"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -107,17 +108,17 @@ func loadBenchCase(b *testing.B, name string, engine *policy.Engine) ([]byte, *R
 		cluster.objects = append(cluster.objects, &list.Items[i])
 	}
 	r := NewReviewer(engine, cluster)
-	var review admissionv1.AdmissionReview
-	if err := json.Unmarshal(body, &review); err != nil {
+	var ar admissionv1.AdmissionReview
+	if err := json.Unmarshal(body, &ar); err != nil {
 		b.Fatalf("decoding %s: %v", name, err)
 	}
-	rv, err := r.review(b.Context(), review.Request, anyWrite)
+	rv, err := r.core.Review(b.Context(), ar.Request, review.Validate)
 	if err != nil || rv == nil {
 		b.Fatalf("reviewing %s: %v, %v", name, rv, err)
 	}
 	want := wantClass[name[strings.LastIndex(name, "-")+1:]]
-	if rv.input.Classification != want {
-		b.Fatalf("%s is classified %q, want %q", name, rv.input.Classification, want)
+	if rv.Input.Classification != want {
+		b.Fatalf("%s is classified %q, want %q", name, rv.Input.Classification, want)
 	}
 	return body, r
 }

@@ -9,7 +9,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 
-	"github.com/apply-hygiene/apply-hygiene/policy"
+	"github.com/apply-hygiene/apply-hygiene/internal/review"
 )
 
 // answerShare is the part of the API server's timeout a review may take;
@@ -39,13 +39,13 @@ func withAPIServerDeadline(r *http.Request) (*http.Request, context.CancelFunc) 
 // context, for the message of a review that outlasts it.
 type apiServerTimeoutKey struct{}
 
-// reviewInTime is review, answered by ctx's deadline at the latest. Merge
+// reviewInTime is the core's Review, answered by ctx's deadline at the latest. Merge
 // does not look at ctx, so a review past its deadline goes on in the
 // background until it ends; its result is dropped. The policy engine and
 // the API reads stop at the deadline themselves.
-func (r *Reviewer) reviewInTime(ctx context.Context, req *admissionv1.AdmissionRequest, want func(write, policy.Classification) bool) (*review, error) {
+func (r *Reviewer) reviewInTime(ctx context.Context, req *admissionv1.AdmissionRequest, pass review.Pass) (*review.Review, error) {
 	if _, ok := ctx.Deadline(); !ok {
-		return r.review(ctx, req, want)
+		return r.core.Review(ctx, req, pass)
 	}
 	budget := "its deadline"
 	if timeout, ok := ctx.Value(apiServerTimeoutKey{}).(time.Duration); ok {
@@ -53,12 +53,12 @@ func (r *Reviewer) reviewInTime(ctx context.Context, req *admissionv1.AdmissionR
 			time.Duration(float64(timeout)*answerShare), int(answerShare*100), timeout)
 	}
 	type result struct {
-		rv  *review
+		rv  *review.Review
 		err error
 	}
 	done := make(chan result, 1) // never blocks the abandoned review
 	go func() {
-		rv, err := r.review(ctx, req, want)
+		rv, err := r.core.Review(ctx, req, pass)
 		done <- result{rv, err}
 	}()
 	select {

@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
 // fakeCluster answers from a captured snapshot (testdata/reviews/
@@ -68,4 +70,11 @@ func (c *fakeCluster) NamespaceLabels(_ context.Context, name string) (map[strin
 func controlledBy(obj, owner *unstructured.Unstructured) bool {
 	ref := metav1.GetControllerOfNoCopy(obj)
 	return ref != nil && ref.UID == owner.GetUID()
+}
+
+// lastAppliedAnnotation is the annotation the tests read and corrupt.
+const lastAppliedAnnotation = merge.LastAppliedAnnotation
+
+func lastApplied(obj *unstructured.Unstructured) string {
+	return obj.GetAnnotations()[lastAppliedAnnotation]
 }

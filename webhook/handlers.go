@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/review"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -21,31 +22,31 @@ func (r *Reviewer) Mutating() admission.Handler {
 		if req.SubResource == "scale" {
 			// A Scale object has nothing to repair: check it, and do not
 			// read its parent.
-			if _, err := scaleReplicas(&req.AdmissionRequest); err != nil {
+			if _, err := review.ScaleReplicas(&req.AdmissionRequest); err != nil {
 				return r.errored(ctx, "mutate", err)
 			}
 			r.opts.metrics.observe("mutate", "", "skipped", started, nil)
 			return admission.Allowed("")
 		}
-		rv, err := r.reviewInTime(ctx, &req.AdmissionRequest, repairable)
+		rv, err := r.reviewInTime(ctx, &req.AdmissionRequest, review.Mutate)
 		if err != nil {
 			return r.errored(ctx, "mutate", err)
 		}
 		if rv == nil {
-			r.opts.metrics.observe("mutate", rv.classification(), "skipped", started, nil)
+			r.opts.metrics.observe("mutate", rv.Classification(), "skipped", started, nil)
 			return admission.Allowed("")
 		}
-		mutations := rv.decisionsWith(policy.ActionRepair, policy.ActionPrune)
+		mutations := rv.DecisionsWith(policy.ActionRepair, policy.ActionPrune)
 		if len(mutations) == 0 {
-			r.opts.metrics.observe("mutate", rv.classification(), "allowed", started, nil)
+			r.opts.metrics.observe("mutate", rv.Classification(), "allowed", started, nil)
 			return admission.Allowed("")
 		}
-		patched, err := r.mutate(rv, mutations)
+		patched, err := rv.Repair(mutations)
 		if err != nil {
 			return r.errored(ctx, "mutate", err)
 		}
 		logDecisions(ctx, rv, mutations)
-		r.opts.metrics.observe("mutate", rv.classification(), "patched", started, mutations)
+		r.opts.metrics.observe("mutate", rv.Classification(), "patched", started, mutations)
 		return admission.PatchResponseFromRaw(req.Object.Raw, patched).WithWarnings(r.messages(mutations)...)
 	})
 }
@@ -55,7 +56,7 @@ func (r *Reviewer) Mutating() admission.Handler {
 func (r *Reviewer) Validating() admission.Handler {
 	return admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
 		started := time.Now()
-		rv, err := r.reviewInTime(ctx, &req.AdmissionRequest, anyWrite)
+		rv, err := r.reviewInTime(ctx, &req.AdmissionRequest, review.Validate)
 		if err != nil {
 			return r.errored(ctx, "validate", err)
 		}
@@ -63,18 +64,18 @@ func (r *Reviewer) Validating() admission.Handler {
 			r.opts.metrics.observe("validate", "", "skipped", started, nil)
 			return admission.Allowed("")
 		}
-		acted := rv.decisionsWith(policy.ActionDeny, policy.ActionWarn, policy.ActionDryRun)
+		acted := rv.DecisionsWith(policy.ActionDeny, policy.ActionWarn, policy.ActionDryRun)
 		logDecisions(ctx, rv, acted)
-		warnings := r.messages(rv.decisionsWith(policy.ActionWarn))
-		if denials := rv.decisionsWith(policy.ActionDeny); len(denials) > 0 {
-			r.opts.metrics.observe("validate", rv.classification(), "denied", started, acted)
+		warnings := r.messages(rv.DecisionsWith(policy.ActionWarn))
+		if denials := rv.DecisionsWith(policy.ActionDeny); len(denials) > 0 {
+			r.opts.metrics.observe("validate", rv.Classification(), "denied", started, acted)
 			return admission.Denied(strings.Join(messagesOf(denials), "\n")).WithWarnings(warnings...)
 		}
 		outcome := "allowed"
 		if len(warnings) > 0 {
 			outcome = "warned"
 		}
-		r.opts.metrics.observe("validate", rv.classification(), outcome, started, acted)
+		r.opts.metrics.observe("validate", rv.Classification(), outcome, started, acted)
 		return admission.Allowed("").WithWarnings(warnings...)
 	})
 }
@@ -91,26 +92,6 @@ func (r *Reviewer) errored(ctx context.Context, webhook string, err error) admis
 		return admission.Allowed("").WithWarnings(r.cut(fmt.Sprintf("apply-hygiene could not review this request and allowed it (failure policy Ignore): %v", err)))
 	}
 	return admission.Errored(http.StatusInternalServerError, fmt.Errorf("apply-hygiene could not review this request: %w", err))
-}
-
-// classification is the review's classification; "" for none.
-func (rv *review) classification() policy.Classification {
-	if rv == nil {
-		return ""
-	}
-	return rv.input.Classification
-}
-
-func (rv *review) decisionsWith(actions ...policy.Action) []policy.Decision {
-	var out []policy.Decision
-	for _, d := range rv.decisions {
-		for _, a := range actions {
-			if d.Action == a {
-				out = append(out, d)
-			}
-		}
-	}
-	return out
 }
 
 // messages are the decisions' messages as warnings, each cut to the
@@ -140,10 +121,10 @@ func messagesOf(ds []policy.Decision) []string {
 
 // logDecisions logs each decision; the logger from controller-runtime
 // already names the object, the resource, the user and the request.
-func logDecisions(ctx context.Context, rv *review, ds []policy.Decision) {
+func logDecisions(ctx context.Context, rv *review.Review, ds []policy.Decision) {
 	logger := log.FromContext(ctx)
 	for _, d := range ds {
-		logger.Info("decided", "rule", d.Rule, "action", d.Action, "classification", rv.input.Classification,
-			"fieldManager", rv.input.Request.FieldManager, "dryRun", rv.input.Request.DryRun, "paths", d.Paths)
+		logger.Info("decided", "rule", d.Rule, "action", d.Action, "classification", rv.Input.Classification,
+			"fieldManager", rv.Input.Request.FieldManager, "dryRun", rv.Input.Request.DryRun, "paths", d.Paths)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/review"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -58,13 +59,13 @@ func TestHandlersOnCapturedReviews(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			req := loadReview(t, tc.review)
 			r := NewReviewer(engine, loadCluster(t, filepath.Join("testdata", "reviews", tc.review+".cluster.json")))
-			rv, err := r.review(t.Context(), &req.AdmissionRequest, anyWrite)
+			rv, err := r.core.Review(t.Context(), &req.AdmissionRequest, review.Validate)
 			if err != nil {
 				t.Fatalf("review: %v", err)
 			}
 			var got policy.Classification
 			if rv != nil {
-				got = rv.input.Classification
+				got = rv.Input.Classification
 			}
 			if got != tc.classification {
 				t.Errorf("classification = %q, want %q", got, tc.classification)
@@ -126,4 +127,16 @@ func newEngine(t *testing.T) *policy.Engine {
 		t.Fatalf("creating the policy engine: %v", err)
 	}
 	return engine
+}
+
+// OpenShift's system:admin editing a field that last-applied owns is
+// denied like any person, not let through as a component.
+func TestSystemAdminEditIsReviewed(t *testing.T) {
+	req := loadReview(t, "deployment-edit")
+	req.UserInfo.Username, req.UserInfo.Groups = "system:admin", []string{"system:cluster-admins", "system:authenticated"}
+	r := NewReviewer(newEngine(t), loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json")))
+	resp := r.Validating().Handle(t.Context(), req)
+	if resp.Allowed || !strings.HasPrefix(resp.Result.Message, "[imperative-edit] ") {
+		t.Errorf("validating answer: allowed %v, %v; want denied with [imperative-edit]", resp.Allowed, resp.Result)
+	}
 }

@@ -50,8 +50,8 @@ func TestMutatingRepairsLastAppliedAfterUndo(t *testing.T) {
 			if len(resp.Patches) != 1 || resp.Patches[0].Path != lastAppliedPointer || resp.Patches[0].Operation != "replace" {
 				t.Fatalf("patches = %v, want one replace of %s", resp.Patches, lastAppliedPointer)
 			}
-			old, _, err := decodePair(&req.AdmissionRequest)
-			if err != nil {
+			old := &unstructured.Unstructured{}
+			if err := old.UnmarshalJSON(req.OldObject.Raw); err != nil {
 				t.Fatal(err)
 			}
 			got := decodeJSON(t, patchValue(t, resp.Patches[0]))

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/review"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -75,11 +76,11 @@ func TestUndoThatMatchesNoRevision(t *testing.T) {
 				tc.cluster(cluster)
 			}
 			r := NewReviewer(engine, cluster)
-			rv, err := r.review(t.Context(), &req.AdmissionRequest, anyWrite)
+			rv, err := r.core.Review(t.Context(), &req.AdmissionRequest, review.Validate)
 			if err != nil {
 				t.Fatalf("review: %v", err)
 			}
-			if got := rv.classification(); got != tc.classification {
+			if got := rv.Classification(); got != tc.classification {
 				t.Errorf("classification = %q, want %q", got, tc.classification)
 			}
 			validating := r.Validating().Handle(t.Context(), req)

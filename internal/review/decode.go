@@ -1,4 +1,4 @@
-package webhook
+package review
 
 import (
 	"errors"
@@ -12,27 +12,27 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
-// errBadRequest marks a request that cannot be reviewed as sent; it is
-// answered with HTTP 400.
-var errBadRequest = errors.New("bad admission request")
+// ErrBadRequest marks a request that cannot be reviewed as sent; the
+// webhook answers it with HTTP 400.
+var ErrBadRequest = errors.New("bad admission request")
 
 // decodeObject decodes one object of the request and checks that it is of
 // the kind the request declares.
 func decodeObject(raw runtime.RawExtension, want schema.GroupVersionKind, which string) (*unstructured.Unstructured, error) {
 	if len(raw.Raw) == 0 {
-		return nil, fmt.Errorf("%w: %s is empty", errBadRequest, which)
+		return nil, fmt.Errorf("%w: %s is empty", ErrBadRequest, which)
 	}
 	obj := &unstructured.Unstructured{}
 	if err := obj.UnmarshalJSON(raw.Raw); err != nil {
-		return nil, fmt.Errorf("%w: decoding %s: %w", errBadRequest, which, err)
+		return nil, fmt.Errorf("%w: decoding %s: %w", ErrBadRequest, which, err)
 	}
 	if got := obj.GroupVersionKind(); got != want {
-		return nil, fmt.Errorf("%w: %s is a %s, but the request declares %s", errBadRequest, which, describe(got), describe(want))
+		return nil, fmt.Errorf("%w: %s is a %s, but the request declares %s", ErrBadRequest, which, describe(got), describe(want))
 	}
 	// The API server writes managedFields; malformed ones mean the review
 	// was not sent by one.
 	if _, err := merge.ReadManagedFields(obj); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", errBadRequest, which, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrBadRequest, which, err)
 	}
 	return obj, nil
 }
@@ -47,7 +47,7 @@ func decodePair(req *admissionv1.AdmissionRequest) (old, new *unstructured.Unstr
 		return nil, nil, err
 	}
 	if new.GetName() != req.Name && req.Name != "" {
-		return nil, nil, fmt.Errorf("%w: object is named %q, but the request names %q", errBadRequest, new.GetName(), req.Name)
+		return nil, nil, fmt.Errorf("%w: object is named %q, but the request names %q", ErrBadRequest, new.GetName(), req.Name)
 	}
 	return old, new, nil
 }

@@ -1,8 +1,6 @@
-package webhook
+package review
 
 import (
-	"path/filepath"
-	"strings"
 	"testing"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -82,17 +80,5 @@ func TestIsController(t *testing.T) {
 				t.Errorf("isController(%q) = %v, want %v", tc.user, got, tc.want)
 			}
 		})
-	}
-}
-
-// OpenShift's system:admin editing a field that last-applied owns is
-// denied like any person, not let through as a component.
-func TestSystemAdminEditIsReviewed(t *testing.T) {
-	req := loadReview(t, "deployment-edit")
-	req.UserInfo.Username, req.UserInfo.Groups = "system:admin", []string{"system:cluster-admins", "system:authenticated"}
-	r := NewReviewer(newEngine(t), loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json")))
-	resp := r.Validating().Handle(t.Context(), req)
-	if resp.Allowed || !strings.HasPrefix(resp.Result.Message, "[imperative-edit] ") {
-		t.Errorf("validating answer: allowed %v, %v; want denied with [imperative-edit]", resp.Allowed, resp.Result)
 	}
 }

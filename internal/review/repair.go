@@ -1,4 +1,4 @@
-package webhook
+package review
 
 import (
 	"encoding/json"
@@ -11,15 +11,15 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
-// mutate carries out repair and prune decisions on the request's object
+// Repair carries out repair and prune decisions on the request's object
 // and returns it encoded. Each rule changes only the fields it names.
-func (r *Reviewer) mutate(rv *review, decisions []policy.Decision) ([]byte, error) {
-	obj := rv.new.DeepCopy()
+func (rv *Review) Repair(decisions []policy.Decision) ([]byte, error) {
+	obj := rv.New.DeepCopy()
 	for _, d := range decisions {
 		var err error
 		switch policy.RuleID(d.Rule) {
 		case policy.RuleStaleLastApplied:
-			err = repairLastApplied(obj, rv.input.Analysis)
+			err = repairLastApplied(obj, rv.Input.Analysis)
 		case policy.RuleDefaultedDependent, policy.RuleOrphanedField:
 			err = removePaths(obj, d.Paths)
 		default:

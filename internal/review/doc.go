@@ -1,0 +1,20 @@
+// Package review is the review core that every admission pass shares:
+// for one AdmissionRequest it decodes the objects, classifies the write
+// (client- or server-side apply, imperative edit, rollout undo, restart,
+// scale, save-config, a controller's write), runs merge on it, asks the
+// policies and returns the facts and the decisions (Reviewer.Review); it
+// carries out repair and prune decisions on the object (Review.Repair).
+//
+//	decode → classify → merge (facts) → policy (decisions)
+//
+// It has no HTTP and no admission responses. The drivers wrap it: the
+// webhook package turns a Review into controller-runtime admission
+// responses (with the API server's deadline, metrics and logs), and
+// `kubectl hygiene test` runs captured AdmissionReviews through the same
+// two passes (Mutate, then Validate on the repaired object) without
+// importing the webhook. review imports neither of them; it reads the
+// cluster through the small Cluster interface (a *kube.Cluster in the
+// server) and decides through Evaluator (a *policy.Engine).
+//
+// See ExampleReviewer.
+package review

@@ -1,0 +1,308 @@
+package review
+
+import (
+	"context"
+	"fmt"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/kube"
+	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// Evaluator decides what to do about a write: the policy engine.
+type Evaluator interface {
+	Evaluate(ctx context.Context, in *policy.Input) ([]policy.Decision, error)
+}
+
+// EvaluatorFunc adapts a function to Evaluator.
+type EvaluatorFunc func(ctx context.Context, in *policy.Input) ([]policy.Decision, error)
+
+// Evaluate implements Evaluator.
+func (f EvaluatorFunc) Evaluate(ctx context.Context, in *policy.Input) ([]policy.Decision, error) {
+	return f(ctx, in)
+}
+
+var (
+	_ Evaluator = EvaluatorFunc(nil)
+	_ Evaluator = (*policy.Engine)(nil)
+)
+
+// Cluster reads what a review needs beyond the request itself; a
+// *kube.Cluster on the API server is one.
+type Cluster interface {
+	// Object returns the object gvr/namespace/name (the parent of a /scale
+	// request).
+	Object(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error)
+	// Revisions returns the ReplicaSets (Deployment) or ControllerRevisions
+	// (StatefulSet, DaemonSet) that obj controls.
+	Revisions(ctx context.Context, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error)
+	// NamespaceLabels returns the labels of a namespace.
+	NamespaceLabels(ctx context.Context, name string) (map[string]string, error)
+}
+
+var _ Cluster = (*kube.Cluster)(nil)
+
+// Reviewer reviews admission requests; it is safe for concurrent use.
+type Reviewer struct {
+	analyzer  *merge.Analyzer
+	evaluator Evaluator
+	cluster   Cluster
+}
+
+// NewReviewer returns a Reviewer that analyzes with analyzer (nil:
+// merge.NewAnalyzer()), asks evaluator and reads from cluster.
+func NewReviewer(analyzer *merge.Analyzer, evaluator Evaluator, cluster Cluster) *Reviewer {
+	if analyzer == nil {
+		analyzer = merge.NewAnalyzer()
+	}
+	return &Reviewer{analyzer: analyzer, evaluator: evaluator, cluster: cluster}
+}
+
+// Pass says which admission pass reviews a request.
+type Pass int
+
+const (
+	// Validate reviews every write: the validating webhook, which denies
+	// and warns.
+	Validate Pass = iota
+	// Mutate reviews the writes whose decisions the mutating webhook can
+	// carry out: applies (defaulted dependents, pruned orphans) and rollout
+	// undos (stale last-applied). Analyzing other writes there would only
+	// repeat the validating pass's work.
+	Mutate
+)
+
+// wants reports whether the pass reviews w.
+func (p Pass) wants(w write, class policy.Classification) bool {
+	if p == Mutate {
+		return class == policy.ClientSideApply || class == policy.ServerSideApply || undoCandidate(w)
+	}
+	return true
+}
+
+// Review is the outcome of one request: what was decided, on what.
+type Review struct {
+	// Input is the policy input the decisions were made on.
+	Input *policy.Input
+	// Decisions are the policies' decisions.
+	Decisions []policy.Decision
+	// Old and New are the objects analyzed: for /scale, the parent as
+	// stored and with the new replica count.
+	Old, New *unstructured.Unstructured
+}
+
+// Review decodes, classifies, analyzes and evaluates req. It returns nil
+// (and no error) for requests it has no opinion on (anything but UPDATE, a
+// controller's write) and for those that the pass does not review. An
+// error that wraps ErrBadRequest means req itself is malformed.
+func (r *Reviewer) Review(ctx context.Context, req *admissionv1.AdmissionRequest, pass Pass) (*Review, error) {
+	if req.UID == "" || req.Operation == "" || req.Kind.Kind == "" {
+		return nil, fmt.Errorf("%w: the AdmissionReview has no request (uid, operation and kind are required)", ErrBadRequest)
+	}
+	if req.Operation != admissionv1.Update {
+		return nil, nil
+	}
+	old, new, err := r.objects(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	w := newWrite(req.SubResource, fieldManagerOption(req.Options.Raw), req.UserInfo, old, new)
+	class := classify(w)
+	if class == policy.Controller || !pass.wants(w, class) {
+		return nil, nil
+	}
+	in, err := r.analyze(ctx, w, class)
+	if err != nil {
+		return nil, err
+	}
+	in.Request = requestSummary(req, w)
+	if in.Namespace.Labels, err = r.cluster.NamespaceLabels(ctx, req.Namespace); err != nil {
+		return nil, err
+	}
+	in.Namespace.Name = req.Namespace
+	decisions, err := r.evaluator.Evaluate(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("evaluating policies: %w", err)
+	}
+	return &Review{Input: in, Decisions: decisions, Old: w.old, New: w.new}, nil
+}
+
+// objects returns the old and new object of an UPDATE; for /scale, the
+// parent as stored and as it would be with the new replica count.
+func (r *Reviewer) objects(ctx context.Context, req *admissionv1.AdmissionRequest) (old, new *unstructured.Unstructured, err error) {
+	if req.SubResource != "scale" {
+		return decodePair(req)
+	}
+	replicas, err := ScaleReplicas(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	gvr := schema.GroupVersionResource{Group: req.Resource.Group, Version: req.Resource.Version, Resource: req.Resource.Resource}
+	parent, err := r.cluster.Object(ctx, gvr, req.Namespace, req.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	scaled := parent.DeepCopy()
+	if err := unstructured.SetNestedField(scaled.Object, replicas, "spec", "replicas"); err != nil {
+		return nil, nil, fmt.Errorf("setting replicas on %s %s/%s: %w", parent.GetKind(), req.Namespace, req.Name, err)
+	}
+	return parent, scaled, nil
+}
+
+// ScaleReplicas decodes the Scale object of a /scale request and returns
+// its spec.replicas; the error wraps ErrBadRequest when there is none.
+func ScaleReplicas(req *admissionv1.AdmissionRequest) (int64, error) {
+	scaleGVK := schema.GroupVersionKind{Group: req.Kind.Group, Version: req.Kind.Version, Kind: req.Kind.Kind}
+	scale, err := decodeObject(req.Object, scaleGVK, "object")
+	if err != nil {
+		return 0, err
+	}
+	replicas, found, err := unstructured.NestedInt64(scale.Object, "spec", "replicas")
+	if err != nil || !found {
+		return 0, fmt.Errorf("%w: the Scale object has no spec.replicas", ErrBadRequest)
+	}
+	return replicas, nil
+}
+
+// analyze runs merge on the write and recognizes a rollout undo by the
+// revision it restored.
+func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classification) (*policy.Input, error) {
+	old, rb, err := r.undo(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	new := w.new
+	if class == policy.Imperative {
+		// An edit may change last-applied along with the field (see
+		// imperativeManagers): judge it against last-applied as it was.
+		new = withLastApplied(new, lastApplied(old))
+	}
+	an, err := r.analyzeWrite(w, class, old, new)
+	if err != nil {
+		return nil, err
+	}
+	in := &policy.Input{Classification: class, Analysis: an}
+	if rb != nil {
+		in.Classification = policy.RolloutUndo
+		an.Rollback = rb
+	}
+	return in, nil
+}
+
+// undo recognizes a rollout undo. It returns the old object to analyze the
+// write against and the rollback, nil when the write is no undo. After
+// apply-hygiene's own repair (the mutating pass) last-applied differs
+// between old and new: the templates are then compared under the repaired
+// last-applied. A write that looks like an undo (undoLike) but whose
+// template matches no revision is an unconfirmed undo: rules warn about it
+// and never deny nor repair it.
+func (r *Reviewer) undo(ctx context.Context, w write) (*unstructured.Unstructured, *merge.Rollback, error) {
+	if !undoCandidate(w) {
+		return w.old, nil, nil
+	}
+	old := withLastApplied(w.old, lastApplied(w.new))
+	rb, err := r.rollback(ctx, old, w.new)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rb != nil {
+		return old, rb, nil
+	}
+	if !undoLike(w) {
+		return w.old, nil, nil
+	}
+	rb, err = r.analyzer.UnconfirmedRollback(w.old, w.new)
+	if err != nil {
+		return nil, nil, fmt.Errorf("describing the undo-like write of %s %s/%s: %w", w.new.GetKind(), w.new.GetNamespace(), w.new.GetName(), err)
+	}
+	return w.old, rb, nil
+}
+
+// analyzeWrite runs the analysis that fits the classification: an apply
+// is recomputed as one even when last-applied did not change (an unchanged
+// manifest still reverts drift).
+func (r *Reviewer) analyzeWrite(w write, class policy.Classification, old, new *unstructured.Unstructured) (*merge.Analysis, error) {
+	var (
+		an  *merge.Analysis
+		err error
+	)
+	switch class {
+	case policy.ServerSideApply:
+		an, err = r.analyzer.AnalyzeServerSideApply(old, new, w.manager)
+	case policy.ClientSideApply:
+		an, err = r.analyzer.AnalyzeClientSideApply(old, new)
+	default:
+		an, err = r.analyzer.AnalyzeUpdate(old, new)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("analyzing the %s of %s %s/%s: %w", class, new.GetKind(), new.GetNamespace(), new.GetName(), err)
+	}
+	return an, nil
+}
+
+func (r *Reviewer) rollback(ctx context.Context, old, new *unstructured.Unstructured) (*merge.Rollback, error) {
+	revisions, err := r.cluster.Revisions(ctx, new)
+	if err != nil {
+		return nil, err
+	}
+	rb, err := r.analyzer.DetectRollback(old, new, revisions)
+	if err != nil {
+		return nil, fmt.Errorf("detecting a rollback of %s %s/%s: %w", new.GetKind(), new.GetNamespace(), new.GetName(), err)
+	}
+	return rb, nil
+}
+
+func withLastApplied(obj *unstructured.Unstructured, value string) *unstructured.Unstructured {
+	if lastApplied(obj) == value || value == "" {
+		return obj
+	}
+	c := obj.DeepCopy()
+	ann := c.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[lastAppliedAnnotation] = value
+	c.SetAnnotations(ann)
+	return c
+}
+
+func requestSummary(req *admissionv1.AdmissionRequest, w write) policy.Request {
+	return policy.Request{
+		UID:          string(req.UID),
+		Operation:    string(req.Operation),
+		Subresource:  req.SubResource,
+		DryRun:       req.DryRun != nil && *req.DryRun,
+		Object:       merge.RefOf(w.new),
+		FieldManager: w.manager,
+		User: policy.User{
+			Username:       req.UserInfo.Username,
+			Groups:         req.UserInfo.Groups,
+			ServiceAccount: isServiceAccount(req.UserInfo),
+		},
+	}
+}
+
+// Classification is the review's classification; "" for none.
+func (rv *Review) Classification() policy.Classification {
+	if rv == nil {
+		return ""
+	}
+	return rv.Input.Classification
+}
+
+// DecisionsWith returns the decisions with one of actions.
+func (rv *Review) DecisionsWith(actions ...policy.Action) []policy.Decision {
+	var out []policy.Decision
+	for _, d := range rv.Decisions {
+		for _, a := range actions {
+			if d.Action == a {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
