@@ -3,26 +3,22 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/review"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
-	"github.com/apply-hygiene/apply-hygiene/webhook"
 )
 
 // TestOptions holds the flags and inputs of `kubectl hygiene test`.
@@ -208,89 +204,48 @@ func (r *testRunner) run(ctx context.Context, spec engineSpec, c testCase, dir s
 	return decisionsDiff(c.Expect, got), nil
 }
 
-// review runs the mutating and then the validating handler and returns
-// the decisions each carries out.
-func (r *testRunner) review(ctx context.Context, engine *policy.Engine, cluster webhook.Cluster, req *admissionv1.AdmissionRequest) ([]policy.Decision, error) {
-	rec := &recorder{engine: engine}
-	reviewer := webhook.NewReviewer(webhook.EvaluatorFunc(rec.evaluate), cluster,
-		webhook.WithAnalyzer(r.analyzer), webhook.WithFailOpen(false))
-	mutating := reviewer.Mutating().Handle(ctx, admission.Request{AdmissionRequest: *req})
-	if err := rec.take(mutating); err != nil {
+// review runs the request through the review core (internal/review) as the
+// API server calls the webhooks: the mutating pass, its repairs applied to
+// the object, then the validating pass. It returns the decisions each
+// carries out.
+func (r *testRunner) review(ctx context.Context, engine *policy.Engine, cluster review.Cluster, req *admissionv1.AdmissionRequest) ([]policy.Decision, error) {
+	reviewer := review.NewReviewer(r.analyzer, engine, cluster)
+	got, mutated, err := mutatingPass(ctx, reviewer, req)
+	if err != nil {
 		return nil, fmt.Errorf("mutating pass: %w", err)
 	}
-	got := withActions(rec.decisions, policy.ActionRepair, policy.ActionPrune)
-	mutated, err := applyPatches(req, mutating)
+	validating, err := reviewer.Review(ctx, mutated, review.Validate)
 	if err != nil {
-		return nil, err
-	}
-	rec.decisions = nil
-	validating := reviewer.Validating().Handle(ctx, admission.Request{AdmissionRequest: *mutated})
-	if err := rec.take(validating); err != nil {
 		return nil, fmt.Errorf("validating pass: %w", err)
 	}
-	got = append(got, withActions(rec.decisions, policy.ActionDeny, policy.ActionWarn, policy.ActionDryRun)...)
+	if validating != nil {
+		got = append(got, validating.DecisionsWith(policy.ActionDeny, policy.ActionWarn, policy.ActionDryRun)...)
+	}
 	return got, nil
 }
 
-// recorder evaluates with the engine and keeps what it decided.
-type recorder struct {
-	engine    *policy.Engine
-	mu        sync.Mutex
-	decisions []policy.Decision
-	err       error
-}
-
-func (r *recorder) evaluate(ctx context.Context, in *policy.Input) ([]policy.Decision, error) {
-	ds, err := r.engine.Evaluate(ctx, in)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.decisions, r.err = append(r.decisions, ds...), err
-	return ds, err
-}
-
-// take returns the error of a pass: the evaluation's, or the handler's
-// when it answered with an error.
-func (r *recorder) take(resp admission.Response) error {
-	if r.err != nil {
-		return r.err
+// mutatingPass returns the repair and prune decisions of the mutating pass
+// and req with them carried out on its object, as the API server passes it
+// on to the validating webhooks. A /scale request has nothing to repair.
+func mutatingPass(ctx context.Context, reviewer *review.Reviewer, req *admissionv1.AdmissionRequest) ([]policy.Decision, *admissionv1.AdmissionRequest, error) {
+	if req.SubResource == "scale" {
+		return nil, req, nil
 	}
-	if resp.Result != nil && resp.Result.Code >= 400 && resp.Result.Code != 403 {
-		return errors.New(resp.Result.Message)
+	rv, err := reviewer.Review(ctx, req, review.Mutate)
+	if err != nil || rv == nil {
+		return nil, req, err
 	}
-	return nil
-}
-
-func withActions(ds []policy.Decision, actions ...policy.Action) []policy.Decision {
-	var out []policy.Decision
-	for _, d := range ds {
-		if slices.Contains(actions, d.Action) {
-			out = append(out, d)
-		}
+	repairs := rv.DecisionsWith(policy.ActionRepair, policy.ActionPrune)
+	if len(repairs) == 0 {
+		return nil, req, nil
 	}
-	return out
-}
-
-// applyPatches returns req with the mutating response's patch applied to
-// its object, as the API server does before calling validating webhooks.
-func applyPatches(req *admissionv1.AdmissionRequest, resp admission.Response) (*admissionv1.AdmissionRequest, error) {
-	if len(resp.Patches) == 0 {
-		return req, nil
-	}
-	ops, err := json.Marshal(resp.Patches)
+	raw, err := rv.Repair(repairs)
 	if err != nil {
-		return nil, fmt.Errorf("encoding the mutating patch: %w", err)
+		return nil, nil, err
 	}
-	patch, err := jsonpatch.DecodePatch(ops)
-	if err != nil {
-		return nil, fmt.Errorf("decoding the mutating patch: %w", err)
-	}
-	obj, err := patch.Apply(req.Object.Raw)
-	if err != nil {
-		return nil, fmt.Errorf("applying the mutating patch: %w", err)
-	}
-	out := req.DeepCopy()
-	out.Object.Raw, out.Object.Object = obj, nil
-	return out, nil
+	mutated := req.DeepCopy()
+	mutated.Object.Raw, mutated.Object.Object = raw, nil
+	return repairs, mutated, nil
 }
 
 // decisionsDiff compares the expected decisions with got. Each decision

@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/review"
 	"github.com/apply-hygiene/apply-hygiene/policy"
-	"github.com/apply-hygiene/apply-hygiene/webhook"
 )
 
 // testFile is one file of test cases (*_test.yaml). Paths in it are
@@ -218,7 +218,7 @@ type offlineCluster struct {
 	labels  map[string]string
 }
 
-var _ webhook.Cluster = (*offlineCluster)(nil)
+var _ review.Cluster = (*offlineCluster)(nil)
 
 func (c testCase) cluster(dir string) (*offlineCluster, error) {
 	oc := &offlineCluster{labels: c.NamespaceLabels}
@@ -244,7 +244,7 @@ func (c testCase) cluster(dir string) (*offlineCluster, error) {
 	return oc, nil
 }
 
-// Object implements webhook.Cluster.
+// Object implements review.Cluster.
 func (c *offlineCluster) Object(_ context.Context, gvr schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error) {
 	for _, o := range c.objects {
 		gv, _ := schema.ParseGroupVersion(o.GetAPIVersion())
@@ -255,7 +255,7 @@ func (c *offlineCluster) Object(_ context.Context, gvr schema.GroupVersionResour
 	return nil, fmt.Errorf("reading %s %s/%s: not in the test case's objects", gvr.Resource, namespace, name)
 }
 
-// Revisions implements webhook.Cluster.
+// Revisions implements review.Cluster.
 func (c *offlineCluster) Revisions(_ context.Context, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
 	for _, o := range c.objects {
@@ -267,7 +267,7 @@ func (c *offlineCluster) Revisions(_ context.Context, obj *unstructured.Unstruct
 	return out, nil
 }
 
-// NamespaceLabels implements webhook.Cluster, with the label the API
+// NamespaceLabels implements review.Cluster, with the label the API
 // server sets on every namespace.
 func (c *offlineCluster) NamespaceLabels(_ context.Context, name string) (map[string]string, error) {
 	if name == "" {
