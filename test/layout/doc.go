@@ -1,0 +1,7 @@
+// Package layout checks the import graph against the design (docs/design.md
+// section 3): data flows webhook → merge (facts) → policy (decisions) →
+// webhook (response); merge and policy never import a driver; the drivers
+// (the webhook, the audit, the CLI) import neither each other nor anything
+// above them; nothing below cmd/ but cmd/apply-hygiene imports webhook.
+// The test has no code of its own beyond this file and layout_test.go.
+package layout

@@ -1,0 +1,134 @@
+package layout
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/apply-hygiene/apply-hygiene"
+
+// floors puts each product package on a floor: a package may import only
+// packages on lower floors. hack/ and test/ are tooling, not product.
+var floors = map[string]int{
+	"merge":           0,
+	"certs":           0,
+	"internal/kube":   0,
+	"policy":          1,
+	"internal/review": 2,
+	"audit":           2,
+	"webhook":         3,
+}
+
+// cmdFloor is the floor of every command under cmd/.
+const cmdFloor = 4
+
+// pkg is what the test reads of `go list -json`.
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+// list runs `go list -json` on every package of the module in the module root. The
+// module does not require golang.org/x/tools/go/packages, and adding a
+// dependency for one test is not worth it: `go list` is the go command's
+// own answer about the build graph, so the test shells out to it.
+func list(t *testing.T) map[string]pkg {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), "go", "list", "-json", module+"/...")
+	cmd.Dir = "../.."
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	pkgs := map[string]pkg{}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("decoding go list: %v", err)
+		}
+		pkgs[strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")] = p
+	}
+	return pkgs
+}
+
+func floorOf(rel string) (int, bool) {
+	if strings.HasPrefix(rel, "cmd/") {
+		return cmdFloor, true
+	}
+	f, ok := floors[rel]
+	return f, ok
+}
+
+// own returns the module's packages among paths, relative to the module.
+func own(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if strings.HasPrefix(p, module+"/") {
+			out = append(out, strings.TrimPrefix(p, module+"/"))
+		}
+	}
+	return out
+}
+
+func TestNoPackageImportsOneAboveIt(t *testing.T) {
+	for rel, p := range list(t) {
+		floor, ok := floorOf(rel)
+		if !ok {
+			continue
+		}
+		for _, imp := range own(p.Imports) {
+			if f, ok := floorOf(imp); ok && f >= floor {
+				t.Errorf("%s (floor %d) imports %s (floor %d)", rel, floor, imp, f)
+			}
+		}
+	}
+}
+
+func TestOnlyTheServerImportsTheWebhook(t *testing.T) {
+	pkgs := list(t)
+	for _, rel := range []string{"audit", "merge", "policy", "internal/kube", "internal/review"} {
+		p, ok := pkgs[rel]
+		if !ok {
+			t.Fatalf("package %s not listed", rel)
+		}
+		if slices.Contains(own(p.Deps), "webhook") {
+			t.Errorf("go list -deps ./%s contains webhook", rel)
+		}
+	}
+	for rel, p := range pkgs {
+		if rel == "webhook" || rel == "cmd/apply-hygiene" {
+			continue
+		}
+		if slices.Contains(own(p.Deps), "webhook") {
+			t.Errorf("%s depends on webhook; only cmd/apply-hygiene may", rel)
+		}
+	}
+}
+
+func TestFactsAndDecisionsImportNoDriver(t *testing.T) {
+	pkgs := list(t)
+	forbidden := map[string][]string{
+		"merge":  {"policy", "webhook", "audit", "internal/review", "internal/kube"},
+		"policy": {"webhook", "audit", "internal/review"},
+	}
+	for rel, drivers := range forbidden {
+		deps := own(pkgs[rel].Deps)
+		for _, d := range drivers {
+			if slices.Contains(deps, d) {
+				t.Errorf("%s depends on %s", rel, d)
+			}
+		}
+	}
+}
