@@ -26,6 +26,7 @@ type DiffOptions struct {
 	Output string
 
 	manifests manifestFlags
+	policies  policyFlags
 	diffLive
 	analyzer func() *merge.Analyzer
 	genericiooptions.IOStreams
@@ -90,6 +91,7 @@ and 2 or more on errors (2: bad input).`,
 		},
 	}
 	o.manifests.addFlags(cmd.Flags())
+	o.policies.addFlags(cmd.Flags())
 	cmd.Flags().StringVar(&o.LiveFile, "live", "", "file with the live objects (kubectl get -o yaml); empty: read them from the cluster")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json or yaml (default: text)")
 	o.kube.AddFlags(cmd.Flags())
@@ -123,6 +125,10 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	j, err := o.judge(ctx)
+	if err != nil {
+		return err
+	}
 	var items []diffItem
 	findings := []Finding{}
 	for _, m := range manifests {
@@ -132,7 +138,11 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		}
 		items = append(items, item)
 		if item.analysis != nil {
-			findings = append(findings, findingsFor(item.analysis, item.Result, o.ManifestFile)...)
+			fs, err := j.findings(ctx, j.applyInput(ctx, item.analysis))
+			if err != nil {
+				return err
+			}
+			findings = append(findings, fs...)
 		}
 	}
 	if err := o.print(items, findings); err != nil {

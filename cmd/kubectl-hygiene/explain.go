@@ -25,6 +25,7 @@ type ExplainOptions struct {
 
 	// color is set when the text goes to a terminal.
 	color    bool
+	policies policyFlags
 	kube     *genericclioptions.ConfigFlags
 	connect  connectFunc
 	analyzer func() *merge.Analyzer
@@ -70,6 +71,7 @@ On a terminal, drift and orphans are colored.`,
 	}
 	cmd.Flags().StringVar(&o.LiveFile, "live", "", "read the live objects from this file (kubectl get -o yaml) instead of the cluster")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json or yaml (default: text)")
+	o.policies.addFlags(cmd.Flags())
 	o.kube.AddFlags(cmd.Flags())
 	return cmd
 }
@@ -107,6 +109,10 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	j, err := o.judge(ctx)
+	if err != nil {
+		return err
+	}
 	var items []explainItem
 	findings := []Finding{}
 	for _, l := range live {
@@ -115,7 +121,11 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 			return err
 		}
 		items = append(items, explainItem{Object: ex.Analysis.Object, LastApplied: ex.Analysis.LastApplied, Fields: ex.Fields})
-		findings = append(findings, findingsFor(ex.Analysis, l, "")...)
+		fs, err := j.findings(ctx, j.liveInput(ctx, l, ex.Analysis))
+		if err != nil {
+			return err
+		}
+		findings = append(findings, fs...)
 	}
 	return o.print(items, findings)
 }

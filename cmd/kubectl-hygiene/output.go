@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
 // printStructured writes v as JSON or YAML.
@@ -124,10 +125,10 @@ func statusColor(f merge.FieldInfo) string {
 }
 
 func actionColor(action string) string {
-	switch action {
-	case actionDeny:
+	switch policy.Action(action) {
+	case policy.ActionDeny:
 		return colorRed
-	case actionWarn, actionRepair, "prune", "dryrun":
+	case policy.ActionWarn, policy.ActionRepair, policy.ActionPrune, policy.ActionDryRun:
 		return colorYellow
 	}
 	return ""
@@ -206,4 +207,25 @@ func redactSecret(obj map[string]any) map[string]any {
 		}
 	}
 	return obj
+}
+
+// maxMessageValue is the length at which values in explain's table are
+// cut.
+const maxMessageValue = 80
+
+// value renders a field value for explain's table: compact JSON, cut;
+// "nothing" when absent.
+func value(v any) string {
+	if v == nil {
+		return "nothing"
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	s := string(data)
+	if len(s) > maxMessageValue {
+		s = strings.ToValidUTF8(s[:maxMessageValue], "") + "…"
+	}
+	return s
 }

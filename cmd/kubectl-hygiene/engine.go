@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/apply-hygiene/apply-hygiene/audit"
+	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// applyFieldManager is the field manager of kubectl's client-side apply:
+// the one a diff assumes for the apply it predicts.
+const applyFieldManager = "kubectl-client-side-apply"
+
+// defaultHygieneNamespace is the namespace the chart's documentation
+// installs apply-hygiene in (docs/install.md).
+const defaultHygieneNamespace = "apply-hygiene"
+
+// policyFlags are the policy flags of diff and explain. --policy-config
+// and --policy-dir are the server's (cmd/apply-hygiene); when connected,
+// the installed chart's configuration and user policies are read from its
+// ConfigMaps in --hygiene-namespace.
+type policyFlags struct {
+	// Config is a policy.Config file (YAML or JSON); it replaces the
+	// chart's configuration.
+	Config string
+	// Dirs are directories of user policies, added to the chart's.
+	Dirs []string
+	// Namespace is where the chart is installed.
+	Namespace string
+}
+
+func (p *policyFlags) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&p.Config, "policy-config", "", "policy configuration (YAML or JSON, as the server's --policy-config); default: the installed chart's when connected, else the defaults")
+	fs.StringSliceVar(&p.Dirs, "policy-dir", nil, "directory of user Rego policies, as the server's --policy-dir (repeatable); added to the installed chart's when connected")
+	fs.StringVar(&p.Namespace, "hygiene-namespace", defaultHygieneNamespace, "namespace of the installed apply-hygiene chart, whose policy ConfigMaps are used when connected")
+}
+
+// judge decides about predicted writes with the server's policy engine,
+// prepared once, and what the CLI knows of who would write.
+type judge struct {
+	engine *policy.Engine
+	// user is who would send the apply: the kubeconfig's user as the API
+	// server authenticates it when connected, else nobody.
+	user policy.User
+	// labels returns the labels of a namespace: read from the cluster
+	// when connected, none offline.
+	labels func(ctx context.Context, namespace string) map[string]string
+}
+
+// load prepares the engine with the flags and, when c is not nil, the
+// installed chart's configuration and user policies, and says on errOut
+// which were used.
+func (p *policyFlags) load(ctx context.Context, c *cluster, errOut io.Writer) (*judge, error) {
+	inst := installation{namespace: p.Namespace, configFrom: defaultConfigFrom}
+	if c != nil {
+		inst = c.installation(ctx, p.Namespace)
+	}
+	cfg, cfgFrom := inst.config, inst.configFrom
+	if p.Config != "" {
+		raw, err := os.ReadFile(p.Config)
+		if err != nil {
+			return nil, badInput(fmt.Errorf("reading --policy-config: %w", err))
+		}
+		if cfg, err = decodePolicyConfig(raw, "--policy-config "+p.Config); err != nil {
+			return nil, badInput(err)
+		}
+		cfgFrom = "file " + p.Config
+	}
+	engine, err := policy.New(ctx, policy.WithConfig(cfg), policy.WithDirs(p.Dirs...), policy.WithModules(inst.modules))
+	if err != nil {
+		return nil, badInput(fmt.Errorf("loading the policies: %w", err))
+	}
+	j := &judge{engine: engine, user: policy.User{Groups: []string{}}, labels: noLabels}
+	if c != nil {
+		j.user, j.labels = c.whoami(ctx), c.namespaceLabels
+	}
+	fmt.Fprintf(errOut, "using %s and %s\n", cfgFrom, userPolicies(engine))
+	if inst.note != "" {
+		fmt.Fprintf(errOut, "note: %s\n", inst.note)
+	}
+	return j, nil
+}
+
+// userPolicies counts the modules in force that are not bundled.
+func userPolicies(e *policy.Engine) string {
+	var n int
+	for _, m := range e.Status().Modules {
+		if !strings.HasPrefix(m, "rules/") {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return "no user policies"
+	case 1:
+		return "1 user policy"
+	}
+	return fmt.Sprintf("%d user policies", n)
+}
+
+// decodePolicyConfig decodes and validates a policy.Config as the server
+// reads its --policy-config.
+func decodePolicyConfig(raw []byte, what string) (policy.Config, error) {
+	var cfg policy.Config
+	if err := yaml.UnmarshalStrict(raw, &cfg); err != nil {
+		return cfg, fmt.Errorf("decoding %s: %w", what, err)
+	}
+	if errs := cfg.Validate(); len(errs) > 0 {
+		return cfg, fmt.Errorf("validating %s: %w", what, errs.ToAggregate())
+	}
+	return cfg, nil
+}
+
+// judge loads the policies of a diff: with the installed chart's when it
+// reads the cluster (no --live).
+func (o *DiffOptions) judge(ctx context.Context) (*judge, error) {
+	var c *cluster
+	if o.LiveFile == "" {
+		var err error
+		if c, err = o.connect(o.kube); err != nil {
+			return nil, err
+		}
+	}
+	return o.policies.load(ctx, c, o.ErrOut)
+}
+
+// judge loads the policies of an explain: with the installed chart's when
+// it reads the cluster (KIND/NAME).
+func (o *ExplainOptions) judge(ctx context.Context) (*judge, error) {
+	var c *cluster
+	if o.LiveFile == "" {
+		var err error
+		if c, err = o.connect(o.kube); err != nil {
+			return nil, err
+		}
+	}
+	return o.policies.load(ctx, c, o.ErrOut)
+}
+
+// applyInput is the policy input of the client-side apply that diff
+// predicts, built as the webhook builds it for the apply's UPDATE: the
+// request is the current user's, with kubectl's client-side apply field
+// manager, not a dry run; the namespace labels are read from the cluster
+// when connected (offline none, so the enforcement label never applies).
+func (j *judge) applyInput(ctx context.Context, an *merge.Analysis) *policy.Input {
+	return &policy.Input{
+		Request: policy.Request{
+			Operation:    "UPDATE",
+			Object:       an.Object,
+			User:         j.user,
+			FieldManager: applyFieldManager,
+		},
+		Namespace:      policy.Namespace{Name: an.Object.Namespace, Labels: j.namespaceLabels(ctx, an.Object.Namespace)},
+		Classification: policy.ClientSideApply,
+		Analysis:       an,
+	}
+}
+
+// liveInput is the policy input of a stored object, as the audit builds
+// it.
+func (j *judge) liveInput(ctx context.Context, obj *unstructured.Unstructured, an *merge.Analysis) *policy.Input {
+	return audit.Input(obj, an, j.namespaceLabels(ctx, obj.GetNamespace()))
+}
+
+func (j *judge) namespaceLabels(ctx context.Context, name string) map[string]string {
+	if name == "" {
+		return map[string]string{}
+	}
+	return j.labels(ctx, name)
+}
+
+// noLabels are the namespace labels offline: none.
+func noLabels(context.Context, string) map[string]string { return map[string]string{} }
+
+// findings evaluates in and returns one finding per decision and path.
+func (j *judge) findings(ctx context.Context, in *policy.Input) ([]Finding, error) {
+	ds, err := j.engine.Evaluate(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("evaluating policies for %s %s: %w", in.Request.Object.Kind, objectName(in.Request.Object), err)
+	}
+	return findingsOf(ds, in.Request.Object), nil
+}

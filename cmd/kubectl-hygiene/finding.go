@@ -1,0 +1,36 @@
+package main
+
+import (
+	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// lastAppliedPath is where findings about the annotation itself point.
+const lastAppliedPath = "metadata.annotations[" + merge.LastAppliedAnnotation + "]"
+
+// Finding is one policy decision on one field, as every command prints it
+// (design.md section 7). Rule, Action and Message are the decision's, as
+// the webhook would answer them.
+type Finding struct {
+	Rule    string          `json:"rule"`
+	Action  string          `json:"action"`
+	Path    string          `json:"path"`
+	Message string          `json:"message"`
+	Object  merge.ObjectRef `json:"object"`
+}
+
+// findingsOf turns decisions into findings, one per path (a decision
+// without paths gives one finding with an empty path), as the audit does.
+func findingsOf(ds []policy.Decision, ref merge.ObjectRef) []Finding {
+	out := []Finding{}
+	for _, d := range ds {
+		paths := d.Paths
+		if len(paths) == 0 {
+			paths = []string{""}
+		}
+		for _, p := range paths {
+			out = append(out, Finding{Rule: d.Rule, Action: string(d.Action), Path: p, Message: d.Message, Object: ref})
+		}
+	}
+	return out
+}
