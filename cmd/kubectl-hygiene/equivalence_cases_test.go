@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -272,5 +273,55 @@ func applyRequest(t *testing.T, old, new *unstructured.Unstructured, user policy
 		OldObject: runtime.RawExtension{Raw: oldRaw},
 		Options:   runtime.RawExtension{Raw: []byte(`{"kind":"PatchOptions","apiVersion":"meta.k8s.io/v1","fieldManager":"` + applyFieldManager + `"}`)},
 		DryRun:    ptr.To(false),
+	}
+}
+
+// policyFixtures holds policy inputs written by hand from the seeds.
+var policyFixtures = filepath.Join("..", "..", "policy", "testdata")
+
+// TestEquivalencePolicyFixtures: policy/testdata holds policy inputs, the
+// webhook's side of the engine already. For each client-side apply among
+// them, the input that diff builds from the same analysis, user and
+// namespace must decide exactly as the fixture does; the other
+// classifications are no apply that diff predicts (see
+// equivalence_test.go).
+func TestEquivalencePolicyFixtures(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join(policyFixtures, "*", "input.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	applies := 0
+	for setupName, setup := range engineSetups() {
+		s := newSides(t, setup)
+		for _, path := range paths {
+			t.Run(setupName+"/"+filepath.Base(filepath.Dir(path)), func(t *testing.T) {
+				raw, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var in policy.Input
+				if err := json.Unmarshal(raw, &in); err != nil {
+					t.Fatal(err)
+				}
+				if in.Classification != policy.ClientSideApply || in.Analysis == nil {
+					t.Skipf("classification %s: not an apply that diff predicts", in.Classification)
+				}
+				applies++
+				in.Namespace.Labels = s.namespaceLabels(in.Namespace.Name)
+				want, err := s.server.Evaluate(t.Context(), &in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.cli.user = in.Request.User
+				got, err := s.cli.findings(t.Context(), s.cli.applyInput(t.Context(), in.Analysis))
+				if err != nil {
+					t.Fatal(err)
+				}
+				compareDecisions(t, want, got)
+			})
+		}
+	}
+	if applies < 10 {
+		t.Errorf("compared %d client-side applies of policy/testdata", applies)
 	}
 }
