@@ -65,7 +65,7 @@ func inject[T any](ctx context.Context, api webhookConfigurations[T], name, kind
 		if _, err := api.Update(ctx, cfg, metav1.UpdateOptions{}); err != nil {
 			return err
 		}
-		logr.FromContextOrDiscard(ctx).Info("Injected the CA bundle", "kind", kind, "name", name)
+		logr.FromContextOrDiscard(ctx).Info("injected the CA bundle", "kind", kind, "name", name)
 		return nil
 	})
 	if err != nil {

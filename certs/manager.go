@@ -47,7 +47,7 @@ func (m *Manager) Start(ctx context.Context) error {
 	defer ticker.Stop()
 	for {
 		if err := m.Ensure(ctx); err != nil {
-			log.Error(err, "Ensuring the webhook certificate failed; retrying", "retryIn", m.opts.CheckInterval)
+			log.Error(err, "ensuring the webhook certificate failed; retrying", "retryIn", m.opts.CheckInterval)
 		}
 		select {
 		case <-ctx.Done():
@@ -78,7 +78,7 @@ func (m *Manager) Ensure(ctx context.Context) error {
 		return errors.Join(injectErr, err)
 	}
 	if changed {
-		logr.FromContextOrDiscard(ctx).Info("Wrote the webhook serving certificate", "dir", m.opts.CertDir)
+		logr.FromContextOrDiscard(ctx).Info("wrote the webhook serving certificate", "dir", m.opts.CertDir)
 	}
 	return injectErr
 }

@@ -192,7 +192,7 @@ func TestEnsureNeverLogsKeyMaterial(t *testing.T) {
 		t.Fatalf("Ensure: %v", err)
 	}
 	s := readState(t, client, opts.CertDir)
-	if !strings.Contains(logs.String(), "Regenerating") {
+	if !strings.Contains(logs.String(), "regenerating the webhook certificate") {
 		t.Errorf("no rotation was logged:\n%s", logs.String())
 	}
 	for _, secret := range [][]byte{s.key, expiring.key, []byte("PRIVATE KEY")} {

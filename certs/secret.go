@@ -39,7 +39,7 @@ func (m *Manager) ensureSecret(ctx context.Context) (material, error) {
 			if err != nil {
 				return material{}, fmt.Errorf("creating %s: %w", m.secretRef(), err)
 			}
-			log.Info("Created the webhook certificate secret", "secret", m.opts.SecretName)
+			log.Info("created the webhook certificate secret", "secret", m.opts.SecretName)
 			return mat, nil
 		}
 		if err != nil {
@@ -52,7 +52,7 @@ func (m *Manager) ensureSecret(ctx context.Context) (material, error) {
 		if err == nil {
 			return mat, nil
 		}
-		log.Info("Regenerating the webhook certificate", "secret", m.opts.SecretName, "reason", err.Error())
+		log.Info("regenerating the webhook certificate", "secret", m.opts.SecretName, "reason", err.Error())
 		mat, err = generate(m.opts.hosts(), now, m.opts.Validity, previousCA(p, now))
 		if err != nil {
 			return material{}, err

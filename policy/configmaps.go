@@ -145,7 +145,7 @@ func (s *ConfigMapSource) sync(ctx context.Context, lister listersv1.ConfigMapLi
 	log := logr.FromContextOrDiscard(ctx).WithValues("namespace", s.namespace)
 	cms, err := lister.ConfigMaps(s.namespace).List(s.selector)
 	if err != nil {
-		log.Error(err, "Listing policy ConfigMaps")
+		log.Error(err, "listing policy ConfigMaps failed")
 		return
 	}
 	// Unchanged modules (our own annotations, other metadata) need no
@@ -154,15 +154,15 @@ func (s *ConfigMapSource) sync(ctx context.Context, lister listersv1.ConfigMapLi
 		s.loaded = modules
 		err := s.engine.replaceModules(ctx, configMapModulePrefix, modules)
 		if err != nil {
-			log.Error(err, "Loading policy ConfigMaps; the previous policies stay in force")
+			log.Error(err, "loading policy ConfigMaps failed; the previous policies stay in force")
 		} else {
-			log.V(1).Info("Loaded policy ConfigMaps", "version", s.engine.Status().Version, "configMaps", len(cms))
+			log.V(1).Info("loaded policy ConfigMaps", "version", s.engine.Status().Version, "configMaps", len(cms))
 		}
 		s.problems = problemsByConfigMap(err)
 	}
 	for _, cm := range cms {
 		if err := s.mark(ctx, cm, s.problems[cm.Name]); err != nil {
-			log.Error(err, "Marking policy ConfigMap", "configMap", cm.Name)
+			log.Error(err, "marking policy ConfigMap failed", "configMap", cm.Name)
 		}
 	}
 }

@@ -56,7 +56,7 @@ func (e *Engine) watchLoop(ctx context.Context, w *fsnotify.Watcher) {
 			if !ok {
 				return
 			}
-			log.Error(err, "Watching policy directories")
+			log.Error(err, "watching policy directories failed")
 			timer.Reset(e.opts.debounce)
 		case <-timer.C:
 			e.reloadFromWatch(ctx, log)
@@ -69,10 +69,10 @@ func (e *Engine) reloadFromWatch(ctx context.Context, log logr.Logger) {
 	err := e.reloadLocked(ctx)
 	e.mu.Unlock()
 	if err != nil {
-		log.Error(err, "Reloading policies")
+		log.Error(err, "reloading policies failed")
 		return
 	}
-	log.V(1).Info("Reloaded policies", "version", e.Status().Version)
+	log.V(1).Info("reloaded policies", "version", e.Status().Version)
 }
 
 // concernsPolicies reports whether a file event may change the policies: a
