@@ -27,10 +27,12 @@ tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kubect
 control-plane-tools:
 	@hack/tools/build.sh etcd kube >/dev/null
 
-# The Dockerfile builds the same two binaries with the same flags.
+# The Dockerfile builds the server and the plugin with the same flags;
+# kubectl_complete-hygiene, the plugin's shell completion for kubectl, is
+# for workstations, next to kubectl-hygiene on PATH, not for the image.
 .PHONY: build
 build: ## Build the static binaries into bin/ (CGO_ENABLED=0, as the image does).
-	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/ ./cmd/apply-hygiene ./cmd/kubectl-hygiene
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/ ./cmd/apply-hygiene ./cmd/kubectl-hygiene ./cmd/kubectl_complete-hygiene
 
 $(CLUSTER): $(shell find hack/cluster hack/controlplane hack/devenv -name '*.go') go.mod
 	@go build -o $@ ./hack/cluster
