@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
 // TestDiffPolicyFlags: diff decides with the server's engine, configured
@@ -79,5 +81,45 @@ decisions contains lib.decision_or("no-latest", "warn", "[no-latest] the image t
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestDiffExamplePolicy: the user policy of docs/examples/no-image-revert
+// changes diff's output: the apply that undoes kubectl set image (the
+// captured review's old object and manifest) is denied, and diff exits 1.
+func TestDiffExamplePolicy(t *testing.T) {
+	req, _ := loadReview(t, filepath.Join(reviewsDir, "deployment-apply-reverts-drift.json"))
+	dir := t.TempDir()
+	live, manifest := filepath.Join(dir, "live.json"), filepath.Join(dir, "manifest.json")
+	if err := os.WriteFile(live, req.OldObject.Raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	la := decode(t, req.Object.Raw).GetAnnotations()[merge.LastAppliedAnnotation]
+	if err := os.WriteFile(manifest, []byte(la), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(code int, flags ...string) []string {
+		t.Helper()
+		stdout, stderr, got := runCmd(t, append([]string{"diff", "--live", live, "-f", manifest, "-o", "json"}, flags...)...)
+		if got != code {
+			t.Fatalf("exit %d, want %d: %s", got, code, stderr)
+		}
+		var out diffOutput
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatal(err)
+		}
+		var rules []string
+		for _, f := range out.Findings {
+			rules = append(rules, f.Rule+" "+f.Action+" "+f.Path)
+		}
+		return rules
+	}
+	const image = "spec.template.spec.containers[name=nginx].image"
+	if diff := cmp.Diff([]string{"apply-reverts-drift warn " + image}, run(exitOK)); diff != "" {
+		t.Errorf("without the policy (-want +got):\n%s", diff)
+	}
+	want := []string{"apply-reverts-drift warn " + image, "no-image-revert deny " + image}
+	if diff := cmp.Diff(want, run(exitFailure, "--policy-dir", filepath.Join("..", "..", "docs", "examples", "no-image-revert"))); diff != "" {
+		t.Errorf("with docs/examples/no-image-revert (-want +got):\n%s", diff)
 	}
 }
