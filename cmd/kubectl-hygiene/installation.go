@@ -80,6 +80,9 @@ func (c *cluster) installation(ctx context.Context, namespace string) installati
 			rego = append(rego, cm)
 		}
 	}
+	if inst.configFrom == defaultConfigFrom && len(rego) == 0 && inst.note == "" {
+		inst.note = fmt.Sprintf("no apply-hygiene ConfigMaps in namespace %s; set --hygiene-namespace to where the chart is installed", namespace)
+	}
 	slices.SortFunc(rego, func(a, b *corev1.ConfigMap) int { return strings.Compare(a.Name, b.Name) })
 	inst.modules = policy.ConfigMapModules(rego)
 	return inst
