@@ -41,6 +41,7 @@ func ExampleAnalyzer_AnalyzeApply() {
 	fmt.Println(res.Strategy)
 	for _, o := range an.Orphans {
 		fmt.Println("orphan:", o.Path, "set by", o.Owners[0].Manager)
+		fmt.Println("remove with:", o.RemovePatch)
 	}
 	for _, r := range an.Reverts {
 		fmt.Println("revert:", r.Path, r.Live, "->", r.Result)
@@ -48,6 +49,7 @@ func ExampleAnalyzer_AnalyzeApply() {
 	// Output:
 	// strategicMergePatch
 	// orphan: spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED] set by kubectl
+	// remove with: [{"op":"test","path":"/spec/template/spec/containers/0/name","value":"nginx"},{"op":"test","path":"/spec/template/spec/containers/0/env/0/name","value":"TO_BE_DELETED"},{"op":"remove","path":"/spec/template/spec/containers/0/env/0"}]
 	// revert: spec.template.spec.containers[name=nginx].image nginx:latest -> nginx:1.27
 }
 
@@ -106,6 +108,44 @@ func ExampleAnalyzer_DetectRollback() {
 	fmt.Print(rb.RepairedLastApplied)
 	// Output:
 	// web-1 true rebuilt
+	// {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"template":{"spec":{"containers":[{"image":"web:1","name":"web"}]}}}}
+}
+
+// A Deployment as the audit finds it after `kubectl rollout undo`: its pod
+// template is revision 1 again (the ReplicaSet web-1, renumbered 3), while
+// last-applied still describes revision 2.
+func ExampleAnalyzer_StaleRollback() {
+	tpl := func(image string) string {
+		return `{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"` + image + `"}]}}`
+	}
+	la := `{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"web:2\"}]}}}}`
+	live := object(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","annotations":{
+	  "kubectl.kubernetes.io/last-applied-configuration":"` + la + `"}},"spec":{"template":` + tpl("web:1") + `}}`)
+	revisions := []*unstructured.Unstructured{
+		object(`{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web-1","annotations":{
+		  "deployment.kubernetes.io/revision":"3","deployment.kubernetes.io/revision-history":"1"}},"spec":{"template":` + tpl("web:1") + `}}`),
+		object(`{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web-2","annotations":{
+		  "deployment.kubernetes.io/revision":"2"}},"spec":{"template":` + tpl("web:2") + `}}`),
+	}
+	a := merge.NewAnalyzer()
+	an, err := a.AnalyzeLive(live)
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	if !merge.MayHaveStaleLastApplied(live, an) {
+		fmt.Println("last-applied describes the template")
+		return
+	}
+	rb, err := a.StaleRollback(live, revisions)
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println(rb.RevisionName, rb.Revision, rb.StaleLastApplied, rb.RepairSource)
+	fmt.Print(rb.RepairedLastApplied)
+	// Output:
+	// web-1 3 true rebuilt
 	// {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"template":{"spec":{"containers":[{"image":"web:1","name":"web"}]}}}}
 }
 
