@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
 # apply-hygiene: the webhook server (/apply-hygiene, the entrypoint) and the
 # kubectl plugin (/kubectl-hygiene), static binaries on distroless.
-# CI builds the same binaries with the same flags (make build).
+# CI builds the same binaries with the same flags (make build), and also
+# kubectl_complete-hygiene, the plugin's shell completion for workstations,
+# which the image does not need.
 
 FROM golang:1.26 AS build
 WORKDIR /src
