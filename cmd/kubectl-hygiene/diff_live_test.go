@@ -22,9 +22,13 @@ func TestDiffReadsTheCluster(t *testing.T) {
 		wantOut  []string
 		wantPath string
 	}{
-		"reverting the edit: exit 1 if denied": {
+		"reverting the edit warns: exit 0": {
 			args: []string{"diff", "-f", "testdata/diff/web-v1.yaml", "-o", "json"},
-			code: -1, wantPath: "spec.template.spec.containers[name=nginx].image",
+			code: exitOK, wantPath: "spec.template.spec.containers[name=nginx].image",
+		},
+		"reverting the edit is denied as configured: exit 1": {
+			args: []string{"diff", "-f", "testdata/diff/web-v1.yaml", "-o", "json", "--policy-config", "testdata/diff/deny-reverts.yaml"},
+			code: exitFailure, wantPath: "spec.template.spec.containers[name=nginx].image",
 		},
 		"a directory tree with -R, the namespace from -n": {
 			args: []string{"diff", "-R", "-f", "testdata/diff/tree", "-n", "shop"},
@@ -45,7 +49,7 @@ func TestDiffReadsTheCluster(t *testing.T) {
 			streams, in, out, errOut := genericiooptions.NewTestIOStreams()
 			in.WriteString(tc.stdin)
 			code := runWith(t.Context(), streams, tc.args, connect)
-			if code != tc.code && tc.code >= 0 {
+			if code != tc.code {
 				t.Errorf("exit %d, want %d; stderr %q", code, tc.code, errOut.String())
 			}
 			for _, want := range tc.wantOut {
