@@ -12,15 +12,7 @@ type Evaluator interface {
 	Evaluate(ctx context.Context, in *policy.Input) ([]policy.Decision, error)
 }
 
-// EvaluatorFunc adapts a function to Evaluator.
-type EvaluatorFunc func(ctx context.Context, in *policy.Input) ([]policy.Decision, error)
-
-// Evaluate implements Evaluator.
-func (f EvaluatorFunc) Evaluate(ctx context.Context, in *policy.Input) ([]policy.Decision, error) {
-	return f(ctx, in)
-}
-
 var (
-	_ Evaluator = EvaluatorFunc(nil)
+	_ Evaluator = policy.EvaluatorFunc(nil)
 	_ Evaluator = (*policy.Engine)(nil)
 )

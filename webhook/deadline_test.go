@@ -44,7 +44,7 @@ func TestSlowReviewIsAnsweredBeforeTheAPIServerTimesOut(t *testing.T) {
 			// for the review that has no deadline.
 			release := make(chan struct{})
 			t.Cleanup(func() { close(release) })
-			slow := EvaluatorFunc(func(context.Context, *policy.Input) ([]policy.Decision, error) {
+			slow := policy.EvaluatorFunc(func(context.Context, *policy.Input) ([]policy.Decision, error) {
 				select {
 				case <-release:
 				case <-time.After(time.Second):

@@ -50,7 +50,7 @@ func labelRequest() admission.Request {
 // ExampleReviewer builds the validating handler on an evaluator that
 // denies every imperative write, and answers kubectl label with it.
 func ExampleReviewer() {
-	deny := webhook.EvaluatorFunc(func(_ context.Context, in *policy.Input) ([]policy.Decision, error) {
+	deny := policy.EvaluatorFunc(func(_ context.Context, in *policy.Input) ([]policy.Decision, error) {
 		if in.Classification != policy.Imperative {
 			return nil, nil
 		}
@@ -66,7 +66,7 @@ func ExampleReviewer() {
 // ExampleReviewer_Mutating carries out a prune decision: the mutating
 // handler answers with a JSON patch that removes the field, and a warning.
 func ExampleReviewer_Mutating() {
-	prune := webhook.EvaluatorFunc(func(context.Context, *policy.Input) ([]policy.Decision, error) {
+	prune := policy.EvaluatorFunc(func(context.Context, *policy.Input) ([]policy.Decision, error) {
 		return []policy.Decision{{Rule: string(policy.RuleOrphanedField), Action: policy.ActionPrune,
 			Message: "[orphaned-field] pruned metadata.labels.team", Paths: []string{"metadata.labels.team"}}}, nil
 	})
@@ -88,7 +88,7 @@ func ExampleReviewer_Mutating() {
 // ExampleNewHTTPHandler serves the validating handler over HTTP, as the
 // API server calls it: an AdmissionReview in, an AdmissionReview out.
 func ExampleNewHTTPHandler() {
-	allow := webhook.EvaluatorFunc(func(context.Context, *policy.Input) ([]policy.Decision, error) { return nil, nil })
+	allow := policy.EvaluatorFunc(func(context.Context, *policy.Input) ([]policy.Decision, error) { return nil, nil })
 	h := webhook.NewHTTPHandler(webhook.NewReviewer(allow, emptyCluster{}).Validating())
 	req := labelRequest()
 	body, err := json.Marshal(admissionv1.AdmissionReview{

@@ -9,23 +9,10 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
-// Evaluator decides what to do about a write: the policy engine.
-type Evaluator interface {
-	Evaluate(ctx context.Context, in *policy.Input) ([]policy.Decision, error)
-}
-
-// EvaluatorFunc adapts a function to Evaluator.
-type EvaluatorFunc func(ctx context.Context, in *policy.Input) ([]policy.Decision, error)
-
-// Evaluate implements Evaluator.
-func (f EvaluatorFunc) Evaluate(ctx context.Context, in *policy.Input) ([]policy.Decision, error) {
-	return f(ctx, in)
-}
-
-var (
-	_ Evaluator = EvaluatorFunc(nil)
-	_ Evaluator = (*policy.Engine)(nil)
-)
+// Evaluator decides what to do about a write: the policy engine. It is
+// the review core's interface; *policy.Engine and policy.EvaluatorFunc
+// implement it.
+type Evaluator = review.Evaluator
 
 // Reviewer serves admission requests: the HTTP-facing wrapper of the
 // review core (internal/review), which decodes, classifies, analyzes and
@@ -44,7 +31,7 @@ func NewReviewer(evaluator Evaluator, cluster Cluster, opts ...Option) *Reviewer
 	for _, opt := range opts {
 		opt(&o)
 	}
-	timed := review.EvaluatorFunc(func(ctx context.Context, in *policy.Input) ([]policy.Decision, error) {
+	timed := policy.EvaluatorFunc(func(ctx context.Context, in *policy.Input) ([]policy.Decision, error) {
 		started := time.Now()
 		decisions, err := evaluator.Evaluate(ctx, in)
 		o.metrics.observeEvaluation(time.Since(started))

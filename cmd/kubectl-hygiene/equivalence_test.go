@@ -134,7 +134,7 @@ func (s sides) review(t *testing.T, req *admissionv1.AdmissionRequest, objects [
 	t.Helper()
 	var in *policy.Input
 	var decisions []policy.Decision
-	rec := webhook.EvaluatorFunc(func(ctx context.Context, i *policy.Input) ([]policy.Decision, error) {
+	rec := policy.EvaluatorFunc(func(ctx context.Context, i *policy.Input) ([]policy.Decision, error) {
 		ds, err := s.server.Evaluate(ctx, i)
 		in, decisions = i, ds
 		return ds, err

@@ -35,7 +35,7 @@ func (noCluster) NamespaceLabels(context.Context, string) (map[string]string, er
 // write) with a policy that says what it saw, and a request without a UID,
 // which is malformed.
 func ExampleReviewer() {
-	evaluator := review.EvaluatorFunc(func(_ context.Context, in *policy.Input) ([]policy.Decision, error) {
+	evaluator := policy.EvaluatorFunc(func(_ context.Context, in *policy.Input) ([]policy.Decision, error) {
 		return []policy.Decision{{Rule: "seen", Action: policy.ActionWarn, Message: "[seen] " + string(in.Classification)}}, nil
 	})
 	r := review.NewReviewer(nil, evaluator, noCluster{})
