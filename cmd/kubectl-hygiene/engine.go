@@ -123,27 +123,26 @@ func decodePolicyConfig(raw []byte, what string) (policy.Config, error) {
 // judge loads the policies of a diff: with the installed chart's when it
 // reads the cluster (no --live).
 func (o *DiffOptions) judge(ctx context.Context) (*judge, error) {
-	var c *cluster
-	if o.LiveFile == "" {
-		var err error
-		if c, err = o.connect(o.kube); err != nil {
-			return nil, err
-		}
-	}
-	return o.policies.load(ctx, c, o.ErrOut)
+	return loadJudge(ctx, o.LiveFile == "", func() (*cluster, error) { return o.connect(o.kube) }, &o.policies, o.ErrOut)
 }
 
 // judge loads the policies of an explain: with the installed chart's when
 // it reads the cluster (KIND/NAME).
 func (o *ExplainOptions) judge(ctx context.Context) (*judge, error) {
+	return loadJudge(ctx, o.LiveFile == "", func() (*cluster, error) { return o.connect(o.kube) }, &o.policies, o.ErrOut)
+}
+
+// loadJudge loads policies, with the installed chart's configuration and
+// policies when the command reads the cluster (connected).
+func loadJudge(ctx context.Context, connected bool, connect func() (*cluster, error), policies *policyFlags, errOut io.Writer) (*judge, error) {
 	var c *cluster
-	if o.LiveFile == "" {
+	if connected {
 		var err error
-		if c, err = o.connect(o.kube); err != nil {
+		if c, err = connect(); err != nil {
 			return nil, err
 		}
 	}
-	return o.policies.load(ctx, c, o.ErrOut)
+	return policies.load(ctx, c, errOut)
 }
 
 // applyInput is the policy input of the client-side apply that diff
