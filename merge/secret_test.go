@@ -11,20 +11,7 @@ import (
 // A key applied through stringData lives in data: it is no orphan, and an
 // unchanged one is no drift (the reliability e2e caught the first).
 func TestStringDataIsOwnedAsData(t *testing.T) {
-	la := `{"apiVersion":"v1","kind":"Secret","metadata":{"annotations":{},"name":"canary","namespace":"ns"},"stringData":{"password":"password-1","token":"token-1"},"type":"Opaque"}`
-	live := mustObject(t, `
-apiVersion: v1
-kind: Secret
-metadata:
-  name: canary
-  namespace: ns
-  annotations:
-    kubectl.kubernetes.io/last-applied-configuration: '`+la+`'
-data:
-  password: cGFzc3dvcmQtMQ==
-  token: dG9rZW4tMQ==
-type: Opaque
-`)
+	live := appliedCanary(t)
 	manifest := mustObject(t, `
 apiVersion: v1
 kind: Secret
@@ -66,20 +53,7 @@ func mustObject(t *testing.T, y string) *unstructured.Unstructured {
 // It is reported at the apply that leaves it, with its value redacted, in
 // the CLI's prediction and in the webhook's view of the same apply.
 func TestStringDataKeyDroppedFromManifestIsOrphaned(t *testing.T) {
-	la := `{"apiVersion":"v1","kind":"Secret","metadata":{"annotations":{},"name":"canary","namespace":"ns"},"stringData":{"password":"password-1","token":"token-1"},"type":"Opaque"}`
-	live := mustObject(t, `
-apiVersion: v1
-kind: Secret
-metadata:
-  name: canary
-  namespace: ns
-  annotations:
-    kubectl.kubernetes.io/last-applied-configuration: '`+la+`'
-data:
-  password: cGFzc3dvcmQtMQ==
-  token: dG9rZW4tMQ==
-type: Opaque
-`)
+	live := appliedCanary(t)
 	withOwner(t, live, ClientSideApplyManager, `{"f:data":{".":{},"f:password":{},"f:token":{}},"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}}},"f:type":{}}`)
 	manifest := mustObject(t, `
 apiVersion: v1
@@ -111,4 +85,24 @@ type: Opaque
 	if diff := cmp.Diff(want, webhook.Orphans, pathString); diff != "" {
 		t.Errorf("orphans of the stored apply (-want +got):\n%s", diff)
 	}
+}
+
+// appliedCanary is the Secret "canary" as stored after kubectl apply of a
+// manifest with stringData password and token.
+func appliedCanary(t *testing.T) *unstructured.Unstructured {
+	t.Helper()
+	la := `{"apiVersion":"v1","kind":"Secret","metadata":{"annotations":{},"name":"canary","namespace":"ns"},"stringData":{"password":"password-1","token":"token-1"},"type":"Opaque"}`
+	return mustObject(t, `
+apiVersion: v1
+kind: Secret
+metadata:
+  name: canary
+  namespace: ns
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: '`+la+`'
+data:
+  password: cGFzc3dvcmQtMQ==
+  token: dG9rZW4tMQ==
+type: Opaque
+`)
 }
