@@ -63,7 +63,7 @@ var generators = map[string]func(t *testing.T) []byte{
 
 // inMemory are the cases too large to keep in testdata (style: no blobs
 // over 1 MB).
-var inMemory = map[string]bool{"last-applied-1mib": true, "env-10000-entries-replaced": true}
+var inMemory = map[string]bool{"last-applied-1mib": true, "env-10000-entries": true, "env-10000-entries-replaced": true}
 
 // corpus returns the review of a case: from testdata, or generated.
 func corpus(t *testing.T, name string) []byte {
