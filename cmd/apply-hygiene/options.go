@@ -24,19 +24,22 @@ type Options struct {
 	PolicyConfig           string
 	PolicyDirs             []string
 	FailurePolicy          string
-	NamespaceCacheTTL      time.Duration
-	ShutdownTimeout        time.Duration
-	LogLevel               string
-	Namespace              string
-	TLSMode                string
-	TLSSecretName          string
-	WebhookConfigName      string
-	ServiceName            string
-	TLSExtraHosts          []string
-	TLSValidity            time.Duration
-	TLSRenewBefore         time.Duration
-	TLSCheckInterval       time.Duration
-	AuditInterval          time.Duration
+	// PersonFieldManagers are field managers, besides kubectl's, whose
+	// writes are a person's (see merge.WithKubectlManagers).
+	PersonFieldManagers []string
+	NamespaceCacheTTL   time.Duration
+	ShutdownTimeout     time.Duration
+	LogLevel            string
+	Namespace           string
+	TLSMode             string
+	TLSSecretName       string
+	WebhookConfigName   string
+	ServiceName         string
+	TLSExtraHosts       []string
+	TLSValidity         time.Duration
+	TLSRenewBefore      time.Duration
+	TLSCheckInterval    time.Duration
+	AuditInterval       time.Duration
 }
 
 // AddFlags registers the options on fs.
@@ -49,6 +52,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.PolicyConfig, "policy-config", "", "policy configuration (YAML or JSON): per-rule actions, break-glass groups, exemptions; empty: the defaults")
 	fs.StringSliceVar(&o.PolicyDirs, "policy-dir", nil, "directory of user Rego policies, reloaded when it changes (repeatable)")
 	fs.StringVar(&o.FailurePolicy, "failure-policy", "Ignore", "what an internal error answers, as the webhook configurations' failurePolicy: Ignore (allow, with a warning) or Fail (reject)")
+	fs.StringSliceVar(&o.PersonFieldManagers, "person-field-managers", nil, "field managers, besides kubectl's own, whose writes are a person's (a UI such as Lens or k9s, a script's client): a field that only people own and that an apply leaves behind is an orphaned field (repeatable)")
 	fs.DurationVar(&o.NamespaceCacheTTL, "namespace-cache-ttl", 10*time.Second, "how long namespace labels (enforcement overrides) are cached")
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long in-flight reviews may take to finish on shutdown")
 	fs.StringVar(&o.LogLevel, "log-level", "info", "log level: info, debug or error")

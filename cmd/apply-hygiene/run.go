@@ -49,7 +49,7 @@ func run(ctx context.Context, opts Options) error {
 		return err
 	}
 	// One analyzer: its type converters are built once and shared.
-	analyzer := merge.NewAnalyzer()
+	analyzer := merge.NewAnalyzer(merge.WithKubectlManagers(opts.PersonFieldManagers...))
 	reviewer := webhook.NewReviewer(engine, kube.NewCluster(dyn, opts.NamespaceCacheTTL), webhook.WithAnalyzer(analyzer),
 		webhook.WithFailOpen(opts.FailurePolicy == "Ignore"), webhook.WithMetrics(metrics))
 

@@ -1,0 +1,44 @@
+package merge
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// A field that a person set with a client of their own (here a UI whose
+// field manager is "k9s") is an orphan only when that manager is named a
+// person's: by default any manager that is not kubectl's is a controller's
+// or a tool's.
+func TestPersonFieldManagers(t *testing.T) {
+	tests := map[string]struct {
+		opts    []Option
+		orphans []string
+	}{
+		"by default another client is a tool": {},
+		"named as a person's, its fields are orphans": {
+			opts:    []Option{WithKubectlManagers("k9s")},
+			orphans: []string{"spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := loadFixture(t, "seed003-restarted-at")
+			live := f.live.DeepCopy()
+			mfs := live.GetManagedFields()
+			for i := range mfs {
+				if mfs[i].Manager == "kubectl-rollout" {
+					mfs[i].Manager = "k9s"
+				}
+			}
+			live.SetManagedFields(mfs)
+			_, an, err := NewAnalyzer(tc.opts...).AnalyzeApply(live, f.modified)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.orphans, paths(an.Orphans)); diff != "" {
+				t.Errorf("orphans (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
