@@ -91,7 +91,9 @@ load: tools ## Load the running server over HTTPS and compare API-server updates
 .PHONY: test-e2e
 test-e2e: control-plane-tools ## Run the end-to-end tests (each package starts its own control plane).
 	@echo "== end-to-end tests (real etcd, kube-apiserver, kube-controller-manager and kubectl)"
-	APPLY_HYGIENE_E2E=required go test $(GO_TEST_FLAGS) -timeout $(E2E_TIMEOUT) ./test/e2e/...
+	@rm -f .cache/reports/realworld.txt
+	APPLY_HYGIENE_E2E=required APPLY_HYGIENE_REPORTS=$(CURDIR)/.cache/reports go test $(GO_TEST_FLAGS) -timeout $(E2E_TIMEOUT) ./test/e2e/...
+	@if [[ -f .cache/reports/realworld.txt ]]; then cat .cache/reports/realworld.txt; fi
 
 .PHONY: lint
 lint: ## Run gofmt, go vet and golangci-lint.
