@@ -193,7 +193,7 @@ func TestEquivalenceMergeFixtures(t *testing.T) {
 				withOriginal(t, live, filepath.Join(dir, "original.yaml"))
 				item, got := s.cliDiff(t, readYAML(t, manifestPath), live, user)
 				if item.Result == nil {
-					t.Skip("diff computed no result: nothing to send")
+					t.Fatal("diff computed no result for a fixture whose apply kubectl computes")
 				}
 				req := applyRequest(t, live, item.Result, user)
 				in, decisions := s.review(t, req, nil)
@@ -286,27 +286,14 @@ var policyFixtures = filepath.Join("..", "..", "policy", "testdata")
 // classifications are no apply that diff predicts (see
 // equivalence_test.go).
 func TestEquivalencePolicyFixtures(t *testing.T) {
-	paths, err := filepath.Glob(filepath.Join(policyFixtures, "*", "input.json"))
-	if err != nil {
-		t.Fatal(err)
+	inputs := clientSideApplyInputs(t)
+	if len(inputs) < 5 {
+		t.Fatalf("found %d client-side applies in policy/testdata", len(inputs))
 	}
-	applies := 0
 	for setupName, setup := range engineSetups() {
 		s := newSides(t, setup)
-		for _, path := range paths {
-			t.Run(setupName+"/"+filepath.Base(filepath.Dir(path)), func(t *testing.T) {
-				raw, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var in policy.Input
-				if err := json.Unmarshal(raw, &in); err != nil {
-					t.Fatal(err)
-				}
-				if in.Classification != policy.ClientSideApply || in.Analysis == nil {
-					t.Skipf("classification %s: not an apply that diff predicts", in.Classification)
-				}
-				applies++
+		for name, in := range inputs {
+			t.Run(setupName+"/"+name, func(t *testing.T) {
 				in.Namespace.Labels = s.namespaceLabels(in.Namespace.Name)
 				want, err := s.server.Evaluate(t.Context(), &in)
 				if err != nil {
@@ -321,7 +308,30 @@ func TestEquivalencePolicyFixtures(t *testing.T) {
 			})
 		}
 	}
-	if applies < 10 {
-		t.Errorf("compared %d client-side applies of policy/testdata", applies)
+}
+
+// clientSideApplyInputs reads the policy inputs of policy/testdata that
+// are client-side applies with an analysis, by fixture name: the others
+// are no apply that diff predicts.
+func clientSideApplyInputs(t *testing.T) map[string]policy.Input {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(policyFixtures, "*", "input.json"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	out := map[string]policy.Input{}
+	for _, path := range paths {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in policy.Input
+		if err := json.Unmarshal(raw, &in); err != nil {
+			t.Fatalf("decoding %s: %v", path, err)
+		}
+		if in.Classification == policy.ClientSideApply && in.Analysis != nil {
+			out[filepath.Base(filepath.Dir(path))] = in
+		}
+	}
+	return out
 }
