@@ -69,15 +69,7 @@ decisions contains lib.decision_or("no-latest", "warn", "[no-latest] the image t
 			if !strings.Contains(stderr, tc.stderr) {
 				t.Errorf("stderr %q does not say %q", stderr, tc.stderr)
 			}
-			var got diffOutput
-			if err := json.Unmarshal([]byte(stdout), &got); err != nil {
-				t.Fatal(err)
-			}
-			var rules []string
-			for _, f := range got.Findings {
-				rules = append(rules, f.Rule+" "+f.Action)
-			}
-			if diff := cmp.Diff(tc.want, rules); diff != "" {
+			if diff := cmp.Diff(tc.want, ruleActions(t, stdout)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 		})
@@ -122,4 +114,21 @@ func TestDiffExamplePolicy(t *testing.T) {
 	if diff := cmp.Diff(want, run(exitFailure, "--policy-dir", filepath.Join("..", "..", "docs", "examples", "no-image-revert"))); diff != "" {
 		t.Errorf("with docs/examples/no-image-revert (-want +got):\n%s", diff)
 	}
+}
+
+// ruleActions decodes a {"findings": [...]} document (diff's or explain's
+// -o json) and lists "rule action" per finding.
+func ruleActions(t *testing.T, stdout string) []string {
+	t.Helper()
+	var got struct {
+		Findings []Finding `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("decoding findings: %v\n%s", err, stdout)
+	}
+	var out []string
+	for _, f := range got.Findings {
+		out = append(out, f.Rule+" "+f.Action)
+	}
+	return out
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -44,17 +43,7 @@ func TestExplainUsesTheInstalledChart(t *testing.T) {
 			if !strings.HasPrefix(stderr, tc.stderr) {
 				t.Errorf("stderr = %q, want it to start with %q", stderr, tc.stderr)
 			}
-			var got struct {
-				Findings []Finding `json:"findings"`
-			}
-			if err := json.Unmarshal([]byte(stdout), &got); err != nil {
-				t.Fatal(err)
-			}
-			var rules []string
-			for _, f := range got.Findings {
-				rules = append(rules, f.Rule+" "+f.Action)
-			}
-			if diff := cmp.Diff(tc.want, rules); diff != "" {
+			if diff := cmp.Diff(tc.want, ruleActions(t, stdout)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 		})
