@@ -38,9 +38,11 @@ type diffItem struct {
 	Patch  json.RawMessage            `json:"patch"`
 	Result *unstructured.Unstructured `json:"result"`
 	// Created is set when no live object matches: apply would create it.
-	Created  bool            `json:"created,omitempty"`
-	Strategy merge.Strategy  `json:"strategy,omitempty"`
-	analysis *merge.Analysis `json:"-"`
+	Created  bool           `json:"created,omitempty"`
+	Strategy merge.Strategy `json:"strategy,omitempty"`
+	// live and written are the old and new object of the UPDATE that
+	// kubectl apply sends; nil when it creates the object.
+	live, written *unstructured.Unstructured
 }
 
 // NewCmdDiff returns `kubectl hygiene diff`.
@@ -58,7 +60,12 @@ func newCmdDiff(streams genericiooptions.IOStreams, analyzer func() *merge.Analy
 does (strategic merge patch for built-in kinds, JSON merge patch for the
 others) and print the patch, the resulting object and the findings: fields the
 apply reverts, fields it leaves orphaned, replicas it resets, defaulted
-dependents, and the state of last-applied. The live objects are read from the
+dependents, and the state of last-applied. The findings are what
+apply-hygiene's webhooks will answer to the UPDATE that the apply sends (the
+repairs of the mutating webhook, then the denials, warnings and dry-run
+findings of the validating one), decided by the same review code: an apply
+that changes nothing but last-applied, for one, is a hand-over of fields
+(save-config) and has none. The live objects are read from the
 cluster, as kubectl diff does (an object that does not exist would be
 created), or from --live FILE (kubectl get -o yaml output), where manifest
 documents are matched to live documents by group, kind, namespace and name.
@@ -129,6 +136,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	adm := j.webhooks(o.analyzer())
 	var items []diffItem
 	findings := []Finding{}
 	for _, m := range manifests {
@@ -137,13 +145,14 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 			return err
 		}
 		items = append(items, item)
-		if item.analysis != nil {
-			fs, err := j.findings(ctx, j.applyInput(ctx, item.analysis))
-			if err != nil {
-				return err
-			}
-			findings = append(findings, fs...)
+		if item.live == nil {
+			continue // a CREATE: the webhooks review updates only
 		}
+		ds, err := adm.apply(ctx, item.live, item.written)
+		if err != nil {
+			return fmt.Errorf("reviewing the apply of %s %s: %w", item.Object.Kind, objectName(item.Object), err)
+		}
+		findings = append(findings, findingsOf(ds, item.Object)...)
 	}
 	if err := o.print(items, findings); err != nil {
 		return err
@@ -155,6 +164,13 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	return diffOutcome(actions)
 }
 
+// diffOne recomputes kubectl apply of manifest onto its live object: the
+// patch and the UPDATE it sends (old = live, new = the merged result),
+// which Run has admission review. When live's last-applied is invalid,
+// kubectl cannot compute the patch as apply-hygiene does (it fails on one
+// that is not JSON): diff shows no patch and has the apply reviewed as if
+// it changed nothing, so that admission's invalid-last-applied decision is
+// still shown.
 func (o *DiffOptions) diffOne(manifest *unstructured.Unstructured, live []*unstructured.Unstructured) (diffItem, error) {
 	l, err := matchLive(manifest, live)
 	if err != nil {
@@ -167,14 +183,15 @@ func (o *DiffOptions) diffOne(manifest *unstructured.Unstructured, live []*unstr
 	if manifest.GetNamespace() == "" {
 		manifest.SetNamespace(l.GetNamespace())
 	}
-	res, an, err := o.analyzer().AnalyzeApply(l, manifest)
+	item := diffItem{Object: merge.RefOf(l), Patch: json.RawMessage("null"), live: l, written: l}
+	if _, err := merge.ParseLastApplied(l); errors.Is(err, merge.ErrInvalidLastApplied) {
+		return item, nil
+	}
+	res, err := o.analyzer().ApplyManifest(manifest, l)
 	if err != nil {
 		return diffItem{}, fmt.Errorf("%s %s: %w", manifest.GetKind(), manifest.GetName(), err)
 	}
-	item := diffItem{Object: merge.RefOf(l), analysis: an, Patch: json.RawMessage("null")}
-	if res != nil {
-		item.Patch, item.Result, item.Strategy = res.Patch, res.Result, res.Strategy
-	}
+	item.Patch, item.Result, item.Strategy, item.written = res.Patch, res.Result, res.Strategy, res.Result
 	return item, nil
 }
 

@@ -17,7 +17,7 @@ import (
 )
 
 // applyFieldManager is the field manager of kubectl's client-side apply:
-// the one a diff assumes for the apply it predicts.
+// the one the UPDATE that diff predicts is sent with.
 const applyFieldManager = "kubectl-client-side-apply"
 
 // defaultHygieneNamespace is the namespace the chart's documentation
@@ -143,25 +143,6 @@ func loadJudge(ctx context.Context, connected bool, connect func() (*cluster, er
 		}
 	}
 	return policies.load(ctx, c, errOut)
-}
-
-// applyInput is the policy input of the client-side apply that diff
-// predicts, built as the webhook builds it for the apply's UPDATE: the
-// request is the current user's, with kubectl's client-side apply field
-// manager, not a dry run; the namespace labels are read from the cluster
-// when connected (offline none, so the enforcement label never applies).
-func (j *judge) applyInput(ctx context.Context, an *merge.Analysis) *policy.Input {
-	return &policy.Input{
-		Request: policy.Request{
-			Operation:    "UPDATE",
-			Object:       an.Object,
-			User:         j.user,
-			FieldManager: applyFieldManager,
-		},
-		Namespace:      policy.Namespace{Name: an.Object.Namespace, Labels: j.namespaceLabels(ctx, an.Object.Namespace)},
-		Classification: policy.ClientSideApply,
-		Analysis:       an,
-	}
 }
 
 // liveInput is the policy input of a stored object, as the audit builds

@@ -26,8 +26,10 @@ import (
 // The equivalence test runs the fixtures through the webhook's review
 // path (webhook.Reviewer's validating handler, which evaluates every
 // decision, repairs included) and through the CLI's diff and explain
-// paths (DiffOptions.diffOne and Explain, judge's inputs), with one policy
-// engine configuration on each side, and asserts that they decide alike.
+// paths (DiffOptions.diffOne and the webhooks it has review the predicted
+// UPDATE through internal/review; Explain and judge's audit input), with
+// one policy engine configuration on each side, and asserts that they
+// decide alike.
 //
 // Which pairs are comparable:
 //
@@ -36,8 +38,11 @@ import (
 //     the test sends to the webhook as kubectl would, old = live, new =
 //     the merged result): diff of the manifest (the new last-applied)
 //     against the old object. Rule, action, message and paths must be
-//     identical. The CLI's request is the reviewed request's user (what
-//     whoami returns when connected) with kubectl-client-side-apply.
+//     identical, whatever the review core classifies the UPDATE as (an
+//     apply that changes nothing but last-applied is save-config, and
+//     both sides decide nothing). The CLI's request is the reviewed
+//     request's user (what whoami returns when connected) with
+//     kubectl-client-side-apply.
 //   - An imperative write (edit, patch, set, label, annotate, scale):
 //     the webhook judges the request, explain the stored object after it
 //     (the audit's rules). Their messages differ by design (a request vs
@@ -55,9 +60,8 @@ import (
 //     reported), CREATE (the webhook reviews updates only; diff says
 //     "would be created" and finds nothing: checked).
 //   - policy/testdata holds policy inputs, not objects: neither driver
-//     runs on them. For its client-side-apply cases the test checks that
-//     the CLI's input (judge.applyInput from the fixture's analysis and
-//     user) decides as the fixture's input does.
+//     runs on them, and diff builds no policy input of its own (the review
+//     core builds it, as for the webhook), so there is nothing to compare.
 
 // analyzer is shared by the CLI's side of every case.
 var analyzer = merge.NewAnalyzer()
@@ -179,7 +183,7 @@ func (c snapshot) NamespaceLabels(_ context.Context, name string) (map[string]st
 }
 
 // cliDiff predicts the client-side apply of manifest onto live through
-// diff's path, as user.
+// diff's path, as user: diffOne's UPDATE, reviewed by diff's webhooks.
 func (s sides) cliDiff(t *testing.T, manifest, live *unstructured.Unstructured, user policy.User) (diffItem, []Finding) {
 	t.Helper()
 	o := &DiffOptions{analyzer: func() *merge.Analyzer { return analyzer }}
@@ -187,15 +191,15 @@ func (s sides) cliDiff(t *testing.T, manifest, live *unstructured.Unstructured, 
 	if err != nil {
 		t.Fatalf("diff: %v", err)
 	}
-	if item.analysis == nil {
+	if item.live == nil {
 		return item, []Finding{}
 	}
 	s.cli.user = user
-	fs, err := s.cli.findings(t.Context(), s.cli.applyInput(t.Context(), item.analysis))
+	ds, err := s.cli.webhooks(analyzer).apply(t.Context(), item.live, item.written)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return item, fs
+	return item, findingsOf(ds, item.Object)
 }
 
 // cliExplain explains obj through explain's path.

@@ -4,6 +4,10 @@
 // scale, save-config, a controller's write), runs merge on it, asks the
 // policies and returns the facts and the decisions (Reviewer.Review); it
 // carries out repair and prune decisions on the object (Review.Repair).
+// Reviewer.ReviewUpdate is the same review of an UPDATE given as its old
+// and new object, without an AdmissionRequest: `kubectl hygiene diff`
+// reviews the UPDATE it predicts kubectl apply will send through it, so
+// that what diff predicts is what admission says.
 //
 //	decode → classify → merge (facts) → policy (decisions)
 //

@@ -102,25 +102,7 @@ func (r *Reviewer) Review(ctx context.Context, req *admissionv1.AdmissionRequest
 	if err != nil {
 		return nil, err
 	}
-	w := newWrite(req.SubResource, fieldManagerOption(req.Options.Raw), req.UserInfo, old, new)
-	class := classify(w)
-	if class == policy.Controller || !pass.wants(w, class) {
-		return nil, nil
-	}
-	in, err := r.analyze(ctx, w, class)
-	if err != nil {
-		return nil, err
-	}
-	in.Request = requestSummary(req, w)
-	if in.Namespace.Labels, err = r.cluster.NamespaceLabels(ctx, req.Namespace); err != nil {
-		return nil, err
-	}
-	in.Namespace.Name = req.Namespace
-	decisions, err := r.evaluator.Evaluate(ctx, in)
-	if err != nil {
-		return nil, fmt.Errorf("evaluating policies: %w", err)
-	}
-	return &Review{Input: in, Decisions: decisions, Old: w.old, New: w.new}, nil
+	return r.ReviewUpdate(ctx, updateOf(req, old, new), pass)
 }
 
 // objects returns the old and new object of an UPDATE; for /scale, the
@@ -260,22 +242,6 @@ func withLastApplied(obj *unstructured.Unstructured, value string) *unstructured
 	ann[lastAppliedAnnotation] = value
 	c.SetAnnotations(ann)
 	return c
-}
-
-func requestSummary(req *admissionv1.AdmissionRequest, w write) policy.Request {
-	return policy.Request{
-		UID:          string(req.UID),
-		Operation:    string(req.Operation),
-		Subresource:  req.SubResource,
-		DryRun:       req.DryRun != nil && *req.DryRun,
-		Object:       merge.RefOf(w.new),
-		FieldManager: w.manager,
-		User: policy.User{
-			Username:       req.UserInfo.Username,
-			Groups:         req.UserInfo.Groups,
-			ServiceAccount: isServiceAccount(req.UserInfo),
-		},
-	}
 }
 
 // Classification is the review's classification; "" for none.

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/review"
+	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// webhooks answers the UPDATEs that diff predicts as apply-hygiene's
+// webhooks answer them: through the review core (internal/review), which
+// classifies, analyzes and evaluates, so that diff has no rules of its own
+// about which writes are applies.
+type webhooks struct {
+	reviewer *review.Reviewer
+	// user is who sends the apply: the judge's user.
+	user authenticationv1.UserInfo
+}
+
+// webhooks returns the webhooks with the judge's engine, user and
+// namespace labels, analyzing with analyzer.
+func (j *judge) webhooks(analyzer *merge.Analyzer) *webhooks {
+	return &webhooks{
+		reviewer: review.NewReviewer(analyzer, j.engine, judgeCluster{j: j}),
+		user:     authenticationv1.UserInfo{Username: j.user.Username, Groups: j.user.Groups},
+	}
+}
+
+// apply returns the decisions admission acts on for the UPDATE that
+// `kubectl apply` sends to turn live into result: kubectl's client-side
+// apply field manager, the judge's user, not a dry run. The API server
+// calls the mutating webhook first and the validating webhook with the
+// object as the mutating one left it, so the decisions are the repair and
+// prune decisions of the mutating pass, then the deny, warn and dryrun
+// decisions of the validating pass, sorted as the engine sorts them.
+// Writes the review core does not review give none.
+func (a *webhooks) apply(ctx context.Context, live, result *unstructured.Unstructured) ([]policy.Decision, error) {
+	u := review.Update{FieldManager: applyFieldManager, User: a.user, Old: live, New: result}
+	mutating, err := a.reviewer.ReviewUpdate(ctx, u, review.Mutate)
+	if err != nil {
+		return nil, fmt.Errorf("mutating pass: %w", err)
+	}
+	decisions := []policy.Decision{}
+	if mutating != nil {
+		repairs := mutating.DecisionsWith(policy.ActionRepair, policy.ActionPrune)
+		if len(repairs) > 0 {
+			if u.New, err = repaired(mutating, repairs); err != nil {
+				return nil, err
+			}
+			decisions = append(decisions, repairs...)
+		}
+	}
+	validating, err := a.reviewer.ReviewUpdate(ctx, u, review.Validate)
+	if err != nil {
+		return nil, fmt.Errorf("validating pass: %w", err)
+	}
+	if validating != nil {
+		decisions = append(decisions, validating.DecisionsWith(policy.ActionDeny, policy.ActionWarn, policy.ActionDryRun)...)
+	}
+	policy.SortDecisions(decisions)
+	return decisions, nil
+}
+
+// repaired is the object of rv with the repairs carried out, as the
+// mutating webhook patches it.
+func repaired(rv *review.Review, repairs []policy.Decision) (*unstructured.Unstructured, error) {
+	raw, err := rv.Repair(repairs)
+	if err != nil {
+		return nil, fmt.Errorf("mutating pass: %w", err)
+	}
+	obj := &unstructured.Unstructured{}
+	if err := obj.UnmarshalJSON(raw); err != nil {
+		return nil, fmt.Errorf("decoding the repaired object: %w", err)
+	}
+	return obj, nil
+}
+
+// judgeCluster is the review core's view of the cluster from diff: the
+// judge's namespace labels. A client-side apply never needs the parent of
+// a /scale request nor the revisions of a rollout undo (kubectl sends a
+// field manager with it, so it is never an undo candidate).
+type judgeCluster struct{ j *judge }
+
+var _ review.Cluster = judgeCluster{}
+
+func (judgeCluster) Object(_ context.Context, gvr schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error) {
+	return nil, fmt.Errorf("reading %s %s/%s: diff predicts no write of a subresource", gvr.Resource, namespace, name)
+}
+
+func (judgeCluster) Revisions(context.Context, *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	return nil, nil
+}
+
+func (c judgeCluster) NamespaceLabels(ctx context.Context, name string) (map[string]string, error) {
+	return c.j.namespaceLabels(ctx, name), nil
+}

@@ -1,0 +1,103 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// Update is one UPDATE of an object as admission sees it, already
+// decoded: what ReviewUpdate reviews without an AdmissionRequest, for a
+// driver that predicts a write rather than receives one (`kubectl hygiene
+// diff` predicts the UPDATE that kubectl apply will send).
+type Update struct {
+	// UID identifies the request in the policy input; empty for a
+	// predicted write.
+	UID string
+	// Namespace is the request's namespace; empty: New's.
+	Namespace string
+	// Subresource is the request's subresource: "" for the object
+	// itself, "scale" for /scale (then Old and New are the parent, as
+	// stored and with the new replica count).
+	Subresource string
+	// FieldManager is options.fieldManager as the client sends it:
+	// "kubectl-client-side-apply" for kubectl apply.
+	FieldManager string
+	// User is who sends the write, as the API server authenticates it.
+	User authenticationv1.UserInfo
+	// DryRun is the request's dry-run flag.
+	DryRun bool
+	// Old is the object as stored, New the object as written; both are
+	// required and neither is modified.
+	Old, New *unstructured.Unstructured
+}
+
+// ReviewUpdate classifies, analyzes and evaluates u, exactly as Review
+// does an UPDATE request once decoded: Review ends here. It returns nil
+// (and no error) for a controller's write and for writes that the pass
+// does not review.
+func (r *Reviewer) ReviewUpdate(ctx context.Context, u Update, pass Pass) (*Review, error) {
+	if u.Old == nil || u.New == nil {
+		return nil, errors.New("reviewing an update needs the old and the new object")
+	}
+	w := newWrite(u.Subresource, u.FieldManager, u.User, u.Old, u.New)
+	class := classify(w)
+	if class == policy.Controller || !pass.wants(w, class) {
+		return nil, nil
+	}
+	in, err := r.analyze(ctx, w, class)
+	if err != nil {
+		return nil, err
+	}
+	in.Request = requestSummary(u, w)
+	ns := u.Namespace
+	if ns == "" {
+		ns = u.New.GetNamespace()
+	}
+	if in.Namespace.Labels, err = r.cluster.NamespaceLabels(ctx, ns); err != nil {
+		return nil, err
+	}
+	in.Namespace.Name = ns
+	decisions, err := r.evaluator.Evaluate(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("evaluating policies: %w", err)
+	}
+	return &Review{Input: in, Decisions: decisions, Old: w.old, New: w.new}, nil
+}
+
+// updateOf is the Update of a decoded UPDATE request.
+func updateOf(req *admissionv1.AdmissionRequest, old, new *unstructured.Unstructured) Update {
+	return Update{
+		UID:          string(req.UID),
+		Namespace:    req.Namespace,
+		Subresource:  req.SubResource,
+		FieldManager: fieldManagerOption(req.Options.Raw),
+		User:         req.UserInfo,
+		DryRun:       req.DryRun != nil && *req.DryRun,
+		Old:          old,
+		New:          new,
+	}
+}
+
+func requestSummary(u Update, w write) policy.Request {
+	return policy.Request{
+		UID:          u.UID,
+		Operation:    string(admissionv1.Update),
+		Subresource:  u.Subresource,
+		DryRun:       u.DryRun,
+		Object:       merge.RefOf(w.new),
+		FieldManager: w.manager,
+		User: policy.User{
+			Username:       u.User.Username,
+			Groups:         u.User.Groups,
+			ServiceAccount: isServiceAccount(u.User),
+		},
+	}
+}
