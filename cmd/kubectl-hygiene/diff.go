@@ -41,7 +41,8 @@ type diffItem struct {
 	Created  bool           `json:"created,omitempty"`
 	Strategy merge.Strategy `json:"strategy,omitempty"`
 	// live and written are the old and new object of the UPDATE that
-	// kubectl apply sends; nil when it creates the object.
+	// kubectl apply sends; nil when it sends none (it creates the object,
+	// or the patch is empty and it prints "unchanged").
 	live, written *unstructured.Unstructured
 }
 
@@ -146,7 +147,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		}
 		items = append(items, item)
 		if item.live == nil {
-			continue // a CREATE: the webhooks review updates only
+			continue // no UPDATE: nothing for the webhooks to review
 		}
 		ds, err := adm.apply(ctx, item.live, item.written)
 		if err != nil {
@@ -165,8 +166,8 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 }
 
 // diffOne recomputes kubectl apply of manifest onto its live object: the
-// patch and the UPDATE it sends (old = live, new = the merged result),
-// which Run has admission review. When live's last-applied is invalid,
+// patch and the UPDATE it sends (old = live, new = the merged result; none
+// for an empty patch), which Run has the webhooks review. When live's last-applied is invalid,
 // kubectl cannot compute the patch as apply-hygiene does (it fails on one
 // that is not JSON): diff shows no patch and has the apply reviewed as if
 // it changed nothing, so that admission's invalid-last-applied decision is
@@ -192,6 +193,10 @@ func (o *DiffOptions) diffOne(manifest *unstructured.Unstructured, live []*unstr
 		return diffItem{}, fmt.Errorf("%s %s: %w", manifest.GetKind(), manifest.GetName(), err)
 	}
 	item.Patch, item.Result, item.Strategy, item.written = res.Patch, res.Result, res.Strategy, res.Result
+	if string(res.Patch) == "{}" {
+		// kubectl apply sends no request for an empty patch.
+		item.live, item.written = nil, nil
+	}
 	return item, nil
 }
 
