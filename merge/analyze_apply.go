@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
 
 // AnalyzeApply predicts `kubectl apply` of manifest onto live: it
@@ -15,6 +16,18 @@ import (
 // last-applied is invalid the analysis stops there and the ApplyResult is
 // nil, as kubectl itself cannot compute the patch.
 func (a *Analyzer) AnalyzeApply(live, manifest *unstructured.Unstructured) (*ApplyResult, *Analysis, error) {
+	type answer struct {
+		res *ApplyResult
+		an  *Analysis
+	}
+	out, err := verified(a, "apply analysis", func(a *Analyzer) (answer, error) {
+		res, an, err := a.analyzeApplyOf(live, manifest)
+		return answer{res, an}, err
+	})
+	return out.res, out.an, err
+}
+
+func (a *Analyzer) analyzeApplyOf(live, manifest *unstructured.Unstructured) (*ApplyResult, *Analysis, error) {
 	an := newAnalysis(live, "apply")
 	info, original := lastAppliedInfo(live)
 	an.LastApplied = info
@@ -67,7 +80,9 @@ func (a *Analyzer) analyzeApplyOnce(in applyInput, an *Analysis) error {
 	if err != nil {
 		return err
 	}
-	fs, err := sets(tvs)
+	// The field sets of the previous manifest, the manifest and the result;
+	// live's is read by nothing (live is compared as a typed value).
+	fs, err := sets([]*typed.TypedValue{tvs[0], tvs[1], tvs[3]})
 	if err != nil {
 		return err
 	}
@@ -81,7 +96,7 @@ func (a *Analyzer) analyzeApplyOnce(in applyInput, an *Analysis) error {
 	}
 	changed := cmp.Modified.Union(cmp.Removed).Union(cmp.Added)
 	an.Reverts = a.reverts(in, changed, mfs)
-	an.Orphans = a.orphans(in.kind, in.live.Object, in.result.Object, fs[3], fs[0].Union(fs[1]), mfs)
+	an.Orphans = a.orphans(in.kind, in.live.Object, in.result.Object, fs[2], fs[0].Union(fs[1]), mfs)
 	an.Orphans = append(an.Orphans, a.stringDataOrphans(in, rawOriginal, mfs)...)
 	an.Orphans = withRemovePatches(in.result.Object, an.Orphans)
 	an.ReplicasReset = a.replicasReset(in, manifest)

@@ -16,6 +16,10 @@ import (
 // last-applied. A caller that knows the write is an apply says so with
 // AnalyzeClientSideApply or AnalyzeServerSideApply.
 func (a *Analyzer) AnalyzeUpdate(old, new *unstructured.Unstructured) (*Analysis, error) {
+	return verified(a, "update analysis", func(a *Analyzer) (*Analysis, error) { return a.analyzeUpdate(old, new) })
+}
+
+func (a *Analyzer) analyzeUpdate(old, new *unstructured.Unstructured) (*Analysis, error) {
 	an := newAnalysis(new, "update")
 	info, original := lastAppliedInfo(old)
 	an.LastApplied = info
@@ -47,13 +51,17 @@ func (a *Analyzer) AnalyzeUpdate(old, new *unstructured.Unstructured) (*Analysis
 // apply of an unchanged manifest still puts back what drifted (seed 001),
 // and those reverts are what the apply-reverts-drift rule reports.
 func (a *Analyzer) AnalyzeClientSideApply(old, new *unstructured.Unstructured) (*Analysis, error) {
+	return verified(a, "client-side apply analysis", func(a *Analyzer) (*Analysis, error) { return a.analyzeClientSideApply(old, new) })
+}
+
+func (a *Analyzer) analyzeClientSideApply(old, new *unstructured.Unstructured) (*Analysis, error) {
 	an := newAnalysis(new, "update")
 	info, original := lastAppliedInfo(old)
 	an.LastApplied = info
 	an.AnnotationsBytes = AnnotationsSize(new)
 	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold
 	if _, ok := new.GetAnnotations()[LastAppliedAnnotation]; !ok {
-		return a.AnalyzeUpdate(old, new)
+		return a.analyzeUpdate(old, new)
 	}
 	return a.analyzeAppliedUpdate(old, new, original, an)
 }
@@ -107,6 +115,9 @@ func nulledIn(obj map[string]any, p Path) bool {
 
 func (a *Analyzer) imperativeChanges(lastApplied, old, new *unstructured.Unstructured) ([]FieldFact, error) {
 	original := secretData(new.GetKind(), lastApplied.Object)
+	if !a.withoutPruning && ownedUnchanged(original, old.Object, new.Object) {
+		return []FieldFact{}, nil
+	}
 	f := newFinder()
 	tvs, err := a.fieldSets(written(original), stored(old.Object), stored(new.Object))
 	if err != nil {

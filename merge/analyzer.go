@@ -27,6 +27,13 @@ type Analyzer struct {
 	validateStored  bool
 	maxValueLength  int
 	kubectlManagers map[string]bool
+	// withoutPruning turns the shortcuts of prune.go off: the analyses as
+	// they were before them, the oracle of the differential tests. Only
+	// tests set it (withoutPruning in prune_test.go).
+	withoutPruning bool
+	// shadowVerify runs every analysis also without pruning and fails on
+	// a difference (WithShadowVerify).
+	shadowVerify bool
 }
 
 // NewAnalyzer returns an Analyzer configured by opts.
@@ -41,6 +48,8 @@ func NewAnalyzer(opts ...Option) *Analyzer {
 		deduced:         managedfields.NewDeducedTypeConverter(),
 		maxValueLength:  o.maxValueLength,
 		kubectlManagers: o.kubectlManagers,
+		withoutPruning:  o.withoutPruning,
+		shadowVerify:    o.shadowVerify,
 	}
 }
 

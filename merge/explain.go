@@ -54,6 +54,10 @@ type FieldInfo struct {
 // Explain describes every field of live with its owner, drift and orphan
 // status.
 func (a *Analyzer) Explain(live *unstructured.Unstructured) (*Explanation, error) {
+	return verified(a, "explanation", func(a *Analyzer) (*Explanation, error) { return a.explain(live) })
+}
+
+func (a *Analyzer) explain(live *unstructured.Unstructured) (*Explanation, error) {
 	an := newAnalysis(live, "live")
 	info, original := lastAppliedInfo(live)
 	an.LastApplied = info

@@ -11,6 +11,8 @@ type options struct {
 	scheme          *runtime.Scheme
 	maxValueLength  int
 	kubectlManagers map[string]bool
+	withoutPruning  bool
+	shadowVerify    bool
 }
 
 // WithScheme sets the scheme that maps a kind to its Go type. Kinds with a
@@ -37,4 +39,15 @@ func WithKubectlManagers(names ...string) Option {
 			o.kubectlManagers[n] = true
 		}
 	}
+}
+
+// WithShadowVerify makes every analysis (AnalyzeUpdate,
+// AnalyzeClientSideApply, AnalyzeApply, Explain and AnalyzeLive) run twice:
+// as usual, and once more without the shortcuts that compare only what
+// changed (see prune.go). When the two differ in any fact, value, owner or
+// order, or one fails and the other does not, the call returns an error
+// wrapping ErrShadowMismatch. It doubles the cost of an analysis: for test
+// runs (end-to-end suites, load tests), not for production. Default: off.
+func WithShadowVerify() Option {
+	return func(o *options) { o.shadowVerify = true }
 }

@@ -23,9 +23,69 @@ func (a *Analyzer) putBack(la, live *unstructured.Unstructured, facts []FieldFac
 	if !slices.ContainsFunc(facts, check) {
 		return facts
 	}
-	res, err := a.ApplyManifest(la, withLastAppliedOf(live, la))
+	if !a.withoutPruning && live.GetKind() != "Secret" {
+		if out, ok := a.putBackPruned(la, live, facts, check); ok {
+			return out
+		}
+	}
+	return a.putBackWhole(la, live, facts, check)
+}
+
+// putBackPruned is putBack with kubectl's patch recomputed on la and live
+// cut down to the map keys on the way to the checked facts (keepTree):
+// the rest of the object (other containers' fields are in the same list
+// and stay; volumes, labels, status… go) costs most of the JSON encoding,
+// patching and decoding, and cannot change the result at a fact's path:
+//
+//   - a strategic or JSON merge patch is computed and applied key by key:
+//     the entry of map key k depends on the values at k of the previous
+//     manifest, the manifest and live alone, and so does the result at k;
+//     the key order directives ($setElementOrder/<list>) are computed from
+//     the list at that key; any directive written in la is kept (prune);
+//   - the one exception, $retainKeys (a map whose patch lists the keys the
+//     result keeps), names the manifest's keys of that map, and every key
+//     on the way to a fact is in the manifest: la has a non-empty value at
+//     each fact's path (imperativeChanges and drift skip the others);
+//   - apiVersion, kind and metadata.name, which decide the patch type and
+//     kubectl's checks, are always kept;
+//   - a Secret's stringData is folded into data (secretData) across keys:
+//     Secrets are never pruned.
+//
+// Recomputing on the whole objects fails where they do not fit the kind
+// (which the API server never sends), and putBack then keeps every fact;
+// a failure in a part that pruning left out would go unseen. So only an
+// answer that keeps every fact is taken from the pruned objects (the
+// whole objects give the same, or fail and keep every fact too); a
+// failure or a dropped fact falls back to the whole objects (ok false).
+func (a *Analyzer) putBackPruned(la, live *unstructured.Unstructured, facts []FieldFact, check func(FieldFact) bool) ([]FieldFact, bool) {
+	paths := make([]Path, 0, len(facts))
+	for _, f := range facts {
+		if check(f) {
+			paths = append(paths, f.Path)
+		}
+	}
+	keep := keepTreeOf(paths)
+	out, err := a.keptAfterApply(keep.pruneObject(la), keep.pruneObject(live), facts, check)
+	if err != nil || len(out) != len(facts) {
+		return nil, false
+	}
+	return out, true
+}
+
+func (a *Analyzer) putBackWhole(la, live *unstructured.Unstructured, facts []FieldFact, check func(FieldFact) bool) []FieldFact {
+	out, err := a.keptAfterApply(la, live, facts, check)
 	if err != nil {
 		return facts
+	}
+	return out
+}
+
+// keptAfterApply returns the facts that are not checked or whose field
+// the apply of la onto live sets back to la's value.
+func (a *Analyzer) keptAfterApply(la, live *unstructured.Unstructured, facts []FieldFact, check func(FieldFact) bool) ([]FieldFact, error) {
+	res, err := a.ApplyManifest(la, withLastAppliedOf(live, la))
+	if err != nil {
+		return nil, err
 	}
 	kind := live.GetKind()
 	result, original := secretData(kind, res.Result.Object), secretData(kind, la.Object)
@@ -36,7 +96,7 @@ func (a *Analyzer) putBack(la, live *unstructured.Unstructured, facts []FieldFac
 			out = append(out, fact)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // verifyAll is how many facts putBack checks one by one. Recomputing

@@ -1,0 +1,304 @@
+package merge
+
+import (
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// withoutPruning builds the oracle: the analyses without the shortcuts of
+// prune.go, as they were before them. Only tests can set it.
+func withoutPruning() Option {
+	return func(o *options) { o.withoutPruning = true }
+}
+
+// pathsAsStrings lets cmp compare Paths (whose key values have unexported
+// fields) by their kubectl notation, which round-trips.
+var pathsAsStrings = cmp.Transformer("path", func(p Path) string { return p.String() })
+
+// pair is one write to analyze: old and new as a webhook sees them.
+type pair struct {
+	name     string
+	old, new *unstructured.Unstructured
+}
+
+// differential holds the pruned analyses equal to the oracle's.
+type differential struct {
+	pruned, oracle *Analyzer
+}
+
+func newDifferential() differential {
+	return differential{pruned: NewAnalyzer(), oracle: NewAnalyzer(withoutPruning())}
+}
+
+// check runs every analysis that pruning touches on p with both analyzers
+// and reports any difference: facts, their order, values and owners, the
+// apply's result and errors.
+func (d differential) check(t *testing.T, p pair) {
+	t.Helper()
+	type answer struct {
+		Value any
+		Err   string
+	}
+	run := func(a *Analyzer) map[string]answer {
+		out := map[string]answer{}
+		put := func(name string, v any, err error) {
+			ans := answer{Value: v}
+			if err != nil {
+				ans.Err = err.Error()
+			}
+			out[name] = ans
+		}
+		an, err := a.AnalyzeUpdate(p.old, p.new)
+		put("update", an, err)
+		an, err = a.AnalyzeUpdate(p.old, withLastAppliedOfObject(p.new, p.old))
+		put("update under old last-applied", an, err)
+		an, err = a.AnalyzeClientSideApply(p.old, p.new)
+		put("client-side apply", an, err)
+		ex, err := a.Explain(p.old)
+		put("explain old", ex, err)
+		ex, err = a.Explain(p.new)
+		put("explain new", ex, err)
+		if manifest, err := ParseLastApplied(p.new); err == nil {
+			res, an, err := a.AnalyzeApply(p.old, manifest)
+			put("apply", []any{res, an}, err)
+		}
+		return out
+	}
+	if diff := cmp.Diff(run(d.oracle), run(d.pruned), pathsAsStrings); diff != "" {
+		t.Errorf("%s: pruned analyses differ from the oracle (-oracle +pruned):\n%s", p.name, diff)
+	}
+}
+
+// withLastAppliedOfObject returns obj with from's last-applied annotation
+// (none when from has none), as the webhook judges an edit.
+func withLastAppliedOfObject(obj, from *unstructured.Unstructured) *unstructured.Unstructured {
+	out := obj.DeepCopy()
+	annots := out.GetAnnotations()
+	if annots == nil {
+		annots = map[string]string{}
+	}
+	if v, ok := from.GetAnnotations()[LastAppliedAnnotation]; ok {
+		annots[LastAppliedAnnotation] = v
+	} else {
+		delete(annots, LastAppliedAnnotation)
+	}
+	out.SetAnnotations(annots)
+	return out
+}
+
+// capturedPairs reads the old and new object of every AdmissionReview in
+// dirs (captures of kube-apiserver, the benchmark reviews, the bad-input
+// corpus); reviews without both objects are skipped.
+func capturedPairs(t *testing.T, dirs ...string) []pair {
+	t.Helper()
+	var out []pair
+	for _, dir := range dirs {
+		names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(names) == 0 {
+			t.Fatalf("no reviews in %s", dir)
+		}
+		for _, name := range names {
+			if strings.HasSuffix(name, ".cluster.json") {
+				continue
+			}
+			data, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var review struct {
+				Request struct {
+					Object, OldObject json.RawMessage
+				}
+			}
+			if json.Unmarshal(data, &review) != nil {
+				continue
+			}
+			old, new := &unstructured.Unstructured{}, &unstructured.Unstructured{}
+			if old.UnmarshalJSON(review.Request.OldObject) != nil || new.UnmarshalJSON(review.Request.Object) != nil {
+				continue
+			}
+			out = append(out, pair{name: name, old: old, new: new})
+		}
+	}
+	return out
+}
+
+// fixturePairs turns every merge fixture into writes: live to the apply's
+// expected result, and live to the new manifest stored with its
+// last-applied.
+func fixturePairs(t *testing.T) []pair {
+	t.Helper()
+	entries, err := testdata.ReadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []pair
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == "fuzz" {
+			continue
+		}
+		f := loadFixture(t, e.Name())
+		if f.live == nil || f.modified == nil {
+			continue
+		}
+		stored := f.modified.DeepCopy()
+		setLastApplied(t, stored, f.modified)
+		out = append(out, pair{name: e.Name() + "/modified", old: f.live, new: stored})
+		if f.expected != nil {
+			out = append(out, pair{name: e.Name() + "/expected", old: f.live, new: f.expected})
+		}
+	}
+	return out
+}
+
+// variants derives writes from p: new with one leaf changed or removed,
+// for up to n leaves picked with rng.
+func variants(p pair, rng *rand.Rand, n int) []pair {
+	var leaves [][]any
+	collectLeaves(p.new.Object, nil, &leaves)
+	rng.Shuffle(len(leaves), func(i, j int) { leaves[i], leaves[j] = leaves[j], leaves[i] })
+	var out []pair
+	for i, steps := range leaves {
+		if i == n {
+			break
+		}
+		for _, remove := range []bool{false, true} {
+			v := p.new.DeepCopy()
+			if !changeAt(v.Object, steps, remove) {
+				continue
+			}
+			what := "change"
+			if remove {
+				what = "remove"
+			}
+			out = append(out, pair{name: p.name + "/" + what + leafName(steps), old: p.old, new: v})
+		}
+	}
+	return out
+}
+
+// collectLeaves lists the steps (map keys and list indexes) to every
+// scalar of v, except managedFields and the last-applied annotation.
+func collectLeaves(v any, steps []any, out *[][]any) {
+	switch t := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			if k != "managedFields" && k != LastAppliedAnnotation {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			collectLeaves(t[k], append(append([]any{}, steps...), k), out)
+		}
+	case []any:
+		for i, x := range t {
+			collectLeaves(x, append(append([]any{}, steps...), i), out)
+		}
+	default:
+		*out = append(*out, steps)
+	}
+}
+
+// changeAt changes the scalar at steps in obj (a string gets a suffix, a
+// number grows, a bool flips, null becomes a string), or removes it.
+func changeAt(obj map[string]any, steps []any, remove bool) bool {
+	var parent any = obj
+	for _, s := range steps[:len(steps)-1] {
+		switch k := s.(type) {
+		case string:
+			parent = parent.(map[string]any)[k]
+		case int:
+			parent = parent.([]any)[k]
+		}
+	}
+	last := steps[len(steps)-1]
+	if m, ok := parent.(map[string]any); ok {
+		if remove {
+			delete(m, last.(string))
+		} else {
+			m[last.(string)] = changed(m[last.(string)])
+		}
+		return true
+	}
+	l := parent.([]any)
+	if remove {
+		return false // removing a list element shifts the others: a change of each
+	}
+	l[last.(int)] = changed(l[last.(int)])
+	return true
+}
+
+func changed(v any) any {
+	switch t := v.(type) {
+	case string:
+		return t + "-changed"
+	case int64:
+		return t + 1
+	case float64:
+		return t + 1
+	case bool:
+		return !t
+	}
+	return "changed"
+}
+
+func leafName(steps []any) string {
+	b, _ := json.Marshal(steps)
+	return string(b)
+}
+
+// TestPrunedAnalysesEqualOracle is the differential test of prune.go: on
+// every captured review (kube-apiserver captures, benchmark reviews, the
+// bad-input corpus), every merge fixture, and writes derived from them
+// (one field changed or removed), each analysis with pruning equals the
+// oracle's, facts, order, values and owners included.
+func TestPrunedAnalysesEqualOracle(t *testing.T) {
+	d := newDifferential()
+	pairs := capturedPairs(t, "../webhook/testdata/reviews", "../webhook/testdata/bench", "../test/badinput/testdata")
+	pairs = append(pairs, fixturePairs(t)...)
+	rng := rand.New(rand.NewPCG(14, 1))
+	n := 3
+	if testing.Short() {
+		n = 1
+	}
+	for _, p := range pairs {
+		d.check(t, p)
+		for _, v := range variants(p, rng, n) {
+			d.check(t, v)
+		}
+	}
+}
+
+// TestShadowVerify checks that WithShadowVerify passes on agreeing
+// analyses and reports a difference between the two runs.
+func TestShadowVerify(t *testing.T) {
+	a := NewAnalyzer(WithShadowVerify())
+	for _, p := range capturedPairs(t, "../webhook/testdata/reviews") {
+		if _, err := a.AnalyzeUpdate(p.old, withLastAppliedOfObject(p.new, p.old)); errors.Is(err, ErrShadowMismatch) {
+			t.Errorf("%s: %v", p.name, err)
+		}
+	}
+	_, err := verified(a, "test", func(a *Analyzer) (int, error) {
+		if a.withoutPruning {
+			return 1, nil
+		}
+		return 2, nil
+	})
+	if !errors.Is(err, ErrShadowMismatch) {
+		t.Errorf("a difference gave %v, want ErrShadowMismatch", err)
+	}
+}
