@@ -302,3 +302,208 @@ func TestShadowVerify(t *testing.T) {
 		t.Errorf("a difference gave %v, want ErrShadowMismatch", err)
 	}
 }
+
+// genDeployment generates a Deployment with random maps and keyed lists:
+// containers by name, their env by name, ports by containerPort and
+// protocol (two ports may share a containerPort, where the strategic
+// merge key and the field sets' keys differ), volumes by name.
+func genDeployment(rng *rand.Rand) map[string]any {
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	randMap := func(keys ...string) map[string]any {
+		m := map[string]any{}
+		for _, k := range keys {
+			if rng.IntN(2) == 0 {
+				m[k] = pick("1", "2", "x")
+			}
+		}
+		return m
+	}
+	var containers []any
+	for _, name := range []string{"a", "b", "c"} {
+		if rng.IntN(3) == 0 && len(containers) > 0 {
+			continue
+		}
+		c := map[string]any{"name": name, "image": pick("img:1", "img:2")}
+		var env []any
+		for _, e := range []string{"A", "B", "C"} {
+			if rng.IntN(2) == 0 {
+				env = append(env, map[string]any{"name": e, "value": pick("1", "2")})
+			}
+		}
+		if env != nil {
+			c["env"] = env
+		}
+		if rng.IntN(2) == 0 {
+			ports := []any{map[string]any{"containerPort": int64(80), "protocol": "TCP"}}
+			if rng.IntN(2) == 0 {
+				ports = append(ports, map[string]any{"containerPort": int64(80 + rng.IntN(2)), "protocol": "UDP"})
+			}
+			c["ports"] = ports
+		}
+		if rng.IntN(2) == 0 {
+			c["resources"] = map[string]any{"limits": map[string]any{"cpu": pick("1", "500m", "0.5")}}
+		}
+		containers = append(containers, c)
+	}
+	spec := map[string]any{
+		"selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
+		"template": map[string]any{
+			"metadata": map[string]any{"labels": map[string]any{"app": "web"}, "annotations": randMap("r", "s")},
+			"spec":     map[string]any{"containers": containers, "nodeSelector": randMap("n1", "n2")},
+		},
+	}
+	if rng.IntN(2) == 0 {
+		spec["replicas"] = int64(1 + rng.IntN(3))
+	}
+	if rng.IntN(2) == 0 {
+		spec["strategy"] = map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxSurge": int64(1)}}
+	}
+	if rng.IntN(2) == 0 {
+		spec["template"].(map[string]any)["spec"].(map[string]any)["volumes"] = []any{
+			map[string]any{"name": "v", "emptyDir": map[string]any{}},
+		}
+	}
+	return map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "web", "namespace": "ns", "labels": randMap("app", "tier"), "annotations": randMap("a", "b")},
+		"spec":     spec,
+	}
+}
+
+// mutate returns a copy of obj with up to n random leaves changed or
+// removed.
+func mutate(rng *rand.Rand, obj map[string]any, n int) map[string]any {
+	out := runtimeDeepCopy(obj)
+	for range rng.IntN(n + 1) {
+		var leaves [][]any
+		collectLeaves(out, nil, &leaves)
+		if len(leaves) == 0 {
+			break
+		}
+		steps := leaves[rng.IntN(len(leaves))]
+		if steps[0] == "apiVersion" || steps[0] == "kind" || (len(steps) > 1 && steps[1] == "name" && steps[0] == "metadata") {
+			continue
+		}
+		changeAt(out, steps, rng.IntN(3) == 0)
+	}
+	return out
+}
+
+// generatedWrite is a random write: old carries last-applied la and drifted
+// from it, new is old with more changes.
+func generatedWrite(t *testing.T, rng *rand.Rand) (la, old, new *unstructured.Unstructured) {
+	la = &unstructured.Unstructured{Object: genDeployment(rng)}
+	old = &unstructured.Unstructured{Object: mutate(rng, la.Object, 2)}
+	setLastApplied(t, old, la)
+	new = &unstructured.Unstructured{Object: mutate(rng, old.Object, 3)}
+	return la, old, new
+}
+
+// TestPrunedPatchEqualsWhole is the property behind putBackPruned: on
+// generated objects, kubectl's patch recomputed on the pruned objects
+// gives the same result as on the whole ones at every path it was pruned
+// to (a random set of the fields last-applied sets to a non-empty value,
+// as putBack's facts), and fails only when the
+// whole one fails.
+func TestPrunedPatchEqualsWhole(t *testing.T) {
+	a := NewAnalyzer()
+	rng := rand.New(rand.NewPCG(14, 3))
+	for i := range 300 {
+		la, _, live := generatedWrite(t, rng)
+		tvs, err := a.fieldSets(written(la.Object))
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := tvs[0].ToFieldSet()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths []Path
+		for _, p := range units(set) {
+			// As the facts that putBack checks: fields that last-applied
+			// sets to a value, not the server's.
+			if !serverManaged(p) && !isEmpty(at(la.Object, p).v) && rng.IntN(4) == 0 {
+				paths = append(paths, p)
+			}
+		}
+		whole, wholeErr := a.ApplyManifest(la, withLastAppliedOf(live, la))
+		keep := keepTreeOf(paths)
+		prunedLa := keep.pruneObject(la)
+		pruned, prunedErr := a.ApplyManifest(prunedLa, withLastAppliedOf(keep.pruneObject(live), prunedLa))
+		if prunedErr != nil && wholeErr == nil {
+			t.Fatalf("case %d: only the pruned patch fails: %v", i, prunedErr)
+		}
+		if wholeErr != nil || prunedErr != nil {
+			continue
+		}
+		f := newFinder()
+		for _, p := range paths {
+			if w, g := f.at(whole.Result.Object, p), f.at(pruned.Result.Object, p); !cmp.Equal(w, g, cmp.AllowUnexported(presence{})) {
+				t.Errorf("case %d: at %s the whole patch gives %v, the pruned one %v", i, p, w, g)
+			}
+		}
+	}
+}
+
+// TestOwnedUnchangedMeansNoChanges is the property behind the skip in
+// imperativeChanges: on generated writes, whenever ownedUnchanged holds,
+// the oracle finds no imperative change; and every generated write
+// analyzes the same with and without pruning.
+func TestOwnedUnchangedMeansNoChanges(t *testing.T) {
+	d := newDifferential()
+	rng := rand.New(rand.NewPCG(14, 4))
+	skipped := 0
+	for i := range 200 {
+		la, old, new := generatedWrite(t, rng)
+		if rng.IntN(2) == 0 {
+			new = &unstructured.Unstructured{Object: runtimeDeepCopy(old.Object)}
+			unstructured.SetNestedField(new.Object, "x", "metadata", "labels", "unowned") //nolint:errcheck // metadata is a map
+		}
+		if ownedUnchanged(la.Object, old.Object, new.Object) {
+			skipped++
+			an, err := d.oracle.AnalyzeUpdate(old, new)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(an.ImperativeChanges) > 0 {
+				t.Errorf("case %d: ownedUnchanged, yet the oracle finds %v", i, an.ImperativeChanges)
+			}
+		}
+		d.check(t, pair{name: "generated", old: old, new: new})
+	}
+	if skipped == 0 {
+		t.Error("no generated write was skipped: the property was not exercised")
+	}
+}
+
+// FuzzPrunedEqualsOracle holds every analysis with pruning equal to the
+// oracle's on random writes: old and new as JSON, with lastApplied as
+// old's last-applied annotation (none when empty).
+func FuzzPrunedEqualsOracle(f *testing.F) {
+	for _, dir := range []string{"seed004-undo", "seed003-restarted-at", "crd-json-merge", "statefulset-ondelete"} {
+		live, _ := testdata.ReadFile("testdata/" + dir + "/live.yaml")
+		manifest, _ := testdata.ReadFile("testdata/" + dir + "/modified.yaml")
+		original, _ := testdata.ReadFile("testdata/" + dir + "/original.yaml")
+		f.Add(yamlToJSON(f, live), yamlToJSON(f, manifest), string(yamlToJSON(f, original)))
+	}
+	d := newDifferential()
+	f.Fuzz(func(t *testing.T, oldJSON, newJSON []byte, lastApplied string) {
+		old, ok := decodeObject(oldJSON)
+		if !ok {
+			return
+		}
+		new, ok := decodeObject(newJSON)
+		if !ok {
+			return
+		}
+		if meta, ok := old.Object["metadata"].(map[string]any); ok && lastApplied != "" {
+			annots, _ := meta["annotations"].(map[string]any)
+			if annots == nil {
+				annots = map[string]any{}
+				meta["annotations"] = annots
+			}
+			annots[LastAppliedAnnotation] = lastApplied
+		}
+		d.check(t, pair{name: "fuzz", old: old, new: new})
+	})
+}
