@@ -8,8 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
@@ -192,12 +194,40 @@ func (o *DiffOptions) diffOne(manifest *unstructured.Unstructured, live []*unstr
 	if err != nil {
 		return diffItem{}, fmt.Errorf("%s %s: %w", manifest.GetKind(), manifest.GetName(), err)
 	}
-	item.Patch, item.Result, item.Strategy, item.written = res.Patch, res.Result, res.Strategy, res.Result
+	item.Patch, item.Result, item.Strategy = res.Patch, res.Result, res.Strategy
 	if string(res.Patch) == "{}" {
 		// kubectl apply sends no request for an empty patch.
-		item.live, item.written = nil, nil
+		item.live = nil
+		return item, nil
+	}
+	if item.live, err = asDecoded(l); err != nil {
+		return diffItem{}, fmt.Errorf("%s %s: %w", manifest.GetKind(), manifest.GetName(), err)
+	}
+	if item.written, err = asDecoded(res.Result); err != nil {
+		return diffItem{}, fmt.Errorf("%s %s: %w", manifest.GetKind(), manifest.GetName(), err)
 	}
 	return item, nil
+}
+
+// asDecoded is obj as the API server hands it to admission after decoding
+// it into its Go type: the patched object without the zero values that
+// the type omits (a manifest's hostNetwork: false is no field of the
+// stored object), and the live object as it was stored (unchanged when
+// it was read from the API server). Kinds without a Go type (custom
+// resources) are kept as they are.
+func asDecoded(obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	typed, err := scheme.Scheme.New(obj.GroupVersionKind())
+	if err != nil {
+		return obj, nil //nolint:nilerr // no Go type: stored as written
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, typed); err != nil {
+		return nil, fmt.Errorf("decoding the result as a %s: %w", obj.GroupVersionKind(), err)
+	}
+	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the decoded result: %w", err)
+	}
+	return &unstructured.Unstructured{Object: out}, nil
 }
 
 // created describes an apply that creates the object: kubectl sends the
