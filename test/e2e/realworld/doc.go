@@ -17,6 +17,11 @@
 //
 //	realworld: 76 objects from 24 projects, 786 steps, 0 false warnings, 0 false denials, 0 misses
 //
+// TestDiffPredictsAdmission takes a subset of the corpus (the first two
+// workloads of each kind) through the same day and runs the built
+// `kubectl hygiene diff` before every apply: kubectl apply must then print
+// exactly the messages that diff predicted.
+//
 // Run it with:
 //
 //	APPLY_HYGIENE_E2E=required go test ./test/e2e/realworld/

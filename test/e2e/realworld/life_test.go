@@ -31,6 +31,10 @@ type life struct {
 	// planted holds the fields set outside apply that are still live,
 	// by their path in kubectl's notation.
 	planted map[string]fieldPath
+	// predict, when set, is called before each apply with the manifest
+	// it sends; what it returns is called with kubectl's result
+	// (TestDiffPredictsAdmission).
+	predict func(step string, manifest []byte) func(framework.Result)
 }
 
 // object names the workload as apply-hygiene's messages do.
@@ -119,8 +123,15 @@ func (l *life) apply(step string) framework.Result {
 	if err != nil {
 		l.t.Fatalf("encoding the manifest of %s: %v", l.w.ref(), err)
 	}
+	var predicted func(framework.Result)
+	if l.predict != nil {
+		predicted = l.predict(step, doc)
+	}
 	before := l.live()
 	res := l.f.Kubectl.RunWithInput(l.t, string(doc), "apply", "-f", "-")
+	if predicted != nil {
+		predicted(res)
+	}
 	after := l.live()
 	want := l.afterApply(before, after)
 	if strings.HasSuffix(strings.TrimSpace(res.Stdout), " unchanged") {

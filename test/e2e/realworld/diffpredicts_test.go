@@ -1,0 +1,251 @@
+package realworld_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// TestDiffPredictsAdmission checks that `kubectl hygiene diff` and
+// admission are one engine on the corpus: before every apply of a day, the
+// built plugin runs `kubectl hygiene diff -f MANIFEST -o json` against the
+// cluster, and what it predicts must be what kubectl apply then prints —
+// the same warnings (the mutating webhook's repairs and prunes, the
+// validating webhook's warnings) and the same denial, message for message,
+// each predicted finding's rule, action and path included; a prediction of
+// no UPDATE (a creation, an unchanged object) must meet an apply that
+// prints nothing of apply-hygiene's.
+//
+// The subset is deterministic and bounded, to add well under a minute to
+// the corpus: the first two workloads of each kind (Deployment,
+// StatefulSet, DaemonSet) in corpus order, each through every step of its
+// day (liveDay's steps), so that every kind of apply the day makes is
+// compared — the creation, a changed manifest, the applies after rollout
+// restart and set env (orphans), after rollout undo (reverts, the repaired
+// last-applied) and after scale. The truth model of those applies is
+// TestRealWorld's business; this test compares diff with admission only.
+func TestDiffPredictsAdmission(t *testing.T) {
+	framework.ControlPlane(t)
+	started := time.Now()
+	p := &predictor{bin: hygieneBinary(t), home: t.TempDir()}
+	ws := firstOfEachKind(loadCorpus(t), 2)
+	t.Run("day", func(t *testing.T) {
+		for _, w := range ws {
+			t.Run(w.id(), func(t *testing.T) {
+				t.Parallel()
+				l := &life{t: t, f: framework.New(t), w: w, ledger: &ledger{}, manifest: runtime.DeepCopyJSON(w.manifest)}
+				l.predict = func(step string, manifest []byte) func(framework.Result) {
+					return p.before(l, step, manifest)
+				}
+				for _, s := range day {
+					if s.rolledBackOnly && !rolledBack[w.kind] {
+						continue
+					}
+					s.do(l, s.step)
+				}
+			})
+		}
+	})
+	t.Logf("diff and admission compared on %d applies of %d workloads (%d messages of apply-hygiene, %d applies without any) in %s",
+		p.applies, len(ws), p.messages, p.silent, time.Since(started).Round(time.Second))
+	if p.messages == 0 {
+		t.Error("no apply printed any message of apply-hygiene: the comparison compared nothing")
+	}
+}
+
+// firstOfEachKind returns the first n workloads of each kind, in corpus
+// order.
+func firstOfEachKind(ws []workload, n int) []workload {
+	seen := map[string]int{}
+	var out []workload
+	for _, w := range ws {
+		if seen[w.kind] < n {
+			seen[w.kind]++
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// hygieneBinary builds kubectl-hygiene for the test.
+func hygieneBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "kubectl-hygiene")
+	build := exec.Command("go", "build", "-o", bin, "github.com/apply-hygiene/apply-hygiene/cmd/kubectl-hygiene")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building kubectl-hygiene: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// predictor runs diff before each apply and counts the comparisons.
+type predictor struct {
+	bin string
+	// home is diff's $HOME: one discovery cache for every run.
+	home string
+
+	mu                        sync.Mutex
+	applies, messages, silent int
+}
+
+// said is one message of apply-hygiene as kubectl prints it: a warning or
+// (part of) the denial.
+type said struct {
+	Action, Message string
+}
+
+// diffFinding is one finding of `kubectl hygiene diff -o json`.
+type diffFinding struct {
+	Rule, Action, Path, Message string
+}
+
+// before runs diff on the manifest the apply is about to send and returns
+// the comparison with kubectl's result.
+func (p *predictor) before(l *life, step string, manifest []byte) func(framework.Result) {
+	t := l.t
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "manifest.json")
+	if err := os.WriteFile(file, manifest, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	findings, code := p.diff(t, l.f.Kubectl, file)
+	return func(res framework.Result) {
+		t.Helper()
+		want := predictedMessages(findings)
+		got := printedMessages(res.Stderr)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: step %q: kubectl hygiene diff predicted other messages than kubectl apply printed (-diff +apply):\n%s", l.w.id(), step, diff)
+		}
+		for _, f := range findings {
+			if f.Action == "dryrun" {
+				continue // recorded, never printed
+			}
+			named := slices.ContainsFunc(got, func(s said) bool {
+				return s.Action == printedAs(f.Action) && strings.HasPrefix(s.Message, "["+f.Rule+"] ") && strings.Contains(s.Message, f.Path)
+			})
+			if !named {
+				t.Errorf("%s: step %q: diff predicts %s [%s] %s; kubectl apply printed no such message", l.w.id(), step, f.Action, f.Rule, f.Path)
+			}
+		}
+		denied := slices.ContainsFunc(got, func(s said) bool { return s.Action == deny })
+		if (code == 1) != denied {
+			t.Errorf("%s: step %q: diff exited %d, and kubectl apply was denied: %v", l.w.id(), step, code, denied)
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.applies++
+		p.messages += len(got)
+		if len(got) == 0 {
+			p.silent++
+		}
+	}
+}
+
+// diff runs `kubectl hygiene diff -f file -o json` against the cluster as
+// k's identity, in k's namespace, and returns its findings and exit
+// status (0, or 1 when it predicts a denial).
+func (p *predictor) diff(t *testing.T, k framework.Kubectl, file string) ([]diffFinding, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.bin, "diff", "-f", file, "-o", "json", "--kubeconfig", k.Kubeconfig, "-n", k.Namespace)
+	cmd.Env = append(os.Environ(), "HOME="+p.home)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	var exitErr *exec.ExitError
+	switch {
+	case errors.As(err, &exitErr):
+		code = exitErr.ExitCode()
+	case err != nil:
+		t.Fatalf("running kubectl hygiene diff: %v", err)
+	}
+	var doc struct {
+		Findings []diffFinding `json:"findings"`
+	}
+	if code > 1 || json.Unmarshal(stdout.Bytes(), &doc) != nil {
+		t.Fatalf("kubectl hygiene diff -f %s -o json: exit %d\n%s%s", file, code, stdout.String(), stderr.String())
+	}
+	t.Logf("$ kubectl hygiene diff -f %s -o json: exit %d, findings %+v", file, code, doc.Findings)
+	return doc.Findings, code
+}
+
+// maxWarning is the length the webhook cuts each warning to: its default
+// (webhook.WithMaxWarningLength), which the chart keeps.
+const maxWarning = 1024
+
+// printedAs is how kubectl shows a finding of action a: repairs and
+// prunes are carried out by the mutating webhook and printed as warnings.
+func printedAs(action string) string {
+	if action == "deny" {
+		return deny
+	}
+	return warn
+}
+
+// predictedMessages are the messages kubectl prints for diff's findings:
+// one per decision (diff has one finding per path), dryrun ones never.
+func predictedMessages(findings []diffFinding) []said {
+	out := []said{}
+	for _, f := range findings {
+		if f.Action == "dryrun" {
+			continue
+		}
+		s := said{printedAs(f.Action), f.Message}
+		if s.Action == warn && len(s.Message) > maxWarning {
+			s.Message = s.Message[:maxWarning-len("…")] + "…"
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	sortSaid(out)
+	return out
+}
+
+// printedMessages are apply-hygiene's messages in kubectl's stderr: each
+// "Warning: [rule] …" line, and each message of the denial (the webhook
+// joins them with newlines after "denied the request: ").
+func printedMessages(stderr string) []said {
+	out := []said{}
+	denial := ""
+	if i := strings.Index(stderr, "denied the request: "); i >= 0 {
+		stderr, denial = stderr[:i], stderr[i+len("denied the request: "):]
+	}
+	for _, line := range strings.Split(stderr, "\n") {
+		if m, ok := strings.CutPrefix(line, "Warning: "); ok && strings.HasPrefix(m, "[") {
+			out = append(out, said{warn, m})
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(denial), "\n") {
+		switch {
+		case strings.HasPrefix(line, "["):
+			out = append(out, said{deny, line})
+		case line != "" && len(out) > 0 && out[len(out)-1].Action == deny:
+			out[len(out)-1].Message += "\n" + line
+		}
+	}
+	sortSaid(out)
+	return out
+}
+
+func sortSaid(s []said) {
+	slices.SortFunc(s, func(a, b said) int {
+		return strings.Compare(a.Action+"\x00"+a.Message, b.Action+"\x00"+b.Message)
+	})
+}
