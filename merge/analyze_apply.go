@@ -29,7 +29,7 @@ func (a *Analyzer) AnalyzeApply(live, manifest *unstructured.Unstructured) (*App
 
 func (a *Analyzer) analyzeApplyOf(live, manifest *unstructured.Unstructured) (*ApplyResult, *Analysis, error) {
 	an := newAnalysis(live, "apply")
-	info, original := lastAppliedInfo(live)
+	info, original, parsed := a.lastAppliedInfo(live)
 	an.LastApplied = info
 	if info.Status == LastAppliedInvalid {
 		return nil, an, nil
@@ -39,7 +39,7 @@ func (a *Analyzer) analyzeApplyOf(live, manifest *unstructured.Unstructured) (*A
 		return nil, nil, err
 	}
 	an.Strategy = res.Strategy
-	in := applyInput{kind: live.GetKind(), live: live, manifest: manifest, result: res.Result}
+	in := applyInput{kind: live.GetKind(), live: live, manifest: manifest, result: res.Result, originalParsed: parsed}
 	if original != nil {
 		in.original = original.Object
 	}
@@ -58,6 +58,9 @@ type applyInput struct {
 	original map[string]any
 	manifest *unstructured.Unstructured
 	result   *unstructured.Unstructured
+	// originalParsed and manifestParsed are the cached parses of original
+	// and manifest when they come from a last-applied annotation, else nil.
+	originalParsed, manifestParsed *parsedLastApplied
 }
 
 // analyzeApply fills an with the facts of the apply in. It changes an only
@@ -75,14 +78,16 @@ func (a *Analyzer) analyzeApplyOnce(in applyInput, an *Analysis) error {
 	in.original = secretData(in.kind, in.original)
 	in.manifest = &unstructured.Unstructured{Object: secretData(in.kind, in.manifest.Object)}
 	in.result = &unstructured.Unstructured{Object: secretData(in.kind, in.result.Object)}
-	manifest := withoutLastApplied(in.manifest.Object)
-	tvs, err := a.fieldSets(written(in.original), written(manifest), stored(in.live.Object), stored(in.result.Object))
+	manifestSrc := a.writtenManifest(in.kind, in.manifest.Object, in.manifestParsed)
+	manifest := manifestSrc.obj
+	tvs, err := a.fieldSets(a.writtenLastApplied(in.kind, in.original, in.originalParsed), manifestSrc,
+		stored(in.live.Object), stored(in.result.Object))
 	if err != nil {
 		return err
 	}
 	// The field sets of the previous manifest, the manifest and the result;
 	// live's is read by nothing (live is compared as a typed value).
-	fs, err := sets([]*typed.TypedValue{tvs[0], tvs[1], tvs[3]})
+	fs, err := a.sets([]*typed.TypedValue{tvs[0], tvs[1], tvs[3]}, in.originalParsed.original(), in.manifestParsed.manifest())
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ import (
 func (a *Analyzer) AnalyzeServerSideApply(old, new *unstructured.Unstructured, manager string) (*Analysis, error) {
 	an := newAnalysis(new, "apply")
 	var original *unstructured.Unstructured
-	an.LastApplied, original = lastAppliedInfo(old)
+	an.LastApplied, original, _ = a.lastAppliedInfo(old)
 	an.AnnotationsBytes = AnnotationsSize(new)
 	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold
 	mfs, err := DecodeManagedFields(new)

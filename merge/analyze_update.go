@@ -21,20 +21,20 @@ func (a *Analyzer) AnalyzeUpdate(old, new *unstructured.Unstructured) (*Analysis
 
 func (a *Analyzer) analyzeUpdate(old, new *unstructured.Unstructured) (*Analysis, error) {
 	an := newAnalysis(new, "update")
-	info, original := lastAppliedInfo(old)
+	info, original, parsed := a.lastAppliedInfo(old)
 	an.LastApplied = info
 	an.AnnotationsBytes = AnnotationsSize(new)
 	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold
 	oldRaw, hadOld := old.GetAnnotations()[LastAppliedAnnotation]
 	newRaw, hasNew := new.GetAnnotations()[LastAppliedAnnotation]
 	if hasNew && (!hadOld || oldRaw != newRaw) {
-		return a.analyzeAppliedUpdate(old, new, original, an)
+		return a.analyzeAppliedUpdate(old, new, original, parsed, an)
 	}
 	if original == nil {
 		return an, nil
 	}
 	changes, err := orValidated(a, func(a *Analyzer) ([]FieldFact, error) {
-		return a.imperativeChanges(original, old, new)
+		return a.imperativeChanges(original, parsed, old, new)
 	})
 	if err != nil {
 		return nil, err
@@ -56,26 +56,29 @@ func (a *Analyzer) AnalyzeClientSideApply(old, new *unstructured.Unstructured) (
 
 func (a *Analyzer) analyzeClientSideApply(old, new *unstructured.Unstructured) (*Analysis, error) {
 	an := newAnalysis(new, "update")
-	info, original := lastAppliedInfo(old)
+	info, original, parsed := a.lastAppliedInfo(old)
 	an.LastApplied = info
 	an.AnnotationsBytes = AnnotationsSize(new)
 	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold
 	if _, ok := new.GetAnnotations()[LastAppliedAnnotation]; !ok {
 		return a.analyzeUpdate(old, new)
 	}
-	return a.analyzeAppliedUpdate(old, new, original, an)
+	return a.analyzeAppliedUpdate(old, new, original, parsed, an)
 }
 
-func (a *Analyzer) analyzeAppliedUpdate(old, new, original *unstructured.Unstructured, an *Analysis) (*Analysis, error) {
+// analyzeAppliedUpdate analyzes an apply; original and parsed are old's
+// last-applied (nil when there is none), shared and never changed.
+func (a *Analyzer) analyzeAppliedUpdate(old, new, original *unstructured.Unstructured, parsed *parsedLastApplied, an *Analysis) (*Analysis, error) {
 	an.Operation = "apply"
 	if an.LastApplied.Status == LastAppliedInvalid {
 		return an, nil
 	}
-	manifest, err := ParseLastApplied(new)
+	manifest, manifestParsed, err := a.parseLastApplied(new)
 	if err != nil {
 		return an, nil //nolint:nilerr // an unusable new annotation is reported by the next write
 	}
-	in := applyInput{kind: new.GetKind(), live: old, manifest: manifest, result: new}
+	in := applyInput{kind: new.GetKind(), live: old, manifest: manifest, result: new,
+		originalParsed: parsed, manifestParsed: manifestParsed}
 	if original != nil {
 		in.original = original.Object
 	}
@@ -113,26 +116,26 @@ func nulledIn(obj map[string]any, p Path) bool {
 	return false
 }
 
-func (a *Analyzer) imperativeChanges(lastApplied, old, new *unstructured.Unstructured) ([]FieldFact, error) {
-	original := secretData(new.GetKind(), lastApplied.Object)
+func (a *Analyzer) imperativeChanges(lastApplied *unstructured.Unstructured, parsed *parsedLastApplied, old, new *unstructured.Unstructured) ([]FieldFact, error) {
+	kind := new.GetKind()
+	original := secretData(kind, lastApplied.Object)
 	if !a.withoutPruning && ownedUnchanged(original, old.Object, new.Object) {
 		return []FieldFact{}, nil
 	}
 	f := newFinder()
-	tvs, err := a.fieldSets(written(original), stored(old.Object), stored(new.Object))
+	tvs, err := a.fieldSets(a.writtenLastApplied(kind, original, parsed), stored(old.Object), stored(new.Object))
 	if err != nil {
 		return nil, err
 	}
-	owned, err := tvs[0].ToFieldSet()
+	owned, err := a.fieldSet(tvs[0], parsed.original())
 	if err != nil {
-		return nil, fmt.Errorf("computing field set: %w", err)
+		return nil, err
 	}
 	cmp, err := tvs[1].Compare(tvs[2])
 	if err != nil {
 		return nil, fmt.Errorf("comparing old and new object: %w", err)
 	}
 	out := []FieldFact{}
-	kind := new.GetKind()
 	var mfs []ManagedFields // decoded for the first change: most writes have none
 	for _, p := range units(cmp.Modified.Union(cmp.Removed)) {
 		la := f.at(original, p)

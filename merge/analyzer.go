@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/client-go/applyconfigurations"
 	"k8s.io/client-go/kubernetes/scheme"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
@@ -34,11 +33,14 @@ type Analyzer struct {
 	// shadowVerify runs every analysis also without pruning and fails on
 	// a difference (WithShadowVerify).
 	shadowVerify bool
+	// lastApplied caches parsed last-applied annotations; nil when off.
+	lastApplied *lastAppliedCache
 }
 
 // NewAnalyzer returns an Analyzer configured by opts.
 func NewAnalyzer(opts ...Option) *Analyzer {
-	o := options{scheme: scheme.Scheme, maxValueLength: maxString, kubectlManagers: map[string]bool{}}
+	o := options{scheme: scheme.Scheme, maxValueLength: maxString, kubectlManagers: map[string]bool{},
+		lastAppliedCacheSize: DefaultLastAppliedCacheSize}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -50,12 +52,17 @@ func NewAnalyzer(opts ...Option) *Analyzer {
 		kubectlManagers: o.kubectlManagers,
 		withoutPruning:  o.withoutPruning,
 		shadowVerify:    o.shadowVerify,
+		lastApplied:     newLastAppliedCache(o.lastAppliedCacheSize),
 	}
 }
 
 // source is an object to convert to a typed value.
 type source struct {
 	obj map[string]any
+	// cached, for last-applied (see writtenLastApplied), holds its typed
+	// value, converted once from what build returns (obj).
+	cached *typedOnce
+	build  func() map[string]any
 	// stored marks an object that the API server decoded into its Go type
 	// before admission (old, new, live, result, the parent of a /scale):
 	// it fits the kind's schema, so its conversion skips validation.
@@ -104,6 +111,15 @@ func (a *Analyzer) convertTyped(srcs []source) ([]*typed.TypedValue, error) {
 	}
 	out := make([]*typed.TypedValue, len(srcs))
 	for i, src := range srcs {
+		if src.cached != nil {
+			if r := src.cached.get(a, src.build); r.gvk == gvk {
+				if r.err != nil {
+					return nil, r.err
+				}
+				out[i] = r.tv
+				continue
+			}
+		}
 		if !src.stored || a.validateStored {
 			tv, err := a.typed.ObjectToTyped(withKind(src.obj, gvk), typed.AllowDuplicates)
 			if err != nil {
@@ -195,17 +211,4 @@ func withoutManagedFields(obj map[string]any) map[string]any {
 	}
 	out["metadata"] = m
 	return out
-}
-
-// sets returns the field sets of typed values.
-func sets(tvs []*typed.TypedValue) ([]*fieldpath.Set, error) {
-	out := make([]*fieldpath.Set, len(tvs))
-	for i, tv := range tvs {
-		s, err := tv.ToFieldSet()
-		if err != nil {
-			return nil, fmt.Errorf("computing field set: %w", err)
-		}
-		out[i] = s
-	}
-	return out, nil
 }

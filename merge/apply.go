@@ -155,7 +155,7 @@ func LastAppliedValue(manifest *unstructured.Unstructured) (string, error) {
 // annotation is not usable.
 func (a *Analyzer) ApplyManifest(manifest, live *unstructured.Unstructured) (*ApplyResult, error) {
 	var original []byte
-	if _, err := ParseLastApplied(live); err == nil {
+	if _, _, err := a.parseLastApplied(live); err == nil {
 		original = []byte(live.GetAnnotations()[LastAppliedAnnotation])
 	} else if !errors.Is(err, ErrMissingLastApplied) {
 		return nil, err

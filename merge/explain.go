@@ -59,7 +59,7 @@ func (a *Analyzer) Explain(live *unstructured.Unstructured) (*Explanation, error
 
 func (a *Analyzer) explain(live *unstructured.Unstructured) (*Explanation, error) {
 	an := newAnalysis(live, "live")
-	info, original := lastAppliedInfo(live)
+	info, original, parsed := a.lastAppliedInfo(live)
 	an.LastApplied = info
 	an.AnnotationsBytes = AnnotationsSize(live)
 	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold
@@ -71,11 +71,11 @@ func (a *Analyzer) explain(live *unstructured.Unstructured) (*Explanation, error
 	if original != nil {
 		orig = secretData(live.GetKind(), original.Object)
 	}
-	tvs, err := a.fieldSets(written(orig), written(live.Object))
+	tvs, err := a.fieldSets(a.writtenLastApplied(live.GetKind(), orig, parsed), written(live.Object))
 	if err != nil {
 		return nil, err
 	}
-	fs, err := sets(tvs)
+	fs, err := a.sets(tvs, parsed.original(), nil)
 	if err != nil {
 		return nil, err
 	}

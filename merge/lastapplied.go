@@ -1,7 +1,6 @@
 package merge
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -65,18 +64,14 @@ func ParseLastApplied(obj *unstructured.Unstructured) (*unstructured.Unstructure
 	if !ok || raw == "" {
 		return nil, ErrMissingLastApplied
 	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(raw), &m); err != nil {
-		return nil, fmt.Errorf("%w: decoding last-applied: %w", ErrInvalidLastApplied, err)
+	p := decodeLastApplied(raw)
+	if p.err != nil {
+		return nil, p.err
 	}
-	if m == nil {
-		return nil, ErrMissingLastApplied
-	}
-	la := &unstructured.Unstructured{Object: m}
-	if err := sameObject(obj, la); err != nil {
+	if err := sameObject(obj, p.obj); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidLastApplied, err)
 	}
-	return la, nil
+	return p.obj, nil
 }
 
 func sameObject(obj, la *unstructured.Unstructured) error {
@@ -119,9 +114,11 @@ func describeGVK(gvk schema.GroupVersionKind) string {
 	return gvk.Kind + " in " + gvk.GroupVersion().String()
 }
 
-func lastAppliedInfo(obj *unstructured.Unstructured) (LastAppliedInfo, *unstructured.Unstructured) {
-	info := LastAppliedInfo{Bytes: len(obj.GetAnnotations()[LastAppliedAnnotation])}
-	la, err := ParseLastApplied(obj)
+// lastAppliedInfo describes obj's last-applied and returns it parsed,
+// through the cache: la and p are shared and must not be changed.
+func (a *Analyzer) lastAppliedInfo(obj *unstructured.Unstructured) (info LastAppliedInfo, la *unstructured.Unstructured, p *parsedLastApplied) {
+	info = LastAppliedInfo{Bytes: len(obj.GetAnnotations()[LastAppliedAnnotation])}
+	la, p, err := a.parseLastApplied(obj)
 	switch {
 	case errors.Is(err, ErrMissingLastApplied):
 		info.Status = LastAppliedMissing
@@ -131,7 +128,7 @@ func lastAppliedInfo(obj *unstructured.Unstructured) (LastAppliedInfo, *unstruct
 	default:
 		info.Status = LastAppliedPresent
 	}
-	return info, la
+	return info, la, p
 }
 
 // AnnotationsSize returns the size of obj's annotations as the API server

@@ -13,6 +13,8 @@ type options struct {
 	kubectlManagers map[string]bool
 	withoutPruning  bool
 	shadowVerify    bool
+
+	lastAppliedCacheSize int
 }
 
 // WithScheme sets the scheme that maps a kind to its Go type. Kinds with a
@@ -44,10 +46,20 @@ func WithKubectlManagers(names ...string) Option {
 // WithShadowVerify makes every analysis (AnalyzeUpdate,
 // AnalyzeClientSideApply, AnalyzeApply, Explain and AnalyzeLive) run twice:
 // as usual, and once more without the shortcuts that compare only what
-// changed (see prune.go). When the two differ in any fact, value, owner or
+// changed (see prune.go) and without the cache of parsed last-applied. When the two differ in any fact, value, owner or
 // order, or one fails and the other does not, the call returns an error
 // wrapping ErrShadowMismatch. It doubles the cost of an analysis: for test
 // runs (end-to-end suites, load tests), not for production. Default: off.
 func WithShadowVerify() Option {
 	return func(o *options) { o.shadowVerify = true }
+}
+
+// WithLastAppliedCacheSize sets how many parsed last-applied annotations
+// (the decoded manifest, its typed values and field sets) the Analyzer
+// keeps, least recently used first out, so that an annotation seen again
+// (old and new of a write, the next write, the next apply's previous
+// manifest) is not parsed again. Annotations over 16 KiB are not kept.
+// 0 turns the cache off. Default: DefaultLastAppliedCacheSize.
+func WithLastAppliedCacheSize(n int) Option {
+	return func(o *options) { o.lastAppliedCacheSize = n }
 }

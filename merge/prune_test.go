@@ -15,7 +15,8 @@ import (
 )
 
 // withoutPruning builds the oracle: the analyses without the shortcuts of
-// prune.go, as they were before them. Only tests can set it.
+// prune.go, as they were before them. Only tests can set it. Oracles are
+// also built without the cache of parsed last-applied.
 func withoutPruning() Option {
 	return func(o *options) { o.withoutPruning = true }
 }
@@ -36,7 +37,7 @@ type differential struct {
 }
 
 func newDifferential() differential {
-	return differential{pruned: NewAnalyzer(), oracle: NewAnalyzer(withoutPruning())}
+	return differential{pruned: NewAnalyzer(), oracle: NewAnalyzer(withoutPruning(), WithLastAppliedCacheSize(0))}
 }
 
 // check runs every analysis that pruning touches on p with both analyzers

@@ -54,7 +54,7 @@ func (a *Analyzer) DetectRollback(old, new *unstructured.Unstructured, revisions
 		return nil, err
 	}
 	rb.Changes = changes
-	original, err := ParseLastApplied(old)
+	original, _, err := a.parseLastApplied(old)
 	if err != nil {
 		return rb, nil //nolint:nilerr // without a usable last-applied there is nothing to repair
 	}

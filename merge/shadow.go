@@ -21,7 +21,7 @@ func verified[T any](a *Analyzer, what string, analyze func(*Analyzer) (T, error
 		return got, err
 	}
 	oracle := *a
-	oracle.withoutPruning, oracle.shadowVerify = true, false
+	oracle.withoutPruning, oracle.shadowVerify, oracle.lastApplied = true, false, nil
 	want, wantErr := analyze(&oracle)
 	switch {
 	case err != nil && wantErr == nil:
