@@ -31,3 +31,21 @@ func BenchmarkEvaluateParallel(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkEvaluateEmpty evaluates a clean apply, whose analysis is
+// empty, with the shortcut of silent classifications and without it.
+func BenchmarkEvaluateEmpty(b *testing.B) {
+	for name, opts := range map[string][]Option{"shortcut": nil, "full": {WithFullEvaluation()}} {
+		b.Run(name, func(b *testing.B) {
+			e := newEngine(b, opts...)
+			in := loadInput(b, "clean-apply")
+			b.ReportAllocs()
+			for b.Loop() {
+				ds, err := e.Evaluate(b.Context(), in)
+				if err != nil || len(ds) != 0 {
+					b.Fatalf("Evaluate = %v, %v", ds, err)
+				}
+			}
+		})
+	}
+}

@@ -22,4 +22,13 @@
 // line. Reload swaps in a new policy set atomically and keeps the last good
 // set when the new one fails; Watch reloads when the policy directories
 // change. See Example for a complete use.
+//
+// Many writes have an empty analysis: nothing for any rule to report. At
+// each load the engine evaluates the decisions partially, with the
+// request, the namespace and the descriptive parts of the analysis
+// unknown, to find the classifications for which such an input can
+// yield no decision whatever those parts are (Status.Silent); Evaluate
+// then answers them without running Rego (Engine.Skipped counts them).
+// A user policy that may decide on them only turns the shortcut off for
+// the classifications it concerns.
 package policy

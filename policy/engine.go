@@ -9,6 +9,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 )
 
@@ -25,6 +26,7 @@ type Engine struct {
 	sources Sources
 	current atomic.Pointer[policySet]
 	status  atomic.Pointer[Status]
+	skipped atomic.Uint64
 }
 
 // policySet is one compiled and prepared set of modules.
@@ -32,6 +34,9 @@ type policySet struct {
 	version uint64
 	modules []string
 	query   rego.PreparedEvalQuery
+	// silent are the classifications for which an empty analysis yields
+	// no decision (silenceOf); nil with WithFullEvaluation.
+	silent []Classification
 }
 
 // Status describes the policy set in force and the last load.
@@ -41,6 +46,11 @@ type Status struct {
 	Version uint64
 	// Modules are the names of the modules in force, sorted.
 	Modules []string
+	// Silent are the classifications for which the modules in force never
+	// decide anything when the analysis is empty (no finding; see
+	// Evaluate), in the order of their declaration. Evaluate skips Rego
+	// for those inputs. Empty with WithFullEvaluation.
+	Silent []Classification
 	// LastError is the error of the last load, nil when it succeeded.
 	// The engine keeps serving the previous set meanwhile.
 	LastError error
@@ -93,7 +103,7 @@ func (e *Engine) reloadLocked(ctx context.Context) error {
 func (e *Engine) setStatus(err error) {
 	st := Status{LastError: err}
 	if cur := e.current.Load(); cur != nil {
-		st.Version, st.Modules = cur.version, slices.Clone(cur.modules)
+		st.Version, st.Modules, st.Silent = cur.version, slices.Clone(cur.modules), slices.Clone(cur.silent)
 	}
 	e.status.Store(&st)
 }
@@ -101,7 +111,7 @@ func (e *Engine) setStatus(err error) {
 // Status returns the version and modules in force and the last load error.
 func (e *Engine) Status() Status {
 	st := *e.status.Load()
-	st.Modules = slices.Clone(st.Modules)
+	st.Modules, st.Silent = slices.Clone(st.Modules), slices.Clone(st.Silent)
 	return st
 }
 
@@ -120,19 +130,23 @@ func (e *Engine) load(ctx context.Context, version uint64) (*policySet, error) {
 	if problems = append(append(problems, parseProblems...), compileProblems...); len(problems) > 0 {
 		return nil, &LoadError{Problems: problems}
 	}
-	query, err := e.prepare(ctx, compiler, caps)
+	config, err := e.opts.config.document()
 	if err != nil {
 		return nil, err
 	}
-	return &policySet{version: version, modules: sortedNames(modules), query: query}, nil
+	store := inmem.NewFromObject(map[string]any{"applyhygiene": map[string]any{"config": config}})
+	query, err := prepare(ctx, compiler, store, caps)
+	if err != nil {
+		return nil, err
+	}
+	set := &policySet{version: version, modules: sortedNames(modules), query: query}
+	if !e.opts.fullEvaluation {
+		set.silent = silenceOf(ctx, compiler, store, caps)
+	}
+	return set, nil
 }
 
-func (e *Engine) prepare(ctx context.Context, c *ast.Compiler, caps *ast.Capabilities) (rego.PreparedEvalQuery, error) {
-	config, err := e.opts.config.document()
-	if err != nil {
-		return rego.PreparedEvalQuery{}, err
-	}
-	store := inmem.NewFromObject(map[string]any{"applyhygiene": map[string]any{"config": config}})
+func prepare(ctx context.Context, c *ast.Compiler, store storage.Store, caps *ast.Capabilities) (rego.PreparedEvalQuery, error) {
 	r := rego.New(
 		rego.Query(Query),
 		rego.Compiler(c),
@@ -158,17 +172,33 @@ func sortedNames(modules map[string]*ast.Module) []string {
 
 // Evaluate returns the decisions of the policy set in force for in,
 // sorted by rule, then message. No decision means allow.
+//
+// When in's analysis is empty (none, or one without findings: last-applied
+// present and valid and not too large; no imperative change, revert,
+// orphan or defaulted dependent, each list empty but not nil; no replicas
+// reset, no rollback) and the policy set is silent for in's
+// classification (Status.Silent), Evaluate returns no decision without
+// running Rego: partial evaluation at load showed that no request,
+// namespace, user or drift makes such an input decide anything.
 func (e *Engine) Evaluate(ctx context.Context, in *Input) ([]Decision, error) {
+	set := e.current.Load()
+	if set.silentOn(in) {
+		e.skipped.Add(1)
+		return []Decision{}, nil
+	}
 	value, err := inputValue(in)
 	if err != nil {
 		return nil, fmt.Errorf("encoding policy input: %w", err)
 	}
-	return e.evaluateValue(ctx, value)
+	return evaluateValue(ctx, set, value)
 }
 
-// evaluateValue evaluates a parsed input.
-func (e *Engine) evaluateValue(ctx context.Context, value ast.Value) ([]Decision, error) {
-	set := e.current.Load()
+// Skipped counts the evaluations that Evaluate skipped because the policy
+// set is silent on their input (see Evaluate), since New.
+func (e *Engine) Skipped() uint64 { return e.skipped.Load() }
+
+// evaluateValue evaluates a parsed input with set.
+func evaluateValue(ctx context.Context, set *policySet, value ast.Value) ([]Decision, error) {
 	rs, err := set.query.Eval(ctx, rego.EvalParsedInput(value))
 	if err != nil {
 		return nil, fmt.Errorf("evaluating policy set %d: %w", set.version, err)

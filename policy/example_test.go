@@ -87,3 +87,44 @@ func ExampleEngine_Reload() {
 	// configmap/policies/lookup.rego:3: rego_type_error: undefined function net.lookup_ip_addr (apply-hygiene policies may not reach the network, the environment or the runtime)
 	// version 1 failed: true
 }
+
+// ExampleEngine_Skipped shows the shortcut of silent classifications: a
+// user policy decides on every kubectl edit by bob, so only imperative
+// writes with an empty analysis still run Rego.
+func ExampleEngine_Skipped() {
+	ctx := context.Background()
+	engine, err := policy.New(ctx, policy.WithModules(map[string]string{"no-edit-by-bob.rego": `package applyhygiene.rules.no_edit_by_bob
+
+import data.applyhygiene.lib
+
+decisions contains lib.decision_or("no-edit-by-bob", "deny", "[no-edit-by-bob] bob may not edit", []) if {
+	input.classification == "imperative"
+	input.request.user.username == "bob"
+}
+`}))
+	if err != nil {
+		fmt.Println("loading policies:", err)
+		return
+	}
+	fmt.Println("silent for", engine.Status().Silent)
+	for _, class := range []policy.Classification{policy.ServerSideApply, policy.Imperative} {
+		decisions, err := engine.Evaluate(ctx, &policy.Input{
+			Request:        policy.Request{Operation: "UPDATE", User: policy.User{Username: "bob"}},
+			Classification: class,
+			Analysis: &merge.Analysis{
+				LastApplied:       merge.LastAppliedInfo{Status: merge.LastAppliedPresent},
+				ImperativeChanges: []merge.FieldFact{}, Reverts: []merge.FieldFact{},
+				Orphans: []merge.FieldFact{}, DefaultedDependents: []merge.FieldFact{},
+			},
+		})
+		if err != nil {
+			fmt.Println("evaluating policies:", err)
+			return
+		}
+		fmt.Println(class, len(decisions), "decisions, skipped so far:", engine.Skipped())
+	}
+	// Output:
+	// silent for [client-side-apply server-side-apply rollout-undo rollout-restart scale save-config controller]
+	// server-side-apply 0 decisions, skipped so far: 1
+	// imperative 1 decisions, skipped so far: 1
+}

@@ -12,6 +12,8 @@ type options struct {
 	config   Config
 	sources  Sources
 	debounce time.Duration
+	// fullEvaluation turns off the shortcut of silent policy sets.
+	fullEvaluation bool
 }
 
 func defaultOptions() options {
@@ -47,4 +49,12 @@ func WithDirs(dirs ...string) Option {
 // directory before it reloads. Default: 500ms.
 func WithDebounce(d time.Duration) Option {
 	return func(o *options) { o.debounce = d }
+}
+
+// WithFullEvaluation makes Evaluate run Rego for every input, also where
+// the policy set is provably silent (see Evaluate), and skips the partial
+// evaluation at load that proves it. For tests that hold the shortcut
+// equal to a full evaluation. Default: off, Evaluate skips what it can.
+func WithFullEvaluation() Option {
+	return func(o *options) { o.fullEvaluation = true }
 }

@@ -6,7 +6,7 @@ import data.applyhygiene.lib
 
 decisions contains lib.decision("apply-reverts-drift", message(r), [r.path]) if {
 	input.classification == "client-side-apply"
-	some r in lib.analysis.reverts
+	some r in input.analysis.reverts
 }
 
 # change(r) says what the apply does to the field.

@@ -12,11 +12,11 @@ import data.applyhygiene.lib
 
 audited if input.classification == "audit"
 
-present if lib.analysis.lastApplied.status == "present"
+present if input.analysis.lastApplied.status == "present"
 
 default rollback := {}
 
-rollback := lib.analysis.rollback if lib.analysis.rollback != null
+rollback := input.analysis.rollback if input.analysis.rollback != null
 
 stale if rollback.staleLastApplied == true
 
@@ -50,7 +50,7 @@ by_person(f) if startswith(lib.changer(f).manager, "kubectl-")
 drift contains f if {
 	audited
 	present
-	some f in lib.analysis.drift
+	some f in input.analysis.drift
 	not explained(f.path)
 }
 
@@ -68,19 +68,19 @@ decisions contains d if {
 	audited
 	present
 	a := lib.action("orphaned-field")
-	some o in lib.analysis.orphans
+	some o in input.analysis.orphans
 	not explained(o.path)
 	d := {"rule": "orphaned-field", "action": a, "message": orphan_message(o), "paths": [o.path]}
 }
 
 decisions contains lib.decision("missing-last-applied", missing_message, [lib.last_applied_path]) if {
 	audited
-	lib.analysis.lastApplied.status == "missing"
+	input.analysis.lastApplied.status == "missing"
 }
 
 decisions contains lib.decision("last-applied-too-large", too_large_message, [lib.last_applied_path]) if {
 	audited
-	lib.analysis.lastAppliedTooLarge == true
+	input.analysis.lastAppliedTooLarge == true
 }
 
 decisions contains d if {
@@ -133,7 +133,7 @@ missing_message := sprintf(
 
 too_large_message := sprintf(
 	"[last-applied-too-large] %s: the annotations take %d bytes (last-applied alone %d), more than 80%% of the 262144-byte limit; once they pass it, kubectl apply fails. Switch this object to server-side apply, which keeps no last-applied: kubectl apply --server-side -f <manifest>",
-	[lib.describe, lib.analysis.annotationsBytes, lib.analysis.lastApplied.bytes],
+	[lib.describe, input.analysis.annotationsBytes, input.analysis.lastApplied.bytes],
 )
 
 changed := [c.path | some c in object.get(rollback, "changes", [])]

@@ -10,7 +10,7 @@ classifications := {"client-side-apply", "server-side-apply"}
 decisions contains d if {
 	input.classification in classifications
 	a := lib.action("defaulted-dependent")
-	some f in lib.analysis.defaultedDependents
+	some f in input.analysis.defaultedDependents
 	d := {"rule": "defaulted-dependent", "action": a, "message": message(f, a), "paths": [f.path]}
 }
 

@@ -8,11 +8,14 @@ import data.applyhygiene.lib
 # classifications are the writes by people that are not an apply.
 classifications := {"imperative", "scale", "rollout-restart"}
 
-changes := lib.analysis.imperativeChanges
+changes := input.analysis.imperativeChanges
 
 decisions contains lib.decision("imperative-edit", message, paths) if {
 	input.classification in classifications
-	count(paths) > 0
+	# At least one change. Not count(paths): the partial evaluation at load
+	# keeps a comprehension that reads the input unevaluated, so the rule
+	# would never look silent on an empty analysis.
+	changes[0]
 }
 
 paths := [c.path | some c in changes]

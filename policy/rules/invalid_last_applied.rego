@@ -5,11 +5,11 @@ package applyhygiene.rules.invalid_last_applied
 import data.applyhygiene.lib
 
 decisions contains lib.decision("invalid-last-applied", message, [lib.last_applied_path]) if {
-	lib.analysis.lastApplied.status == "invalid"
+	input.analysis.lastApplied.status == "invalid"
 }
 
-reason := lib.analysis.lastApplied.error if {
-	lib.analysis.lastApplied.error != ""
+reason := input.analysis.lastApplied.error if {
+	input.analysis.lastApplied.error != ""
 } else := "reason unknown"
 
 message := sprintf(

@@ -9,10 +9,10 @@ classifications := {"client-side-apply", "save-config", "rollout-undo"}
 
 decisions contains lib.decision("last-applied-too-large", message, [lib.last_applied_path]) if {
 	input.classification in classifications
-	lib.analysis.lastAppliedTooLarge == true
+	input.analysis.lastAppliedTooLarge == true
 }
 
 message := sprintf(
 	"[last-applied-too-large] %s: after this write the annotations take %d bytes (last-applied alone %d), more than 80%% of the 262144-byte limit; once they pass it, kubectl apply fails. Switch this object to server-side apply, which keeps no last-applied: kubectl apply --server-side -f <manifest>",
-	[lib.describe, lib.analysis.annotationsBytes, lib.analysis.lastApplied.bytes],
+	[lib.describe, input.analysis.annotationsBytes, input.analysis.lastApplied.bytes],
 )

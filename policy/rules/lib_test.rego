@@ -224,3 +224,12 @@ test_show_does_not_escape_html if {
 	lib.show({"live": "<redacted>"}, "live") == `"<redacted>"`
 	lib.show({"live": "a && b"}, "live") == `"a && b"`
 }
+
+test_analysis_is_the_input_analysis if {
+	written := t.make_input("client-side-apply", "kubectl-client-side-apply", {})
+	lib.analysis == written.analysis with input as written
+}
+
+test_analysis_is_empty_without_one if {
+	lib.analysis == {} with input as object.remove(t.make_input("controller", "deployment-controller", {}), {"analysis"})
+}

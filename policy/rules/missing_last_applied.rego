@@ -7,7 +7,7 @@ import data.applyhygiene.lib
 
 decisions contains lib.decision("missing-last-applied", message, [lib.last_applied_path]) if {
 	input.classification == "client-side-apply"
-	lib.analysis.lastApplied.status == "missing"
+	input.analysis.lastApplied.status == "missing"
 }
 
 message := sprintf(

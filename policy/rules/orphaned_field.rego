@@ -10,7 +10,7 @@ classifications := {"client-side-apply", "server-side-apply"}
 decisions contains d if {
 	input.classification in classifications
 	a := lib.action("orphaned-field")
-	some o in lib.analysis.orphans
+	some o in input.analysis.orphans
 	d := {"rule": "orphaned-field", "action": a, "message": message(o, a), "paths": [o.path]}
 }
 

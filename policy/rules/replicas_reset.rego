@@ -7,7 +7,7 @@ import data.applyhygiene.lib
 
 decisions contains lib.decision("replicas-reset", message(r), [r.path]) if {
 	input.classification == "client-side-apply"
-	r := lib.analysis.replicasReset
+	r := input.analysis.replicasReset
 	r.live != 1
 }
 

@@ -10,7 +10,7 @@ package applyhygiene.rules.stale_last_applied
 
 import data.applyhygiene.lib
 
-rollback := lib.analysis.rollback
+rollback := input.analysis.rollback
 
 # unconfirmed is true for a write that looks like an undo but restored no
 # revision exactly. Inputs without rollback.confirmed are confirmed undos.
