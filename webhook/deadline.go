@@ -56,8 +56,10 @@ func (r *Reviewer) reviewInTime(ctx context.Context, req *admissionv1.AdmissionR
 		rv  *review.Review
 		err error
 	}
-	done := make(chan result, 1) // never blocks the abandoned review
+	done := make(chan result, 1)    // never blocks the abandoned review
+	release := holdReservation(ctx) // the memory stays in use until the review ends
 	go func() {
+		defer release()
 		rv, err := r.core.Review(ctx, req, pass)
 		done <- result{rv, err}
 	}()

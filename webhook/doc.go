@@ -15,7 +15,8 @@
 // does not carry (the parent of a /scale request, the revisions of a
 // rollout undo, the namespace's labels; a *kube.Cluster in the server).
 // Mutating and Validating return controller-runtime admission handlers to
-// register on the webhook server; NewHTTPHandler serves one over HTTP.
+// register on the webhook server; NewHTTPHandler serves one over HTTP, and
+// Reviewer.WithinBudget bounds the memory of the reviews in flight.
 //
 // See ExampleReviewer, ExampleReviewer_Mutating and ExampleNewHTTPHandler.
 package webhook

@@ -45,7 +45,7 @@ func NewMetrics(reg prometheus.Registerer, status func() policy.Status) (*Metric
 		}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "apply_hygiene_review_errors_total",
-			Help: "Reviews that failed, by webhook and reason (bad_request, timeout, internal).",
+			Help: "Reviews that failed, by webhook and reason (bad_request, timeout, overload, internal).",
 		}, []string{"webhook", "reason"}),
 	}
 	collectors := []prometheus.Collector{m.reviews, m.duration, m.decisions, m.evaluation, m.errors}
@@ -104,6 +104,8 @@ func (m *Metrics) observeError(webhook string, err error) {
 		reason = "bad_request"
 	case errors.Is(err, errTooSlow):
 		reason = "timeout"
+	case errors.Is(err, errOverload):
+		reason = "overload"
 	}
 	m.errors.WithLabelValues(webhook, reason).Inc()
 }

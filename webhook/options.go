@@ -12,6 +12,7 @@ type options struct {
 	maxWarning int
 	failOpen   bool
 	metrics    *Metrics
+	budget     *memoryBudget
 }
 
 func defaultOptions() options {
@@ -20,6 +21,7 @@ func defaultOptions() options {
 		// rejects the whole response when warnings are too long.
 		maxWarning: 1024,
 		failOpen:   true,
+		budget:     newMemoryBudget(DefaultMemoryBudget()),
 	}
 }
 
@@ -45,4 +47,12 @@ func WithFailOpen(failOpen bool) Option {
 // WithMetrics records admission metrics (see NewMetrics). Default: none.
 func WithMetrics(m *Metrics) Option {
 	return func(o *options) { o.metrics = m }
+}
+
+// WithMemoryBudget bounds the memory the reviews in flight through
+// WithinBudget may hold to n bytes; a review beyond it is answered at once
+// as the failure policy says. 0 or less turns the budget off. Default:
+// DefaultMemoryBudget(), half of GOMEMLIMIT, or 128 MiB without one.
+func WithMemoryBudget(n int64) Option {
+	return func(o *options) { o.budget = newMemoryBudget(n) }
 }

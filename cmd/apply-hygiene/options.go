@@ -7,10 +7,12 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
 	"github.com/apply-hygiene/apply-hygiene/certs"
 	"github.com/apply-hygiene/apply-hygiene/policy"
+	"github.com/apply-hygiene/apply-hygiene/webhook"
 )
 
 // Options are the server's flags; the defaults are documented on each flag
@@ -40,6 +42,10 @@ type Options struct {
 	TLSRenewBefore      time.Duration
 	TLSCheckInterval    time.Duration
 	AuditInterval       time.Duration
+	// MemoryBudget bounds the memory of the reviews in flight (a
+	// quantity, e.g. 128Mi); empty: webhook.DefaultMemoryBudget, half of
+	// GOMEMLIMIT; 0: no bound.
+	MemoryBudget string
 }
 
 // AddFlags registers the options on fs.
@@ -67,6 +73,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.TLSRenewBefore, "tls-renew-before", 0, "self-managed TLS: renew this long before expiry; 0: a third of --tls-validity")
 	fs.DurationVar(&o.AuditInterval, "audit-interval", 0, "run the audit of stored objects this often in one replica (leader election in --namespace); "+
 		"findings become the gauge apply_hygiene_audit_findings and Warning events; 0 turns it off")
+	fs.StringVar(&o.MemoryBudget, "memory-budget", "", "memory the reviews in flight may hold (a quantity, e.g. 128Mi), "+
+		"estimated as 12 times each review's body; a review beyond it is answered at once as --failure-policy says (metric reason overload); "+
+		"empty: half of GOMEMLIMIT (the chart sets it from the memory limit), or 128Mi without one; 0: no bound")
 	fs.DurationVar(&o.TLSCheckInterval, "tls-check-interval", certs.DefaultCheckInterval, "self-managed TLS: how often the Secret, the CA bundles and the files are checked")
 }
 
@@ -102,10 +111,25 @@ func (o *Options) Validate() error {
 	if o.AuditInterval > 0 && o.Namespace == "" {
 		errs = append(errs, errors.New("--namespace is required with --audit-interval (for leader election)"))
 	}
+	if _, err := o.memoryBudget(); err != nil {
+		errs = append(errs, err)
+	}
 	if o.ShutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout must be positive, got %s", o.ShutdownTimeout))
 	}
 	return errors.Join(errs...)
+}
+
+// memoryBudget is --memory-budget in bytes.
+func (o *Options) memoryBudget() (int64, error) {
+	if o.MemoryBudget == "" {
+		return webhook.DefaultMemoryBudget(), nil
+	}
+	q, err := resource.ParseQuantity(o.MemoryBudget)
+	if err != nil || q.Sign() < 0 {
+		return 0, fmt.Errorf("--memory-budget must be a quantity of bytes such as 128Mi, 0 or empty, got %q", o.MemoryBudget)
+	}
+	return q.Value(), nil
 }
 
 // loadPolicyConfig reads --policy-config; the zero Config means defaults.

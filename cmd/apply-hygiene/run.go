@@ -48,18 +48,22 @@ func run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	budget, err := opts.memoryBudget()
+	if err != nil {
+		return err
+	}
 	// One analyzer: its type converters are built once and shared.
 	analyzer := merge.NewAnalyzer(merge.WithKubectlManagers(opts.PersonFieldManagers...))
 	reviewer := webhook.NewReviewer(engine, kube.NewCluster(dyn, opts.NamespaceCacheTTL), webhook.WithAnalyzer(analyzer),
-		webhook.WithFailOpen(opts.FailurePolicy == "Ignore"), webhook.WithMetrics(metrics))
+		webhook.WithFailOpen(opts.FailurePolicy == "Ignore"), webhook.WithMetrics(metrics), webhook.WithMemoryBudget(budget))
 
 	mgr, err := newManager(cfg, opts)
 	if err != nil {
 		return err
 	}
 	server := mgr.GetWebhookServer()
-	server.Register("/mutate", webhook.NewHTTPHandler(reviewer.Mutating()))
-	server.Register("/validate", webhook.NewHTTPHandler(reviewer.Validating()))
+	server.Register("/mutate", reviewer.WithinBudget("mutate", webhook.NewHTTPHandler(reviewer.Mutating())))
+	server.Register("/validate", reviewer.WithinBudget("validate", webhook.NewHTTPHandler(reviewer.Validating())))
 	if err := addCertManager(ctx, mgr, cfg, opts); err != nil {
 		return err
 	}
@@ -69,7 +73,7 @@ func run(ctx context.Context, opts Options) error {
 	if err := addAudit(mgr, audit.NewScanner(dyn, analyzer, engine), opts); err != nil {
 		return err
 	}
-	logger.Info("starting", "port", opts.Port, "certDir", opts.CertDir, "failurePolicy", opts.FailurePolicy)
+	logger.Info("starting", "port", opts.Port, "certDir", opts.CertDir, "failurePolicy", opts.FailurePolicy, "memoryBudget", budget)
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("running the manager: %w", err)
 	}

@@ -203,3 +203,17 @@ annotations:
 {{- with $ex }}{{ $_ := set $doc "exemptions" . }}{{ end }}
 {{- toYaml $doc }}
 {{- end }}
+
+{{/* GOMEMLIMIT: 90 % of resources.limits.memory in bytes, the rest for
+what the Go runtime does not count (the binary's pages, thread stacks). */}}
+{{- define "apply-hygiene.goMemLimit" -}}
+{{- $q := toString . }}
+{{- $units := dict "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "k" 1000 "M" 1000000 "G" 1000000000 }}
+{{- $n := regexFind "^[0-9]+" $q }}
+{{- $unit := trimPrefix $n $q }}
+{{- if or (not $n) (and $unit (not (hasKey $units $unit))) }}
+{{- fail (printf "resources.limits.memory %q: use a whole number of bytes, optionally with Ki, Mi, Gi, k, M or G" $q) }}
+{{- end }}
+{{- $bytes := mul (int64 $n) (ternary 1 (get $units $unit) (eq $unit "")) }}
+{{- div (mul $bytes 9) 10 }}
+{{- end }}
