@@ -85,7 +85,11 @@ bench: ## Benchmark the review path against its floor (docs/performance.md).
 	go run golang.org/x/perf/cmd/benchstat@latest -col /path .cache/bench.txt
 
 .PHONY: load
-load: tools ## Load the running server over HTTPS and compare API-server updates with and without it.
+load: ## Load the no-op floor, the OPA peer and apply-hygiene side by side over HTTPS (docs/performance.md).
+	go run ./hack/load -peer -workers 8 -round 10s -rounds 3 -fixed-rate 400 -fixed-duration 10s
+
+.PHONY: load-cluster
+load-cluster: tools ## Load a local server over HTTPS and compare API-server updates with and without it.
 	go run ./hack/load -cluster -n 20000 -workers 4 -duration 2m -updates 100 -applies 10
 
 .PHONY: test-e2e

@@ -1,6 +1,7 @@
 // Command load measures apply-hygiene under load. It only ever talks to
 // loopback addresses, and it stops by itself: every run is bounded in
-// count (-n) and time (-duration).
+// count (-n) and time (-duration; with -peer, -round × -rounds and
+// -fixed-duration).
 //
 // Against a running server (make dev-up, or any apply-hygiene listening on
 // 127.0.0.1), it sends AdmissionReviews over HTTPS with keep-alive, at a
@@ -18,6 +19,20 @@
 // prints their latencies and ratio. It stops everything before it exits.
 //
 //	go run ./hack/load -cluster -n 100000 -updates 300 -applies 30
+//
+// With -peer it starts four servers side by side, each on its own
+// loopback HTTPS port with a certificate of a CA made in-process: a no-op
+// that reads only request.uid, a no-op that decodes the whole review (the
+// floor), OPA with the hand-written Rego of peer/*.rego (the peer), and
+// apply-hygiene in-process on controller-runtime's webhook server, with
+// its Cluster on an in-memory client holding the reviews' captured
+// objects. For each review it loads the servers in turn, -round each,
+// -rounds times, with -workers clients (default 8), then the peer and
+// apply-hygiene at -fixed-rate for -fixed-duration, and prints markdown
+// tables and the ratios of the performance goals (docs/performance.md):
+//
+//	go run ./hack/load -peer                                  # make load
+//	go run ./hack/load -peer -round 1s -rounds 1 -fixed-duration 1s
 //
 // Reviews that need cluster reads the load cannot provide (the parent of a
 // /scale, the revisions of an undo) are best left out: with -cluster the

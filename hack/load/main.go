@@ -9,6 +9,9 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // Options configure a run; the defaults are the flags'.
@@ -27,7 +30,7 @@ type Options struct {
 	N        int
 	Duration time.Duration
 	// Rate is reviews per second; 0 (the default) sends as fast as Workers
-	// (default 4) can.
+	// (default 4; 8 with Peer) can.
 	Rate    float64
 	Workers int
 	// Cluster starts a local control plane and server, and also measures
@@ -35,6 +38,17 @@ type Options struct {
 	// API server (defaults 300 and 30; 0 skips).
 	Cluster          bool
 	Updates, Applies int
+	// Peer starts four servers side by side (docs/performance.md) and
+	// loads each with each review for Round (default 10s), Rounds times
+	// (default 3), the servers taking turns; then the peer and
+	// apply-hygiene at FixedRate (default 400/s; 0 skips) for
+	// FixedDuration (default 10s). URL, CA, N, Duration and Rate are not
+	// used.
+	Peer          bool
+	Round         time.Duration
+	Rounds        int
+	FixedRate     float64
+	FixedDuration time.Duration
 }
 
 func main() {
@@ -45,11 +59,18 @@ func main() {
 	flag.IntVar(&o.N, "n", 20000, "number of reviews to send")
 	flag.DurationVar(&o.Duration, "duration", 2*time.Minute, "time bound of the review load")
 	flag.Float64Var(&o.Rate, "rate", 0, "reviews per second; 0 sends as fast as -workers can")
-	flag.IntVar(&o.Workers, "workers", 4, "concurrent requests")
+	flag.IntVar(&o.Workers, "workers", 0, "concurrent requests (default 4; 8 with -peer)")
 	flag.BoolVar(&o.Cluster, "cluster", false, "start a local control plane and server, and measure updates through the API server")
 	flag.IntVar(&o.Updates, "updates", 300, "with -cluster: client-go updates per namespace")
 	flag.IntVar(&o.Applies, "applies", 30, "with -cluster: kubectl applies per namespace")
+	flag.BoolVar(&o.Peer, "peer", false, "start the no-op servers, the OPA peer and apply-hygiene side by side and compare them")
+	flag.DurationVar(&o.Round, "round", 10*time.Second, "with -peer: how long each server is loaded in a round")
+	flag.IntVar(&o.Rounds, "rounds", 3, "with -peer: rounds, the servers taking turns in each")
+	flag.Float64Var(&o.FixedRate, "fixed-rate", 400, "with -peer: reviews per second of the fixed-rate phase; 0 skips it")
+	flag.DurationVar(&o.FixedDuration, "fixed-duration", 10*time.Second, "with -peer: how long each server is loaded at -fixed-rate")
 	flag.Parse()
+	// The in-process server of -peer logs through controller-runtime.
+	ctrllog.SetLogger(logr.Discard())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, o)
 	stop()
@@ -60,6 +81,15 @@ func main() {
 }
 
 func run(ctx context.Context, o Options) error {
+	if o.Workers == 0 {
+		o.Workers = 4
+		if o.Peer {
+			o.Workers = 8
+		}
+	}
+	if o.Peer {
+		return runPeer(ctx, o)
+	}
 	if o.N <= 0 || o.Workers <= 0 || o.Duration <= 0 || o.Rate < 0 {
 		return errors.New("-n, -workers and -duration must be positive, -rate not negative")
 	}
@@ -121,6 +151,29 @@ func runCluster(ctx context.Context, o Options, path string, reviews []review) (
 	}
 	fmt.Printf("server resident memory after %d reviews: %.1f MiB\n", o.N+200, float64(rss)/(1<<20))
 	return measureAPIServer(ctx, c, o)
+}
+
+func runPeer(ctx context.Context, o Options) (err error) {
+	if o.Cluster {
+		return errors.New("-peer and -cluster are separate runs")
+	}
+	if o.Workers <= 0 || o.Round <= 0 || o.Rounds <= 0 || o.FixedRate < 0 || (o.FixedRate > 0 && o.FixedDuration <= 0) {
+		return errors.New("-workers, -round, -rounds and -fixed-duration must be positive, -fixed-rate not negative")
+	}
+	reviews, err := readReviews(o.Reviews)
+	if err != nil {
+		return err
+	}
+	refs, err := startReferences(ctx, reviews)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, refs.stop()) }()
+	for _, s := range refs.servers {
+		fmt.Printf("%s: %s\n", s.name, s.url)
+	}
+	return sideBySide(ctx, os.Stdout, refs, reviews, sideOptions{workers: o.Workers, round: o.Round, rounds: o.Rounds,
+		fixedRate: o.FixedRate, fixedDuration: o.FixedDuration, warmup: 200})
 }
 
 // updateAs returns a client-go update of c under field manager.

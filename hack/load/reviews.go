@@ -18,6 +18,7 @@ import (
 // review is one AdmissionReview to send.
 type review struct {
 	name      string
+	path      string
 	namespace string
 	body      []byte
 }
@@ -45,7 +46,7 @@ func readReviews(pattern string) ([]review, error) {
 		if err := json.Unmarshal(body, &r); err != nil {
 			return nil, fmt.Errorf("decoding %s: %w", p, err)
 		}
-		out = append(out, review{name: filepath.Base(p), namespace: r.Request.Namespace, body: body})
+		out = append(out, review{name: filepath.Base(p), path: p, namespace: r.Request.Namespace, body: body})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no AdmissionReview matches %s", pattern)

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// sideOptions pace the side-by-side measure of -peer.
+type sideOptions struct {
+	workers int
+	// round is how long each server is loaded in a round; rounds how many
+	// rounds, the servers taking turns in each.
+	round  time.Duration
+	rounds int
+	// fixedRate and fixedDuration are the fixed-rate phase of the peer
+	// and apply-hygiene; a zero fixedRate skips it.
+	fixedRate     float64
+	fixedDuration time.Duration
+	// warmup is the number of reviews sent to each server before its
+	// first round.
+	warmup int
+}
+
+// sideResult is what one review measured on each server.
+type sideResult struct {
+	rounds map[string][]latencies
+	fixed  map[string]latencies
+}
+
+// sideBySide loads each server with each review, in rounds, and prints
+// the tables and ratios to out.
+func sideBySide(ctx context.Context, out io.Writer, refs *references, reviews []review, o sideOptions) error {
+	// A client each: every server keeps its connections across rounds.
+	clients := map[string]*http.Client{}
+	for _, s := range refs.servers {
+		c, err := newClient(refs.caPEM, o.workers)
+		if err != nil {
+			return err
+		}
+		clients[s.name] = c
+		// A server shuts down at once only when no connection is open.
+		defer c.CloseIdleConnections()
+	}
+	for _, r := range reviews {
+		res, err := measureReview(ctx, clients, refs.servers, r, o)
+		if err != nil {
+			return err
+		}
+		printReview(out, refs.servers, r, res, o)
+	}
+	return nil
+}
+
+// measureReview runs the rounds (servers interleaved, so that the
+// machine's noise falls on all of them alike), then the fixed-rate phase.
+func measureReview(ctx context.Context, clients map[string]*http.Client, servers []reference, r review, o sideOptions) (sideResult, error) {
+	res := sideResult{rounds: map[string][]latencies{}, fixed: map[string]latencies{}}
+	load := func(s reference, n int, d time.Duration, rate float64) latencies {
+		return runLoad(ctx, loadOptions{url: s.url, client: clients[s.name], reviews: []review{r}, n: n, duration: d, rate: rate, workers: o.workers})
+	}
+	for _, s := range servers {
+		if l := load(s, o.warmup, time.Minute, 0); l.errors > 0 {
+			return res, fmt.Errorf("%s: %s answered %d of %d reviews with an error", r.name, s.name, l.errors, o.warmup)
+		}
+	}
+	for range o.rounds {
+		for _, s := range servers {
+			res.rounds[s.name] = append(res.rounds[s.name], load(s, math.MaxInt32, o.round, 0))
+		}
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+	}
+	if o.fixedRate == 0 {
+		return res, nil
+	}
+	n := o.fixedN()
+	for _, s := range servers {
+		if s.name == peerName || s.name == hygieneName {
+			// Latency counts from when each review was due; the grace
+			// lets a server that falls behind show its queue.
+			res.fixed[s.name] = load(s, n, o.fixedDuration+5*time.Second, o.fixedRate)
+		}
+	}
+	return res, ctx.Err()
+}
+
+func printReview(out io.Writer, servers []reference, r review, res sideResult, o sideOptions) {
+	fmt.Fprintf(out, "\n### %s: %d clients, %d rounds of %v\n\n", r.name, o.workers, o.rounds, o.round)
+	fmt.Fprintln(out, "| server | reviews/s | p50 | p99 | errors |")
+	fmt.Fprintln(out, "|---|---|---|---|---|")
+	for _, s := range servers {
+		ls := res.rounds[s.name]
+		fmt.Fprintf(out, "| %s | %s | %s | %s | %d |\n", s.name, spread(ls, throughput, count), spread(ls, quantileOf(0.5), millis),
+			spread(ls, quantileOf(0.99), millis), errorsOf(ls))
+	}
+	if len(res.fixed) > 0 {
+		fmt.Fprintf(out, "\nAt a fixed %.0f reviews/s for %v:\n\n", o.fixedRate, o.fixedDuration)
+		fmt.Fprintln(out, "| server | answered | p50 | p99 | errors |")
+		fmt.Fprintln(out, "|---|---|---|---|---|")
+		for _, name := range []string{peerName, hygieneName} {
+			l := res.fixed[name]
+			fmt.Fprintf(out, "| %s | %s of %s | %s | %s | %d |\n", name, count(float64(len(l.took))), count(float64(o.fixedN())),
+				millis(float64(l.quantile(0.5))), millis(float64(l.quantile(0.99))), l.errors)
+		}
+	}
+	hygiene, peer, fl := median(res.rounds[hygieneName]), median(res.rounds[peerName]), median(res.rounds[floorName])
+	fmt.Fprintf(out, "\napply-hygiene throughput ÷ peer: %.2f× (goal ≥ 1.25×); ÷ floor: %.2f× (goal ≥ 0.5×); medians of the rounds\n",
+		hygiene/peer, hygiene/fl)
+	if len(res.fixed) == 0 {
+		return
+	}
+	h, p := res.fixed[hygieneName], res.fixed[peerName]
+	fmt.Fprintf(out, "apply-hygiene p99 at %.0f/s ÷ peer's: %.2f× (goal ≤ 1×)", o.fixedRate, float64(h.quantile(0.99))/float64(p.quantile(0.99)))
+	if n := o.fixedN(); len(h.took) < n || len(p.took) < n {
+		// The reviews not answered in time are not in the quantiles.
+		fmt.Fprintf(out, "; not comparable: a server fell behind the rate")
+	}
+	fmt.Fprintln(out)
+}
+
+// fixedN is the number of reviews of the fixed-rate phase.
+func (o sideOptions) fixedN() int { return int(o.fixedRate * o.fixedDuration.Seconds()) }
+
+func throughput(l latencies) float64 { return float64(len(l.took)) / l.wall.Seconds() }
+
+func quantileOf(q float64) func(latencies) float64 {
+	return func(l latencies) float64 { return float64(l.quantile(q)) }
+}
+
+// median is the median throughput of rounds.
+func median(rounds []latencies) float64 {
+	v := make([]float64, 0, len(rounds))
+	for _, l := range rounds {
+		v = append(v, throughput(l))
+	}
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+func errorsOf(rounds []latencies) int {
+	n := 0
+	for _, l := range rounds {
+		n += l.errors
+	}
+	return n
+}
+
+// spread formats the min–max of f over rounds, or one value when they
+// format alike.
+func spread(rounds []latencies, f func(latencies) float64, format func(float64) string) string {
+	if len(rounds) == 0 {
+		return "—"
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, l := range rounds {
+		lo, hi = min(lo, f(l)), max(hi, f(l))
+	}
+	a, b := format(lo), format(hi)
+	if a == b {
+		return a
+	}
+	if ia, ib := strings.LastIndexByte(a, ' '), strings.LastIndexByte(b, ' '); ia > 0 && a[ia:] == b[ib:] {
+		a = a[:ia] // one unit: "4.2–4.8 ms"
+	}
+	return a + "–" + b
+}
+
+// millis formats nanoseconds as milliseconds with two significant digits
+// (three from 100 ms), or seconds from 1 s.
+func millis(ns float64) string {
+	ms := ns / float64(time.Millisecond)
+	switch {
+	case ms < 1:
+		return fmt.Sprintf("%.2f ms", ms)
+	case ms < 10:
+		return fmt.Sprintf("%.1f ms", ms)
+	case ms < 1000:
+		return fmt.Sprintf("%.0f ms", ms)
+	default:
+		return fmt.Sprintf("%.1f s", ms/1000)
+	}
+}
+
+// count formats a rate with thousands separators.
+func count(v float64) string {
+	s := fmt.Sprintf("%.0f", v)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

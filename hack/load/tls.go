@@ -1,0 +1,74 @@
+package main
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"time"
+)
+
+// selfSigned is a CA made in-process and a serving certificate it signed
+// for the loopback addresses; the references of -peer all serve it.
+type selfSigned struct {
+	caPEM []byte
+	cert  tls.Certificate
+}
+
+// newSelfSigned makes a CA and a serving certificate valid for a day.
+func newSelfSigned() (*selfSigned, error) {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("generating the CA key: %w", err)
+	}
+	now := time.Now()
+	ca := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "hack/load CA"},
+		NotBefore:             now.Add(-time.Minute),
+		NotAfter:              now.Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
+	if err != nil {
+		return nil, fmt.Errorf("signing the CA: %w", err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("generating the serving key: %w", err)
+	}
+	leaf := &x509.Certificate{
+		SerialNumber: big.NewInt(2),
+		Subject:      pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore:    now.Add(-time.Minute),
+		NotAfter:     now.Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:     []string{"localhost"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+	}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, fmt.Errorf("signing the serving certificate: %w", err)
+	}
+	return &selfSigned{
+		caPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		cert:  tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: key},
+	}, nil
+}
+
+// serverTLS is the TLS the references serve: 1.2 at least, as the
+// server's own (cmd/apply-hygiene secureTLS); the client offers 1.3.
+func (s *selfSigned) serverTLS(c *tls.Config) {
+	c.MinVersion = tls.VersionTLS12
+	c.Certificates = nil
+	c.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return &s.cert, nil }
+}
