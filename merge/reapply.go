@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 )
 
 // putBack keeps the facts whose field the next `kubectl apply` of the same
@@ -32,16 +33,24 @@ func (a *Analyzer) putBack(la, live *unstructured.Unstructured, facts []FieldFac
 }
 
 // putBackPruned is putBack with kubectl's patch recomputed on la and live
-// cut down to the map keys on the way to the checked facts (keepTree):
-// the rest of the object (other containers' fields are in the same list
-// and stay; volumes, labels, status… go) costs most of the JSON encoding,
-// patching and decoding, and cannot change the result at a fact's path:
+// cut down to the map keys and merged list elements on the way to the
+// checked facts (keepTree): the rest of the object (the other containers,
+// volumes, labels, status…) costs most of the JSON encoding, patching and
+// decoding, and cannot change the result at a fact's path:
 //
 //   - a strategic or JSON merge patch is computed and applied key by key:
 //     the entry of map key k depends on the values at k of the previous
 //     manifest, the manifest and live alone, and so does the result at k;
-//     the key order directives ($setElementOrder/<list>) are computed from
-//     the list at that key; any directive written in la is kept (prune);
+//     any directive written in la is kept (prune);
+//   - a strategic merge patch merges a list with patchStrategy merge
+//     element by element, matched by the merge key (the patch metadata
+//     of the kind's Go type says which): the element with merge key value
+//     v after the patch depends on the elements with value v alone. Only
+//     the order differs ($setElementOrder lists the kept elements), and a
+//     fact's element is found by its key, not its place. The other lists
+//     (JSON merge patch, patchStrategy replace, no merge key, or a merge
+//     key that is not part of the field sets' key) are kept whole, and so
+//     are the elements that have no scalar merge key;
 //   - the one exception, $retainKeys (a map whose patch lists the keys the
 //     result keeps), names the manifest's keys of that map, and every key
 //     on the way to a fact is in the manifest: la has a non-empty value at
@@ -64,12 +73,26 @@ func (a *Analyzer) putBackPruned(la, live *unstructured.Unstructured, facts []Fi
 			paths = append(paths, f.Path)
 		}
 	}
-	keep := keepTreeOf(paths)
+	keep := keepTreeOf(paths, a.patchMeta(live))
 	out, err := a.keptAfterApply(keep.pruneObject(la), keep.pruneObject(live), facts, check)
 	if err != nil || len(out) != len(facts) {
 		return nil, false
 	}
 	return out, true
+}
+
+// patchMeta returns the strategic merge patch metadata of obj's kind, nil
+// when kubectl sends a JSON merge patch for it (no Go type).
+func (a *Analyzer) patchMeta(obj *unstructured.Unstructured) strategicpatch.LookupPatchMeta {
+	dataStruct, err := a.scheme.New(obj.GroupVersionKind())
+	if err != nil {
+		return nil
+	}
+	meta, err := strategicpatch.NewPatchMetaFromStruct(dataStruct)
+	if err != nil {
+		return nil
+	}
+	return meta
 }
 
 func (a *Analyzer) putBackWhole(la, live *unstructured.Unstructured, facts []FieldFact, check func(FieldFact) bool) []FieldFact {
