@@ -49,6 +49,11 @@ type Options struct {
 	Rounds        int
 	FixedRate     float64
 	FixedDuration time.Duration
+	// Variants is how many distinct bodies of each review -peer sends in
+	// turn, each with its own uid and a variant annotation in the objects
+	// and their last-applied, so that no cache of last-applied or of the
+	// body answers from memory. Default 256; 1 sends the file as it is.
+	Variants int
 }
 
 func main() {
@@ -68,6 +73,7 @@ func main() {
 	flag.IntVar(&o.Rounds, "rounds", 3, "with -peer: rounds, the servers taking turns in each")
 	flag.Float64Var(&o.FixedRate, "fixed-rate", 400, "with -peer: reviews per second of the fixed-rate phase; 0 skips it")
 	flag.DurationVar(&o.FixedDuration, "fixed-duration", 10*time.Second, "with -peer: how long each server is loaded at -fixed-rate")
+	flag.IntVar(&o.Variants, "variants", 256, "with -peer: distinct bodies of each review, sent in turn (own uid, variant annotation in the objects and last-applied); 1: the file as it is")
 	flag.Parse()
 	// The in-process server of -peer logs through controller-runtime.
 	ctrllog.SetLogger(logr.Discard())
@@ -157,8 +163,8 @@ func runPeer(ctx context.Context, o Options) (err error) {
 	if o.Cluster {
 		return errors.New("-peer and -cluster are separate runs")
 	}
-	if o.Workers <= 0 || o.Round <= 0 || o.Rounds <= 0 || o.FixedRate < 0 || (o.FixedRate > 0 && o.FixedDuration <= 0) {
-		return errors.New("-workers, -round, -rounds and -fixed-duration must be positive, -fixed-rate not negative")
+	if o.Workers <= 0 || o.Round <= 0 || o.Rounds <= 0 || o.Variants <= 0 || o.FixedRate < 0 || (o.FixedRate > 0 && o.FixedDuration <= 0) {
+		return errors.New("-workers, -round, -rounds, -variants and -fixed-duration must be positive, -fixed-rate not negative")
 	}
 	reviews, err := readReviews(o.Reviews)
 	if err != nil {
@@ -173,7 +179,7 @@ func runPeer(ctx context.Context, o Options) (err error) {
 		fmt.Printf("%s: %s\n", s.name, s.url)
 	}
 	return sideBySide(ctx, os.Stdout, refs, reviews, sideOptions{workers: o.Workers, round: o.Round, rounds: o.Rounds,
-		fixedRate: o.FixedRate, fixedDuration: o.FixedDuration, warmup: 200})
+		fixedRate: o.FixedRate, fixedDuration: o.FixedDuration, warmup: 200, variants: o.Variants})
 }
 
 // updateAs returns a client-go update of c under field manager.

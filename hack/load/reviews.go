@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -12,7 +13,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
 // review is one AdmissionReview to send.
@@ -132,4 +136,81 @@ func (l latencies) String() string {
 	rate := float64(len(l.took)) / l.wall.Seconds()
 	return fmt.Sprintf("n=%d errors=%d p50=%v p99=%v p99.9=%v mean=%v throughput=%.0f/s",
 		len(l.took), l.errors, l.quantile(0.5), l.quantile(0.99), l.quantile(0.999), l.mean().Round(time.Microsecond), rate)
+}
+
+// variantAnnotation makes each variant's last-applied, object and old
+// object differ from the other variants' in bytes but not in meaning.
+const variantAnnotation = "load.apply-hygiene.io/variant"
+
+// variants returns n copies of r, each with its own request.uid and the
+// annotation variantAnnotation set to its number in the object, the old
+// object and their last-applied: a server that caches by the bytes of
+// last-applied or of the body cannot answer from its cache. n = 1 is r.
+func variants(r review, n int) ([]review, error) {
+	if n <= 1 {
+		return []review{r}, nil
+	}
+	out := make([]review, 0, n)
+	for i := range n {
+		var doc map[string]any
+		if err := decodeNumbers(r.body, &doc); err != nil {
+			return nil, fmt.Errorf("decoding %s: %w", r.name, err)
+		}
+		request, _ := doc["request"].(map[string]any)
+		if request == nil {
+			return nil, fmt.Errorf("%s has no request", r.name)
+		}
+		request["uid"] = fmt.Sprintf("%s-%d", request["uid"], i)
+		for _, key := range []string{"object", "oldObject"} {
+			if obj, ok := request[key].(map[string]any); ok {
+				if err := annotate(obj, strconv.Itoa(i)); err != nil {
+					return nil, fmt.Errorf("%s: %s: %w", r.name, key, err)
+				}
+			}
+		}
+		body, err := json.Marshal(doc)
+		if err != nil {
+			return nil, fmt.Errorf("encoding a variant of %s: %w", r.name, err)
+		}
+		out = append(out, review{name: r.name, path: r.path, namespace: r.namespace, body: body})
+	}
+	return out, nil
+}
+
+// annotate sets variantAnnotation in obj and in its last-applied, if any.
+func annotate(obj map[string]any, value string) error {
+	meta, _ := obj["metadata"].(map[string]any)
+	if meta == nil {
+		return nil
+	}
+	annotations, _ := meta["annotations"].(map[string]any)
+	if annotations == nil {
+		annotations = map[string]any{}
+		meta["annotations"] = annotations
+	}
+	annotations[variantAnnotation] = value
+	raw, ok := annotations[merge.LastAppliedAnnotation].(string)
+	if !ok {
+		return nil
+	}
+	var applied map[string]any
+	if err := decodeNumbers([]byte(raw), &applied); err != nil {
+		return fmt.Errorf("decoding last-applied: %w", err)
+	}
+	if err := annotate(applied, value); err != nil {
+		return err
+	}
+	out, err := json.Marshal(applied)
+	if err != nil {
+		return fmt.Errorf("encoding last-applied: %w", err)
+	}
+	annotations[merge.LastAppliedAnnotation] = string(out)
+	return nil
+}
+
+// decodeNumbers decodes JSON keeping numbers as written.
+func decodeNumbers(raw []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	return d.Decode(v)
 }

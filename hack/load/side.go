@@ -25,6 +25,9 @@ type sideOptions struct {
 	// warmup is the number of reviews sent to each server before its
 	// first round.
 	warmup int
+	// variants is how many distinct bodies of each review are sent in
+	// turn (see variants); 1 sends the review as it is.
+	variants int
 }
 
 // sideResult is what one review measured on each server.
@@ -48,7 +51,11 @@ func sideBySide(ctx context.Context, out io.Writer, refs *references, reviews []
 		defer c.CloseIdleConnections()
 	}
 	for _, r := range reviews {
-		res, err := measureReview(ctx, clients, refs.servers, r, o)
+		vs, err := variants(r, o.variants)
+		if err != nil {
+			return err
+		}
+		res, err := measureReview(ctx, clients, refs.servers, vs, o)
 		if err != nil {
 			return err
 		}
@@ -59,10 +66,11 @@ func sideBySide(ctx context.Context, out io.Writer, refs *references, reviews []
 
 // measureReview runs the rounds (servers interleaved, so that the
 // machine's noise falls on all of them alike), then the fixed-rate phase.
-func measureReview(ctx context.Context, clients map[string]*http.Client, servers []reference, r review, o sideOptions) (sideResult, error) {
+func measureReview(ctx context.Context, clients map[string]*http.Client, servers []reference, vs []review, o sideOptions) (sideResult, error) {
+	r := vs[0]
 	res := sideResult{rounds: map[string][]latencies{}, fixed: map[string]latencies{}}
 	load := func(s reference, n int, d time.Duration, rate float64) latencies {
-		return runLoad(ctx, loadOptions{url: s.url, client: clients[s.name], reviews: []review{r}, n: n, duration: d, rate: rate, workers: o.workers})
+		return runLoad(ctx, loadOptions{url: s.url, client: clients[s.name], reviews: vs, n: n, duration: d, rate: rate, workers: o.workers})
 	}
 	for _, s := range servers {
 		if l := load(s, o.warmup, time.Minute, 0); l.errors > 0 {
@@ -92,7 +100,7 @@ func measureReview(ctx context.Context, clients map[string]*http.Client, servers
 }
 
 func printReview(out io.Writer, servers []reference, r review, res sideResult, o sideOptions) {
-	fmt.Fprintf(out, "\n### %s: %d clients, %d rounds of %v\n\n", r.name, o.workers, o.rounds, o.round)
+	fmt.Fprintf(out, "\n### %s: %d clients, %d rounds of %v, %d variants\n\n", r.name, o.workers, o.rounds, o.round, max(o.variants, 1))
 	fmt.Fprintln(out, "| server | reviews/s | p50 | p99 | errors |")
 	fmt.Fprintln(out, "|---|---|---|---|---|")
 	for _, s := range servers {

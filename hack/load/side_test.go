@@ -76,19 +76,30 @@ func testAnswers(t *testing.T, refs *references, reviews []review) {
 	for _, s := range refs.servers {
 		urls[s.name] = s.url
 	}
-	bodies := map[string][]byte{}
+	byName := map[string]review{}
 	for _, r := range reviews {
-		bodies[r.name] = r.body
+		byName[r.name] = r
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got := post(t, client, urls[tc.server], bodies[tc.review])
-			if !strings.Contains(got.Message, tc.message) {
-				t.Errorf("message %q does not contain %q", got.Message, tc.message)
+			// The review as captured, and its third variant, answered alike.
+			vs, err := variants(byName[tc.review], 3)
+			if err != nil {
+				t.Fatal(err)
 			}
-			got.Message = ""
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("answer (-want +got):\n%s", diff)
+			for i, body := range [][]byte{byName[tc.review].body, vs[2].body} {
+				want := tc.want
+				if i == 1 {
+					want.UID += "-2"
+				}
+				got := post(t, client, urls[tc.server], body)
+				if !strings.Contains(got.Message, tc.message) {
+					t.Errorf("message %q does not contain %q", got.Message, tc.message)
+				}
+				got.Message = ""
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("answer (-want +got):\n%s", diff)
+				}
 			}
 		})
 	}
@@ -98,7 +109,7 @@ func testAnswers(t *testing.T, refs *references, reviews []review) {
 // phase and the ratios.
 func testSideBySide(t *testing.T, refs *references, reviews []review) {
 	var out strings.Builder
-	o := sideOptions{workers: 2, round: 100 * time.Millisecond, rounds: 2, fixedRate: 50, fixedDuration: 200 * time.Millisecond, warmup: 4}
+	o := sideOptions{workers: 2, round: 100 * time.Millisecond, rounds: 2, fixedRate: 50, fixedDuration: 200 * time.Millisecond, warmup: 4, variants: 4}
 	if err := sideBySide(t.Context(), &out, refs, reviews, o); err != nil {
 		t.Fatal(err)
 	}
