@@ -94,7 +94,13 @@ func (n *keepTree) child(p Path, i int, meta strategicpatch.LookupPatchMeta) (*k
 		}
 		c, ok := n.elems[v]
 		if !ok {
-			c = &keepTree{}
+			// An element keeps its merge key, which the patch matches
+			// it by, and every field of its key in the field sets, by
+			// which a fact's path finds it.
+			c = &keepTree{keys: map[string]*keepTree{n.mergeKey: {whole: true}}}
+			for _, f := range *pe.Key {
+				c.keys[f.Name] = &keepTree{whole: true}
+			}
 			n.elems[v] = c
 		}
 		// The element's fields; a list directly in a list is kept whole.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 // withoutPruning builds the oracle: the analyses without the shortcuts of
@@ -421,21 +422,27 @@ func TestPrunedPatchEqualsWhole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Fields inside list elements (as the facts of an edit) and whole
+		// elements (as the facts of an added or removed one).
+		var candidates []Path
+		set.Leaves().Iterate(func(fp fieldpath.Path) { candidates = append(candidates, Path(fp).Append()) })
+		candidates = append(candidates, units(set)...)
 		var paths []Path
-		for _, p := range units(set) {
+		for _, p := range candidates {
 			// As the facts that putBack checks: fields that last-applied
 			// sets to a value, not the server's.
-			if !serverManaged(p) && !isEmpty(at(la.Object, p).v) && rng.IntN(4) == 0 {
+			if !serverManaged(p) && !isEmpty(at(la.Object, p).v) && rng.IntN(6) == 0 {
 				paths = append(paths, p)
 			}
 		}
 		whole, wholeErr := a.ApplyManifest(la, withLastAppliedOf(live, la))
 		keep := keepTreeOf(paths, a.patchMeta(live))
-		prunedLa := keep.pruneObject(la)
-		if l, ok := at(prunedLa.Object, containers).v.([]any); ok && len(l) < len(at(la.Object, containers).v.([]any)) {
-			listsPruned++
+		prunedLa, prunedLive := keep.pruneObject(la), keep.pruneObject(live)
+		l, ok := at(prunedLa.Object, containers).v.([]any)
+		if ok && len(l) < len(at(la.Object, containers).v.([]any)) && !same(at(prunedLive.Object, containers), presence{v: l, ok: true}) {
+			listsPruned++ // a pruned list that the patch must merge
 		}
-		pruned, prunedErr := a.ApplyManifest(prunedLa, withLastAppliedOf(keep.pruneObject(live), prunedLa))
+		pruned, prunedErr := a.ApplyManifest(prunedLa, withLastAppliedOf(prunedLive, prunedLa))
 		if prunedErr != nil && wholeErr == nil {
 			t.Fatalf("case %d: only the pruned patch fails: %v", i, prunedErr)
 		}
@@ -449,8 +456,8 @@ func TestPrunedPatchEqualsWhole(t *testing.T) {
 			}
 		}
 	}
-	if listsPruned == 0 {
-		t.Error("no containers list was pruned: the property was not exercised on keyed lists")
+	if listsPruned < 10 {
+		t.Errorf("%d containers lists that differ were pruned: the property was not exercised on keyed lists", listsPruned)
 	}
 }
 
@@ -515,4 +522,29 @@ func FuzzPrunedEqualsOracle(f *testing.F) {
 		}
 		d.check(t, pair{name: "fuzz", old: old, new: new})
 	})
+}
+
+// TestPutBackPrunedAnswersCapturedEdits guards the shortcut itself: on the
+// captured edits, the pruned recomputation of kubectl's patch answers
+// (keeps every fact) instead of falling back to the whole objects, which
+// would cost more than no pruning at all.
+func TestPutBackPrunedAnswersCapturedEdits(t *testing.T) {
+	a := NewAnalyzer(withoutPruning())
+	check := func(FieldFact) bool { return true }
+	answered := 0
+	for _, p := range capturedPairs(t, "../webhook/testdata/bench", "../webhook/testdata/reviews") {
+		new := withLastAppliedOfObject(p.new, p.old)
+		an, err := a.AnalyzeUpdate(p.old, new)
+		la, laErr := ParseLastApplied(p.old)
+		if err != nil || laErr != nil || len(an.ImperativeChanges) == 0 || new.GetKind() == "Secret" {
+			continue
+		}
+		if _, ok := a.putBackPruned(la, new, an.ImperativeChanges, check); !ok {
+			t.Errorf("%s: the pruned patch did not answer for %d facts", p.name, len(an.ImperativeChanges))
+		}
+		answered++
+	}
+	if answered == 0 {
+		t.Error("no captured edit has imperative changes")
+	}
 }
