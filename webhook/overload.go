@@ -113,31 +113,22 @@ func (r *Reviewer) WithinBudget(webhook string, next http.Handler) http.Handler 
 }
 
 // answerOverload answers req, unreviewed, as the failure policy says.
-// Only the review's kind and uid are decoded, which holds nothing beyond
-// the body.
+// Only the review's kind and uid are decoded, from the start of the body
+// where the API server writes them; the rest is read and dropped without
+// being held.
 func (r *Reviewer) answerOverload(w http.ResponseWriter, req *http.Request, webhook string, cause error) {
-	var head struct {
-		metav1.TypeMeta `json:",inline"`
-		Request         *struct {
-			UID types.UID `json:"uid"`
-		} `json:"request"`
-	}
-	body, err := io.ReadAll(io.LimitReader(req.Body, maxBody))
-	if err == nil {
-		err = json.Unmarshal(body, &head)
-	}
-	if err == nil && head.Request == nil {
-		err = errors.New("the AdmissionReview has no request")
-	}
+	body := io.LimitReader(req.Body, maxBody)
+	head, uid, err := reviewHead(body)
+	_, _ = io.Copy(io.Discard, body) // keeps the connection for the next call
 	var resp admission.Response
 	if err != nil {
 		resp = r.errored(req.Context(), webhook, fmt.Errorf("%w: reading the review: %w", review.ErrBadRequest, err))
 	} else {
 		resp = r.errored(req.Context(), webhook, cause)
-		resp.UID = head.Request.UID
+		resp.UID = uid
 	}
 	if head.APIVersion == "" {
-		head.TypeMeta = metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "AdmissionReview"}
+		head = metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "AdmissionReview"}
 	}
 	status := http.StatusOK
 	if resp.Result != nil && refused(resp.Result.Code) {
@@ -145,7 +136,73 @@ func (r *Reviewer) answerOverload(w http.ResponseWriter, req *http.Request, webh
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(admissionv1.AdmissionReview{TypeMeta: head.TypeMeta, Response: &resp.AdmissionResponse})
+	_ = json.NewEncoder(w).Encode(admissionv1.AdmissionReview{TypeMeta: head, Response: &resp.AdmissionResponse})
+}
+
+// reviewHead reads an AdmissionReview's kind, apiVersion and request.uid
+// token by token, and stops at the uid: the API server writes them first,
+// so the objects after them are never decoded. A value before the uid that
+// is not one of them is decoded to be skipped.
+func reviewHead(body io.Reader) (metav1.TypeMeta, types.UID, error) {
+	var head metav1.TypeMeta
+	dec := json.NewDecoder(body)
+	if err := openObject(dec); err != nil {
+		return head, "", err
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return head, "", err
+		}
+		switch key {
+		case "kind":
+			err = dec.Decode(&head.Kind)
+		case "apiVersion":
+			err = dec.Decode(&head.APIVersion)
+		case "request":
+			uid, err := requestUID(dec)
+			return head, uid, err
+		default:
+			err = dec.Decode(new(json.RawMessage))
+		}
+		if err != nil {
+			return head, "", err
+		}
+	}
+	return head, "", errors.New("the AdmissionReview has no request")
+}
+
+// requestUID reads the request object up to its uid.
+func requestUID(dec *json.Decoder) (types.UID, error) {
+	if err := openObject(dec); err != nil {
+		return "", err
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		if key == "uid" {
+			var uid types.UID
+			err := dec.Decode(&uid)
+			return uid, err
+		}
+		if err := dec.Decode(new(json.RawMessage)); err != nil {
+			return "", err
+		}
+	}
+	return "", errors.New("the request has no uid")
+}
+
+func openObject(dec *json.Decoder) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok != json.Delim('{') {
+		return fmt.Errorf("want a JSON object, got %v", tok)
+	}
+	return nil
 }
 
 // reservation is a review's part of the budget, given back when its last

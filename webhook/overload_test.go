@@ -173,3 +173,29 @@ func answeredUID(t *testing.T, raw []byte) string {
 	}
 	return string(review.Response.UID)
 }
+
+// reviewHead reads the uid a full decode reads, without decoding the
+// objects, and never panics on other input.
+func FuzzReviewHead(f *testing.F) {
+	for _, name := range []string{"deployment-edit.json", "deployment-apply.json"} {
+		body, err := os.ReadFile(filepath.Join("testdata", "reviews", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(body)
+	}
+	f.Add([]byte(`{"request":{"object":{},"uid":"x"}}`))
+	f.Add([]byte(`{"kind":"AdmissionReview","request":[]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		_, uid, err := reviewHead(bytes.NewReader(body))
+		lower := bytes.ToLower(body)
+		var full admissionv1.AdmissionReview
+		if err != nil || json.Unmarshal(body, &full) != nil || full.Request == nil ||
+			bytes.Count(lower, []byte(`"uid"`)) != 1 || bytes.Count(lower, []byte(`"request"`)) != 1 {
+			return // not a review, or keys that differ only in case: reviewHead only must not panic
+		}
+		if uid != full.Request.UID {
+			t.Errorf("reviewHead = %q; want %q", uid, full.Request.UID)
+		}
+	})
+}

@@ -63,8 +63,10 @@ func TestLargeReviewsStayUnderTheChartMemoryLimit(t *testing.T) {
 	if hwm >= limit {
 		t.Errorf("peak RSS %d bytes, over the chart's memory limit of %d", hwm, limit)
 	}
-	if res.overloads == 0 || res.reviewed == 0 {
-		t.Errorf("want some reviews made and some answered as overloaded; %s", res)
+	// A review answered at its deadline was admitted too: on a loaded
+	// machine a /validate of this review can take longer than 4 s.
+	if res.overloads == 0 || res.reviewed+res.timeouts == 0 {
+		t.Errorf("want some reviews admitted and some answered as overloaded; %s", res)
 	}
 	if res.failed > 0 {
 		t.Errorf("%d calls failed (no answer, or not HTTP 200): %s", res.failed, res.firstFailure)
