@@ -22,6 +22,16 @@
 // one Analyzer with NewAnalyzer and share it: its type converter is costly
 // to build and it is safe for concurrent use.
 //
+// The analyses compare only what changed where that provably changes no
+// fact: an edit that touches no field of last-applied is not compared at
+// all, and kubectl's patch for the next apply (which decides whether an
+// edit is put back) is recomputed on the parts of the objects that lead to
+// the facts. An Analyzer also keeps parsed last-applied annotations in a
+// bounded cache (WithLastAppliedCacheSize). WithShadowVerify runs every
+// analysis once more without either and fails on any difference; the
+// package's differential tests hold the two equal on captured reviews,
+// derived and generated writes.
+//
 // See ExampleAnalyzer_AnalyzeApply for the orphaned environment variable
 // that survives `kubectl apply` after a `kubectl rollout undo`, and
 // ExampleAnalyzer_StaleRollback for the last-applied that undo left stale.

@@ -88,6 +88,29 @@ func ExampleAnalyzer_AnalyzeUpdate() {
 	// spec.minReadySeconds 5 -> 10
 }
 
+// With WithShadowVerify every analysis runs twice, with and without the
+// shortcuts that compare only what changed, and fails with
+// ErrShadowMismatch when they disagree: for end-to-end and load runs.
+func ExampleWithShadowVerify() {
+	old := object(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","annotations":{
+	  "kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},\"spec\":{\"minReadySeconds\":5}}"}},
+	  "spec":{"minReadySeconds":5}}`)
+	edited := old.DeepCopy()
+	_ = unstructured.SetNestedField(edited.Object, int64(10), "spec", "minReadySeconds")
+	an, err := merge.NewAnalyzer(merge.WithShadowVerify()).AnalyzeUpdate(old, edited)
+	if errors.Is(err, merge.ErrShadowMismatch) {
+		fmt.Println("mismatch:", err)
+		return
+	}
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println(len(an.ImperativeChanges), "imperative change, verified")
+	// Output:
+	// 1 imperative change, verified
+}
+
 func ExampleAnalyzer_DetectRollback() {
 	tpl := func(image string) string {
 		return `{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"` + image + `"}]}}`

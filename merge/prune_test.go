@@ -548,3 +548,43 @@ func TestPutBackPrunedAnswersCapturedEdits(t *testing.T) {
 		t.Error("no captured edit has imperative changes")
 	}
 }
+
+// TestWithLastAppliedValueShallow holds the shallow copy equal to the deep
+// copy and SetAnnotations it replaced, also for metadata and annotations
+// of unusual types, and checks that the object itself is not changed.
+func TestWithLastAppliedValueShallow(t *testing.T) {
+	deep := func(obj *unstructured.Unstructured, value string) *unstructured.Unstructured {
+		out := obj.DeepCopy()
+		a := out.GetAnnotations()
+		if a == nil {
+			a = map[string]string{}
+		}
+		a[LastAppliedAnnotation] = value
+		out.SetAnnotations(a)
+		return out
+	}
+	tests := map[string]string{
+		"an object with annotations":         `{"kind":"A","metadata":{"name":"x","annotations":{"a":"1"}},"spec":{"b":[1]}}`,
+		"an object without annotations":      `{"kind":"A","metadata":{"name":"x"}}`,
+		"an object without metadata":         `{"kind":"A"}`,
+		"null metadata":                      `{"kind":"A","metadata":null}`,
+		"metadata that is not an object":     `{"kind":"A","metadata":"x"}`,
+		"null annotations":                   `{"kind":"A","metadata":{"annotations":null}}`,
+		"annotations that are not strings":   `{"kind":"A","metadata":{"annotations":{"a":1}}}`,
+		"annotations that are not an object": `{"kind":"A","metadata":{"annotations":[1]}}`,
+		"an annotation to replace":           `{"kind":"A","metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}}}`,
+	}
+	for name, doc := range tests {
+		t.Run(name, func(t *testing.T) {
+			obj, _ := decodeObject([]byte(doc))
+			before := obj.DeepCopy()
+			got := withLastAppliedValue(obj, `{"kind":"A"}`)
+			if diff := cmp.Diff(deep(before, `{"kind":"A"}`).Object, got.Object); diff != "" {
+				t.Errorf("(-deep copy +shallow copy):\n%s", diff)
+			}
+			if diff := cmp.Diff(before.Object, obj.Object); diff != "" {
+				t.Errorf("the object changed (-before +after):\n%s", diff)
+			}
+		})
+	}
+}

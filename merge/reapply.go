@@ -149,13 +149,51 @@ func withLastAppliedOf(live, la *unstructured.Unstructured) *unstructured.Unstru
 	if err != nil || live.GetAnnotations()[LastAppliedAnnotation] == value {
 		return live
 	}
-	out := &unstructured.Unstructured{Object: withoutManagedFields(live.Object)}
-	out = out.DeepCopy()
-	annots := out.GetAnnotations()
-	if annots == nil {
-		annots = map[string]string{}
+	return withLastAppliedValue(&unstructured.Unstructured{Object: withoutManagedFields(live.Object)}, value)
+}
+
+// withLastAppliedValue returns obj with value as its last-applied
+// annotation; obj is not changed. The copy is shallow: new maps for the
+// object, its metadata and annotations, every other value shared, so the
+// result must only be read. Metadata or annotations of the wrong types
+// (which SetAnnotations handles its own way) take a deep copy instead.
+func withLastAppliedValue(obj *unstructured.Unstructured, value string) *unstructured.Unstructured {
+	rawMeta, hasMeta := obj.Object["metadata"]
+	meta, metaOK := rawMeta.(map[string]any)
+	annots, annotsOK := meta["annotations"].(map[string]any)
+	if (hasMeta && !metaOK) || (!annotsOK && meta["annotations"] != nil) || !allStrings(annots) {
+		out := obj.DeepCopy()
+		a := out.GetAnnotations()
+		if a == nil {
+			a = map[string]string{}
+		}
+		a[LastAppliedAnnotation] = value
+		out.SetAnnotations(a)
+		return out
 	}
-	annots[LastAppliedAnnotation] = value
-	out.SetAnnotations(annots)
-	return out
+	out := make(map[string]any, len(obj.Object)+1)
+	for k, v := range obj.Object {
+		out[k] = v
+	}
+	m := make(map[string]any, len(meta)+1)
+	for k, v := range meta {
+		m[k] = v
+	}
+	a := make(map[string]any, len(annots)+1)
+	for k, v := range annots {
+		a[k] = v
+	}
+	a[LastAppliedAnnotation] = value
+	m["annotations"] = a
+	out["metadata"] = m
+	return &unstructured.Unstructured{Object: out}
+}
+
+func allStrings(m map[string]any) bool {
+	for _, v := range m {
+		if _, ok := v.(string); !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -199,13 +199,7 @@ func stripNulls(v any) any {
 // matchesTemplate reports whether the last-applied kept in a revision
 // describes obj and every field of its pod template has obj's value.
 func (a *Analyzer) matchesTemplate(raw string, obj *unstructured.Unstructured) bool {
-	probe := obj.DeepCopy()
-	annots := probe.GetAnnotations()
-	if annots == nil {
-		annots = map[string]string{}
-	}
-	annots[LastAppliedAnnotation] = raw
-	probe.SetAnnotations(annots)
+	probe := withLastAppliedValue(obj, raw)
 	la, err := ParseLastApplied(probe)
 	if err != nil {
 		return false
