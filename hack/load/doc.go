@@ -26,7 +26,9 @@
 // floor), OPA with the hand-written Rego of peer/*.rego (the peer), and
 // apply-hygiene in-process on controller-runtime's webhook server, with
 // its Cluster on an in-memory client holding the reviews' captured
-// objects. For each review it loads the servers in turn, -round each,
+// objects. For each review, sent as -variants distinct bodies (own uid,
+// a variant annotation in the objects and last-applied) so that no cache
+// answers from memory, it loads the servers in turn, -round each,
 // -rounds times, with -workers clients (default 8), then the peer and
 // apply-hygiene at -fixed-rate for -fixed-duration, and prints markdown
 // tables and the ratios of the performance goals (docs/performance.md):

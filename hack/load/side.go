@@ -100,7 +100,11 @@ func measureReview(ctx context.Context, clients map[string]*http.Client, servers
 }
 
 func printReview(out io.Writer, servers []reference, r review, res sideResult, o sideOptions) {
-	fmt.Fprintf(out, "\n### %s: %d clients, %d rounds of %v, %d variants\n\n", r.name, o.workers, o.rounds, o.round, max(o.variants, 1))
+	bodies := fmt.Sprintf("%d variants", o.variants)
+	if o.variants <= 1 {
+		bodies = "as captured"
+	}
+	fmt.Fprintf(out, "\n### %s: %d clients, %d rounds of %v, %s\n\n", r.name, o.workers, o.rounds, o.round, bodies)
 	fmt.Fprintln(out, "| server | reviews/s | p50 | p99 | errors |")
 	fmt.Fprintln(out, "|---|---|---|---|---|")
 	for _, s := range servers {
