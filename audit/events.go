@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
 // EventRecorder records events on objects; the events.k8s.io recorder of
@@ -26,7 +28,7 @@ const maxNote = 1024
 // eventKey is one rule on one object.
 type eventKey struct {
 	uid  types.UID
-	rule string
+	rule policy.RuleID
 }
 
 // eventLimiter records at most one event per object and rule per

@@ -16,8 +16,8 @@ const Classification policy.Classification = "audit"
 // Finding is one rule hit on one field of a stored object, in the JSON
 // form of design.md section 7.
 type Finding struct {
-	// Rule is the rule ID, e.g. "imperative-edit".
-	Rule string `json:"rule"`
+	// Rule is the rule ID, e.g. policy.RuleImperativeEdit.
+	Rule policy.RuleID `json:"rule"`
 	// Action is the rule's configured action for the object.
 	Action policy.Action `json:"action"`
 	// Path is the field, in kubectl's notation.
@@ -66,9 +66,9 @@ func (r *Report) Denied() bool {
 
 // EventReason turns a rule ID into an event reason in CamelCase:
 // "imperative-edit" becomes "ImperativeEdit".
-func EventReason(rule string) string {
+func EventReason(rule policy.RuleID) string {
 	var b strings.Builder
-	for part := range strings.SplitSeq(rule, "-") {
+	for part := range strings.SplitSeq(string(rule), "-") {
 		if part == "" {
 			continue
 		}

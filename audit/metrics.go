@@ -48,7 +48,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 func (m *metrics) export(r *Report, finished float64) {
 	counts := map[[2]string]float64{}
 	for _, f := range r.Findings {
-		counts[[2]string{f.Rule, f.Object.Namespace}]++
+		counts[[2]string{string(f.Rule), f.Object.Namespace}]++
 	}
 	for key := range m.shown {
 		if _, ok := counts[key]; !ok {

@@ -96,7 +96,7 @@ func TestScanFindings(t *testing.T) {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 			for _, f := range report.Findings {
-				if !strings.HasPrefix(f.Message, "["+f.Rule+"] ") {
+				if !strings.HasPrefix(f.Message, "["+string(f.Rule)+"] ") {
 					t.Errorf("message %q does not start with its rule", f.Message)
 				}
 			}

@@ -43,7 +43,7 @@ func (a Action) Valid() bool { return slices.Contains(decisionActions(), string(
 type Decision struct {
 	// Rule is the rule's stable ID: a RuleID constant for the bundled
 	// rules (RuleImperativeEdit, …), any ID for a user policy's rule.
-	Rule string `json:"rule"`
+	Rule RuleID `json:"rule"`
 	// Action is what to do.
 	Action Action `json:"action"`
 	// Message is the one-line text for the user; it starts with
@@ -95,7 +95,7 @@ func decodeDecision(item any) (Decision, error) {
 	if err != nil {
 		return Decision{}, fmt.Errorf("decision of rule %q: %w", rule, err)
 	}
-	return Decision{Rule: rule, Action: Action(action), Message: message, Paths: paths}, nil
+	return Decision{Rule: RuleID(rule), Action: Action(action), Message: message, Paths: paths}, nil
 }
 
 func decodePaths(v any) ([]string, error) {

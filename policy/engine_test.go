@@ -14,7 +14,7 @@ import (
 func summary(ds []Decision) []string {
 	out := []string{}
 	for _, d := range ds {
-		out = append(out, d.Rule+"="+string(d.Action))
+		out = append(out, string(d.Rule)+"="+string(d.Action))
 	}
 	return out
 }

@@ -67,7 +67,7 @@ func ExampleReviewer() {
 // handler answers with a JSON patch that removes the field, and a warning.
 func ExampleReviewer_Mutating() {
 	prune := policy.EvaluatorFunc(func(context.Context, *policy.Input) ([]policy.Decision, error) {
-		return []policy.Decision{{Rule: string(policy.RuleOrphanedField), Action: policy.ActionPrune,
+		return []policy.Decision{{Rule: policy.RuleOrphanedField, Action: policy.ActionPrune,
 			Message: "[orphaned-field] pruned metadata.labels.team", Paths: []string{"metadata.labels.team"}}}, nil
 	})
 	req := labelRequest()

@@ -90,7 +90,7 @@ func (m *Metrics) observe(webhook string, class policy.Classification, outcome s
 	m.reviews.WithLabelValues(webhook, c, outcome).Inc()
 	m.duration.WithLabelValues(webhook, c).Observe(time.Since(started).Seconds())
 	for _, d := range acted {
-		m.decisions.WithLabelValues(webhook, d.Rule, string(d.Action)).Inc()
+		m.decisions.WithLabelValues(webhook, string(d.Rule), string(d.Action)).Inc()
 	}
 }
 

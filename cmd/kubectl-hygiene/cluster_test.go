@@ -173,7 +173,7 @@ func TestAudit(t *testing.T) {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 			for _, f := range got.Findings {
-				if !strings.HasPrefix(f.Message, "["+f.Rule+"] "+f.Object.Kind+" "+f.Object.Namespace+"/"+f.Object.Name+": ") {
+				if !strings.HasPrefix(f.Message, "["+string(f.Rule)+"] "+f.Object.Kind+" "+f.Object.Namespace+"/"+f.Object.Name+": ") {
 					t.Errorf("message %q", f.Message)
 				}
 			}

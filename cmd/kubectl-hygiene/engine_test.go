@@ -102,7 +102,7 @@ func TestDiffExamplePolicy(t *testing.T) {
 		}
 		var rules []string
 		for _, f := range out.Findings {
-			rules = append(rules, f.Rule+" "+f.Action+" "+f.Path)
+			rules = append(rules, string(f.Rule)+" "+f.Action+" "+f.Path)
 		}
 		return rules
 	}
@@ -128,7 +128,7 @@ func ruleActions(t *testing.T, stdout string) []string {
 	}
 	var out []string
 	for _, f := range got.Findings {
-		out = append(out, f.Rule+" "+f.Action)
+		out = append(out, string(f.Rule)+" "+f.Action)
 	}
 	return out
 }

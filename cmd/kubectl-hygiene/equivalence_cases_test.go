@@ -123,12 +123,12 @@ func compareDrift(t *testing.T, server []policy.Decision, cli []Finding) {
 	t.Helper()
 	seen := map[string]bool{}
 	for _, f := range cli {
-		if f.Rule == string(policy.RuleImperativeEdit) || f.Rule == string(policy.RuleApplyRevertsDrift) {
+		if f.Rule == policy.RuleImperativeEdit || f.Rule == policy.RuleApplyRevertsDrift {
 			seen[f.Path] = true
 		}
 	}
 	for _, d := range server {
-		if d.Rule != string(policy.RuleImperativeEdit) {
+		if d.Rule != policy.RuleImperativeEdit {
 			continue
 		}
 		for _, p := range d.Paths {

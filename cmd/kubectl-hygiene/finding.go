@@ -12,7 +12,7 @@ const lastAppliedPath = "metadata.annotations[" + merge.LastAppliedAnnotation + 
 // (design.md section 7). Rule, Action and Message are the decision's, as
 // the webhook would answer them.
 type Finding struct {
-	Rule    string          `json:"rule"`
+	Rule    policy.RuleID   `json:"rule"`
 	Action  string          `json:"action"`
 	Path    string          `json:"path"`
 	Message string          `json:"message"`

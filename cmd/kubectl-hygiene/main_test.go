@@ -153,7 +153,7 @@ func TestDiffSecretIsRedacted(t *testing.T) {
 	}
 	rules := []string{}
 	for _, f := range got.Findings {
-		rules = append(rules, f.Rule+" "+f.Path)
+		rules = append(rules, string(f.Rule)+" "+f.Path)
 	}
 	if diff := cmp.Diff([]string{"apply-reverts-drift data.password", "missing-last-applied " + lastAppliedPath}, rules); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)

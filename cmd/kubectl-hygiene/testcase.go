@@ -58,7 +58,7 @@ type testCase struct {
 // expectedDecision is a decision as a test case states it; an empty
 // Message or MessageContains is not compared.
 type expectedDecision struct {
-	Rule            string        `json:"rule"`
+	Rule            policy.RuleID `json:"rule"`
 	Action          policy.Action `json:"action"`
 	Message         string        `json:"message,omitempty"`
 	MessageContains string        `json:"messageContains,omitempty"`

@@ -17,7 +17,7 @@ func (rv *Review) Repair(decisions []policy.Decision) ([]byte, error) {
 	obj := rv.New.DeepCopy()
 	for _, d := range decisions {
 		var err error
-		switch policy.RuleID(d.Rule) {
+		switch d.Rule {
 		case policy.RuleStaleLastApplied:
 			err = repairLastApplied(obj, rv.Input.Analysis)
 		case policy.RuleDefaultedDependent, policy.RuleOrphanedField:
