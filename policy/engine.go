@@ -51,6 +51,9 @@ type Status struct {
 	// Evaluate), in the order of their declaration. Evaluate skips Rego
 	// for those inputs. Empty with WithFullEvaluation.
 	Silent []Classification
+	// Skipped counts the evaluations skipped since New because the set
+	// in force was silent on their input (the same count as Skipped).
+	Skipped uint64
 	// LastError is the error of the last load, nil when it succeeded.
 	// The engine keeps serving the previous set meanwhile.
 	LastError error
@@ -112,6 +115,7 @@ func (e *Engine) setStatus(err error) {
 func (e *Engine) Status() Status {
 	st := *e.status.Load()
 	st.Modules, st.Silent = slices.Clone(st.Modules), slices.Clone(st.Silent)
+	st.Skipped = e.Skipped()
 	return st
 }
 

@@ -66,6 +66,10 @@ func policyCollectors(status func() policy.Status) []prometheus.Collector {
 			Name: "apply_hygiene_policy_set_version",
 			Help: "Version of the policy set in force: 1 after start, one more per successful reload.",
 		}, func() float64 { return float64(status().Version) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "apply_hygiene_policy_evaluations_skipped_total",
+			Help: "Policy evaluations skipped because the policy set in force provably decides nothing on an input with no finding for its classification.",
+		}, func() float64 { return float64(status().Skipped) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "apply_hygiene_policy_load_failed",
 			Help: "1 when the last policy load failed (the previous set keeps serving), else 0.",
