@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -84,7 +85,8 @@ func (b *memoryBudget) cost(contentLength int64) int64 {
 
 // WithinBudget serves next behind the Reviewer's memory budget (see
 // WithMemoryBudget): before a review is read, its cost, reviewCostFactor
-// times its Content-Length, is reserved from the budget, and given back
+// times its Content-Length (a body sent without one is read first, up to
+// controller-runtime's limit, and measured), is reserved from the budget, and given back
 // when next has answered. A review that does not fit is not decoded: it is
 // answered at once as the failure policy says (see WithFailOpen), counted
 // with reason "overload" in apply_hygiene_review_errors_total. webhook
@@ -99,6 +101,9 @@ func (r *Reviewer) WithinBudget(webhook string, next http.Handler) http.Handler 
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.ContentLength < 0 {
+			sized(req)
+		}
 		cost := b.cost(req.ContentLength)
 		if !b.sem.TryAcquire(cost) {
 			r.answerOverload(w, req, webhook, fmt.Errorf("%w: %s of this review do not fit in the %s the reviews in flight may hold",
@@ -110,6 +115,29 @@ func (r *Reviewer) WithinBudget(webhook string, next http.Handler) http.Handler 
 		defer res.done()
 		next.ServeHTTP(w, req.WithContext(context.WithValue(req.Context(), reservationKey{}, res)))
 	})
+}
+
+// sized reads the body of a request sent without a Content-Length
+// (chunked; the API server always sends one) up to maxBody and one byte,
+// so that its cost is its size rather than that of the largest body. The
+// body read is put back for the handler.
+func sized(req *http.Request) {
+	var buf bytes.Buffer
+	_, err := buf.ReadFrom(io.LimitReader(req.Body, maxBody+1))
+	req.Body = io.NopCloser(io.MultiReader(&buf, errReader{err}))
+	if err == nil {
+		req.ContentLength = int64(buf.Len())
+	}
+}
+
+// errReader returns err, or io.EOF when it is nil.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	return 0, io.EOF
 }
 
 // answerOverload answers req, unreviewed, as the failure policy says.

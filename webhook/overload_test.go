@@ -127,6 +127,44 @@ func TestMemoryBudgetIsGivenBack(t *testing.T) {
 	}
 }
 
+// A review sent without a Content-Length (chunked) costs its size, not
+// that of the largest body: it is reviewed next to another.
+func TestChunkedReviewCostsItsSize(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join("testdata", "reviews", "deployment-edit.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evaluator, entered, release := blockingEvaluator()
+	cluster := loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json"))
+	r := NewReviewer(evaluator, cluster, WithMemoryBudget(int64(len(body))*reviewCostFactor*5/2))
+	srv := httptest.NewServer(r.WithinBudget("validate", NewHTTPHandler(r.Validating())))
+	defer srv.Close()
+	defer release()
+	go func() { _ = post(srv.URL, body) }()
+	<-entered
+	answered := make(chan answer, 1)
+	go func() {
+		// A reader that is not a *bytes.Reader: sent chunked.
+		resp, err := http.Post(srv.URL, "application/json", io.MultiReader(bytes.NewReader(body)))
+		if err != nil {
+			t.Error(err)
+			answered <- answer{}
+			return
+		}
+		defer func() { _ = resp.Body.Close() }()
+		answered <- readAnswer(t, resp)
+	}()
+	select {
+	case <-entered: // reviewed
+	case got := <-answered:
+		t.Fatalf("the chunked review was answered without a review: %+v", got)
+	}
+	release()
+	if got := <-answered; !got.Allowed || len(got.Warnings) > 0 {
+		t.Errorf("answer %+v, want allowed without warnings", got)
+	}
+}
+
 // An overloaded request that is not an AdmissionReview gets HTTP 400, as
 // it would have without the budget.
 func TestOverloadedMalformedReviewIsABadRequest(t *testing.T) {
