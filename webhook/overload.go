@@ -86,9 +86,9 @@ func (b *memoryBudget) cost(contentLength int64) int64 {
 // WithinBudget serves next behind the Reviewer's memory budget (see
 // WithMemoryBudget): before a review is read, its cost, reviewCostFactor
 // times its Content-Length (a body sent without one is read first, up to
-// controller-runtime's limit, and measured), is reserved from the budget, and given back
-// when next has answered. A review that does not fit is not decoded: it is
-// answered at once as the failure policy says (see WithFailOpen), counted
+// controller-runtime's limit, and measured), is reserved from the budget,
+// and given back when next has answered. A review that does not fit is not
+// decoded: it is answered at once as the failure policy says (see WithFailOpen), counted
 // with reason "overload" in apply_hygiene_review_errors_total. webhook
 // names the endpoint in metrics, "mutate" or "validate". With no budget,
 // WithinBudget returns next.
