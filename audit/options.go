@@ -46,9 +46,3 @@ func WithPageSize(n int64) Option {
 func WithProgress(report func(Progress)) Option {
 	return func(o *options) { o.progress = report }
 }
-
-// WithCluster sets where the scanner reads revisions and namespace labels.
-// Default: a kube.Cluster on the scanner's dynamic client.
-func WithCluster(c Cluster) Option {
-	return func(o *options) { o.cluster = c }
-}

@@ -41,9 +41,9 @@ func NewScanner(client dynamic.Interface, analyzer *merge.Analyzer, evaluator Ev
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.cluster == nil {
-		o.cluster = kube.NewCluster(client, 0)
-	}
+	// The scanner reads revisions and namespace labels through the same
+	// cluster reader as the webhook, on its own client.
+	o.cluster = kube.NewCluster(client, 0)
 	return &Scanner{client: client, analyzer: analyzer, evaluator: evaluator, opts: o}
 }
 

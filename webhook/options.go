@@ -30,11 +30,6 @@ func WithAnalyzer(a *merge.Analyzer) Option {
 	return func(o *options) { o.analyzer = a }
 }
 
-// WithMaxWarningLength cuts each warning to n bytes. Default: 1024.
-func WithMaxWarningLength(n int) Option {
-	return func(o *options) { o.maxWarning = n }
-}
-
 // WithFailOpen says what an internal error (the API unreachable, a policy
 // that fails to evaluate) answers: allowed with a warning when true, a
 // rejection when false. Set it to match the webhook configurations'

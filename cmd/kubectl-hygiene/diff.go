@@ -49,11 +49,7 @@ type diffItem struct {
 }
 
 // NewCmdDiff returns `kubectl hygiene diff`.
-func NewCmdDiff(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer) *cobra.Command {
-	return newCmdDiff(streams, analyzer, connect)
-}
-
-func newCmdDiff(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect connectFunc) *cobra.Command {
+func NewCmdDiff(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect connectFunc) *cobra.Command {
 	o := &DiffOptions{IOStreams: streams, analyzer: analyzer,
 		diffLive: diffLive{kube: genericclioptions.NewConfigFlags(true), connect: connect}}
 	cmd := &cobra.Command{

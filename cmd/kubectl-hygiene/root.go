@@ -89,7 +89,7 @@ what it reverts, what it leaves orphaned, and what else goes wrong.`,
 	cmd.SetIn(streams.In)
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
-	cmd.AddCommand(newCmdDiff(streams, analyzer, connect), NewCmdExplain(streams, analyzer, connect), NewCmdAudit(streams, analyzer, connect))
+	cmd.AddCommand(NewCmdDiff(streams, analyzer, connect), NewCmdExplain(streams, analyzer, connect), NewCmdAudit(streams, analyzer, connect))
 	cmd.AddCommand(NewCmdTest(streams, analyzer))
 	cmd.AddCommand(NewCmdVersion(streams))
 	return cmd

@@ -158,15 +158,6 @@ func (cp *ControlPlane) KubeconfigPath() string { return cp.kubeconfig }
 // certificate and every client certificate.
 func (cp *ControlPlane) CAPEM() []byte { return cp.ca.pem }
 
-// Logs maps each component to its log file.
-func (cp *ControlPlane) Logs() map[string]string {
-	logs := make(map[string]string, len(cp.procs))
-	for _, p := range cp.procs {
-		logs[p.name] = p.logPath
-	}
-	return logs
-}
-
 // waitFor polls check until it succeeds, the process exits or ctx ends.
 func waitFor(ctx context.Context, p *process, what string, check func(context.Context) error) error {
 	var last error

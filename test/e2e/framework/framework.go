@@ -3,7 +3,6 @@ package framework
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -60,19 +59,6 @@ func (f *Framework) KubectlAs(t *testing.T, user string, groups ...string) Kubec
 	}
 	k := f.Kubectl
 	k.Kubeconfig = kubeconfig
-	return k
-}
-
-// SystemKubectl returns the machine's own kubectl (an older client version)
-// as the admin, or skips t naming the missing tool when there is none.
-func (f *Framework) SystemKubectl(t *testing.T) Kubectl {
-	t.Helper()
-	const path = "/usr/bin/kubectl"
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("needs a second kubectl client at %s: %v", path, err)
-	}
-	k := f.Kubectl
-	k.Path = path
 	return k
 }
 

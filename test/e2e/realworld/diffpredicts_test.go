@@ -186,7 +186,7 @@ func (p *predictor) diff(t *testing.T, k framework.Kubectl, file string) ([]diff
 }
 
 // maxWarning is the length the webhook cuts each warning to: its default
-// (webhook.WithMaxWarningLength), which the chart keeps.
+// (webhook options.maxWarning, not configurable), which the chart keeps.
 const maxWarning = 1024
 
 // printedAs is how kubectl shows a finding of action a: repairs and
