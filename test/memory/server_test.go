@@ -39,7 +39,7 @@ const (
 )
 
 // With the chart's default memory limit and GOMEMLIMIT as the chart sets
-// it (90 % of the limit), 16 concurrent reviews of two ~1.5 MiB objects each, sent for
+// it (80 % of the limit), 16 concurrent reviews of two ~1.5 MiB objects each, sent for
 // 10 s, keep the server's peak RSS under that limit: the reviews beyond
 // the memory budget are answered at once, as the failure policy says,
 // with reason overload in the metrics. None is refused or left

@@ -204,7 +204,7 @@ annotations:
 {{- toYaml $doc }}
 {{- end }}
 
-{{/* GOMEMLIMIT: 90 % of resources.limits.memory in bytes, the rest for
+{{/* GOMEMLIMIT: 80 % of resources.limits.memory in bytes, the rest for
 what the Go runtime does not count (the binary's pages, thread stacks). */}}
 {{- define "apply-hygiene.goMemLimit" -}}
 {{- $q := toString . }}
@@ -215,5 +215,5 @@ what the Go runtime does not count (the binary's pages, thread stacks). */}}
 {{- fail (printf "resources.limits.memory %q: use a whole number of bytes, optionally with Ki, Mi, Gi, k, M or G" $q) }}
 {{- end }}
 {{- $bytes := mul (int64 $n) (ternary 1 (get $units $unit) (eq $unit "")) }}
-{{- div (mul $bytes 9) 10 }}
+{{- div (mul $bytes 8) 10 }}
 {{- end }}
