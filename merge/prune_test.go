@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -586,5 +587,67 @@ func TestWithLastAppliedValueShallow(t *testing.T) {
 				t.Errorf("the object changed (-before +after):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestJSONEqualMatchesNormalize holds the allocation-free jsonEqual equal
+// to the comparison of normalized copies it replaced, on generated values
+// of every JSON type, numbers of several Go types, nil and empty maps and
+// lists.
+func TestJSONEqualMatchesNormalize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 5))
+	var gen func(depth int) any
+	gen = func(depth int) any {
+		switch n := rng.IntN(12); {
+		case n == 0:
+			return nil
+		case n == 1:
+			return rng.IntN(2) == 0
+		case n == 2:
+			return []string{"a", "b"}[rng.IntN(2)]
+		case n == 3:
+			return int64(rng.IntN(2))
+		case n == 4:
+			return float64(rng.IntN(2))
+		case n == 5:
+			return json.Number([]string{"0", "1", "1.0"}[rng.IntN(3)])
+		case n == 6:
+			return rng.IntN(2)
+		case n == 7:
+			if rng.IntN(2) == 0 {
+				return map[string]any(nil)
+			}
+			return []any(nil)
+		case n < 10 && depth < 3:
+			m := map[string]any{}
+			for range rng.IntN(3) {
+				m[[]string{"x", "y"}[rng.IntN(2)]] = gen(depth + 1)
+			}
+			return m
+		case depth < 3:
+			l := []any{}
+			for range rng.IntN(3) {
+				l = append(l, gen(depth+1))
+			}
+			return l
+		}
+		return "leaf"
+	}
+	equal := 0
+	for i := range 20000 {
+		a, b := gen(0), gen(0)
+		want := reflect.DeepEqual(normalize(a), normalize(b))
+		if want {
+			equal++
+		}
+		if got := jsonEqual(a, b); got != want {
+			t.Fatalf("case %d: jsonEqual(%#v, %#v) = %v, want %v", i, a, b, got, want)
+		}
+		if got := jsonEqual(a, a); got != reflect.DeepEqual(normalize(a), normalize(a)) {
+			t.Fatalf("case %d: jsonEqual(%#v, itself) = %v", i, a, got)
+		}
+	}
+	if equal < 100 {
+		t.Errorf("only %d generated pairs were equal: the property was barely exercised", equal)
 	}
 }

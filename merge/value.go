@@ -125,9 +125,56 @@ func number(v any) (float64, bool) {
 	return 0, false
 }
 
-// jsonEqual compares two decoded JSON values, treating numbers by value.
+// jsonEqual compares two decoded JSON values, treating numbers by value
+// (int64 1 equals float64 1), a nil map or list as an empty one, and
+// anything else as reflect.DeepEqual does: the same as
+// reflect.DeepEqual(normalize(a), normalize(b)), without copying the
+// values (TestJSONEqualMatchesNormalize).
 func jsonEqual(a, b any) bool {
-	return reflect.DeepEqual(normalize(a), normalize(b))
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !jsonEqual(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	fa, aNum := normalNumber(a)
+	fb, bNum := normalNumber(b)
+	if aNum || bNum {
+		return aNum && bNum && fa == fb
+	}
+	switch b.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// normalNumber is the float64 that normalize turns a number into.
+func normalNumber(v any) (float64, bool) {
+	if n, ok := v.(json.Number); ok {
+		f, _ := n.Float64()
+		return f, true
+	}
+	return number(v)
 }
 
 // normalize converts numbers to float64 so int64 and float64 compare equal.
