@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -45,7 +46,7 @@ func NewMetrics(reg prometheus.Registerer, status func() policy.Status) (*Metric
 		}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "apply_hygiene_review_errors_total",
-			Help: "Reviews that failed, by webhook and reason (bad_request, timeout, overload, internal).",
+			Help: "Reviews that failed, by webhook and reason (bad_request, timeout, overload, shadow_mismatch, internal).",
 		}, []string{"webhook", "reason"}),
 	}
 	collectors := []prometheus.Collector{m.reviews, m.duration, m.decisions, m.evaluation, m.errors}
@@ -110,6 +111,8 @@ func (m *Metrics) observeError(webhook string, err error) {
 		reason = "timeout"
 	case errors.Is(err, errOverload):
 		reason = "overload"
+	case errors.Is(err, merge.ErrShadowMismatch):
+		reason = "shadow_mismatch"
 	}
 	m.errors.WithLabelValues(webhook, reason).Inc()
 }

@@ -29,7 +29,10 @@ type Options struct {
 	// PersonFieldManagers are field managers, besides kubectl's, whose
 	// writes are a person's (see merge.WithKubectlManagers).
 	PersonFieldManagers []string
-	NamespaceCacheTTL   time.Duration
+	// ShadowVerify runs every analysis also without pruning and fails the
+	// review on a difference (merge.WithShadowVerify): for test runs.
+	ShadowVerify      bool
+	NamespaceCacheTTL time.Duration
 	ShutdownTimeout     time.Duration
 	LogLevel            string
 	Namespace           string
@@ -59,6 +62,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.PolicyDirs, "policy-dir", nil, "directory of user Rego policies, reloaded when it changes (repeatable)")
 	fs.StringVar(&o.FailurePolicy, "failure-policy", "Ignore", "what an internal error answers, as the webhook configurations' failurePolicy: Ignore (allow, with a warning) or Fail (reject)")
 	fs.StringSliceVar(&o.PersonFieldManagers, "person-field-managers", nil, "field managers, besides kubectl's own, whose writes are a person's (a UI such as Lens or k9s, a script's client): a field that only people own and that an apply leaves behind is an orphaned field (repeatable)")
+	fs.BoolVar(&o.ShadowVerify, "shadow-verify", false, "for test runs: analyze every review twice, pruned and whole, and fail it on a difference (metric reason shadow_mismatch); doubles the cost of an analysis")
 	fs.DurationVar(&o.NamespaceCacheTTL, "namespace-cache-ttl", 10*time.Second, "how long namespace labels (enforcement overrides) are cached")
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long in-flight reviews may take to finish on shutdown")
 	fs.StringVar(&o.LogLevel, "log-level", "info", "log level: info, debug or error")

@@ -53,7 +53,11 @@ func run(ctx context.Context, opts Options) error {
 		return err
 	}
 	// One analyzer: its type converters are built once and shared.
-	analyzer := merge.NewAnalyzer(merge.WithKubectlManagers(opts.PersonFieldManagers...))
+	analyzerOpts := []merge.Option{merge.WithKubectlManagers(opts.PersonFieldManagers...)}
+	if opts.ShadowVerify {
+		analyzerOpts = append(analyzerOpts, merge.WithShadowVerify())
+	}
+	analyzer := merge.NewAnalyzer(analyzerOpts...)
 	reviewer := webhook.NewReviewer(engine, kube.NewCluster(dyn, opts.NamespaceCacheTTL), webhook.WithAnalyzer(analyzer),
 		webhook.WithFailOpen(opts.FailurePolicy == "Ignore"), webhook.WithMetrics(metrics), webhook.WithMemoryBudget(budget))
 

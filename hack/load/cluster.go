@@ -40,7 +40,7 @@ type localCluster struct {
 }
 
 // startCluster starts the control plane and the server; stop ends both.
-func startCluster(ctx context.Context, progress func(string)) (*localCluster, error) {
+func startCluster(ctx context.Context, progress func(string), serverArgs ...string) (*localCluster, error) {
 	root, err := controlplane.RepoRoot()
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func startCluster(ctx context.Context, progress func(string)) (*localCluster, er
 	}
 	c := &localCluster{cp: cp, binDir: binDir}
 	progress("building and starting apply-hygiene")
-	if c.hook, err = devenv.Start(ctx, cp, devenv.Options{RepoRoot: root, BinDir: binDir, Dir: filepath.Join(cp.Dir(), "apply-hygiene")}); err != nil {
+	if c.hook, err = devenv.Start(ctx, cp, devenv.Options{RepoRoot: root, BinDir: binDir, Dir: filepath.Join(cp.Dir(), "apply-hygiene"), ServerArgs: serverArgs}); err != nil {
 		return nil, errors.Join(err, c.stop())
 	}
 	config, err := cp.RESTConfig()

@@ -36,6 +36,11 @@
 //	go run ./hack/load -peer                                  # make load
 //	go run ./hack/load -peer -round 1s -rounds 1 -fixed-duration 1s
 //
+// -shadow-verify (with -peer or -cluster) makes apply-hygiene analyze
+// every review twice, pruned and whole (merge.WithShadowVerify), and fails
+// the run when it could not answer a review: a difference between the
+// two is answered as an internal error.
+//
 // Reviews that need cluster reads the load cannot provide (the parent of a
 // /scale, the revisions of an undo) are best left out: with -cluster the
 // tool only creates the reviews' namespaces.

@@ -34,7 +34,7 @@ const namespaceCacheTTL = 10 * time.Second
 // dynamic client, holding the reviews' captured objects (<review>.cluster
 // .json) and namespaces: the API server is the only thing left out. It
 // serves until ctx ends; done is closed when it has stopped.
-func startHygiene(ctx context.Context, certs *selfSigned, reviews []review) (url string, done <-chan error, err error) {
+func startHygiene(ctx context.Context, certs *selfSigned, reviews []review, shadowVerify bool) (url string, done <-chan error, err error) {
 	engine, err := policy.New(ctx)
 	if err != nil {
 		return "", nil, fmt.Errorf("loading policies: %w", err)
@@ -47,7 +47,11 @@ func startHygiene(ctx context.Context, certs *selfSigned, reviews []review) (url
 	if err != nil {
 		return "", nil, err
 	}
-	reviewer := webhook.NewReviewer(engine, cluster, webhook.WithAnalyzer(merge.NewAnalyzer(merge.WithKubectlManagers())),
+	analyzerOpts := []merge.Option{merge.WithKubectlManagers()}
+	if shadowVerify {
+		analyzerOpts = append(analyzerOpts, merge.WithShadowVerify())
+	}
+	reviewer := webhook.NewReviewer(engine, cluster, webhook.WithAnalyzer(merge.NewAnalyzer(analyzerOpts...)),
 		webhook.WithFailOpen(true), webhook.WithMetrics(metrics))
 	port, err := freePort()
 	if err != nil {

@@ -54,6 +54,11 @@ type Options struct {
 	// and their last-applied, so that no cache of last-applied or of the
 	// body answers from memory. Default 256; 1 sends the file as it is.
 	Variants int
+	// ShadowVerify makes apply-hygiene analyze every review pruned and
+	// whole (merge.WithShadowVerify; --shadow-verify of the server with
+	// -cluster): a difference fails the review, and the run fails on any
+	// review apply-hygiene could not answer.
+	ShadowVerify bool
 }
 
 func main() {
@@ -74,6 +79,7 @@ func main() {
 	flag.Float64Var(&o.FixedRate, "fixed-rate", 400, "with -peer: reviews per second of the fixed-rate phase; 0 skips it")
 	flag.DurationVar(&o.FixedDuration, "fixed-duration", 10*time.Second, "with -peer: how long each server is loaded at -fixed-rate")
 	flag.IntVar(&o.Variants, "variants", 256, "with -peer: distinct bodies of each review, sent in turn (own uid, variant annotation in the objects and last-applied); 1: the file as it is")
+	flag.BoolVar(&o.ShadowVerify, "shadow-verify", false, "analyze every review pruned and whole in apply-hygiene and fail the run on any difference (costs a second analysis)")
 	flag.Parse()
 	// The in-process server of -peer logs through controller-runtime.
 	ctrllog.SetLogger(logr.Discard())
@@ -133,12 +139,19 @@ func loadAndReport(ctx context.Context, o Options, url string, caPEM []byte, rev
 		mode = fmt.Sprintf("rate=%.0f/s", o.Rate)
 	}
 	fmt.Printf("reviews %s workers=%d: %s\n", mode, o.Workers, l)
+	if o.ShadowVerify && l.errors > 0 {
+		return fmt.Errorf("%d reviews were not answered (with -shadow-verify, a pruned analysis that differs from the whole one is one)", l.errors)
+	}
 	return nil
 }
 
 func runCluster(ctx context.Context, o Options, path string, reviews []review) (err error) {
 	progress := func(msg string) { fmt.Println(time.Now().Format(time.TimeOnly), msg) }
-	c, err := startCluster(ctx, progress)
+	var serverArgs []string
+	if o.ShadowVerify {
+		serverArgs = append(serverArgs, "--shadow-verify")
+	}
+	c, err := startCluster(ctx, progress, serverArgs...)
 	if err != nil {
 		return err
 	}
@@ -170,7 +183,7 @@ func runPeer(ctx context.Context, o Options) (err error) {
 	if err != nil {
 		return err
 	}
-	refs, err := startReferences(ctx, reviews)
+	refs, err := startReferences(ctx, reviews, o.ShadowVerify)
 	if err != nil {
 		return err
 	}
@@ -179,7 +192,7 @@ func runPeer(ctx context.Context, o Options) (err error) {
 		fmt.Printf("%s: %s\n", s.name, s.url)
 	}
 	return sideBySide(ctx, os.Stdout, refs, reviews, sideOptions{workers: o.Workers, round: o.Round, rounds: o.Rounds,
-		fixedRate: o.FixedRate, fixedDuration: o.FixedDuration, warmup: 200, variants: o.Variants})
+		fixedRate: o.FixedRate, fixedDuration: o.FixedDuration, warmup: 200, variants: o.Variants, strict: o.ShadowVerify})
 }
 
 // updateAs returns a client-go update of c under field manager.

@@ -34,7 +34,7 @@ type references struct {
 
 // startReferences starts the no-op servers, the peer and apply-hygiene;
 // stop ends them all.
-func startReferences(ctx context.Context, reviews []review) (*references, error) {
+func startReferences(ctx context.Context, reviews []review, shadowVerify bool) (*references, error) {
 	certs, err := newSelfSigned()
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func startReferences(ctx context.Context, reviews []review) (*references, error)
 		refs.servers = append(refs.servers, reference{name: s.name, url: url})
 	}
 	hctx, cancel := context.WithCancel(ctx)
-	url, done, err := startHygiene(hctx, certs, reviews)
+	url, done, err := startHygiene(hctx, certs, reviews, shadowVerify)
 	if err != nil {
 		cancel()
 		return nil, errors.Join(err, refs.stop())

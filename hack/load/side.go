@@ -28,6 +28,9 @@ type sideOptions struct {
 	// variants is how many distinct bodies of each review are sent in
 	// turn (see variants); 1 sends the review as it is.
 	variants int
+	// strict fails the run when apply-hygiene answered any review with an
+	// error (-shadow-verify).
+	strict bool
 }
 
 // sideResult is what one review measured on each server.
@@ -60,6 +63,9 @@ func sideBySide(ctx context.Context, out io.Writer, refs *references, reviews []
 			return err
 		}
 		printReview(out, refs.servers, r, res, o)
+		if n := errorsOf(res.rounds[hygieneName]) + res.fixed[hygieneName].errors; o.strict && n > 0 {
+			return fmt.Errorf("%s: apply-hygiene could not answer %d reviews (with -shadow-verify, a pruned analysis that differs from the whole one is one)", r.name, n)
+		}
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func TestReferences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	refs, err := startReferences(t.Context(), reviews)
+	refs, err := startReferences(t.Context(), reviews, true)
 	if err != nil {
 		t.Fatal(err)
 	}

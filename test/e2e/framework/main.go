@@ -87,7 +87,12 @@ func run(m *testing.M, o mainOptions) int {
 	setUp(ctx, o)
 	close(setUpDone)
 	defer tearDown()
-	return m.Run()
+	code := m.Run()
+	if err := checkShadow(ctx); err != nil && code == 0 {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	return code
 }
 
 func setUp(ctx context.Context, o mainOptions) {

@@ -25,7 +25,9 @@ func startWebhook(ctx context.Context, o mainOptions) (*devenv.Webhook, error) {
 		Dir:            filepath.Join(env.cp.Dir(), "apply-hygiene"),
 		Values:         o.values,
 		SelfManagedTLS: o.selfManagedTLS,
-		ServerArgs:     o.serverArgs,
+		// Every review is analyzed pruned and whole; checkShadow fails
+		// the package on a difference.
+		ServerArgs: append([]string{"--shadow-verify"}, o.serverArgs...),
 	})
 }
 
