@@ -33,18 +33,18 @@ type Options struct {
 	// review on a difference (merge.WithShadowVerify): for test runs.
 	ShadowVerify      bool
 	NamespaceCacheTTL time.Duration
-	ShutdownTimeout     time.Duration
-	LogLevel            string
-	Namespace           string
-	TLSMode             string
-	TLSSecretName       string
-	WebhookConfigName   string
-	ServiceName         string
-	TLSExtraHosts       []string
-	TLSValidity         time.Duration
-	TLSRenewBefore      time.Duration
-	TLSCheckInterval    time.Duration
-	AuditInterval       time.Duration
+	ShutdownTimeout   time.Duration
+	LogLevel          string
+	Namespace         string
+	TLSMode           string
+	TLSSecretName     string
+	WebhookConfigName string
+	ServiceName       string
+	TLSExtraHosts     []string
+	TLSValidity       time.Duration
+	TLSRenewBefore    time.Duration
+	TLSCheckInterval  time.Duration
+	AuditInterval     time.Duration
 	// MemoryBudget bounds the memory of the reviews in flight (a
 	// quantity, e.g. 128Mi); empty: webhook.DefaultMemoryBudget, half of
 	// GOMEMLIMIT; 0: no bound.
