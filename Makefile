@@ -77,6 +77,8 @@ test-fuzz: ## Run each fuzz target for $(FUZZTIME) (docs/reliability.md has the 
 	@echo "== fuzzing, $(FUZZTIME) per target"
 	go test ./webhook -run '^$$' -fuzz '^FuzzReview$$' -fuzztime $(FUZZTIME) -parallel 1
 	go test ./merge -run '^$$' -fuzz '^FuzzAnalyzeApply$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 200x
+	go test ./merge -run '^$$' -fuzz '^FuzzPrunedEqualsOracle$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 200x
+	go test ./webhook -run '^$$' -fuzz '^FuzzReviewHead$$' -fuzztime $(FUZZTIME) -parallel 1
 
 .PHONY: bench
 bench: ## Benchmark the review path against its floor (docs/performance.md).
