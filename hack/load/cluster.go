@@ -92,24 +92,42 @@ func (c *localCluster) createNamespace(ctx context.Context, name string, labels 
 
 // residentMemory reads process_resident_memory_bytes from the server's
 // metrics.
-func (c *localCluster) residentMemory(ctx context.Context) (int64, error) {
+func (c *localCluster) residentMemory(ctx context.Context) (memory, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.hook.MetricsURL, nil)
 	if err != nil {
-		return 0, err
+		return memory{}, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("reading metrics: %w", err)
+		return memory{}, fmt.Errorf("reading metrics: %w", err)
 	}
 	defer resp.Body.Close()
+	var m memory
+	fields := map[string]*float64{
+		"process_resident_memory_bytes": &m.rss,
+		"go_memstats_heap_inuse_bytes":  &m.heapInuse,
+		"go_memstats_next_gc_bytes":     &m.nextGC,
+	}
 	scanner := bufio.NewScanner(resp.Body)
 	for scanner.Scan() {
-		if v, ok := strings.CutPrefix(scanner.Text(), "process_resident_memory_bytes "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			return int64(f), err
+		name, v, ok := strings.Cut(scanner.Text(), " ")
+		if p, want := fields[name]; ok && want {
+			if *p, err = strconv.ParseFloat(v, 64); err != nil {
+				return memory{}, fmt.Errorf("reading metrics: %s: %w", name, err)
+			}
 		}
 	}
-	return 0, errors.New("reading metrics: no process_resident_memory_bytes")
+	if m.rss == 0 {
+		return memory{}, errors.New("reading metrics: no process_resident_memory_bytes")
+	}
+	return m, scanner.Err()
+}
+
+// memory is what the server's metrics say of its memory, in bytes.
+type memory struct{ rss, heapInuse, nextGC float64 }
+
+func (m memory) String() string {
+	return fmt.Sprintf("%.1f MiB (heap in use %.1f MiB, next GC at %.1f MiB)", m.rss/(1<<20), m.heapInuse/(1<<20), m.nextGC/(1<<20))
 }
 
 // manifest is the Deployment that the API-server measure updates; value

@@ -164,11 +164,11 @@ func runCluster(ctx context.Context, o Options, path string, reviews []review) (
 	if err := loadAndReport(ctx, o, c.url(path), c.cp.CAPEM(), reviews); err != nil {
 		return err
 	}
-	rss, err := c.residentMemory(ctx)
+	mem, err := c.residentMemory(ctx)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("server resident memory after %d reviews: %.1f MiB\n", o.N+200, float64(rss)/(1<<20))
+	fmt.Printf("server resident memory after %d reviews: %s\n", o.N+200, mem)
 	return measureAPIServer(ctx, c, o)
 }
 
