@@ -263,7 +263,10 @@ func sameKeys(la, old, new map[string]any, descend func(k string, lv, ov, nv any
 // equalValues reports whether a and b, decoded JSON, are the same value of
 // the same types (an int64 never equals a float64, unlike jsonEqual), without
 // allocating.
-func equalValues(a, b any) bool {
+func equalValues(a, b any) bool { return equalJSON(a, b, sameTyped) }
+
+// sameTyped compares two leaves of decoded JSON by type and value.
+func sameTyped(a, b any) bool {
 	switch x := a.(type) {
 	case nil:
 		return b == nil
@@ -279,29 +282,6 @@ func equalValues(a, b any) bool {
 	case float64:
 		y, ok := b.(float64)
 		return ok && x == y
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !equalValues(xv, yv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equalValues(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
 	}
 	return false // any other type: not decoded JSON, never taken as equal
 }

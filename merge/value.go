@@ -130,7 +130,12 @@ func number(v any) (float64, bool) {
 // anything else as reflect.DeepEqual does: the same as
 // reflect.DeepEqual(normalize(a), normalize(b)), without copying the
 // values (TestJSONEqualMatchesNormalize).
-func jsonEqual(a, b any) bool {
+func jsonEqual(a, b any) bool { return equalJSON(a, b, sameByValue) }
+
+// equalJSON walks two decoded JSON values together, maps by key and lists
+// by index, without allocating, and compares the leaves with leaf. A map
+// or a list never equals a leaf.
+func equalJSON(a, b any, leaf func(a, b any) bool) bool {
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
@@ -139,7 +144,7 @@ func jsonEqual(a, b any) bool {
 		}
 		for k, xv := range x {
 			yv, ok := y[k]
-			if !ok || !jsonEqual(xv, yv) {
+			if !ok || !equalJSON(xv, yv, leaf) {
 				return false
 			}
 		}
@@ -150,20 +155,25 @@ func jsonEqual(a, b any) bool {
 			return false
 		}
 		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
+			if !equalJSON(x[i], y[i], leaf) {
 				return false
 			}
 		}
 		return true
 	}
+	switch b.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	return leaf(a, b)
+}
+
+// sameByValue compares two leaves, numbers by value.
+func sameByValue(a, b any) bool {
 	fa, aNum := normalNumber(a)
 	fb, bNum := normalNumber(b)
 	if aNum || bNum {
 		return aNum && bNum && fa == fb
-	}
-	switch b.(type) {
-	case map[string]any, []any:
-		return false
 	}
 	return reflect.DeepEqual(a, b)
 }
