@@ -41,7 +41,7 @@ import (
 func TestDiffPredictsAdmission(t *testing.T) {
 	framework.ControlPlane(t)
 	started := time.Now()
-	p := &predictor{bin: hygieneBinary(t), home: t.TempDir()}
+	p := &predictor{bin: framework.HygienePlugin(t), home: t.TempDir()}
 	ws := firstOfEachKind(loadCorpus(t), 2)
 	t.Run("day", func(t *testing.T) {
 		for _, w := range ws {
@@ -79,17 +79,6 @@ func firstOfEachKind(ws []workload, n int) []workload {
 		}
 	}
 	return out
-}
-
-// hygieneBinary builds kubectl-hygiene for the test.
-func hygieneBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "kubectl-hygiene")
-	build := exec.Command("go", "build", "-o", bin, "github.com/apply-hygiene/apply-hygiene/cmd/kubectl-hygiene")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building kubectl-hygiene: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // predictor runs diff before each apply and counts the comparisons.

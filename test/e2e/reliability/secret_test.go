@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +20,6 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
 	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
@@ -63,7 +61,7 @@ func TestSecretValuesAppearNowhere(t *testing.T) {
 	outputs = append(outputs, reapplied)
 	// Drift left for the audit to find: the service account's edit again.
 	outputs = append(outputs, robot.Run(t, "patch", "secret/canary", "-p", editPatch).MustSucceed(t))
-	hygiene := buildHygiene(t)
+	hygiene := framework.HygienePlugin(t)
 	for _, output := range []string{"table", "json"} {
 		r := runHygiene(t, f, hygiene, "audit", "-n", f.Namespace, "--kind", "secrets", "-o", output)
 		if r.ExitCode > 1 || !strings.Contains(r.Stdout, "canary") {
@@ -115,22 +113,6 @@ func waitReviewingSecrets(t *testing.T, k framework.Kubectl, editPatch string) [
 		return r.ExitCode != 0, nil
 	})
 	return results
-}
-
-// buildHygiene builds cmd/kubectl-hygiene for t.
-func buildHygiene(t *testing.T) string {
-	t.Helper()
-	root, err := controlplane.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "kubectl-hygiene")
-	cmd := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "./cmd/kubectl-hygiene")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building kubectl-hygiene: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // runHygiene runs the kubectl-hygiene binary as the test's admin.

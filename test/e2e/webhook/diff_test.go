@@ -7,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,18 +16,6 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
-
-// hygieneBinary builds kubectl-hygiene for the test (the build cache makes
-// the second build quick).
-func hygieneBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "kubectl-hygiene")
-	build := exec.Command("go", "build", "-o", bin, "github.com/apply-hygiene/apply-hygiene/cmd/kubectl-hygiene")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building kubectl-hygiene: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // prediction is what `kubectl hygiene diff -f` says of an apply.
 type prediction struct {
@@ -145,7 +132,7 @@ func wantPredicted(t *testing.T, p prediction, applyStderr string) {
 // apply of v2 then prints; before the first apply it predicts a creation
 // and no warning.
 func TestDiffPredictsTheApplyWarningsSeed003(t *testing.T) {
-	bin := hygieneBinary(t)
+	bin := framework.HygienePlugin(t)
 	f := framework.New(t)
 	k := f.Kubectl
 
@@ -166,7 +153,7 @@ func TestDiffPredictsTheApplyWarningsSeed003(t *testing.T) {
 // group, so admission lets it through), `kubectl hygiene diff -f v1`
 // predicts that the apply reverts it, and the apply warns exactly so.
 func TestDiffPredictsTheApplyWarningsSeed002(t *testing.T) {
-	bin := hygieneBinary(t)
+	bin := framework.HygienePlugin(t)
 	f := framework.New(t)
 	k := f.Kubectl
 	k.Run(t, "apply", "-f", "testdata/deployment-v1.yaml").MustSucceed(t)
