@@ -14,8 +14,8 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
-// hygiene is the kubectl-hygiene binary that TestMain builds; the tests
-// remove its directory when they end.
+// hygiene is the kubectl-hygiene binary that TestMain builds, and removes
+// when the tests end.
 var hygiene string
 
 func TestMain(m *testing.M) {
@@ -31,5 +31,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building kubectl-hygiene:", err)
 		os.Exit(1)
 	}
-	framework.Main(m)
+	code := framework.Run(m)
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
 }

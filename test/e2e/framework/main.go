@@ -61,11 +61,17 @@ func WithServerArgs(args ...string) MainOption {
 // Main starts the control plane, runs the package's tests and stops it
 // again, also on Ctrl-C.
 func Main(m *testing.M, opts ...MainOption) {
+	os.Exit(Run(m, opts...))
+}
+
+// Run is Main without the exit: it returns the tests' exit code, for a
+// TestMain that has its own files to remove afterwards.
+func Run(m *testing.M, opts ...MainOption) int {
 	var o mainOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
-	os.Exit(run(m, o))
+	return run(m, o)
 }
 
 func run(m *testing.M, o mainOptions) int {
