@@ -39,10 +39,12 @@ var day = []struct {
 	{step: "apply after scale", rolledBackOnly: true, do: (*life).changedApplyStep},
 }
 
-// liveDay takes one workload through its day in a namespace of its own.
-func liveDay(t *testing.T, w workload, lg *ledger) {
+// liveDay takes one workload through its day in a namespace of its own,
+// with p predicting each apply.
+func liveDay(t *testing.T, w workload, lg *ledger, p *predictor) {
 	lg.started(w)
 	l := &life{t: t, f: framework.New(t), w: w, ledger: lg, manifest: runtime.DeepCopyJSON(w.manifest)}
+	l.predict = func(step string, manifest []byte) func(framework.Result) { return p.before(l, step, manifest) }
 	for _, s := range day {
 		if s.rolledBackOnly && !rolledBack[w.kind] {
 			continue

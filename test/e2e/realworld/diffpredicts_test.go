@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,73 +16,18 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
-// TestDiffPredictsAdmission checks that `kubectl hygiene diff` and
-// admission are one engine on the corpus: before every apply of a day, the
-// built plugin runs `kubectl hygiene diff -f MANIFEST -o json` against the
-// cluster, and what it predicts must be what kubectl apply then prints —
-// the same warnings (the mutating webhook's repairs and prunes, the
-// validating webhook's warnings) and the same denial, message for message,
-// each predicted finding's rule, action and path included; a prediction of
-// no UPDATE (a creation, an unchanged object) must meet an apply that
-// prints nothing of apply-hygiene's.
-//
-// The subset is deterministic and bounded, to add well under a minute to
-// the corpus: the first two workloads of each kind (Deployment,
-// StatefulSet, DaemonSet) in corpus order, each through every step of its
-// day (liveDay's steps), so that every kind of apply the day makes is
-// compared — the creation, a changed manifest, the applies after rollout
-// restart and set env (orphans), after rollout undo (reverts, the repaired
-// last-applied) and after scale. The truth model of those applies is
-// TestRealWorld's business; this test compares diff with admission only.
-func TestDiffPredictsAdmission(t *testing.T) {
-	framework.ControlPlane(t)
-	started := time.Now()
-	p := &predictor{bin: framework.HygienePlugin(t), home: t.TempDir()}
-	ws := firstOfEachKind(loadCorpus(t), 2)
-	t.Run("day", func(t *testing.T) {
-		for _, w := range ws {
-			t.Run(w.id(), func(t *testing.T) {
-				t.Parallel()
-				l := &life{t: t, f: framework.New(t), w: w, ledger: &ledger{}, manifest: runtime.DeepCopyJSON(w.manifest)}
-				l.predict = func(step string, manifest []byte) func(framework.Result) {
-					return p.before(l, step, manifest)
-				}
-				for _, s := range day {
-					if s.rolledBackOnly && !rolledBack[w.kind] {
-						continue
-					}
-					s.do(l, s.step)
-				}
-			})
-		}
-	})
-	t.Logf("diff and admission compared on %d applies of %d workloads (%d messages of apply-hygiene, %d applies without any) in %s",
-		p.applies, len(ws), p.messages, p.silent, time.Since(started).Round(time.Second))
-	if p.messages == 0 {
-		t.Error("no apply printed any message of apply-hygiene: the comparison compared nothing")
-	}
-}
-
-// firstOfEachKind returns the first n workloads of each kind, in corpus
-// order.
-func firstOfEachKind(ws []workload, n int) []workload {
-	seen := map[string]int{}
-	var out []workload
-	for _, w := range ws {
-		if seen[w.kind] < n {
-			seen[w.kind]++
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// predictor runs diff before each apply and counts the comparisons.
+// predictor runs the built `kubectl hygiene diff -f <manifest> -o json`
+// against the live cluster before every apply of the corpus's day
+// (TestRealWorld), and requires kubectl apply to print exactly the
+// predicted messages: warnings and denial, each predicted finding's rule,
+// action and path included, diff's exit status 1 exactly when the apply is
+// denied. A prediction of no UPDATE (a creation, an unchanged object) must
+// meet an apply that prints nothing of apply-hygiene's. It counts the
+// comparisons.
 type predictor struct {
 	bin string
 	// home is diff's $HOME: one discovery cache for every run.
@@ -89,6 +35,13 @@ type predictor struct {
 
 	mu                        sync.Mutex
 	applies, messages, silent int
+}
+
+// summary is the count line of the predictions.
+func (p *predictor) summary() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return fmt.Sprintf("realworld: kubectl hygiene diff predicted %d applies exactly (%d messages of apply-hygiene, %d applies without any)", p.applies, p.messages, p.silent)
 }
 
 // said is one message of apply-hygiene as kubectl prints it: a warning or

@@ -17,10 +17,12 @@
 //
 //	realworld: 76 objects from 24 projects, 786 steps, 0 false warnings, 0 false denials, 0 misses
 //
-// TestDiffPredictsAdmission takes a subset of the corpus (the first two
-// workloads of each kind) through the same day and runs the built
-// `kubectl hygiene diff` before every apply: kubectl apply must then print
-// exactly the messages that diff predicted.
+// Before every apply of every day, the built `kubectl hygiene diff`
+// predicts against the live cluster what the apply will print; kubectl
+// apply must then print exactly the messages that diff predicted, and a
+// second line counts them:
+//
+//	realworld: kubectl hygiene diff predicted N applies exactly (…)
 //
 // Run it with:
 //

@@ -12,15 +12,18 @@ import (
 // TestRealWorld takes every workload of the corpus through its day, plus a
 // Helm release and a never-applied Deployment, in parallel, then reports
 // every false warning, false denial and miss, and prints the summary line.
+// Before every apply of a day, kubectl hygiene diff predicts what the apply
+// will print (predictor).
 func TestRealWorld(t *testing.T) {
 	framework.ControlPlane(t)
 	ws := loadCorpus(t)
 	var lg ledger
+	p := &predictor{bin: framework.HygienePlugin(t), home: t.TempDir()}
 	t.Run("day", func(t *testing.T) {
 		for _, w := range ws {
 			t.Run(w.id(), func(t *testing.T) {
 				t.Parallel()
-				liveDay(t, w, &lg)
+				liveDay(t, w, &lg, p)
 			})
 		}
 		t.Run("helm", func(t *testing.T) {
@@ -33,10 +36,13 @@ func TestRealWorld(t *testing.T) {
 		})
 	})
 	lg.report(t)
-	summary := lg.summary()
+	summary := lg.summary() + "\n" + p.summary()
 	t.Log(summary)
 	fmt.Println(summary)
 	writeReport(t, summary)
+	if p.messages == 0 {
+		t.Error("no apply printed any message of apply-hygiene: the predictions compared nothing")
+	}
 }
 
 // writeReport also writes the summary line to realworld.txt in the
