@@ -41,10 +41,10 @@ var day = []struct {
 
 // liveDay takes one workload through its day in a namespace of its own,
 // with p predicting each apply.
-func liveDay(t *testing.T, w workload, lg *ledger, p *predictor) {
+func liveDay(t *testing.T, w workload, lg *ledger, p *framework.Predictor) {
 	lg.started(w)
 	l := &life{t: t, f: framework.New(t), w: w, ledger: lg, manifest: runtime.DeepCopyJSON(w.manifest)}
-	l.predict = func(step string, manifest []byte) func(framework.Result) { return p.before(l, step, manifest) }
+	l.predict = func(step string, manifest []byte) func(framework.Result) { return l.predictWith(p, step, manifest) }
 	for _, s := range day {
 		if s.rolledBackOnly && !rolledBack[w.kind] {
 			continue

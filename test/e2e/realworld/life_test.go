@@ -33,7 +33,7 @@ type life struct {
 	planted map[string]fieldPath
 	// predict, when set, is called before each apply with the manifest
 	// it sends; what it returns is called with kubectl's result
-	// (predictor, in TestRealWorld).
+	// (framework.Predictor, in TestRealWorld).
 	predict func(step string, manifest []byte) func(framework.Result)
 }
 

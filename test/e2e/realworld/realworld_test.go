@@ -13,12 +13,12 @@ import (
 // Helm release and a never-applied Deployment, in parallel, then reports
 // every false warning, false denial and miss, and prints the summary line.
 // Before every apply of a day, kubectl hygiene diff predicts what the apply
-// will print (predictor).
+// will print (framework.Predictor).
 func TestRealWorld(t *testing.T) {
 	framework.ControlPlane(t)
 	ws := loadCorpus(t)
 	var lg ledger
-	p := &predictor{bin: framework.HygienePlugin(t), home: t.TempDir()}
+	p := framework.NewPredictor(t)
 	t.Run("day", func(t *testing.T) {
 		for _, w := range ws {
 			t.Run(w.id(), func(t *testing.T) {
@@ -36,11 +36,11 @@ func TestRealWorld(t *testing.T) {
 		})
 	})
 	lg.report(t)
-	summary := lg.summary() + "\n" + p.summary()
+	summary := lg.summary() + "\nrealworld: " + p.Summary()
 	t.Log(summary)
 	fmt.Println(summary)
 	writeReport(t, summary)
-	if p.messages == 0 {
+	if p.Messages() == 0 {
 		t.Error("no apply printed any message of apply-hygiene: the predictions compared nothing")
 	}
 }

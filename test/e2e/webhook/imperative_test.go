@@ -108,7 +108,7 @@ func TestImperativeEditOfOwnedFieldIsDenied(t *testing.T) {
 func TestImperativeEditOfUnownedFieldPasses(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
-	k.Run(t, "apply", "-f", seeds+"seed002-simple-deployment.yaml").MustSucceed(t)
+	applyPredicted(t, k, seeds+"seed002-simple-deployment.yaml").MustSucceed(t)
 
 	scale := k.Run(t, "scale", "deployment/nginx-deployment", "--replicas=2").MustSucceed(t)
 	framework.WantLines(t, scale.Stdout, "deployment.apps/nginx-deployment scaled")

@@ -16,10 +16,10 @@ import (
 func TestOrphanedRestartedAtWarnsWithCommandThatRemovesIt(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
-	k.Run(t, "apply", "-f", seeds+"seed003-v1.yaml").MustSucceed(t)
+	applyPredicted(t, k, seeds+"seed003-v1.yaml").MustSucceed(t)
 	k.Run(t, "rollout", "restart", "deployment/nginx-deployment").MustSucceed(t)
 
-	apply := k.Run(t, "apply", "-f", seeds+"seed003-v2.yaml").MustSucceed(t)
+	apply := applyPredicted(t, k, seeds+"seed003-v2.yaml").MustSucceed(t)
 	framework.WantLines(t, apply.Stdout, "deployment.apps/nginx-deployment configured")
 	ts := `(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)`
 	m := framework.WantMatch(t, apply.Stderr,

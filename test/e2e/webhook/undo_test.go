@@ -43,9 +43,9 @@ func TestRolloutUndoRepairsLastApplied(t *testing.T) {
 			object := fmt.Sprintf("%s.apps/%s", lower(tc.kind), tc.name)
 			short := fmt.Sprintf("%s/%s", lower(tc.kind), tc.name)
 
-			k.Run(t, "apply", "-f", tc.v1).MustSucceed(t)
+			applyPredicted(t, k, tc.v1).MustSucceed(t)
 			f.WaitForRevisions(t, tc.selector, 1)
-			k.Run(t, "apply", "-f", tc.v2).MustSucceed(t)
+			applyPredicted(t, k, tc.v2).MustSucceed(t)
 			f.WaitForRevisions(t, tc.selector, 2)
 
 			undo := k.Run(t, append([]string{"rollout", "undo", short}, tc.undoArgs...)...).MustSucceed(t)
@@ -82,7 +82,7 @@ func TestRolloutUndoRepairsLastApplied(t *testing.T) {
 				t.Errorf("last-applied after undo: image %q (want %q), env (-want +got):\n%s", c.Image, tc.v1Image, diff)
 			}
 
-			apply := k.Run(t, "apply", "-f", tc.v3).MustSucceed(t)
+			apply := applyPredicted(t, k, tc.v3).MustSucceed(t)
 			framework.WantLines(t, apply.Stdout, object+" configured")
 			framework.WantLines(t, apply.Stderr)
 			framework.WantLines(t, k.JSONPath(t, short, "{.spec.template.spec.containers[0].env}"), `[{"name":"ANOTHER_ENV","value":"who cares?"}]`)

@@ -1,0 +1,236 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Predictor runs the built `kubectl hygiene diff -f <manifest> -o json`
+// against the live cluster before an apply, and requires kubectl apply to
+// print exactly the predicted messages: warnings and denial, each
+// predicted finding's rule, action and path included, diff's exit status 1
+// exactly when the apply is denied. A prediction of no UPDATE (a creation,
+// an unchanged object) must meet an apply that prints nothing of
+// apply-hygiene's. It counts the comparisons; it is safe for parallel
+// tests.
+type Predictor struct {
+	bin string
+	// home is diff's $HOME: one discovery cache for every run.
+	home string
+
+	mu                        sync.Mutex
+	applies, messages, silent int
+}
+
+// NewPredictor returns a Predictor with a kubectl-hygiene built once for
+// the package (into the framework's home, removed with the control plane).
+func NewPredictor(t *testing.T) *Predictor {
+	t.Helper()
+	requireEnv(t)
+	shared.once.Do(func() {
+		shared.path = filepath.Join(env.home, "bin", "kubectl-hygiene")
+		out, err := exec.Command("go", "build", "-o", shared.path, "github.com/apply-hygiene/apply-hygiene/cmd/kubectl-hygiene").CombinedOutput()
+		if err != nil {
+			shared.err = fmt.Errorf("building kubectl-hygiene: %w\n%s", err, out)
+		}
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return &Predictor{bin: shared.path, home: t.TempDir()}
+}
+
+// shared is the kubectl-hygiene that NewPredictor builds once.
+var shared struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// Summary says how many applies were predicted, and how many messages.
+func (p *Predictor) Summary() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return fmt.Sprintf("kubectl hygiene diff predicted %d applies exactly (%d messages of apply-hygiene, %d applies without any)", p.applies, p.messages, p.silent)
+}
+
+// Messages is how many messages of apply-hygiene the predicted applies
+// printed.
+func (p *Predictor) Messages() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.messages
+}
+
+// Apply runs `kubectl apply -f file` as k after diff predicted it, checks
+// the prediction and returns kubectl's result.
+func (p *Predictor) Apply(t *testing.T, k Kubectl, file string) Result {
+	t.Helper()
+	check := p.Before(t, k, "apply -f "+file, file)
+	res := k.Run(t, "apply", "-f", file)
+	check(res)
+	return res
+}
+
+// said is one message of apply-hygiene as kubectl prints it: a warning or
+// (part of) the denial.
+type said struct {
+	Action, Message string
+}
+
+// diffFinding is one finding of `kubectl hygiene diff -o json`.
+type diffFinding struct {
+	Rule, Action, Path, Message string
+}
+
+// Before runs diff on the manifest file that `kubectl apply` as k is about
+// to send and returns the check of kubectl's result; what names the apply
+// in errors.
+func (p *Predictor) Before(t *testing.T, k Kubectl, what, file string) func(Result) {
+	t.Helper()
+	findings, code := p.diff(t, k, file)
+	return func(res Result) {
+		t.Helper()
+		want := predictedMessages(findings)
+		got := printedMessages(res.Stderr)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: kubectl hygiene diff predicted other messages than kubectl apply printed (-diff +apply):\n%s", what, diff)
+		}
+		for _, f := range findings {
+			if f.Action == "dryrun" {
+				continue // recorded, never printed
+			}
+			named := slices.ContainsFunc(got, func(s said) bool {
+				return s.Action == printedAs(f.Action) && strings.HasPrefix(s.Message, "["+f.Rule+"] ") && strings.Contains(s.Message, f.Path)
+			})
+			if !named {
+				t.Errorf("%s: diff predicts %s [%s] %s; kubectl apply printed no such message", what, f.Action, f.Rule, f.Path)
+			}
+		}
+		denied := slices.ContainsFunc(got, func(s said) bool { return s.Action == deny })
+		if (code == 1) != denied {
+			t.Errorf("%s: diff exited %d, and kubectl apply was denied: %v", what, code, denied)
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.applies++
+		p.messages += len(got)
+		if len(got) == 0 {
+			p.silent++
+		}
+	}
+}
+
+// diff runs `kubectl hygiene diff -f file -o json` against the cluster as
+// k's identity, in k's namespace, and returns its findings and exit
+// status (0, or 1 when it predicts a denial).
+func (p *Predictor) diff(t *testing.T, k Kubectl, file string) ([]diffFinding, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.bin, "diff", "-f", file, "-o", "json", "--kubeconfig", k.Kubeconfig, "-n", k.Namespace)
+	cmd.Env = append(os.Environ(), "HOME="+p.home)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	var exitErr *exec.ExitError
+	switch {
+	case errors.As(err, &exitErr):
+		code = exitErr.ExitCode()
+	case err != nil:
+		t.Fatalf("running kubectl hygiene diff: %v", err)
+	}
+	var doc struct {
+		Findings []diffFinding `json:"findings"`
+	}
+	if code > 1 || json.Unmarshal(stdout.Bytes(), &doc) != nil {
+		t.Fatalf("kubectl hygiene diff -f %s -o json: exit %d\n%s%s", file, code, stdout.String(), stderr.String())
+	}
+	t.Logf("$ kubectl hygiene diff -f %s -o json: exit %d, findings %+v", file, code, doc.Findings)
+	return doc.Findings, code
+}
+
+// maxWarning is the length the webhook cuts each warning to: its default
+// (webhook options.maxWarning, not configurable), which the chart keeps.
+const maxWarning = 1024
+
+// How kubectl shows a message of apply-hygiene.
+const (
+	warn = "warning"
+	deny = "denial"
+)
+
+// printedAs is how kubectl shows a finding of action a: repairs and
+// prunes are carried out by the mutating webhook and printed as warnings.
+func printedAs(action string) string {
+	if action == "deny" {
+		return deny
+	}
+	return warn
+}
+
+// predictedMessages are the messages kubectl prints for diff's findings:
+// one per decision (diff has one finding per path), dryrun ones never.
+func predictedMessages(findings []diffFinding) []said {
+	out := []said{}
+	for _, f := range findings {
+		if f.Action == "dryrun" {
+			continue
+		}
+		s := said{printedAs(f.Action), f.Message}
+		if s.Action == warn && len(s.Message) > maxWarning {
+			s.Message = s.Message[:maxWarning-len("…")] + "…"
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	sortSaid(out)
+	return out
+}
+
+// printedMessages are apply-hygiene's messages in kubectl's stderr: each
+// "Warning: [rule] …" line, and each message of the denial (the webhook
+// joins them with newlines after "denied the request: ").
+func printedMessages(stderr string) []said {
+	out := []said{}
+	denial := ""
+	if i := strings.Index(stderr, "denied the request: "); i >= 0 {
+		stderr, denial = stderr[:i], stderr[i+len("denied the request: "):]
+	}
+	for _, line := range strings.Split(stderr, "\n") {
+		if m, ok := strings.CutPrefix(line, "Warning: "); ok && strings.HasPrefix(m, "[") {
+			out = append(out, said{warn, m})
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(denial), "\n") {
+		switch {
+		case strings.HasPrefix(line, "["):
+			out = append(out, said{deny, line})
+		case line != "" && len(out) > 0 && out[len(out)-1].Action == deny:
+			out[len(out)-1].Message += "\n" + line
+		}
+	}
+	sortSaid(out)
+	return out
+}
+
+func sortSaid(s []said) {
+	slices.SortFunc(s, func(a, b said) int {
+		return strings.Compare(a.Action+"\x00"+a.Message, b.Action+"\x00"+b.Message)
+	})
+}
