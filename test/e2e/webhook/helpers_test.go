@@ -8,9 +8,12 @@ import (
 
 const seeds = "../seeds/testdata/"
 
-func resourceVersion(t *testing.T, k framework.Kubectl, object string) string {
+// userFields is what a user's write of object changes and the
+// controllers' writes do not (a Deployment's status, its revision
+// annotation): the generation, the labels and the spec.
+func userFields(t *testing.T, k framework.Kubectl, object string) string {
 	t.Helper()
-	return k.JSONPath(t, object, "{.metadata.resourceVersion}")
+	return k.JSONPath(t, object, "{.metadata.generation} {.metadata.labels} {.spec}")
 }
 
 // applyPredicted runs `kubectl apply -f file` as k after `kubectl hygiene

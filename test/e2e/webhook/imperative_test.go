@@ -91,13 +91,13 @@ func TestImperativeEditOfOwnedFieldIsDenied(t *testing.T) {
 			f := framework.New(t)
 			k := f.Kubectl
 			k.Run(t, "apply", "-f", "testdata/deployment-v1.yaml").MustSucceed(t)
-			before := resourceVersion(t, k, "deployment/web")
+			before := userFields(t, k, "deployment/web")
 
 			k.Env = tc.env
 			res := k.Run(t, tc.args...).MustFail(t)
 			framework.WantMatch(t, res.Stderr, tc.stderr(f.Namespace, "apply-hygiene-admin")...)
-			if after := resourceVersion(t, k, "deployment/web"); after != before {
-				t.Errorf("resourceVersion %s → %s: the denied write changed the object", before, after)
+			if after := userFields(t, k, "deployment/web"); after != before {
+				t.Errorf("generation, labels, spec %s → %s: the denied write changed the object", before, after)
 			}
 		})
 	}
