@@ -24,7 +24,7 @@ const (
 
 // scenarios are the directories under testdata: values.yaml in,
 // manifests.golden.yaml out.
-var scenarios = []string{"default", "cert-manager", "url", "full"}
+var scenarios = []string{"default", "cert-manager", "url", "full", "common"}
 
 // repoRoot is the repository root, from this package's directory.
 func repoRoot(t *testing.T) string {

@@ -13,7 +13,7 @@ var (
 	// clusterRules are cluster-wide reads for the analysis.
 	clusterRules = []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get"}},
-		{APIGroups: []string{"apps"}, Resources: []string{"daemonsets", "deployments", "statefulsets"}, Verbs: []string{"get"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"deployments", "statefulsets"}, Verbs: []string{"get"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"controllerrevisions", "replicasets"}, Verbs: []string{"list"}},
 	}
 	// namespaceRules are in the release namespace only.
@@ -58,8 +58,14 @@ func TestRBACIsExactlyWhatTheServerCalls(t *testing.T) {
 		"cert-manager": {wantCluster: clusterRules, wantNamespace: namespaceRules},
 		"url":          {wantCluster: clusterRules, wantNamespace: namespaceRules},
 		"full": {
-			wantCluster:   concat(clusterRules, []rbacv1.PolicyRule{widgets}, auditClusterRules),
+			wantCluster:   concat(clusterRules[:2], []rbacv1.PolicyRule{widgets}, clusterRules[2:], auditClusterRules),
 			wantNamespace: namespaceRules,
+		},
+		// Services, Secrets, RBAC ...: the server reads none of them back,
+		// and the cluster-scoped extra kind has no scale.
+		"common": {
+			wantCluster:   concat(clusterRules, selfManagedClusterRules),
+			wantNamespace: concat(namespaceRules, selfManagedNamespaceRules),
 		},
 	}
 	for scenario, tc := range tests {

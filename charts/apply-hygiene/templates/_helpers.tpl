@@ -86,13 +86,104 @@ neither cert-manager nor, in url mode, a caBundle of the user's own. */}}
 {{- end }}
 {{- end }}
 
-{{/* The resources the webhooks intercept: name → subresources. */}}
-{{- define "apply-hygiene.ruleResources" -}}
-- deployments
-- deployments/scale
-- statefulsets
-- statefulsets/scale
-- daemonsets
+{{/*
+The kinds of each `kinds` preset, per API group: {group, version, scope,
+resources}. Subresources only where a rule acts on them: /scale of the
+workloads that have one (kubectl scale); never /status (controllers').
+Scope "*" where a group has cluster-scoped kinds (Namespace, ClusterRole,
+ClusterRoleBinding). The all preset is rendered by apply-hygiene.allRules.
+*/}}
+{{- define "apply-hygiene.presetGroups" -}}
+{{- $workloads := dict "group" "apps" "version" "v1" "scope" "Namespaced" "resources" (list "deployments" "deployments/scale" "statefulsets" "statefulsets/scale" "daemonsets") }}
+{{- $groups := list $workloads }}
+{{- if eq .Values.kinds "common" }}
+{{- $groups = list
+  (dict "group" "" "version" "v1" "scope" "*" "resources" (list "configmaps" "namespaces" "secrets" "serviceaccounts" "services"))
+  $workloads
+  (dict "group" "autoscaling" "version" "v2" "scope" "Namespaced" "resources" (list "horizontalpodautoscalers"))
+  (dict "group" "batch" "version" "v1" "scope" "Namespaced" "resources" (list "cronjobs" "jobs"))
+  (dict "group" "networking.k8s.io" "version" "v1" "scope" "Namespaced" "resources" (list "ingresses" "networkpolicies"))
+  (dict "group" "policy" "version" "v1" "scope" "Namespaced" "resources" (list "poddisruptionbudgets"))
+  (dict "group" "rbac.authorization.k8s.io" "version" "v1" "scope" "*" "resources" (list "clusterrolebindings" "clusterroles" "rolebindings" "roles")) }}
+{{- end }}
+{{- toYaml (dict "groups" $groups) }}
+{{- end }}
+
+{{/*
+The all preset: every resource of every group and version the API server
+serves (the API server itself never calls webhooks on the webhook and
+admission-policy configurations), plus the /scale of the built-in kinds
+that have one. What must never be intercepted is kept away by the
+never-intercepted match condition: admission rules cannot exclude.
+*/}}
+{{- define "apply-hygiene.allRules" -}}
+- apiGroups: ["*"]
+  apiVersions: ["*"]
+  operations: ["UPDATE"]
+  resources: ["*"]
+  scope: "*"
+- apiGroups: [""]
+  apiVersions: ["v1"]
+  operations: ["UPDATE"]
+  resources: ["replicationcontrollers/scale"]
+  scope: Namespaced
+- apiGroups: ["apps"]
+  apiVersions: ["v1"]
+  operations: ["UPDATE"]
+  resources: ["deployments/scale", "replicasets/scale", "statefulsets/scale"]
+  scope: Namespaced
+{{- end }}
+
+{{/*
+The scale parents the server reads (get) to review a /scale request, per
+group: the preset's built-in ones, then each extraKinds resource with a
+scale subresource.
+*/}}
+{{- define "apply-hygiene.scaleParents" -}}
+{{- $parents := list (dict "group" "apps" "resources" (list "deployments" "statefulsets")) }}
+{{- if eq .Values.kinds "all" }}
+{{- $parents = list (dict "group" "" "resources" (list "replicationcontrollers")) (dict "group" "apps" "resources" (list "deployments" "replicasets" "statefulsets")) }}
+{{- end }}
+{{- range .Values.extraKinds }}
+{{- if has "scale" (default list .subresources) }}
+{{- $parents = append $parents (dict "group" (include "apply-hygiene.group" .group) "resources" (list .resource)) }}
+{{- end }}
+{{- end }}
+{{- toYaml (dict "parents" $parents) }}
+{{- end }}
+
+{{/* An API group as the API server names it: "core" is the core group "". */}}
+{{- define "apply-hygiene.group" -}}
+{{- if ne . "core" }}{{ . }}{{ end }}
+{{- end }}
+
+{{/* The admission rules of the chosen kinds and extraKinds. */}}
+{{- define "apply-hygiene.rules" -}}
+rules:
+  {{- if eq .Values.kinds "all" }}
+  {{- include "apply-hygiene.allRules" . | nindent 2 }}
+  {{- else }}
+  {{- range (include "apply-hygiene.presetGroups" . | fromYaml).groups }}
+  - apiGroups: [{{ .group | quote }}]
+    apiVersions: [{{ .version | quote }}]
+    operations: ["UPDATE"]
+    resources:
+      {{- toYaml .resources | nindent 6 }}
+    scope: {{ .scope | quote }}
+  {{- end }}
+  {{- end }}
+  {{- range .Values.extraKinds }}
+  - apiGroups: [{{ include "apply-hygiene.group" .group | quote }}]
+    apiVersions: [{{ .version | quote }}]
+    operations: ["UPDATE"]
+    resources:
+      - {{ .resource }}
+      {{- $resource := .resource }}
+      {{- range .subresources }}
+      - {{ printf "%s/%s" $resource . }}
+      {{- end }}
+    scope: {{ default "Namespaced" .scope | quote }}
+  {{- end }}
 {{- end }}
 
 {{/* One clientConfig; argument: (dict "root" $ "path" "/mutate"). */}}
@@ -150,25 +241,7 @@ matchConditions:
 
 {{/* Everything a webhook has in common with the other one. */}}
 {{- define "apply-hygiene.webhookCommon" -}}
-rules:
-  - apiGroups: ["apps"]
-    apiVersions: ["v1"]
-    operations: ["UPDATE"]
-    resources:
-      {{- include "apply-hygiene.ruleResources" . | nindent 6 }}
-    scope: Namespaced
-  {{- range .Values.extraKinds }}
-  - apiGroups: [{{ .group | quote }}]
-    apiVersions: [{{ .version | quote }}]
-    operations: ["UPDATE"]
-    resources:
-      - {{ .resource }}
-      {{- $resource := .resource }}
-      {{- range .subresources }}
-      - {{ printf "%s/%s" $resource . }}
-      {{- end }}
-    scope: Namespaced
-  {{- end }}
+{{ include "apply-hygiene.rules" . }}
 namespaceSelector:
   matchExpressions:
     - key: kubernetes.io/metadata.name
