@@ -21,6 +21,9 @@ type Analyzer struct {
 	scheme  *runtime.Scheme
 	typed   managedfields.TypeConverter
 	deduced managedfields.TypeConverter
+	// schemas gives the type converters of kinds without a Go type; nil
+	// when they get deduced field sets (WithSchemas).
+	schemas SchemaSource
 	// validateStored makes convertTyped validate stored objects too: see
 	// orValidated.
 	validateStored  bool
@@ -48,6 +51,7 @@ func NewAnalyzer(opts ...Option) *Analyzer {
 		scheme:          o.scheme,
 		typed:           applyconfigurations.NewTypeConverter(o.scheme),
 		deduced:         managedfields.NewDeducedTypeConverter(),
+		schemas:         o.schemas,
 		maxValueLength:  o.maxValueLength,
 		kubectlManagers: o.kubectlManagers,
 		withoutPruning:  o.withoutPruning,
@@ -99,19 +103,23 @@ func (a *Analyzer) fieldSets(srcs ...source) ([]*typed.TypedValue, error) {
 // not validated: validation walks the whole object once more, a fifth of
 // a review's time, and the API server decoded it into its Go type, which
 // is what the schema describes. Its field set treats a field the schema
-// does not know (from a newer server) as a leaf.
+// does not know (from a newer server) as a leaf. The schema of a kind
+// without a Go type comes from the SchemaSource (converterFor); its
+// values skip the cache of last-applied, which holds the scheme's typed
+// values and would outlive a change of the schema.
 func (a *Analyzer) convertTyped(srcs []source) ([]*typed.TypedValue, error) {
 	gvk := kindOf(srcs)
+	tc, fromSource := a.converterFor(gvk)
 	// The schema and type of the kind, from an object with nothing but
 	// apiVersion and kind: cheaper than a table of every kind built at
 	// start.
-	t, err := a.typed.ObjectToTyped(withKind(nil, gvk))
+	t, err := tc.ObjectToTyped(withKind(nil, gvk))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*typed.TypedValue, len(srcs))
 	for i, src := range srcs {
-		if src.cached != nil {
+		if src.cached != nil && !fromSource {
 			if r := src.cached.get(a, src.build); r.gvk == gvk {
 				if r.err != nil {
 					return nil, r.err
@@ -121,7 +129,7 @@ func (a *Analyzer) convertTyped(srcs []source) ([]*typed.TypedValue, error) {
 			}
 		}
 		if !src.stored || a.validateStored {
-			tv, err := a.typed.ObjectToTyped(withKind(src.obj, gvk), typed.AllowDuplicates)
+			tv, err := tc.ObjectToTyped(withKind(src.obj, gvk), typed.AllowDuplicates)
 			if err != nil {
 				return nil, err
 			}

@@ -13,6 +13,7 @@ type options struct {
 	kubectlManagers map[string]bool
 	withoutPruning  bool
 	shadowVerify    bool
+	schemas         SchemaSource
 
 	lastAppliedCacheSize int
 }
@@ -62,4 +63,16 @@ func WithShadowVerify() Option {
 // 0 turns the cache off. Default: DefaultLastAppliedCacheSize.
 func WithLastAppliedCacheSize(n int) Option {
 	return func(o *options) { o.lastAppliedCacheSize = n }
+}
+
+// WithSchemas sets where the structural schemas of kinds without a Go type
+// come from (see SchemaSource): their field sets then follow the schema,
+// so facts inside keyed lists (x-kubernetes-list-type: map) name the
+// element, and atomic maps and lists (x-kubernetes-map-type: atomic) are
+// one field. Their patch stays kubectl's JSON merge patch. An object that
+// does not fit the schema (a manifest with a field the schema lacks) is
+// compared, with the other objects of its analysis, by deduced field sets.
+// Default: none, every such kind gets deduced field sets.
+func WithSchemas(s SchemaSource) Option {
+	return func(o *options) { o.schemas = s }
 }
