@@ -24,7 +24,7 @@ const (
 
 // scenarios are the directories under testdata: values.yaml in,
 // manifests.golden.yaml out.
-var scenarios = []string{"default", "cert-manager", "url", "full", "common"}
+var scenarios = []string{"default", "cert-manager", "url", "full", "common", "all"}
 
 // repoRoot is the repository root, from this package's directory.
 func repoRoot(t *testing.T) string {
@@ -147,6 +147,13 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		},
 		"a cert-manager duration that is not a Go duration": {
 			set: "certManager.duration=90d", wantErr: "/certManager/duration",
+		},
+		"an unknown kinds preset": {
+			set: "kinds=everything", wantErr: "/kinds",
+		},
+		"an extra kind with an unknown scope": {
+			set: "extraKinds[0].group=core,extraKinds[0].version=v1,extraKinds[0].resource=nodes,extraKinds[0].scope=Global",
+			wantErr: "/extraKinds/0/scope",
 		},
 		"an extra kind without a resource": {
 			set: "extraKinds[0].group=example.com,extraKinds[0].version=v1", wantErr: "resource",

@@ -16,6 +16,14 @@ var (
 		{APIGroups: []string{"apps"}, Resources: []string{"deployments", "statefulsets"}, Verbs: []string{"get"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"controllerrevisions", "replicasets"}, Verbs: []string{"list"}},
 	}
+	// allClusterRules are clusterRules for kinds=all: the parents of every
+	// built-in /scale the preset intercepts.
+	allClusterRules = []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get"}},
+		{APIGroups: []string{""}, Resources: []string{"replicationcontrollers"}, Verbs: []string{"get"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"deployments", "replicasets", "statefulsets"}, Verbs: []string{"get"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"controllerrevisions", "replicasets"}, Verbs: []string{"list"}},
+	}
 	// namespaceRules are in the release namespace only.
 	namespaceRules = []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "patch", "watch"}},
@@ -65,6 +73,12 @@ func TestRBACIsExactlyWhatTheServerCalls(t *testing.T) {
 		// and the cluster-scoped extra kind has no scale.
 		"common": {
 			wantCluster:   concat(clusterRules, selfManagedClusterRules),
+			wantNamespace: concat(namespaceRules, selfManagedNamespaceRules),
+		},
+		// Every kind, but get only on the parents of the /scale requests
+		// it intercepts: never on Secrets or anything else.
+		"all": {
+			wantCluster:   concat(allClusterRules[:3], []rbacv1.PolicyRule{widgets}, allClusterRules[3:], selfManagedClusterRules),
 			wantNamespace: concat(namespaceRules, selfManagedNamespaceRules),
 		},
 	}

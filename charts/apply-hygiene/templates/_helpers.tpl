@@ -205,10 +205,28 @@ service:
 
 {{/*
 The CEL conditions under which the API server calls a webhook; a dict with
-"mutating" (bool). They only save calls: the server decides the same itself.
+"root" (the chart's context) and "mutating" (bool). They only save calls: the server decides the same itself.
 */}}
 {{- define "apply-hygiene.matchConditions" -}}
 matchConditions:
+  {{- if eq .root.Values.kinds "all" }}
+  # kinds=all only: what must never be intercepted, which admission rules
+  # cannot exclude. Events (core and events.k8s.io): every controller's
+  # records of what happened, never applied, and the server's own audit
+  # patches them (a call per event, and a loop). Leases: leader election and
+  # node heartbeats, every few seconds. Endpoints and EndpointSlices: the
+  # controllers' mirror of each Service's pods. APIServices: the aggregation
+  # layer's registrations, which discovery and every client depend on. The
+  # API server itself never calls webhooks on the webhook and admission
+  # policy configurations, and TokenReviews, SubjectAccessReviews and the
+  # other reviews are only created, never updated (the rules are UPDATE
+  # only).
+  - name: not-never-intercepted
+    expression: >-
+      !((has(request.resource.group) ? request.resource.group : '') + '/' + request.resource.resource
+      in ['/events', 'events.k8s.io/events', 'coordination.k8s.io/leases', '/endpoints',
+      'discovery.k8s.io/endpointslices', 'apiregistration.k8s.io/apiservices'])
+  {{- end }}
   # Kubernetes components and the kube-system controllers: apply-hygiene
   # lets their writes through unreviewed (isController in
   # webhook/classify.go), so the API server need not call it. Other
@@ -219,6 +237,27 @@ matchConditions:
       'system:kube-scheduler', 'system:kube-proxy']
       || request.userInfo.username.startsWith('system:node:')
       || request.userInfo.username.startsWith('system:serviceaccount:kube-system:'))
+  {{- if and (not .mutating) (not .root.Values.reviewWritesWithoutLastApplied) }}
+  # Writes a rule may decide on (the mutating webhook's may-be-repairable
+  # implies this): /scale, a client that names its field manager (every
+  # apply, server-side ones included, and kubectl's commands), last-applied
+  # in the old or the new object, or a new pod template (a rollout undo is
+  # warned about even without last-applied). The rest, such as a
+  # controller's client-go update of a leader-election ConfigMap or a token
+  # Secret, is an imperative write without last-applied: no rule decides on
+  # it (imperative-edit needs the fields last-applied owns, the other rules
+  # an apply, a save-config, an undo or a last-applied to read). A policy
+  # of your own that decides on such writes needs
+  # reviewWritesWithoutLastApplied=true.
+  - name: may-have-a-decision
+    expression: >-
+      (has(request.subResource) && request.subResource != '')
+      || (has(request.options) && has(request.options.fieldManager) && request.options.fieldManager != '')
+      || (has(object.metadata.annotations) && 'kubectl.kubernetes.io/last-applied-configuration' in object.metadata.annotations)
+      || (has(oldObject.metadata.annotations) && 'kubectl.kubernetes.io/last-applied-configuration' in oldObject.metadata.annotations)
+      || (has(object.spec) && has(object.spec.template)
+      && (!has(oldObject.spec) || !has(oldObject.spec.template) || object.spec.template != oldObject.spec.template))
+  {{- end }}
   {{- if .mutating }}
   # Writes the mutating webhook may repair (repairable in
   # webhook/reviewer.go): applies (client- or server-side; every apply sends
