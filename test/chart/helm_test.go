@@ -152,7 +152,7 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 			set: "kinds=everything", wantErr: "/kinds",
 		},
 		"an extra kind with an unknown scope": {
-			set: "extraKinds[0].group=core,extraKinds[0].version=v1,extraKinds[0].resource=nodes,extraKinds[0].scope=Global",
+			set:     "extraKinds[0].group=core,extraKinds[0].version=v1,extraKinds[0].resource=nodes,extraKinds[0].scope=Global",
 			wantErr: "/extraKinds/0/scope",
 		},
 		"an extra kind without a resource": {
