@@ -101,7 +101,7 @@ func (a *Analyzer) analyzeApplyOnce(in applyInput, an *Analysis) error {
 	}
 	changed := cmp.Modified.Union(cmp.Removed).Union(cmp.Added)
 	an.Reverts = a.reverts(in, changed, mfs)
-	an.Orphans = a.orphans(in.kind, in.live.Object, in.result.Object, fs[2], fs[0].Union(fs[1]), mfs)
+	an.Orphans = a.orphans(in.kind, in.live.Object, in.result.Object, tvs[3], fs[2], fs[0].Union(fs[1]), mfs)
 	an.Orphans = append(an.Orphans, a.stringDataOrphans(in, rawOriginal, mfs)...)
 	an.Orphans = withRemovePatches(in.result.Object, an.Orphans)
 	an.ReplicasReset = a.replicasReset(in, manifest)
@@ -167,8 +167,9 @@ func changedSinceApply(orig, cur presence, ows []Owner, ow ownership) bool {
 // spec.replicas: leaving replicas out of the manifest is the documented
 // way to hand it to `kubectl scale` or an autoscaler. A field that an
 // applier owns (server defaults included) or that nobody owns is never an
-// orphan.
-func (a *Analyzer) orphans(kind string, live, result map[string]any, resultSet, known *fieldpath.Set, mfs []ManagedFields) []FieldFact {
+// orphan. A struct that is wholly outside known is one orphan (see
+// wholeStruct); resultTV is result's typed value, for its schema.
+func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *typed.TypedValue, resultSet, known *fieldpath.Set, mfs []ManagedFields) []FieldFact {
 	f := newFinder()
 	ow := a.ownershipOf(mfs)
 	out := []FieldFact{}
@@ -176,7 +177,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultSet, 
 	inExtra := func(fp fieldpath.Path) bool { return !known.Has(fp) && resultSet.Has(fp) }
 	seen := map[string]bool{}
 	extra.Leaves().Iterate(func(fp fieldpath.Path) {
-		p := topElement(Path(fp), inExtra)
+		p := wholeStruct(topElement(Path(fp), inExtra), resultTV, known)
 		key := p.String()
 		if seen[key] || serverManaged(p) || key == "spec.replicas" {
 			return

@@ -88,7 +88,7 @@ func (a *Analyzer) explain(live *unstructured.Unstructured) (*Explanation, error
 			return nil, err
 		}
 	}
-	an.Orphans = withRemovePatches(live.Object, a.orphans(live.GetKind(), live.Object, live.Object, fs[1], fs[0], mfs))
+	an.Orphans = withRemovePatches(live.Object, a.orphans(live.GetKind(), live.Object, live.Object, tvs[1], fs[1], fs[0], mfs))
 	ex.Fields = a.fieldInfos(live, fs, an, mfs)
 	return ex, nil
 }

@@ -200,7 +200,7 @@ var ignoredAnnotations = []string{"deployment.kubernetes.io/revision"}
 // write through the status subresource; and the annotations in
 // ignoredAnnotations. An annotations map left empty is dropped too.
 func comparable(obj *unstructured.Unstructured) map[string]any {
-	out := obj.DeepCopy()
+	out := storedSecret(obj.DeepCopy())
 	for _, f := range []string{"resourceVersion", "generation", "uid", "creationTimestamp", "managedFields"} {
 		unstructured.RemoveNestedField(out.Object, "metadata", f)
 	}
