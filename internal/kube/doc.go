@@ -1,7 +1,9 @@
 // Package kube reads from the API server what the reviews need beyond the
 // object under review: an object by name (the parent of a /scale request),
 // the revisions of a workload (its ReplicaSets or ControllerRevisions, by
-// its own selector) and the labels of a namespace, with a short cache.
+// its own selector) and the labels of a namespace, with a short cache;
+// and, in Schemas, the structural schemas of custom resources from the
+// API server's OpenAPI v3 documents, kept current (merge.WithSchemas).
 // That is its one job.
 //
 // The webhook and the audit both read through a Cluster, so admission and
