@@ -52,8 +52,12 @@ func run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	schemas, err := newSchemas(cfg)
+	if err != nil {
+		return err
+	}
 	// One analyzer: its type converters are built once and shared.
-	analyzerOpts := []merge.Option{merge.WithKubectlManagers(opts.PersonFieldManagers...)}
+	analyzerOpts := []merge.Option{merge.WithKubectlManagers(opts.PersonFieldManagers...), merge.WithSchemas(schemas)}
 	if opts.ShadowVerify {
 		analyzerOpts = append(analyzerOpts, merge.WithShadowVerify())
 	}
@@ -63,6 +67,9 @@ func run(ctx context.Context, opts Options) error {
 
 	mgr, err := newManager(cfg, opts)
 	if err != nil {
+		return err
+	}
+	if err := addSchemas(mgr, schemas); err != nil {
 		return err
 	}
 	server := mgr.GetWebhookServer()

@@ -13,12 +13,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 )
 
 // cluster is what the live commands use of the API server.
 type cluster struct {
 	dynamic dynamic.Interface
 	mapper  meta.RESTMapper
+	// schemas are the cluster's structural schemas; nil in tests.
+	schemas *kube.Schemas
 }
 
 // connectFunc connects to the cluster that kubectl's connection flags
@@ -39,7 +43,11 @@ func connect(flags *genericclioptions.ConfigFlags) (*cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the REST mapper: %w", err)
 	}
-	return &cluster{dynamic: dyn, mapper: mapper}, nil
+	schemas, err := schemasFor(flags)
+	if err != nil {
+		return nil, err
+	}
+	return &cluster{dynamic: dyn, mapper: mapper, schemas: schemas}, nil
 }
 
 // namespaceOf returns -n, or the namespace of the kubeconfig's context.

@@ -74,7 +74,9 @@ func NewCmdHygiene(streams genericiooptions.IOStreams) *cobra.Command {
 }
 
 func newCmdHygiene(streams genericiooptions.IOStreams, connect connectFunc) *cobra.Command {
-	analyzer := sync.OnceValue(func() *merge.Analyzer { return merge.NewAnalyzer() })
+	schemas := newClusterSchemas()
+	connect = schemas.connecting(connect)
+	analyzer := sync.OnceValue(func() *merge.Analyzer { return merge.NewAnalyzer(merge.WithSchemas(schemas)) })
 	cmd := &cobra.Command{
 		Use:   "kubectl-hygiene",
 		Short: "Show what kubectl apply really does and which fields it leaves behind",
@@ -84,6 +86,9 @@ what it reverts, what it leaves orphaned, and what else goes wrong.`,
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl hygiene"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			go schemas.run(cmd.Context())
+		},
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	cmd.SetIn(streams.In)
