@@ -39,13 +39,14 @@ func withAPIServerDeadline(r *http.Request) (*http.Request, context.CancelFunc) 
 // context, for the message of a review that outlasts it.
 type apiServerTimeoutKey struct{}
 
-// reviewInTime is the core's Review, answered by ctx's deadline at the latest. Merge
+// reviewInTime is the core's Review (ReviewDecoded on objs, the objects
+// decoded with req, when there are some), answered by ctx's deadline at the latest. Merge
 // does not look at ctx, so a review past its deadline goes on in the
 // background until it ends; its result is dropped. The policy engine and
 // the API reads stop at the deadline themselves.
-func (r *Reviewer) reviewInTime(ctx context.Context, req *admissionv1.AdmissionRequest, pass review.Pass) (*review.Review, error) {
+func (r *Reviewer) reviewInTime(ctx context.Context, req *admissionv1.AdmissionRequest, objs *review.Objects, pass review.Pass) (*review.Review, error) {
 	if _, ok := ctx.Deadline(); !ok {
-		return r.core.Review(ctx, req, pass)
+		return r.core.ReviewDecoded(ctx, req, objs, pass)
 	}
 	budget := "its deadline"
 	if timeout, ok := ctx.Value(apiServerTimeoutKey{}).(time.Duration); ok {
@@ -60,7 +61,7 @@ func (r *Reviewer) reviewInTime(ctx context.Context, req *admissionv1.AdmissionR
 	release := holdReservation(ctx) // the memory stays in use until the review ends
 	go func() {
 		defer release()
-		rv, err := r.core.Review(ctx, req, pass)
+		rv, err := r.core.ReviewDecoded(ctx, req, objs, pass)
 		done <- result{rv, err}
 	}()
 	select {

@@ -76,6 +76,14 @@ func capturedReviews(tb testing.TB) []string {
 // cluster that holds the snapshots of all the named reviews.
 func fuzzHandlers(tb testing.TB, names []string) map[string]http.Handler {
 	tb.Helper()
+	r := fuzzReviewer(tb, names)
+	return map[string]http.Handler{"validating": NewHTTPHandler(r.Validating()), "mutating": NewHTTPHandler(r.Mutating())}
+}
+
+// fuzzReviewer returns a Reviewer with the real policy engine over one fake
+// cluster that holds the snapshots of all the named reviews.
+func fuzzReviewer(tb testing.TB, names []string) *Reviewer {
+	tb.Helper()
 	engine, err := policy.New(tb.Context())
 	if err != nil {
 		tb.Fatalf("creating the policy engine: %v", err)
@@ -94,8 +102,7 @@ func fuzzHandlers(tb testing.TB, names []string) map[string]http.Handler {
 			cluster.objects = append(cluster.objects, &list.Items[i])
 		}
 	}
-	r := NewReviewer(engine, cluster)
-	return map[string]http.Handler{"validating": NewHTTPHandler(r.Validating()), "mutating": NewHTTPHandler(r.Mutating())}
+	return NewReviewer(engine, cluster)
 }
 
 // checkReviewAnswer posts body to h and fails t unless the answer is a

@@ -17,7 +17,7 @@ import (
 // Mutating returns the handler of the mutating webhook: it carries out
 // repair and prune decisions in the same request and warns about each.
 func (r *Reviewer) Mutating() admission.Handler {
-	return admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
+	return onceHandler(func(ctx context.Context, req admission.Request) admission.Response {
 		started := time.Now()
 		if req.SubResource == "scale" {
 			// A Scale object has nothing to repair: check it, and do not
@@ -28,7 +28,7 @@ func (r *Reviewer) Mutating() admission.Handler {
 			r.opts.metrics.observe("mutate", "", "skipped", started, nil)
 			return admission.Allowed("")
 		}
-		rv, err := r.reviewInTime(ctx, &req.AdmissionRequest, review.Mutate)
+		rv, err := r.reviewInTime(ctx, &req.AdmissionRequest, objectsOf(ctx, &req), review.Mutate)
 		if err != nil {
 			return r.errored(ctx, "mutate", err)
 		}
@@ -47,16 +47,16 @@ func (r *Reviewer) Mutating() admission.Handler {
 		}
 		logDecisions(ctx, rv, mutations)
 		r.opts.metrics.observe("mutate", rv.Classification(), "patched", started, mutations)
-		return admission.PatchResponseFromRaw(req.Object.Raw, patched).WithWarnings(r.messages(mutations)...)
+		return admission.PatchResponseFromRaw(rawObjectOf(ctx, &req), patched).WithWarnings(r.messages(mutations)...)
 	})
 }
 
 // Validating returns the handler of the validating webhook: it denies on
 // deny decisions, warns on warn decisions and only logs dryrun decisions.
 func (r *Reviewer) Validating() admission.Handler {
-	return admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
+	return onceHandler(func(ctx context.Context, req admission.Request) admission.Response {
 		started := time.Now()
-		rv, err := r.reviewInTime(ctx, &req.AdmissionRequest, review.Validate)
+		rv, err := r.reviewInTime(ctx, &req.AdmissionRequest, objectsOf(ctx, &req), review.Validate)
 		if err != nil {
 			return r.errored(ctx, "validate", err)
 		}

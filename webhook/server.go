@@ -11,7 +11,10 @@ import (
 
 // NewHTTPHandler serves h as an AdmissionReview v1 endpoint, on
 // controller-runtime's admission.Webhook (decoding, panics recovered as
-// 500s). A review answered as malformed (code 400) also gets HTTP status
+// 500s). The Reviewer's handlers (Validating, Mutating) are served with one
+// decode of the review and its objects instead of controller-runtime's
+// decode and a second one of each object, with the same answers, byte for
+// byte (see onceWebhook). A review answered as malformed (code 400) also gets HTTP status
 // 400, and a body over controller-runtime's 7 MiB limit HTTP 413, so that
 // the API server counts it as a failed call and applies the webhook's
 // failurePolicy, and other clients see the error as such. A review must
@@ -20,11 +23,15 @@ import (
 // policy says.
 func NewHTTPHandler(h admission.Handler) http.Handler {
 	hook := (&admission.Webhook{Handler: h}).WithRecoverPanic(true)
+	var serve http.Handler = hook
+	if _, ok := h.(decodesOnce); ok {
+		serve = &onceWebhook{hook: hook}
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r, cancel := withAPIServerDeadline(r)
 		defer cancel()
 		rec := &bufferedResponse{header: http.Header{}}
-		hook.ServeHTTP(rec, r)
+		serve.ServeHTTP(rec, r)
 		for k, v := range rec.header {
 			w.Header()[k] = v
 		}

@@ -26,6 +26,12 @@ func decodeObject(raw runtime.RawExtension, want schema.GroupVersionKind, which 
 	if err := obj.UnmarshalJSON(raw.Raw); err != nil {
 		return nil, fmt.Errorf("%w: decoding %s: %w", ErrBadRequest, which, err)
 	}
+	return checkObject(obj, want, which)
+}
+
+// checkObject checks that a decoded object of the request is of the kind
+// the request declares and that its managedFields are well formed.
+func checkObject(obj *unstructured.Unstructured, want schema.GroupVersionKind, which string) (*unstructured.Unstructured, error) {
 	if got := obj.GroupVersionKind(); got != want {
 		return nil, fmt.Errorf("%w: %s is a %s, but the request declares %s", ErrBadRequest, which, describe(got), describe(want))
 	}
@@ -46,6 +52,11 @@ func decodePair(req *admissionv1.AdmissionRequest) (old, new *unstructured.Unstr
 	if old, err = decodeObject(req.OldObject, want, "oldObject"); err != nil {
 		return nil, nil, err
 	}
+	return checkName(req, old, new)
+}
+
+// checkName checks that the object is the one the request names.
+func checkName(req *admissionv1.AdmissionRequest, old, new *unstructured.Unstructured) (*unstructured.Unstructured, *unstructured.Unstructured, error) {
 	if new.GetName() != req.Name && req.Name != "" {
 		return nil, nil, fmt.Errorf("%w: object is named %q, but the request names %q", ErrBadRequest, new.GetName(), req.Name)
 	}

@@ -1,0 +1,121 @@
+package webhook
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+// oracleHTTPHandler is NewHTTPHandler as it was before the single decode,
+// kept as the oracle of the differential tests: controller-runtime's
+// admission.Webhook decodes every review (objects kept raw), and the
+// handler, finding no objects decoded with the request, decodes them again
+// (internal/review's decodePair).
+func oracleHTTPHandler(h admission.Handler) http.Handler {
+	hook := (&admission.Webhook{Handler: h}).WithRecoverPanic(true)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r, cancel := withAPIServerDeadline(r)
+		defer cancel()
+		rec := &bufferedResponse{header: http.Header{}}
+		hook.ServeHTTP(rec, r)
+		for k, v := range rec.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(statusOf(rec))
+		_, _ = w.Write(rec.body.Bytes())
+	})
+}
+
+// handlerPair is one webhook served the old way (the oracle) and the new
+// way (NewHTTPHandler).
+type handlerPair struct {
+	oracle, once http.Handler
+}
+
+// reviewerPairs returns the validating and the mutating webhook of r, each
+// as a handlerPair.
+func reviewerPairs(r *Reviewer) map[string]handlerPair {
+	return map[string]handlerPair{
+		"validating": {oracle: oracleHTTPHandler(r.Validating()), once: NewHTTPHandler(r.Validating())},
+		"mutating":   {oracle: oracleHTTPHandler(r.Mutating()), once: NewHTTPHandler(r.Mutating())},
+	}
+}
+
+// httpAnswer is what a client of a webhook sees of one call.
+type httpAnswer struct {
+	Status      int
+	ContentType string
+	Body        string
+}
+
+// serve calls h with the request newRequest makes (a fresh one per call:
+// a body is read once).
+func serve(h http.Handler, newRequest func() *http.Request) httpAnswer {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, newRequest())
+	return httpAnswer{Status: rec.Code, ContentType: rec.Header().Get("Content-Type"), Body: rec.Body.String()}
+}
+
+// sameAnswer serves newRequest with both handlers of p and returns an error
+// unless the answers are byte-identical. The one exception is the order of
+// a JSON patch's operations, which gomodules.xyz/jsonpatch takes from Go's
+// map iteration, so that two calls of the oracle itself may differ there:
+// patches are compared as sets of operations.
+func sameAnswer(p handlerPair, newRequest func() *http.Request) error {
+	want, got := serve(p.oracle, newRequest), serve(p.once, newRequest)
+	if want == got {
+		return nil
+	}
+	if want.Status == got.Status && want.ContentType == got.ContentType {
+		w, errW := canonicalPatch(want.Body)
+		g, errG := canonicalPatch(got.Body)
+		if errW == nil && errG == nil && w == g {
+			return nil
+		}
+	}
+	return fmt.Errorf("answers differ:\noracle:     %d %q %s\ndecode once: %d %q %s",
+		want.Status, want.ContentType, want.Body, got.Status, got.ContentType, got.Body)
+}
+
+// canonicalPatch returns body with its response's JSON patch operations
+// sorted; an error when body has no patch.
+func canonicalPatch(body string) (string, error) {
+	var review admissionv1.AdmissionReview
+	if err := json.Unmarshal([]byte(body), &review); err != nil {
+		return "", fmt.Errorf("decoding the httpAnswer: %w", err)
+	}
+	if review.Response == nil || len(review.Response.Patch) == 0 {
+		return "", fmt.Errorf("the httpAnswer has no patch")
+	}
+	var ops []json.RawMessage
+	if err := json.Unmarshal(review.Response.Patch, &ops); err != nil {
+		return "", fmt.Errorf("decoding the patch: %w", err)
+	}
+	sort.Slice(ops, func(i, j int) bool { return bytes.Compare(ops[i], ops[j]) < 0 })
+	patch, err := json.Marshal(ops)
+	if err != nil {
+		return "", fmt.Errorf("encoding the patch: %w", err)
+	}
+	review.Response.Patch = patch
+	out, err := json.Marshal(review)
+	if err != nil {
+		return "", fmt.Errorf("encoding the httpAnswer: %w", err)
+	}
+	return string(out), nil
+}
+
+// postJSON returns a request maker for body posted as the API server posts
+// a review.
+func postJSON(body []byte) func() *http.Request {
+	return func() *http.Request {
+		req := httptest.NewRequest(http.MethodPost, "/review", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		return req
+	}
+}
