@@ -25,7 +25,9 @@ var validateCalls = regexp.MustCompile(`controller_runtime_webhook_requests_tota
 
 // waitCalled returns once the API server has called the validating
 // webhook: dry-run updates of the probe Deployment until the server's
-// request counter moves.
+// request counter moves. They name a field manager: the chart's
+// may-have-a-decision condition keeps away a write with none to an object
+// without last-applied.
 func (w *Webhook) waitCalled(ctx context.Context, client kubernetes.Interface) error {
 	if err := ensureProbe(ctx, client); err != nil {
 		return err
@@ -34,7 +36,7 @@ func (w *Webhook) waitCalled(ctx context.Context, client kubernetes.Interface) e
 	for i := 0; time.Now().Before(deadline); i++ {
 		patch := fmt.Sprintf(`{"metadata":{"labels":{"probe":"p%d"}}}`, i)
 		_, err := client.AppsV1().Deployments(probeNamespace).Patch(ctx, "probe", types.MergePatchType, []byte(patch),
-			metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+			metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: "apply-hygiene-probe"})
 		if err != nil {
 			return fmt.Errorf("probing the webhook: %w", err)
 		}
