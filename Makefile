@@ -79,6 +79,7 @@ test-fuzz: ## Run each fuzz target for $(FUZZTIME) (docs/reliability.md has the 
 	go test ./merge -run '^$$' -fuzz '^FuzzAnalyzeApply$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 200x
 	go test ./merge -run '^$$' -fuzz '^FuzzPrunedEqualsOracle$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 200x
 	go test ./webhook -run '^$$' -fuzz '^FuzzReviewHead$$' -fuzztime $(FUZZTIME) -parallel 1
+	go test ./webhook -run '^$$' -fuzz '^FuzzDecodeOnceEqualsControllerRuntime$$' -fuzztime $(FUZZTIME) -parallel 1
 
 .PHONY: bench
 bench: ## Benchmark the review path against its floor (docs/performance.md).

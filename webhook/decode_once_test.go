@@ -172,3 +172,40 @@ func applyReview(tb testing.TB, old, new []byte) []byte {
 		`"object":%s,"oldObject":%s}}`,
 		group, version, head.Kind, group, version, head.Metadata.Name, head.Metadata.Namespace, new, old)
 }
+
+// FuzzDecodeOnceEqualsControllerRuntime sends what FuzzReview sends (a
+// body, mutated as FuzzReview mutates it) to both webhooks served the old
+// way (oracleHTTPHandler) and with the single decode (NewHTTPHandler), and
+// requires byte-identical answers. The seeds are the captured reviews and
+// testdata/fuzz/FuzzReview's corpus.
+//
+//	go test ./webhook -run '^$' -fuzz '^FuzzDecodeOnceEqualsControllerRuntime$' -fuzztime 10m -parallel 1
+func FuzzDecodeOnceEqualsControllerRuntime(f *testing.F) {
+	names := capturedReviews(f)
+	for i, name := range names {
+		raw := readFile(f, filepath.Join("testdata", "reviews", name+".json"))
+		f.Add(raw, uint16(0), "")
+		f.Add(raw, uint16(1+i%(len(mutations)-1)), "spec")
+	}
+	corpus := filepath.Join("testdata", "fuzz", "FuzzReview")
+	entries, err := os.ReadDir(corpus)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		body, m, value, err := readFuzzEntry(filepath.Join(corpus, e.Name()))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(body, m, value)
+	}
+	pairs := reviewerPairs(fuzzReviewer(f, names))
+	f.Fuzz(func(t *testing.T, body []byte, mutation uint16, value string) {
+		body = mutate(body, mutation, value)
+		for webhook, p := range pairs {
+			if err := sameAnswer(p, postJSON(body)); err != nil {
+				t.Fatalf("%s webhook, body %q: %v", webhook, truncate(body), err)
+			}
+		}
+	})
+}
