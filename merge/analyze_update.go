@@ -85,7 +85,7 @@ func (a *Analyzer) analyzeAppliedUpdate(old, new, original *unstructured.Unstruc
 	if err := a.analyzeApply(in, an); err != nil {
 		return nil, err
 	}
-	an.Reverts = withoutAdmissionRemovals(an.Reverts, in)
+	an.Reverts = withoutAdmissionRemovals(an.Reverts, in, a.listsReplaced(in.live))
 	return an, nil
 }
 
@@ -94,12 +94,14 @@ func (a *Analyzer) analyzeAppliedUpdate(old, new, original *unstructured.Unstruc
 // only what the previous manifest had, or what the manifest sets to null
 // (itself or an enclosing field: a null map deletes every key), so a
 // mutating webhook removed it, such as apply-hygiene's own prune of an
-// orphan, not the apply.
-func withoutAdmissionRemovals(reverts []FieldFact, in applyInput) []FieldFact {
+// orphan, not the apply. When listsReplaced (a JSON merge patch), the
+// apply also removes what is inside a list that either has (inList).
+func withoutAdmissionRemovals(reverts []FieldFact, in applyInput, listsReplaced bool) []FieldFact {
 	out := []FieldFact{}
 	for _, f := range reverts {
 		if at(in.original, f.Path).ok || at(in.manifest.Object, f.Path).ok || at(in.result.Object, f.Path).ok ||
-			nulledIn(in.manifest.Object, f.Path) {
+			nulledIn(in.manifest.Object, f.Path) ||
+			listsReplaced && (inList(in.original, f.Path) || inList(in.manifest.Object, f.Path)) {
 			out = append(out, f)
 		}
 	}

@@ -88,7 +88,11 @@ func (a *Analyzer) explain(live *unstructured.Unstructured) (*Explanation, error
 			return nil, err
 		}
 	}
-	an.Orphans = withRemovePatches(live.Object, a.orphans(live.GetKind(), live.Object, live.Object, tvs[1], fs[1], fs[0], mfs))
+	orphans := a.orphans(live.GetKind(), live.Object, live.Object, tvs[1], fs[1], fs[0], mfs)
+	if a.listsReplaced(live) {
+		orphans = outsideLists(orig, orphans)
+	}
+	an.Orphans = withRemovePatches(live.Object, orphans)
 	ex.Fields = a.fieldInfos(live, fs, an, mfs)
 	return ex, nil
 }
@@ -117,7 +121,7 @@ func (a *Analyzer) fieldInfos(live *unstructured.Unstructured, fs []*fieldpath.S
 		for _, f := range facts {
 			set.Insert(fieldpath.Path(f.Path))
 		}
-		return func(p Path) bool { return ownsPath(set, p) }
+		return func(p Path) bool { return ownsPath(set, nil, p) }
 	}
 	drift, orphan := flagged(an.Drift), flagged(an.Orphans)
 	kind := live.GetKind()
@@ -130,7 +134,7 @@ func (a *Analyzer) fieldInfos(live *unstructured.Unstructured, fs []*fieldpath.S
 		}
 		v := at(live.Object, p)
 		ows := owners(mfs, p)
-		inLastApplied := ownsPath(fs[0], p)
+		inLastApplied := ownsPath(fs[0], nil, p)
 		out = append(out, FieldInfo{
 			Path:        p,
 			Value:       a.factValue(kind, p, v),

@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 )
@@ -45,4 +46,52 @@ func (a *Analyzer) converterFor(gvk schema.GroupVersionKind) (tc managedfields.T
 		return tc, true
 	}
 	return a.typed, false
+}
+
+// listsReplaced reports whether kubectl's apply of obj's kind replaces
+// lists whole: a JSON merge patch, for a kind without a Go type. Field
+// sets from a schema (WithSchemas) still name the elements of such lists
+// (spec.routes[name=canary]), and what apply does to an element is then
+// decided by the list around it (inList); deduced field sets stop at the
+// list.
+func (a *Analyzer) listsReplaced(obj *unstructured.Unstructured) bool {
+	return !a.scheme.Recognizes(obj.GroupVersionKind())
+}
+
+// inList reports whether p runs into an element of a list that obj has: a
+// JSON merge patch that sets that list (as last-applied or the manifest
+// has it) replaces the element with the rest of the list.
+func inList(obj map[string]any, p Path) bool {
+	var cur any = obj
+	for _, pe := range p {
+		switch v := cur.(type) {
+		case []any:
+			return true
+		case map[string]any:
+			if pe.FieldName == nil {
+				return false
+			}
+			next, ok := v[*pe.FieldName]
+			if !ok {
+				return false
+			}
+			cur = next
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// outsideLists drops the facts inside a list that lastApplied has: the
+// next apply's JSON merge patch sets that list whole, so a field inside it
+// that last-applied lacks is removed, not kept (no orphan).
+func outsideLists(lastApplied map[string]any, facts []FieldFact) []FieldFact {
+	out := facts[:0:0]
+	for _, f := range facts {
+		if !inList(lastApplied, f.Path) {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -268,3 +268,42 @@ func TestSchemaPrunedAnalysesEqualOracle(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaListsReplacedWhole checks what follows from kubectl's JSON
+// merge patch replacing a list whole, with element paths from the schema:
+// a route added to a list that last-applied has is no orphan (the next
+// apply removes it), one added to a list that last-applied lacks is; and
+// the webhook's view of that apply (old and new) reports the removal of
+// the added route as a revert, not as another webhook's removal.
+func TestSchemaListsReplacedWhole(t *testing.T) {
+	a := NewAnalyzer(WithSchemas(routeSchemas(t)))
+	got := map[string][]string{}
+	for _, dir := range []string{"schemas/route-revert", "schemas/route-orphan"} {
+		f := loadFixture(t, dir)
+		an, err := a.AnalyzeLive(f.live)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got["live orphans of "+dir] = schemaFactPaths(an.Orphans)
+	}
+	f := loadFixture(t, "schemas/route-revert")
+	applied := f.live.DeepCopy()
+	if err := unstructured.SetNestedSlice(applied.Object, []any{
+		map[string]any{"name": "primary", "backend": "web-v1", "weight": int64(100)},
+	}, "spec", "routes"); err != nil {
+		t.Fatal(err)
+	}
+	an, err := a.AnalyzeClientSideApply(f.live, applied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got["reverts of the apply as the webhook sees it"] = schemaFactPaths(an.Reverts)
+	want := map[string][]string{
+		"live orphans of schemas/route-revert":        {},
+		"live orphans of schemas/route-orphan":        {"spec.routes[name=canary]"},
+		"reverts of the apply as the webhook sees it": {"spec.routes[name=canary]", "spec.routes[name=primary].weight"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("facts (-want +got):\n%s", diff)
+	}
+}
