@@ -33,21 +33,49 @@ var resources = map[string]string{
 	"DaemonSet":   "daemonsets",
 }
 
-// workload is one apps/v1 object of the corpus, as its manifest has it
-// except for metadata.namespace: each workload gets its own namespace.
+// workload is one object of the corpus (an apps/v1 workload, or another
+// kind of otherKinds or a custom resource), as its manifest has it except
+// for metadata.namespace: each object gets its own namespace.
 type workload struct {
 	// project is the directory under testdata/ that the manifest is in.
 	project string
 	// file is the manifest's path, relative to the package.
-	file string
-	kind string
-	name string
+	file       string
+	apiVersion string
+	kind       string
+	name       string
+	// plural is the resource name of a kind outside resources, such as
+	// "services" or the plural of a custom resource.
+	plural string
+	// clusterScoped objects keep no namespace.
+	clusterScoped bool
 	// manifest is the object decoded from YAML, as kubectl decodes it.
 	manifest map[string]any
 }
 
-// resource is the workload's resource name, such as "deployments".
-func (w workload) resource() string { return resources[w.kind] }
+// resource is the object's resource name, such as "deployments".
+func (w workload) resource() string {
+	if w.plural != "" {
+		return w.plural
+	}
+	return resources[w.kind]
+}
+
+// isWorkload reports whether the object is an apps/v1 workload, whose day
+// is the workload day.
+func (w workload) isWorkload() bool { return w.plural == "" }
+
+// urlPath is the object's path on the API server in namespace ns.
+func (w workload) urlPath(ns string) string {
+	prefix := "/apis/" + w.apiVersion
+	if !strings.Contains(w.apiVersion, "/") {
+		prefix = "/api/" + w.apiVersion
+	}
+	if w.clusterScoped {
+		return prefix + "/" + w.resource() + "/" + w.name
+	}
+	return prefix + "/namespaces/" + ns + "/" + w.resource() + "/" + w.name
+}
 
 // ref names the workload for kubectl: "deployment/name".
 func (w workload) ref() string { return strings.ToLower(w.kind) + "/" + w.name }
@@ -161,7 +189,7 @@ func asWorkload(obj map[string]any) (workload, bool) {
 		return workload{}, false
 	}
 	delete(meta, "namespace")
-	return workload{kind: kind, name: name, manifest: obj}, true
+	return workload{apiVersion: "apps/v1", kind: kind, name: name, manifest: obj}, true
 }
 
 // projects counts the distinct projects of ws.

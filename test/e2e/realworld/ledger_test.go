@@ -13,21 +13,21 @@ import (
 // parallel.
 type ledger struct {
 	mu sync.Mutex
-	// objects holds the project of each workload whose day ran, by id.
-	objects    map[string]string
+	// objects holds each object whose day ran, by id.
+	objects    map[string]workload
 	steps      int
 	mismatches []mismatch
 	others     map[string]int
 }
 
-// started counts a workload whose day runs.
+// started counts an object whose day runs.
 func (l *ledger) started(w workload) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.objects == nil {
-		l.objects = map[string]string{}
+		l.objects = map[string]workload{}
 	}
-	l.objects[w.id()] = w.project
+	l.objects[w.id()] = w
 }
 
 // record adds one step and its mismatches.
@@ -55,14 +55,23 @@ func (l *ledger) count(what string) int {
 	return n
 }
 
-// summary is the line the test always prints.
+// summary is the line the test always prints, with the objects of other
+// kinds than the workloads counted by kind.
 func (l *ledger) summary() string {
 	projects := map[string]bool{}
-	for _, p := range l.objects {
-		projects[p] = true
+	others := map[string]int{}
+	workloads := 0
+	for _, w := range l.objects {
+		projects[w.project] = true
+		if w.isWorkload() {
+			workloads++
+		} else {
+			others[w.kind]++
+		}
 	}
-	return fmt.Sprintf("realworld: %d objects from %d projects, %d steps, %d false warnings, %d false denials, %d misses",
-		len(l.objects), len(projects), l.steps, l.count(falseWarning), l.count(falseDenial), l.count(miss))
+	return fmt.Sprintf("realworld: %d objects (%d workloads, %d others: %s) from %d projects, %d steps, %d false warnings, %d false denials, %d misses",
+		len(l.objects), workloads, len(l.objects)-workloads, kindCounts(others), len(projects), l.steps,
+		l.count(falseWarning), l.count(falseDenial), l.count(miss))
 }
 
 // report fails t once per mismatch, then logs them grouped by kind, rule

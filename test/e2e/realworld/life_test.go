@@ -37,13 +37,18 @@ type life struct {
 	predict func(step string, manifest []byte) func(framework.Result)
 }
 
-// object names the workload as apply-hygiene's messages do.
-func (l *life) object() string { return fmt.Sprintf("%s %s/%s", l.w.kind, l.f.Namespace, l.w.name) }
+// object names the object as apply-hygiene's messages do: "Kind ns/name",
+// or "Kind name" when it is cluster-scoped.
+func (l *life) object() string {
+	if l.w.clusterScoped {
+		return fmt.Sprintf("%s %s", l.w.kind, l.w.name)
+	}
+	return fmt.Sprintf("%s %s/%s", l.w.kind, l.f.Namespace, l.w.name)
+}
 
 // get reads the live object as JSON; nil when there is none.
 func (l *life) get(ctx context.Context) (map[string]any, error) {
-	raw, err := l.f.Client.AppsV1().RESTClient().Get().
-		Namespace(l.f.Namespace).Resource(l.w.resource()).Name(l.w.name).DoRaw(ctx)
+	raw, err := l.f.Client.CoreV1().RESTClient().Get().AbsPath(l.w.urlPath(l.f.Namespace)).DoRaw(ctx)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}

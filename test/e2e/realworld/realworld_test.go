@@ -9,7 +9,8 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
-// TestRealWorld takes every workload of the corpus through its day, plus a
+// TestRealWorld takes every workload of the corpus through its day, every
+// object of another kind picked by loadOthers through otherDay, plus a
 // Helm release and a never-applied Deployment, in parallel, then reports
 // every false warning, false denial and miss, and prints the summary line.
 // Before every apply of a day, kubectl hygiene diff predicts what the apply
@@ -17,6 +18,8 @@ import (
 func TestRealWorld(t *testing.T) {
 	framework.ControlPlane(t)
 	ws := loadCorpus(t)
+	others := loadOthers(t)
+	crds := crdsByKind(others)
 	var lg ledger
 	p := framework.NewPredictor(t)
 	t.Run("day", func(t *testing.T) {
@@ -24,6 +27,12 @@ func TestRealWorld(t *testing.T) {
 			t.Run(w.id(), func(t *testing.T) {
 				t.Parallel()
 				liveDay(t, w, &lg, p)
+			})
+		}
+		for _, o := range others {
+			t.Run(o.id(), func(t *testing.T) {
+				t.Parallel()
+				otherLife(t, o, crds, &lg, p)
 			})
 		}
 		t.Run("helm", func(t *testing.T) {
