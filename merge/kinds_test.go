@@ -32,7 +32,11 @@ func TestAnalyzeApplyOfBuiltInKinds(t *testing.T) {
 		// The patch set spec.behavior.scaleDown.stabilizationWindowSeconds;
 		// the server defaulted the rest of spec.behavior around it: one
 		// orphan, removed whole.
-		"hpa":                {orphans: []string{"spec.behavior"}, reverts: []string{"spec.maxReplicas"}},
+		"hpa": {orphans: []string{"spec.behavior"}, reverts: []string{"spec.maxReplicas"}},
+		// A manager that owns the labels map itself (".") owns none of the
+		// labels that others set: the server's controller-uid and
+		// job-name labels stay nobody's, team is kubectl-edit's alone.
+		"job-label-node":     {orphans: []string{"metadata.labels.team", "spec.activeDeadlineSeconds"}, reverts: []string{"spec.parallelism"}},
 		"pdb":                {orphans: []string{"spec.unhealthyPodEvictionPolicy"}, reverts: []string{"spec.minAvailable"}},
 		"role":               {orphans: []string{"metadata.annotations[example.com/reviewed-by]"}, reverts: []string{"rules"}},
 		"rolebinding":        {orphans: []string{"metadata.labels.team"}, reverts: []string{"subjects"}},

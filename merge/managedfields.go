@@ -30,6 +30,12 @@ type ManagedFields struct {
 	Owner
 	// Fields is the set of fields the manager owns.
 	Fields *fieldpath.Set
+	// Nodes holds the members of Fields that the entry records with "."
+	// (a map, struct or list element that the manager created): it owns
+	// that node, not the fields under it that others set. A member
+	// without "." and without children is a leaf, an atomic value whose
+	// parts the manager owns whole. Nil means none.
+	Nodes *fieldpath.Set
 }
 
 // ManagedFieldsEntry is one entry of metadata.managedFields as stored,
@@ -145,8 +151,34 @@ func DecodeManagedFields(obj *unstructured.Unstructured) ([]ManagedFields, error
 		if err := out[i].Fields.FromJSON(bytes.NewReader(raw)); err != nil {
 			return nil, fmt.Errorf("decoding managedFields[%d]: fieldsV1 of %q: %w", i, e.Manager, err)
 		}
+		out[i].Nodes = nodes(e.FieldsV1, nil, nil)
 	}
 	return out, nil
+}
+
+// nodes collects the paths of fieldsV1 whose entry holds "." into set
+// (allocated on first use) and returns it. The keys were read by
+// FieldsV1's own decoder already; one that does not parse is skipped.
+func nodes(fieldsV1 map[string]any, prefix fieldpath.Path, set *fieldpath.Set) *fieldpath.Set {
+	for key, v := range fieldsV1 {
+		children, ok := v.(map[string]any)
+		if key == "." || !ok {
+			continue
+		}
+		pe, err := fieldpath.DeserializePathElement(key)
+		if err != nil {
+			continue
+		}
+		p := append(prefix.Copy(), pe)
+		if _, node := children["."]; node {
+			if set == nil {
+				set = &fieldpath.Set{}
+			}
+			set.Insert(p)
+		}
+		set = nodes(children, p, set)
+	}
+	return set
 }
 
 // owners returns the managers owning p: those whose set holds p, a field
@@ -154,7 +186,7 @@ func DecodeManagedFields(obj *unstructured.Unstructured) ([]ManagedFields, error
 func owners(mfs []ManagedFields, p Path) []Owner {
 	var out []Owner
 	for _, mf := range mfs {
-		if ownsPath(mf.Fields, p) {
+		if ownsPath(mf.Fields, mf.Nodes, p) {
 			out = append(out, mf.Owner)
 		}
 	}
@@ -162,12 +194,12 @@ func owners(mfs []ManagedFields, p Path) []Owner {
 	return out
 }
 
-func ownsPath(s *fieldpath.Set, p Path) bool {
+func ownsPath(s, nodes *fieldpath.Set, p Path) bool {
 	cur := s
 	for i, pe := range p {
 		if cur.Members.Has(pe) {
 			child := cur.WithPrefix(pe)
-			if i == len(p)-1 || child.Empty() {
+			if i == len(p)-1 || (child.Empty() && (nodes == nil || !nodes.Has(fieldpath.Path(p[:i+1])))) {
 				return true
 			}
 		}
