@@ -37,6 +37,13 @@ type mainOptions struct {
 	values         []string
 	selfManagedTLS bool
 	serverArgs     []string
+	controllers    []string
+}
+
+// WithControllers runs kube-controller-manager with these controllers
+// instead of controlplane.DefaultControllers.
+func WithControllers(names ...string) MainOption {
+	return func(o *mainOptions) { o.controllers = names }
 }
 
 // WithWebhook also installs apply-hygiene: the chart in url mode (with the
@@ -118,7 +125,7 @@ func setUp(ctx context.Context, o mainOptions) {
 		return
 	}
 	env.home = home
-	env.cp, env.err = controlplane.Start(ctx, controlplane.Options{BinDir: binDir})
+	env.cp, env.err = controlplane.Start(ctx, controlplane.Options{BinDir: binDir, Controllers: o.controllers})
 	if env.err != nil {
 		return
 	}
