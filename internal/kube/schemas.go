@@ -169,7 +169,8 @@ func (s *Schemas) Start(ctx context.Context) error {
 func (s *Schemas) NeedLeaderElection() bool { return false }
 
 // Refresh reads the list of OpenAPI v3 paths, and the document of every
-// group-version asked for whose hash changed since it was read. Lookups
+// group-version asked for whose hash changed since it was read; before
+// the first lookup it reads nothing. Lookups
 // that wait for a refresh are answered when it ends, also when it fails.
 func (s *Schemas) Refresh(ctx context.Context) error {
 	s.mu.Lock()
@@ -181,7 +182,9 @@ func (s *Schemas) Refresh(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	defer close(current.done)
-
+	if len(wanted) == 0 {
+		return nil // nobody asked for a schema yet: nothing to read
+	}
 	urls, err := s.paths(ctx)
 	if err != nil {
 		return err
