@@ -23,6 +23,8 @@ type row struct {
 	// and excluded the API server's calls to both webhooks and the calls
 	// their matchConditions spared.
 	mutate, validate, calls, excluded int
+	// acted counts the reviews that did more than allow.
+	acted int
 }
 
 // The writes controllers make to the common kinds reach apply-hygiene
@@ -30,7 +32,8 @@ type row struct {
 // server calls neither webhook for any of them (the control row, a
 // person's kubectl label, still reaches the validating webhook); with the
 // matchConditions removed, every one of those writes to an intercepted
-// resource is a call.
+// resource is a call, and the server only allows it: the conditions spare
+// exactly calls whose answer is a plain allow.
 func TestControllerWritesPerKind(t *testing.T) {
 	metrics := framework.Webhook(t).MetricsURL
 	with := measure(t, "with", metrics)
@@ -52,6 +55,11 @@ func TestControllerWritesPerKind(t *testing.T) {
 		if w.mutate != 0 || w.validate != 0 || w.calls != 0 {
 			t.Errorf("%s: with matchConditions the %s's writes reached apply-hygiene: mutate %d, validate %d reviews, %d API server calls; want 0",
 				kc.kind, kc.writer, w.mutate, w.validate, w.calls)
+		}
+		// What the matchConditions spare, the server would only allow.
+		if wo.acted != 0 {
+			t.Errorf("%s: without matchConditions %d of the %s's writes were warned, denied, patched or failed; the matchConditions may only spare plain allows",
+				kc.kind, wo.acted, kc.writer)
 		}
 		if wo.validate < wo.intercepted || wo.mutate < wo.intercepted {
 			t.Errorf("%s: without matchConditions %d writes to intercepted resources gave mutate %d, validate %d reviews; want at least one each per write",
@@ -87,6 +95,7 @@ func rowOf(kc kindCase, before, after counts) row {
 		validate: delta(before, after, func(c counts) float64 { return c.reviews("validate") }),
 		calls: delta(before, after, func(c counts) float64 { return c.calls(mutateName) }) +
 			delta(before, after, func(c counts) float64 { return c.calls(validateName) }),
+		acted: delta(before, after, counts.acted),
 		excluded: delta(before, after, func(c counts) float64 { return c.excluded(mutateName) }) +
 			delta(before, after, func(c counts) float64 { return c.excluded(validateName) }),
 	}

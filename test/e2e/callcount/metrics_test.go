@@ -93,6 +93,15 @@ func (c counts) reviews(webhook string) float64 {
 	return sum(c.server, "apply_hygiene_reviews_total", func(s string) bool { return label(s, "webhook") == webhook })
 }
 
+// acted is the number of reviews that warned, denied, patched or failed:
+// everything but a plain allow (or skip).
+func (c counts) acted() float64 {
+	return sum(c.server, "apply_hygiene_reviews_total", func(s string) bool {
+		o := label(s, "outcome")
+		return o != "allowed" && o != "skipped"
+	})
+}
+
 // calls is the number of calls the API server made to a webhook.
 func (c counts) calls(name string) float64 {
 	return sum(c.apiserver, "apiserver_admission_webhook_request_total", func(s string) bool { return label(s, "name") == name })
