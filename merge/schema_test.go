@@ -307,3 +307,26 @@ func TestSchemaListsReplacedWhole(t *testing.T) {
 		t.Errorf("facts (-want +got):\n%s", diff)
 	}
 }
+
+// BenchmarkSchemaAnalyzeApply measures the apply analysis of a Route with
+// the CRD's schema against deduced field sets.
+func BenchmarkSchemaAnalyzeApply(b *testing.B) {
+	read := func(name string) *unstructured.Unstructured {
+		data, err := testdata.ReadFile("testdata/schemas/route-revert/" + name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return mustYAML(b, data)
+	}
+	live, manifest := read("live.yaml"), read("modified.yaml")
+	setLastApplied(b, live, read("original.yaml"))
+	for name, a := range map[string]*Analyzer{"schema": NewAnalyzer(WithSchemas(routeSchemas(b))), "deduced": NewAnalyzer()} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := a.AnalyzeApply(live, manifest); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
