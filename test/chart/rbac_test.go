@@ -1,9 +1,12 @@
 package chart_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 )
 
@@ -114,4 +117,45 @@ func concat(lists ...[]rbacv1.PolicyRule) []rbacv1.PolicyRule {
 		all = append(all, l...)
 	}
 	return all
+}
+
+// The server gets an intercepted object only as the parent of a /scale
+// request (internal/review's objects): in every scenario the ClusterRole's
+// get rules, but for namespaces, name exactly the parents of the /scale
+// subresources the webhooks intercept.
+func TestRBACGetsExactlyTheScaleParents(t *testing.T) {
+	for _, scenario := range scenarios {
+		t.Run(scenario, func(t *testing.T) {
+			objs := decode(t, render(t, scenario))
+			vwc := only[admissionregistrationv1.ValidatingWebhookConfiguration](t, objs, "ValidatingWebhookConfiguration")
+			want := map[string]bool{}
+			for _, rule := range vwc.Webhooks[0].Rules {
+				for _, res := range rule.Resources {
+					parent, ok := strings.CutSuffix(res, "/scale")
+					if !ok {
+						continue
+					}
+					for _, g := range rule.APIGroups {
+						want[g+"/"+parent] = true
+					}
+				}
+			}
+			got := map[string]bool{}
+			for _, rule := range only[rbacv1.ClusterRole](t, objs, "ClusterRole").Rules {
+				if !slices.Contains(rule.Verbs, "get") || len(rule.ResourceNames) > 0 {
+					continue
+				}
+				for _, g := range rule.APIGroups {
+					for _, res := range rule.Resources {
+						if g+"/"+res != "/namespaces" {
+							got[g+"/"+res] = true
+						}
+					}
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("get rules differ from the intercepted /scale parents (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
