@@ -246,8 +246,15 @@ func dependents() []dependent {
 	}
 }
 
+// defaultedDependents lists the dependents of the apps/v1 workloads that
+// the apply leaves behind. Only group apps: a custom resource named like a
+// workload (an OpenKruise StatefulSet) has its own defaults and
+// validation, and its sibling is never removed on a guess.
 func (a *Analyzer) defaultedDependents(in applyInput, manifest map[string]any) []FieldFact {
 	out := []FieldFact{}
+	if in.live.GroupVersionKind().Group != "apps" {
+		return out
+	}
 	for _, d := range dependents() {
 		if !contains(d.kinds, in.kind) {
 			continue
