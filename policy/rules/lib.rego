@@ -196,12 +196,23 @@ shell_quote(s) := concat("", ["'", replace(s, "'", `'\''`), "'"])
 # template_change(path, subject) says what a change of the field at path,
 # made by subject ("removing it", "this apply"), does to the pods when path
 # is inside a pod template: a workload's new template starts a rollout that
-# replaces its pods; a CronJob's job template only shapes the Jobs it
-# creates next. Undefined outside a pod template.
+# replaces its pods; the template of a Job, ReplicaSet or
+# ReplicationController only shapes the pods it creates next, and a
+# CronJob's job template the Jobs it creates next. Undefined outside a pod
+# template.
 template_change(path, subject) := sprintf("%s changes the pod template, so it rolls the pods (a new rollout starts)", [subject]) if {
+	startswith(path, "spec.template.")
+	not without_rollout
+} else := sprintf("%s changes the pod template of the pods that the %s creates from then on (running pods keep theirs)", [subject, obj.kind]) if {
 	startswith(path, "spec.template.")
 } else := sprintf("%s changes the pod template of the Jobs that the %s creates from then on (running Jobs keep theirs)", [subject, obj.kind]) if {
 	startswith(path, "spec.jobTemplate.spec.template.")
+}
+
+# without_rollout is true for the built-in kinds with a pod template whose
+# change replaces no running pod.
+without_rollout if {
+	[obj.apiVersion, obj.kind] in {["batch/v1", "Job"], ["apps/v1", "ReplicaSet"], ["v1", "ReplicationController"]}
 }
 
 # last_applied_path is the annotation's path in kubectl's notation.

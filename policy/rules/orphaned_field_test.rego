@@ -82,6 +82,21 @@ test_job_template_orphan_changes_the_next_jobs if {
 	endswith(d.message, "so kubectl apply will never remove it. Removing it changes the pod template of the Jobs that the CronJob creates from then on (running Jobs keep theirs). Remove it with: kubectl edit cronjob/backup -n default")
 }
 
+# A Job's or a ReplicaSet's template shapes the pods it creates next; no
+# rollout replaces the running ones.
+test_template_orphan_of_a_kind_without_rollout_changes_the_next_pods if {
+	label := {"path": "spec.template.metadata.labels.debug", "live": "1"}
+	every ref in [
+		{"apiVersion": "batch/v1", "kind": "Job", "namespace": "default", "name": "migrate"},
+		{"apiVersion": "apps/v1", "kind": "ReplicaSet", "namespace": "default", "name": "migrate"},
+	] {
+		ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [label]})
+			with input.request.object as ref
+		some d in ds
+		endswith(d.message, sprintf("so kubectl apply will never remove it. Removing it changes the pod template of the pods that the %s creates from then on (running pods keep theirs). Remove it with: kubectl edit %s/migrate -n default", [ref.kind, lower(ref.kind)]))
+	}
+}
+
 # A path that only starts like a pod template's is not inside one.
 test_template_prefix_is_a_whole_field if {
 	tpl := {"path": "spec.templateGeneration", "live": 3, "removePatch": ""}
