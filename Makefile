@@ -68,7 +68,7 @@ test-unit: tools ## Run the unit tests (the chart and certs tests also use the p
 .PHONY: test-race
 test-race: ## Concurrent reviews under the race detector.
 	@echo "== race detector"
-	go test -race $(GO_TEST_FLAGS) ./test/badinput ./policy ./webhook ./merge
+	go test -race $(GO_TEST_FLAGS) ./test/badinput ./policy ./webhook ./merge ./internal/kube
 
 FUZZTIME ?= 30s
 
