@@ -15,8 +15,11 @@
 // does not carry (the parent of a /scale request, the revisions of a
 // rollout undo, the namespace's labels; a *kube.Cluster in the server).
 // Mutating and Validating return controller-runtime admission handlers to
-// register on the webhook server; NewHTTPHandler serves one over HTTP, and
-// Reviewer.WithinBudget bounds the memory of the reviews in flight.
+// register on the webhook server; NewHTTPHandler serves one over HTTP,
+// decoding the review and its objects once (with answers byte-identical to
+// controller-runtime's decode, which it leaves every body it cannot decode
+// so), and Reviewer.WithinBudget bounds the memory of the reviews in
+// flight.
 //
 // See ExampleReviewer, ExampleReviewer_Mutating and ExampleNewHTTPHandler.
 package webhook

@@ -19,9 +19,9 @@ type Objects struct {
 	Object, OldObject map[string]any
 }
 
-// DecodedObjects decodes what a caller decoding an AdmissionReview in one
-// pass needs: whether objects of req may be handed to ReviewDecoded. It is
-// false when req is a /scale or other subresource request (the review then
+// DecodedObjects returns req's object and oldObject, as a caller that
+// decodes an AdmissionReview in one pass decoded them, for ReviewDecoded,
+// and whether ReviewDecoded may review req on them. It is false when req is a /scale or other subresource request (the review then
 // reads the raw Scale object) or when an UPDATE's object or oldObject is
 // not a JSON object with a kind that unstructured.Unstructured decodes:
 // Review answers those with errors that quote the raw bytes, so the caller
