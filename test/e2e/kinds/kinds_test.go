@@ -123,6 +123,14 @@ func (s *scenario) run(t *testing.T) {
 	s.wantField(t, s.c.Field.Edited)
 
 	s.hygiene(t)
+	if len(s.c.Secrets) > 0 {
+		// What diff shows of the apply to come, in every format, goes
+		// through the Secret check too.
+		for _, format := range []string{"", "json", "yaml"} {
+			diff := s.k.Run(t, "hygiene", "diff", "-f", filepath.Join(s.dir, "v3.yaml"), "--output="+format).MustSucceed(t)
+			s.outputs = append(s.outputs, diff.Stdout, diff.Stderr)
+		}
+	}
 
 	revert := s.apply(t, "v3.yaml").MustSucceed(t)
 	framework.WantLines(t, revert.Stdout, s.c.Printed+" configured")
