@@ -229,7 +229,7 @@ matchConditions:
   {{- end }}
   # Kubernetes components and the kube-system controllers: apply-hygiene
   # lets their writes through unreviewed (isController in
-  # webhook/classify.go), so the API server need not call it. Other
+  # internal/review/classify.go), so the API server need not call it. Other
   # system: users (OpenShift's system:admin, system:anonymous) are people.
   - name: not-a-controller
     expression: >-
