@@ -13,6 +13,14 @@ type patchOp struct {
 	Value any    `json:"value,omitempty"`
 }
 
+// maxGuardedValue bounds the JSON of a map or list that a remove patch
+// tests: the API server keeps 1024 bytes of a warning, and the
+// orphaned-field message shows the value as well. A field with a longer
+// one (a whole struct that the server filled with defaults) gets no
+// patch, and the message says to remove it with kubectl edit instead of
+// printing a command that the warning would cut.
+const maxGuardedValue = 128
+
 // withRemovePatches sets the RemovePatch of each fact that obj has.
 func withRemovePatches(obj map[string]any, facts []FieldFact) []FieldFact {
 	for i := range facts {
@@ -34,7 +42,13 @@ func removePatch(obj map[string]any, p Path) (string, error) {
 	if !ok || len(p) == 0 {
 		return "", fmt.Errorf("building remove patch: no field %s", p)
 	}
-	ops := append(keyGuards(obj, p), valueGuard(obj, p, ptr)...)
+	guard := valueGuard(obj, p, ptr)
+	if len(guard) == 1 {
+		if size := composite(guard[0].Value); size > maxGuardedValue {
+			return "", fmt.Errorf("building remove patch for %s: its value takes %d bytes, more than %d", p, size, maxGuardedValue)
+		}
+	}
+	ops := append(keyGuards(obj, p), guard...)
 	ops = append(ops, patchOp{Op: "remove", Path: ptr})
 	raw, err := json.Marshal(ops)
 	if err != nil {
@@ -71,6 +85,20 @@ func valueGuard(obj map[string]any, p Path, ptr string) []patchOp {
 		return nil
 	}
 	return []patchOp{{Op: "test", Path: ptr, Value: value}}
+}
+
+// composite returns the length of v's JSON when v is a map or a list, else
+// 0.
+func composite(v any) int {
+	switch v.(type) {
+	case map[string]any, []any:
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return 0
+		}
+		return len(raw)
+	}
+	return 0
 }
 
 func escapePointer(s string) string { return strings.NewReplacer("~", "~0", "/", "~1").Replace(s) }

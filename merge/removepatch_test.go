@@ -15,6 +15,18 @@ func TestRemovePatch(t *testing.T) {
 		}}}},
 	}}}
 	secret := map[string]any{"kind": "Secret", "data": map[string]any{"password": "c2VjcmV0"}}
+	// The spec.behavior that the server made of a patched
+	// scaleDown.stabilizationWindowSeconds (testdata/kinds/hpa).
+	policy := func(typ string, value int64) map[string]any {
+		return map[string]any{"periodSeconds": int64(15), "type": typ, "value": value}
+	}
+	hpa := map[string]any{"kind": "HorizontalPodAutoscaler", "spec": map[string]any{
+		"behavior": map[string]any{
+			"scaleDown": map[string]any{"policies": []any{policy("Percent", 100)}, "selectPolicy": "Max", "stabilizationWindowSeconds": int64(60)},
+			"scaleUp":   map[string]any{"policies": []any{policy("Pods", 4), policy("Percent", 100)}, "selectPolicy": "Max", "stabilizationWindowSeconds": int64(0)},
+		},
+		"metrics": []any{map[string]any{"type": "Pods"}},
+	}}
 	tests := map[string]struct {
 		obj     map[string]any
 		path    string
@@ -40,6 +52,14 @@ func TestRemovePatch(t *testing.T) {
 			obj:  secret,
 			path: "data.password",
 			want: `[{"op":"remove","path":"/data/password"}]`,
+		},
+		"a small list is tested by its value": {
+			obj:  hpa,
+			path: "spec.metrics",
+			want: `[{"op":"test","path":"/spec/metrics","value":[{"type":"Pods"}]},{"op":"remove","path":"/spec/metrics"}]`,
+		},
+		"a struct whose value outgrows a warning has no patch": {
+			obj: hpa, path: "spec.behavior", wantErr: true,
 		},
 		"a missing field has no patch": {
 			obj: deployment, path: "spec.template.spec.containers[name=nginx].env[name=GONE]", wantErr: true,
