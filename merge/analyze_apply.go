@@ -167,8 +167,9 @@ func changedSinceApply(orig, cur presence, ows []Owner, ow ownership) bool {
 // spec.replicas: leaving replicas out of the manifest is the documented
 // way to hand it to `kubectl scale` or an autoscaler. A field that an
 // applier owns (server defaults included) or that nobody owns is never an
-// orphan. A struct that is wholly outside known is one orphan (see
-// wholeStruct); resultTV is result's typed value, for its schema.
+// orphan, nor is a field of a built-in kind whose value is the one the
+// server defaults it to (isServerDefault). A struct that is wholly outside
+// known is one orphan (see wholeStruct); resultTV is result's typed value, for its schema.
 func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *typed.TypedValue, resultSet, known *fieldpath.Set, mfs []ManagedFields) []FieldFact {
 	f := newFinder()
 	ow := a.ownershipOf(mfs)
@@ -176,6 +177,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 	extra := resultSet.Difference(known)
 	inExtra := func(fp fieldpath.Path) bool { return !known.Has(fp) && resultSet.Has(fp) }
 	seen := map[string]bool{}
+	builtIn := a.scheme.Recognizes((&unstructured.Unstructured{Object: result}).GroupVersionKind())
 	extra.Leaves().Iterate(func(fp fieldpath.Path) {
 		p := wholeStruct(topElement(Path(fp), inExtra), resultTV, known)
 		key := p.String()
@@ -185,6 +187,9 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 		seen[key] = true
 		v, before := f.at(result, p), f.at(live, p)
 		if !v.ok || isEmpty(v.v) || changedByAdmission(p, before, v) {
+			return
+		}
+		if builtIn && isServerDefault(kind, result, p, v.v) {
 			return
 		}
 		ows := owners(mfs, p)

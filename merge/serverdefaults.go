@@ -1,0 +1,248 @@
+package merge
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// The values the API server's defaulting gives a field of a built-in kind
+// when a write leaves it out. An orphan whose value is its field's default
+// is not reported: removing it, as the warning's command would, makes the
+// server put the same value back (now owned by whoever removed it), so
+// the warning would come back after every fix. Ownership cannot tell
+// those apart: a port added by `kubectl patch` and later adopted into the
+// manifest leaves the defaulted targetPort and protocol owned by
+// kubectl-patch alone.
+//
+// Written by hand because no importable library has these defaults: they
+// live in the defaulting functions of k8s.io/kubernetes/pkg/apis/*/v1,
+// and k8s.io/kubernetes is not meant to be imported as a module (its
+// go.mod replaces every staging repository). The API server's OpenAPI
+// documents carry only a few of them (+default markers). The table holds
+// only defaults that are constants or follow from a sibling, at the
+// Kubernetes version pinned in hack/ (TestServerDefaultsAreTheServers in
+// test/e2e/merge checks them against its API server);
+// a field missing from it is reported as before.
+
+// podSpecDefaults are the defaults of a pod spec, by its path relative to
+// the pod spec ("[]" stands for any list element).
+var podSpecDefaults = map[string]any{
+	"restartPolicy":                 "Always",
+	"dnsPolicy":                     "ClusterFirst",
+	"schedulerName":                 "default-scheduler",
+	"terminationGracePeriodSeconds": int64(30),
+}
+
+// containerDefaults are the defaults of a container (and an init
+// container), relative to the container.
+var containerDefaults = map[string]any{
+	"terminationMessagePath":              "/dev/termination-log",
+	"terminationMessagePolicy":            "File",
+	"ports[].protocol":                    "TCP",
+	"env[].valueFrom.fieldRef.apiVersion": "v1",
+}
+
+// probeDefaults are the defaults of a liveness, readiness or startup
+// probe, relative to the probe.
+var probeDefaults = map[string]any{
+	"timeoutSeconds":   int64(1),
+	"periodSeconds":    int64(10),
+	"successThreshold": int64(1),
+	"failureThreshold": int64(3),
+	"httpGet.scheme":   "HTTP",
+}
+
+// volumeDefaults are the defaults of a pod volume, relative to the volume.
+var volumeDefaults = map[string]any{
+	"configMap.defaultMode":   int64(420),
+	"secret.defaultMode":      int64(420),
+	"projected.defaultMode":   int64(420),
+	"downwardAPI.defaultMode": int64(420),
+}
+
+// jobSpecDefaults are the defaults of a Job spec (also a CronJob's
+// jobTemplate.spec), relative to the spec.
+var jobSpecDefaults = map[string]any{
+	"backoffLimit":         int64(6),
+	"completions":          int64(1),
+	"parallelism":          int64(1),
+	"completionMode":       "NonIndexed",
+	"suspend":              false,
+	"podReplacementPolicy": "TerminatingOrFailed",
+	"manualSelector":       false,
+}
+
+// objectDefaults are the defaults of top-level fields, by kind.
+var objectDefaults = map[string]map[string]any{
+	"Service": {
+		"spec.type":                  "ClusterIP",
+		"spec.sessionAffinity":       "None",
+		"spec.internalTrafficPolicy": "Cluster",
+		"spec.ipFamilyPolicy":        "SingleStack",
+		"spec.ports[].protocol":      "TCP",
+	},
+	"CronJob": {
+		"spec.suspend":                    false,
+		"spec.concurrencyPolicy":          "Allow",
+		"spec.successfulJobsHistoryLimit": int64(3),
+		"spec.failedJobsHistoryLimit":     int64(1),
+	},
+	"Deployment": {
+		"spec.revisionHistoryLimit":                  int64(10),
+		"spec.progressDeadlineSeconds":               int64(600),
+		"spec.strategy.type":                         "RollingUpdate",
+		"spec.strategy.rollingUpdate.maxSurge":       "25%",
+		"spec.strategy.rollingUpdate.maxUnavailable": "25%",
+	},
+	"StatefulSet": {
+		"spec.revisionHistoryLimit":                   int64(10),
+		"spec.podManagementPolicy":                    "OrderedReady",
+		"spec.updateStrategy.type":                    "RollingUpdate",
+		"spec.updateStrategy.rollingUpdate.partition": int64(0),
+	},
+	"DaemonSet": {
+		"spec.revisionHistoryLimit":                        int64(10),
+		"spec.updateStrategy.type":                         "RollingUpdate",
+		"spec.updateStrategy.rollingUpdate.maxUnavailable": int64(1),
+		"spec.updateStrategy.rollingUpdate.maxSurge":       int64(0),
+	},
+	"HorizontalPodAutoscaler": {
+		"spec.minReplicas": int64(1),
+	},
+}
+
+// podSpecPrefixes are where a kind keeps its pod spec.
+var podSpecPrefixes = map[string]string{
+	"Pod":                   "spec.",
+	"Deployment":            "spec.template.spec.",
+	"StatefulSet":           "spec.template.spec.",
+	"DaemonSet":             "spec.template.spec.",
+	"ReplicaSet":            "spec.template.spec.",
+	"ReplicationController": "spec.template.spec.",
+	"Job":                   "spec.template.spec.",
+	"CronJob":               "spec.jobTemplate.spec.template.spec.",
+	"PodTemplate":           "template.spec.",
+}
+
+// isServerDefault reports whether v, the value of field p of a built-in
+// kind in obj, is the value the API server would default p to if it were
+// absent. Only built-in kinds (group of the scheme) have these defaults;
+// the caller checks that.
+func isServerDefault(kind string, obj map[string]any, p Path, v any) bool {
+	shape := shapeOf(p)
+	if want, ok := objectDefaults[kind][shape]; ok && jsonEqual(v, want) {
+		return true
+	}
+	if kind == "Service" && shape == "spec.ports[].targetPort" {
+		// targetPort defaults to the port's own number.
+		port := at(obj, append(p[:len(p)-1:len(p)-1], fieldName("port")))
+		return port.ok && jsonEqual(v, port.v)
+	}
+	if kind == "Job" {
+		if want, ok := jobSpecDefaults[strings.TrimPrefix(shape, "spec.")]; ok && strings.HasPrefix(shape, "spec.") && jsonEqual(v, want) {
+			return true
+		}
+	}
+	if kind == "CronJob" {
+		if rel, ok := strings.CutPrefix(shape, "spec.jobTemplate.spec."); ok {
+			if want, ok := jobSpecDefaults[rel]; ok && jsonEqual(v, want) {
+				return true
+			}
+		}
+	}
+	prefix, ok := podSpecPrefixes[kind]
+	if !ok {
+		return false
+	}
+	rel, ok := strings.CutPrefix(shape, prefix)
+	if !ok {
+		return false
+	}
+	return isPodSpecDefault(rel, obj, p, v)
+}
+
+// isPodSpecDefault is isServerDefault for a path rel relative to a pod
+// spec; p is the whole path, for the siblings.
+func isPodSpecDefault(rel string, obj map[string]any, p Path, v any) bool {
+	if want, ok := podSpecDefaults[rel]; ok {
+		return jsonEqual(v, want)
+	}
+	if r, ok := strings.CutPrefix(rel, "volumes[]."); ok {
+		want, ok := volumeDefaults[r]
+		return ok && jsonEqual(v, want)
+	}
+	var r string
+	switch {
+	case strings.HasPrefix(rel, "containers[]."):
+		r = strings.TrimPrefix(rel, "containers[].")
+	case strings.HasPrefix(rel, "initContainers[]."):
+		r = strings.TrimPrefix(rel, "initContainers[].")
+	default:
+		return false
+	}
+	if want, ok := containerDefaults[r]; ok {
+		return jsonEqual(v, want)
+	}
+	if r == "imagePullPolicy" {
+		// Always for an image without a tag or tagged latest, else
+		// IfNotPresent (a digest counts as a tag).
+		image := at(obj, append(p[:len(p)-1:len(p)-1], fieldName("image")))
+		s, _ := image.v.(string)
+		return image.ok && v == defaultPullPolicy(s)
+	}
+	for _, probe := range []string{"livenessProbe.", "readinessProbe.", "startupProbe."} {
+		if pr, ok := strings.CutPrefix(r, probe); ok {
+			want, ok := probeDefaults[pr]
+			return ok && jsonEqual(v, want)
+		}
+	}
+	return false
+}
+
+// defaultPullPolicy is the pull policy the server gives a container of
+// image when it has none.
+func defaultPullPolicy(image string) string {
+	if strings.Contains(image, "@") {
+		return "IfNotPresent"
+	}
+	name := image[strings.LastIndex(image, "/")+1:]
+	i := strings.LastIndex(name, ":")
+	if i < 0 || name[i+1:] == "latest" {
+		return "Always"
+	}
+	return "IfNotPresent"
+}
+
+// shapeOf is p with every list element written "[]": the field names
+// only.
+func shapeOf(p Path) string {
+	var b strings.Builder
+	for _, pe := range p {
+		switch {
+		case pe.FieldName != nil:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(*pe.FieldName)
+		default:
+			b.WriteString("[]")
+		}
+	}
+	return b.String()
+}
+
+// IsServerDefault reports whether the value at p in obj, an object of a
+// built-in kind, is the value the API server gives p when a write leaves
+// it out (see the table above). It is false for a kind outside the
+// Analyzer's default scheme, for a field the table does not hold and for
+// an absent field.
+func IsServerDefault(obj map[string]any, p Path) bool {
+	u := &unstructured.Unstructured{Object: obj}
+	if !scheme.Scheme.Recognizes(u.GroupVersionKind()) {
+		return false
+	}
+	v := at(obj, p)
+	return v.ok && isServerDefault(u.GetKind(), obj, p, v.v)
+}

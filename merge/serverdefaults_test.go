@@ -1,0 +1,97 @@
+package merge
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// A field a person set outside apply whose value is the server's default
+// is no orphan: removing it, as the warning's command says, brings the
+// same value back. A value other than the default still is one.
+func TestOrphanWithTheServerDefaultIsNotReported(t *testing.T) {
+	tests := map[string]struct {
+		orphans, reverts []string
+	}{
+		"service-port-adopted":    {orphans: nil, reverts: []string{"spec.ports[port=80,protocol=TCP].targetPort"}},
+		"cronjob-suspend-default": {orphans: nil, reverts: []string{"spec.jobTemplate.spec.template.spec.containers[name=app].image"}},
+		// The same CronJob with suspend true: not the default, an orphan.
+		"cronjob": {orphans: []string{"spec.suspend"}, reverts: []string{"spec.jobTemplate.spec.template.spec.containers[name=app].image"}},
+	}
+	a := NewAnalyzer()
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			live := readObject(t, "kinds/"+name, "live.yaml")
+			manifest := readObject(t, "kinds/"+name, "modified.yaml")
+			manifest.SetNamespace(live.GetNamespace())
+			_, an, err := a.AnalyzeApply(live, manifest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.orphans, paths(an.Orphans)); diff != "" {
+				t.Errorf("orphans (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.reverts, paths(an.Reverts)); diff != "" {
+				t.Errorf("reverts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestIsServerDefault(t *testing.T) {
+	deployment := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+		"containers": []any{
+			map[string]any{"name": "app", "image": "nginx:1.27"},
+			map[string]any{"name": "latest", "image": "registry.example/team/tool"},
+		},
+	}}}}
+	service := map[string]any{"apiVersion": "v1", "kind": "Service", "spec": map[string]any{"ports": []any{
+		map[string]any{"port": int64(80), "protocol": "TCP", "targetPort": int64(80)},
+	}}}
+	container := func(name string, rest ...string) Path {
+		p := mustParsePath(t, "spec.template.spec.containers[name="+name+"]")
+		for _, f := range rest {
+			p = append(p, fieldName(f))
+		}
+		return p
+	}
+	port80 := mustParsePath(t, "spec.ports[port=80,protocol=TCP]")
+	tests := []struct {
+		name string
+		kind string
+		obj  map[string]any
+		p    Path
+		v    any
+		want bool
+	}{
+		{"terminationMessagePath", "Deployment", deployment, container("app", "terminationMessagePath"), "/dev/termination-log", true},
+		{"another terminationMessagePath", "Deployment", deployment, container("app", "terminationMessagePath"), "/tmp/log", false},
+		{"imagePullPolicy of a tagged image", "Deployment", deployment, container("app", "imagePullPolicy"), "IfNotPresent", true},
+		{"Always for a tagged image is set", "Deployment", deployment, container("app", "imagePullPolicy"), "Always", false},
+		{"imagePullPolicy of an untagged image", "Deployment", deployment, container("latest", "imagePullPolicy"), "Always", true},
+		{"probe period", "Deployment", deployment, append(container("app", "readinessProbe"), fieldName("periodSeconds")), int64(10), true},
+		{"probe period 5", "Deployment", deployment, append(container("app", "readinessProbe"), fieldName("periodSeconds")), int64(5), false},
+		{"targetPort equal to the port", "Service", service, append(port80.Append(), fieldName("targetPort")), int64(80), true},
+		{"targetPort other than the port", "Service", service, append(port80.Append(), fieldName("targetPort")), int64(8080), false},
+		{"sessionAffinity", "Service", service, mustParsePath(t, "spec.sessionAffinity"), "None", true},
+		{"ClientIP affinity", "Service", service, mustParsePath(t, "spec.sessionAffinity"), "ClientIP", false},
+		{"a field without a default", "Service", service, mustParsePath(t, "spec.externalName"), "", false},
+		{"a kind without defaults", "ConfigMap", map[string]any{}, mustParsePath(t, "data.a"), "TCP", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := isServerDefault(tc.kind, tc.obj, tc.p, tc.v); got != tc.want {
+				t.Errorf("isServerDefault(%s, %s, %v) = %v, want %v", tc.kind, tc.p, tc.v, got, tc.want)
+			}
+		})
+	}
+}
+
+func mustParsePath(t *testing.T, s string) Path {
+	t.Helper()
+	p, err := ParsePath(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -1,0 +1,103 @@
+package merge_test
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// merge does not report an orphan whose value is the server's default
+// (removing it brings it back). Its table of defaults is hand-written, so
+// this holds it to the pinned API server: every field below, left out of
+// testdata/server-defaults, is filled in by the server with the value the
+// table gives it.
+func TestServerDefaultsAreTheServers(t *testing.T) {
+	f := framework.New(t)
+	defaulted := map[string][]string{
+		"Deployment": {
+			"spec.revisionHistoryLimit", "spec.progressDeadlineSeconds", "spec.strategy.type",
+			"spec.strategy.rollingUpdate.maxSurge", "spec.strategy.rollingUpdate.maxUnavailable",
+			"spec.template.spec.restartPolicy", "spec.template.spec.dnsPolicy", "spec.template.spec.schedulerName",
+			"spec.template.spec.terminationGracePeriodSeconds",
+			"spec.template.spec.containers[name=app].terminationMessagePath",
+			"spec.template.spec.containers[name=app].terminationMessagePolicy",
+			"spec.template.spec.containers[name=app].imagePullPolicy",
+			"spec.template.spec.containers[name=latest].imagePullPolicy",
+			"spec.template.spec.containers[name=app].ports[containerPort=80,protocol=TCP].protocol",
+			"spec.template.spec.containers[name=app].env[name=NODE].valueFrom.fieldRef.apiVersion",
+			"spec.template.spec.containers[name=app].readinessProbe.timeoutSeconds",
+			"spec.template.spec.containers[name=app].readinessProbe.periodSeconds",
+			"spec.template.spec.containers[name=app].readinessProbe.successThreshold",
+			"spec.template.spec.containers[name=app].readinessProbe.failureThreshold",
+			"spec.template.spec.containers[name=app].readinessProbe.httpGet.scheme",
+			"spec.template.spec.containers[name=app].livenessProbe.periodSeconds",
+			"spec.template.spec.initContainers[name=init].terminationMessagePath",
+			"spec.template.spec.initContainers[name=init].imagePullPolicy",
+			"spec.template.spec.volumes[name=config].configMap.defaultMode",
+			"spec.template.spec.volumes[name=secret].secret.defaultMode",
+			"spec.template.spec.volumes[name=projected].projected.defaultMode",
+			"spec.template.spec.volumes[name=downward].downwardAPI.defaultMode",
+		},
+		"StatefulSet": {
+			"spec.revisionHistoryLimit", "spec.podManagementPolicy", "spec.updateStrategy.type",
+			"spec.updateStrategy.rollingUpdate.partition",
+		},
+		"DaemonSet": {
+			"spec.revisionHistoryLimit", "spec.updateStrategy.type",
+			"spec.updateStrategy.rollingUpdate.maxUnavailable", "spec.updateStrategy.rollingUpdate.maxSurge",
+		},
+		"Service": {
+			"spec.type", "spec.sessionAffinity", "spec.internalTrafficPolicy", "spec.ipFamilyPolicy",
+			"spec.ports[port=80,protocol=TCP].protocol", "spec.ports[port=80,protocol=TCP].targetPort",
+		},
+		"CronJob": {
+			"spec.suspend", "spec.concurrencyPolicy", "spec.successfulJobsHistoryLimit", "spec.failedJobsHistoryLimit",
+			"spec.jobTemplate.spec.template.spec.dnsPolicy",
+			"spec.jobTemplate.spec.template.spec.containers[name=app].imagePullPolicy",
+		},
+		"Job": {
+			"spec.backoffLimit", "spec.completions", "spec.parallelism", "spec.completionMode", "spec.suspend",
+			"spec.podReplacementPolicy", "spec.manualSelector", "spec.template.spec.terminationGracePeriodSeconds",
+		},
+		"HorizontalPodAutoscaler": {"spec.minReplicas"},
+	}
+	raw, err := os.ReadFile("testdata/server-defaults/objects.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, doc := range strings.Split(string(raw), "\n---\n") {
+		var obj map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+			t.Fatal(err)
+		}
+		kind := (&unstructured.Unstructured{Object: obj}).GetKind()
+		seen[kind] = true
+		out := f.Kubectl.RunWithInput(t, doc, "create", "--dry-run=server", "-o", "json", "-f", "-").MustSucceed(t)
+		var stored map[string]any
+		if err := json.Unmarshal([]byte(out.Stdout), &stored); err != nil {
+			t.Fatalf("decoding the %s the server returned: %v", kind, err)
+		}
+		for _, s := range defaulted[kind] {
+			p, err := merge.ParsePath(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !merge.IsServerDefault(stored, p) {
+				t.Errorf("%s %s: the server left it out or filled in a value other than merge's table of defaults gives (see merge/serverdefaults.go)", kind, s)
+			}
+		}
+	}
+	for kind := range defaulted {
+		if !seen[kind] {
+			t.Errorf("testdata/server-defaults/objects.yaml has no %s", kind)
+		}
+	}
+}
