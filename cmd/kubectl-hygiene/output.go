@@ -219,11 +219,14 @@ func value(v any) string {
 	if v == nil {
 		return "nothing"
 	}
-	data, err := json.Marshal(v)
-	if err != nil {
+	// Without HTML escaping: a Secret's "<redacted>" reads as written.
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	s := string(data)
+	s := strings.TrimSuffix(buf.String(), "\n")
 	if len(s) > maxMessageValue {
 		s = strings.ToValidUTF8(s[:maxMessageValue], "") + "…"
 	}
