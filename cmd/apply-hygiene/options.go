@@ -45,6 +45,9 @@ type Options struct {
 	TLSRenewBefore    time.Duration
 	TLSCheckInterval  time.Duration
 	AuditInterval     time.Duration
+	// AuditResources are the resources the periodic audit lists
+	// (group/version/resource); empty: audit.DefaultResources.
+	AuditResources []string
 	// MemoryBudget bounds the memory of the reviews in flight (a
 	// quantity, e.g. 128Mi); empty: webhook.DefaultMemoryBudget, half of
 	// GOMEMLIMIT; 0: no bound.
@@ -77,6 +80,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.TLSRenewBefore, "tls-renew-before", 0, "self-managed TLS: renew this long before expiry; 0: a third of --tls-validity")
 	fs.DurationVar(&o.AuditInterval, "audit-interval", 0, "run the audit of stored objects this often in one replica (leader election in --namespace); "+
 		"findings become the gauge apply_hygiene_audit_findings and Warning events; 0 turns it off")
+	fs.StringSliceVar(&o.AuditResources, "audit-resources", nil, "the resources the periodic audit lists, as group/version/resource "+
+		"(version/resource for the core group, e.g. v1/configmaps); empty: apps/v1 deployments, statefulsets and daemonsets")
 	fs.StringVar(&o.MemoryBudget, "memory-budget", "", "memory the reviews in flight may hold (a quantity, e.g. 128Mi), "+
 		"estimated as 12 times each review's body; a review beyond it is answered at once as --failure-policy says (metric reason overload); "+
 		"empty: half of GOMEMLIMIT (the chart sets it from the memory limit), or 128Mi without one; 0: no bound")
@@ -114,6 +119,9 @@ func (o *Options) Validate() error {
 	}
 	if o.AuditInterval > 0 && o.Namespace == "" {
 		errs = append(errs, errors.New("--namespace is required with --audit-interval (for leader election)"))
+	}
+	if _, err := auditResources(o.AuditResources); err != nil {
+		errs = append(errs, err)
 	}
 	if _, err := o.memoryBudget(); err != nil {
 		errs = append(errs, err)

@@ -155,7 +155,12 @@ func addAudit(mgr manager.Manager, scanner *audit.Scanner, opts Options) error {
 	if opts.AuditInterval == 0 {
 		return nil
 	}
+	resources, err := auditResources(opts.AuditResources)
+	if err != nil {
+		return err
+	}
 	runner, err := audit.NewRunner(scanner, audit.RunnerOptions{
+		Target:   audit.Target{Resources: resources},
 		Interval: opts.AuditInterval,
 		Registry: ctrlmetrics.Registry,
 		Recorder: mgr.GetEventRecorder("apply-hygiene-audit"),

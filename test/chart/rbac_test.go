@@ -40,6 +40,18 @@ var (
 		{APIGroups: []string{"apps"}, Resources: []string{"daemonsets", "deployments", "statefulsets"}, Verbs: []string{"list"}},
 		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
 	}
+	// commonAuditListRules are what the periodic audit lists with
+	// kinds=common: every kind of the preset but Secrets (listing them
+	// would read every Secret's value).
+	commonAuditListRules = []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"configmaps", "namespaces", "serviceaccounts", "services"}, Verbs: []string{"list"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"daemonsets", "deployments", "statefulsets"}, Verbs: []string{"list"}},
+		{APIGroups: []string{"autoscaling"}, Resources: []string{"horizontalpodautoscalers"}, Verbs: []string{"list"}},
+		{APIGroups: []string{"batch"}, Resources: []string{"cronjobs", "jobs"}, Verbs: []string{"list"}},
+		{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"ingresses", "networkpolicies"}, Verbs: []string{"list"}},
+		{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: []string{"list"}},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterrolebindings", "clusterroles", "rolebindings", "roles"}, Verbs: []string{"list"}},
+	}
 	// selfManagedClusterRules let the certs package inject the caBundle.
 	selfManagedClusterRules = []rbacv1.PolicyRule{
 		{
@@ -69,13 +81,17 @@ func TestRBACIsExactlyWhatTheServerCalls(t *testing.T) {
 		"cert-manager": {wantCluster: clusterRules, wantNamespace: namespaceRules},
 		"url":          {wantCluster: clusterRules, wantNamespace: namespaceRules},
 		"full": {
-			wantCluster:   concat(clusterRules[:2], []rbacv1.PolicyRule{widgets}, clusterRules[2:], auditClusterRules),
+			wantCluster: concat(clusterRules[:2], []rbacv1.PolicyRule{widgets}, clusterRules[2:], auditClusterRules[:1],
+				[]rbacv1.PolicyRule{{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"list"}}}, auditClusterRules[1:]),
 			wantNamespace: namespaceRules,
 		},
 		// Services, Secrets, RBAC ...: the server reads none of them back,
-		// and the cluster-scoped extra kind has no scale.
+		// and the cluster-scoped extra kind has no scale; the audit lists
+		// them all but Secrets, and the extra kind.
 		"common": {
-			wantCluster:   concat(clusterRules, selfManagedClusterRules),
+			wantCluster: concat(clusterRules, commonAuditListRules,
+				[]rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"persistentvolumes"}, Verbs: []string{"list"}}},
+				auditClusterRules[1:], selfManagedClusterRules),
 			wantNamespace: concat(namespaceRules, selfManagedNamespaceRules),
 		},
 		// Every kind, but get only on the parents of the /scale requests

@@ -152,6 +152,44 @@ scale subresource.
 {{- toYaml (dict "parents" $parents) }}
 {{- end }}
 
+{{/*
+The resources the periodic audit lists, per group: {group, version,
+resources}. The preset's kinds without subresources (the common kinds for
+all: listing every object of every kind each interval is not an audit), but
+never Secrets: listing them cluster-wide would read every Secret's value
+(run kubectl hygiene audit --kind secrets as someone who may), then each
+extraKinds resource.
+*/}}
+{{- define "apply-hygiene.auditGroups" -}}
+{{- $root := . }}
+{{- $preset := .Values.kinds }}
+{{- if eq $preset "all" }}{{ $preset = "common" }}{{ end }}
+{{- $values := mergeOverwrite (deepCopy .Values) (dict "kinds" $preset) }}
+{{- $groups := list }}
+{{- range (include "apply-hygiene.presetGroups" (dict "Values" $values) | fromYaml).groups }}
+{{- $resources := list }}
+{{- range .resources }}
+{{- if and (not (contains "/" .)) (ne . "secrets") }}{{ $resources = append $resources . }}{{ end }}
+{{- end }}
+{{- $groups = append $groups (dict "group" .group "version" .version "resources" $resources) }}
+{{- end }}
+{{- range .Values.extraKinds }}
+{{- $groups = append $groups (dict "group" (include "apply-hygiene.group" .group) "version" .version "resources" (list .resource)) }}
+{{- end }}
+{{- toYaml (dict "groups" $groups) }}
+{{- end }}
+
+{{/* --audit-resources: group/version/resource, version/resource for core. */}}
+{{- define "apply-hygiene.auditResourcesFlag" -}}
+{{- $specs := list }}
+{{- range (include "apply-hygiene.auditGroups" . | fromYaml).groups }}
+{{- $gv := .version }}
+{{- if .group }}{{ $gv = printf "%s/%s" .group .version }}{{ end }}
+{{- range .resources }}{{ $specs = append $specs (printf "%s/%s" $gv .) }}{{ end }}
+{{- end }}
+{{- join "," $specs }}
+{{- end }}
+
 {{/* An API group as the API server names it: "core" is the core group "". */}}
 {{- define "apply-hygiene.group" -}}
 {{- if ne . "core" }}{{ . }}{{ end }}
