@@ -35,7 +35,8 @@ import (
 // The chart's ClusterRole (url mode: no self-managed TLS) grants exactly
 // the calls the server makes, each over a recording fake dynamic client:
 // the Reviewer on kube.Cluster, driven through every request that
-// reads the cluster — /scale of each workload kind (the parent: get), a
+// reads the cluster — /scale of each workload kind that has one (the
+// parent: get; a DaemonSet has none, and the chart grants no get on it), a
 // rollout undo candidate of each (the revisions: list), and the namespace
 // labels of every review (get) — and, with audit.enabled, a scan of the
 // audit.Scanner over objects whose template is older than last-applied
@@ -138,7 +139,11 @@ func reviewerCalls(t *testing.T) []string {
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds(), objs...)
 	handler := webhook.NewReviewer(newPolicyEngine(t), kube.NewCluster(client, 0)).Validating()
 	for kind, gvr := range workloads {
-		for name, req := range map[string]admissionv1.AdmissionRequest{"scale": scaleRequest(t, kind, gvr), "undo": undoRequest(t, kind, gvr)} {
+		reqs := map[string]admissionv1.AdmissionRequest{"undo": undoRequest(t, kind, gvr)}
+		if kind != "DaemonSet" { // the only one without a /scale subresource
+			reqs["scale"] = scaleRequest(t, kind, gvr)
+		}
+		for name, req := range reqs {
 			resp := handler.Handle(logf.IntoContext(t.Context(), logr.Discard()), admission.Request{AdmissionRequest: req})
 			if resp.Result != nil && resp.Result.Code >= 400 && resp.Result.Code != 403 {
 				t.Fatalf("%s of a %s: %v", name, kind, resp.Result.Message)
