@@ -42,6 +42,14 @@ func TestAnalyzeApplyOfBuiltInKinds(t *testing.T) {
 		"rolebinding":        {orphans: []string{"metadata.labels.team"}, reverts: []string{"subjects"}},
 		"clusterrole":        {orphans: []string{"metadata.labels.team"}, reverts: []string{"rules"}},
 		"clusterrolebinding": {orphans: []string{"metadata.annotations[example.com/ticket]"}, reverts: []string{"subjects"}},
+		// A field a person set outside apply whose value is the server's
+		// default is no orphan: removing it, as the warning's command
+		// says, brings the same value back (isServerDefault). The port
+		// kubectl patch added, adopted into the manifest, keeps the
+		// defaulted targetPort and protocol; the CronJob's suspend (true
+		// above, an orphan) is back to its default false.
+		"service-port-adopted":    {reverts: []string{"spec.ports[port=80,protocol=TCP].targetPort"}},
+		"cronjob-suspend-default": {reverts: []string{"spec.jobTemplate.spec.template.spec.containers[name=app].image"}},
 	}
 	a := NewAnalyzer()
 	for name, tc := range tests {

@@ -497,13 +497,20 @@ func TestOwnedUnchangedMeansNoChanges(t *testing.T) {
 // oracle's on random writes: old and new as JSON, with lastApplied as
 // old's last-applied annotation (none when empty).
 func FuzzPrunedEqualsOracle(f *testing.F) {
-	for _, dir := range []string{"seed004-undo", "seed003-restarted-at", "crd-json-merge", "statefulset-ondelete"} {
+	fuzzDifferential(f, newDifferential(), "seed004-undo", "seed003-restarted-at", "crd-json-merge", "statefulset-ondelete")
+}
+
+// fuzzDifferential seeds f with the live, modified and original objects of
+// the testdata dirs and holds d's pruned analyses equal to its oracle's on
+// random writes: old and new as JSON, with lastApplied as old's
+// last-applied annotation (none when empty).
+func fuzzDifferential(f *testing.F, d differential, dirs ...string) {
+	for _, dir := range dirs {
 		live, _ := testdata.ReadFile("testdata/" + dir + "/live.yaml")
 		manifest, _ := testdata.ReadFile("testdata/" + dir + "/modified.yaml")
 		original, _ := testdata.ReadFile("testdata/" + dir + "/original.yaml")
 		f.Add(yamlToJSON(f, live), yamlToJSON(f, manifest), string(yamlToJSON(f, original)))
 	}
-	d := newDifferential()
 	f.Fuzz(func(t *testing.T, oldJSON, newJSON []byte, lastApplied string) {
 		old, ok := decodeObject(oldJSON)
 		if !ok {

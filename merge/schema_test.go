@@ -336,32 +336,8 @@ func BenchmarkSchemaAnalyzeApply(b *testing.B) {
 // pruned analyses must equal the oracle's. Run it with: go test ./merge
 // -run '^$' -fuzz FuzzSchemaPrunedEqualsOracle -fuzzminimizetime 200x
 func FuzzSchemaPrunedEqualsOracle(f *testing.F) {
-	for _, dir := range []string{"schemas/route-orphan", "schemas/route-revert"} {
-		live, _ := testdata.ReadFile("testdata/" + dir + "/live.yaml")
-		manifest, _ := testdata.ReadFile("testdata/" + dir + "/modified.yaml")
-		original, _ := testdata.ReadFile("testdata/" + dir + "/original.yaml")
-		f.Add(yamlToJSON(f, live), yamlToJSON(f, manifest), string(yamlToJSON(f, original)))
-	}
 	src := routeSchemas(f)
-	d := differential{pruned: NewAnalyzer(WithSchemas(src)),
-		oracle: NewAnalyzer(WithSchemas(src), withoutPruning(), WithLastAppliedCacheSize(0))}
-	f.Fuzz(func(t *testing.T, oldJSON, newJSON []byte, lastApplied string) {
-		old, ok := decodeObject(oldJSON)
-		if !ok {
-			return
-		}
-		new, ok := decodeObject(newJSON)
-		if !ok {
-			return
-		}
-		if meta, ok := old.Object["metadata"].(map[string]any); ok && lastApplied != "" {
-			annots, _ := meta["annotations"].(map[string]any)
-			if annots == nil {
-				annots = map[string]any{}
-				meta["annotations"] = annots
-			}
-			annots[LastAppliedAnnotation] = lastApplied
-		}
-		d.check(t, pair{name: "fuzz", old: old, new: new})
-	})
+	fuzzDifferential(f, differential{pruned: NewAnalyzer(WithSchemas(src)),
+		oracle: NewAnalyzer(WithSchemas(src), withoutPruning(), WithLastAppliedCacheSize(0))},
+		"schemas/route-orphan", "schemas/route-revert")
 }

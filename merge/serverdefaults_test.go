@@ -2,41 +2,7 @@ package merge
 
 import (
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
-
-// A field a person set outside apply whose value is the server's default
-// is no orphan: removing it, as the warning's command says, brings the
-// same value back. A value other than the default still is one.
-func TestOrphanWithTheServerDefaultIsNotReported(t *testing.T) {
-	tests := map[string]struct {
-		orphans, reverts []string
-	}{
-		"service-port-adopted":    {orphans: nil, reverts: []string{"spec.ports[port=80,protocol=TCP].targetPort"}},
-		"cronjob-suspend-default": {orphans: nil, reverts: []string{"spec.jobTemplate.spec.template.spec.containers[name=app].image"}},
-		// The same CronJob with suspend true: not the default, an orphan.
-		"cronjob": {orphans: []string{"spec.suspend"}, reverts: []string{"spec.jobTemplate.spec.template.spec.containers[name=app].image"}},
-	}
-	a := NewAnalyzer()
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			live := readObject(t, "kinds/"+name, "live.yaml")
-			manifest := readObject(t, "kinds/"+name, "modified.yaml")
-			manifest.SetNamespace(live.GetNamespace())
-			_, an, err := a.AnalyzeApply(live, manifest)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.orphans, paths(an.Orphans)); diff != "" {
-				t.Errorf("orphans (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.reverts, paths(an.Reverts)); diff != "" {
-				t.Errorf("reverts (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
 
 func TestIsServerDefault(t *testing.T) {
 	deployment := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "spec": map[string]any{"template": map[string]any{"spec": map[string]any{
