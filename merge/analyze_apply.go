@@ -189,11 +189,8 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 		if !v.ok || isEmpty(v.v) || changedByAdmission(p, before, v) {
 			return
 		}
-		if builtIn && isServerDefault(kind, result, p, v.v) {
-			return
-		}
 		ows := owners(mfs, p)
-		if !ow.setByPerson(ows) {
+		if !ow.setByPerson(ows) || builtIn && isServerDefault(kind, result, p, v.v) {
 			return
 		}
 		out = append(out, a.fact(kind, p, factValues{live: before, result: v}, ows))
