@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -118,22 +117,15 @@ func loadCorpus(t *testing.T) []workload {
 // readWorkloads returns the apps/v1 Deployments, StatefulSets and
 // DaemonSets of a multi-document YAML file, items of Lists included.
 func readWorkloads(file string) ([]workload, error) {
-	data, err := os.ReadFile(file)
+	docs, err := readDocuments(file)
 	if err != nil {
 		return nil, err
 	}
-	docs, err := splitDocuments(data)
-	if err != nil {
-		return nil, err
-	}
-	project := filepath.Base(filepath.Dir(file))
 	var out []workload
-	for _, obj := range docs {
-		for _, o := range listItems(obj) {
-			if w, ok := asWorkload(o); ok {
-				w.project, w.file = project, file
-				out = append(out, w)
-			}
+	for _, d := range docs {
+		if w, ok := asWorkload(d.obj); ok {
+			w.project, w.file = d.project, d.file
+			out = append(out, w)
 		}
 	}
 	return out, nil
