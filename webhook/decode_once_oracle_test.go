@@ -18,18 +18,7 @@ import (
 // handler, finding no objects decoded with the request, decodes them again
 // (internal/review's decodePair).
 func oracleHTTPHandler(h admission.Handler) http.Handler {
-	hook := (&admission.Webhook{Handler: h}).WithRecoverPanic(true)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r, cancel := withAPIServerDeadline(r)
-		defer cancel()
-		rec := &bufferedResponse{header: http.Header{}}
-		hook.ServeHTTP(rec, r)
-		for k, v := range rec.header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(statusOf(rec))
-		_, _ = w.Write(rec.body.Bytes())
-	})
+	return buffered((&admission.Webhook{Handler: h}).WithRecoverPanic(true))
 }
 
 // handlerPair is one webhook served the old way (the oracle) and the new

@@ -27,6 +27,12 @@ func NewHTTPHandler(h admission.Handler) http.Handler {
 	if _, ok := h.(decodesOnce); ok {
 		serve = &onceWebhook{hook: hook}
 	}
+	return buffered(serve)
+}
+
+// buffered serves with serve under the API server's deadline and writes
+// its answer once its status is known (statusOf).
+func buffered(serve http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r, cancel := withAPIServerDeadline(r)
 		defer cancel()
