@@ -7,11 +7,14 @@ import (
 )
 
 // metrics are the audit's gauges. Labels carry rule IDs and namespaces
-// only, never a value of an object.
+// only, never a value of an object. A replica that has not scanned exports
+// none of them (objects and lastRun are vectors without labels, empty until
+// the first export), so that a sum over the replicas counts each scan once:
+// only the leader scans.
 type metrics struct {
 	findings *prometheus.GaugeVec
-	objects  prometheus.Gauge
-	lastRun  prometheus.Gauge
+	objects  *prometheus.GaugeVec
+	lastRun  *prometheus.GaugeVec
 	// shown are the label pairs set by the last export.
 	shown map[[2]string]bool
 }
@@ -22,14 +25,14 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "apply_hygiene_audit_findings",
 			Help: "Findings of the last periodic audit, by rule and namespace.",
 		}, []string{"rule", "namespace"}),
-		objects: prometheus.NewGauge(prometheus.GaugeOpts{
+		objects: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "apply_hygiene_audit_objects",
-			Help: "Objects listed by the last periodic audit.",
-		}),
-		lastRun: prometheus.NewGauge(prometheus.GaugeOpts{
+			Help: "Objects listed by the last periodic audit of this replica; absent until it scanned.",
+		}, nil),
+		lastRun: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "apply_hygiene_audit_last_success_timestamp_seconds",
-			Help: "When the last periodic audit finished without error, in seconds since the epoch.",
-		}),
+			Help: "When the last periodic audit of this replica finished without error, in seconds since the epoch; absent until it scanned.",
+		}, nil),
 		shown: map[[2]string]bool{},
 	}
 	if reg == nil {
@@ -60,6 +63,6 @@ func (m *metrics) export(r *Report, finished float64) {
 		m.findings.WithLabelValues(key[0], key[1]).Set(n)
 		m.shown[key] = true
 	}
-	m.objects.Set(float64(r.Objects))
-	m.lastRun.Set(finished)
+	m.objects.WithLabelValues().Set(float64(r.Objects))
+	m.lastRun.WithLabelValues().Set(finished)
 }

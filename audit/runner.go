@@ -7,21 +7,27 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
 // RunnerOptions configure a Runner.
 type RunnerOptions struct {
-	// Interval is the time between the starts of two scans; the first
-	// starts when the Runner does. Default: 1h.
+	// Interval is the time between the starts of two scans. Without a
+	// Schedule the first starts when the Runner does. Default: 1h.
 	Interval time.Duration
+	// Schedule keeps the start of the last scan across replicas: a Runner
+	// that starts (a replica that became the leader) scans at once only
+	// when no scan started within Interval, else when the interval is up.
+	// Default: nil, each Runner scans when it starts.
+	Schedule Schedule
 	// Target is what each scan lists. Default: every namespace,
 	// DefaultResources.
 	Target Target
 	// Registry receives the gauges apply_hygiene_audit_findings{rule,
 	// namespace}, apply_hygiene_audit_objects and
-	// apply_hygiene_audit_last_success_timestamp_seconds. Default: nil, no
-	// metrics.
+	// apply_hygiene_audit_last_success_timestamp_seconds, exported only
+	// after this Runner's first successful scan. Default: nil, no metrics.
 	Registry prometheus.Registerer
 	// Recorder records a Warning event per object and rule (reason: the
 	// rule ID in CamelCase, note: the finding's message). Default: nil, no
@@ -47,7 +53,10 @@ type Runner struct {
 	opts    RunnerOptions
 	metrics *metrics
 	events  *eventLimiter
-	now     func() time.Time
+	clock   clock.Clock
+	// lastStart is when this Runner's last scan started, successful or
+	// not: it paces this Runner when the Schedule is unset or unreadable.
+	lastStart time.Time
 }
 
 var (
@@ -79,7 +88,7 @@ func NewRunner(scanner *Scanner, opts RunnerOptions) (*Runner, error) {
 		opts:    opts,
 		metrics: m,
 		events:  newEventLimiter(opts.Recorder, opts.EventInterval, opts.EventBudget),
-		now:     time.Now,
+		clock:   clock.RealClock{},
 	}, nil
 }
 
@@ -87,29 +96,74 @@ func NewRunner(scanner *Scanner, opts RunnerOptions) (*Runner, error) {
 // replica audits.
 func (r *Runner) NeedLeaderElection() bool { return true }
 
-// Start implements manager.Runnable: it scans now and then every
-// Interval until ctx ends. A failed scan is logged and retried at the next
-// tick; it never stops the manager.
+// Start implements manager.Runnable: it scans when the next scan is due
+// (see nextStart) and then every Interval until ctx ends. A failed scan is
+// logged and retried at the next tick; it never stops the manager, and it
+// is not recorded in the Schedule, so that a new leader redoes it at once.
 func (r *Runner) Start(ctx context.Context) error {
 	log := logr.FromContextOrDiscard(ctx).WithName("audit")
-	ticker := time.NewTicker(r.opts.Interval)
-	defer ticker.Stop()
 	for {
-		if _, err := r.RunOnce(ctx); err != nil && ctx.Err() == nil {
-			log.Error(err, "audit scan failed")
+		if !r.sleepUntil(ctx, r.next(ctx)) {
+			return nil
 		}
+		started := r.clock.Now()
+		r.lastStart = started
+		if _, err := r.RunOnce(ctx); err != nil {
+			if ctx.Err() == nil {
+				log.Error(err, "audit scan failed")
+			}
+			continue
+		}
+		r.record(ctx, started)
+	}
+}
+
+// next returns when the next scan is due. When the Schedule cannot be
+// read, the scan runs on this Runner's own clock: the Schedule only saves
+// a repeated scan after a hand-over, and an audit that stopped because of
+// its bookkeeping would hide drift, which is worse than one scan too many.
+func (r *Runner) next(ctx context.Context) time.Time {
+	var recorded time.Time
+	if r.opts.Schedule != nil {
+		last, err := r.opts.Schedule.LastRun(ctx)
+		if err != nil && ctx.Err() == nil {
+			logr.FromContextOrDiscard(ctx).WithName("audit").Error(err, "reading the audit schedule failed; scanning on this replica's own schedule")
+		}
+		recorded = last
+	}
+	return nextStart(r.clock.Now(), recorded, r.lastStart, r.opts.Interval)
+}
+
+// sleepUntil waits until at and reports whether ctx is still live.
+func (r *Runner) sleepUntil(ctx context.Context, at time.Time) bool {
+	if wait := at.Sub(r.clock.Now()); wait > 0 {
+		timer := r.clock.NewTimer(wait)
+		defer timer.Stop()
 		select {
 		case <-ctx.Done():
-			return nil
-		case <-ticker.C:
+		case <-timer.C():
 		}
+	}
+	return ctx.Err() == nil
+}
+
+// record records a successful scan that started at started in the
+// Schedule. A failure is logged only: this Runner keeps its own pace
+// (lastStart), and a new leader scans once more than needed.
+func (r *Runner) record(ctx context.Context, started time.Time) {
+	if r.opts.Schedule == nil {
+		return
+	}
+	scan := ScanRecord{Started: started, Finished: r.clock.Now(), Interval: r.opts.Interval}
+	if err := r.opts.Schedule.Record(ctx, scan); err != nil && ctx.Err() == nil {
+		logr.FromContextOrDiscard(ctx).WithName("audit").Error(err, "recording the audit scan in its schedule failed")
 	}
 }
 
 // RunOnce scans once, then updates the gauges and records the events.
 func (r *Runner) RunOnce(ctx context.Context) (*Report, error) {
 	log := logr.FromContextOrDiscard(ctx).WithName("audit")
-	start := r.now()
+	start := r.clock.Now()
 	report, err := r.scanner.Scan(ctx, r.opts.Target)
 	if err != nil {
 		return nil, err
@@ -117,7 +171,7 @@ func (r *Runner) RunOnce(ctx context.Context) (*Report, error) {
 	for _, e := range report.Errors {
 		log.Error(e.Err, "audit could not analyze an object", "kind", e.Object.Kind, "namespace", e.Object.Namespace, "name", e.Object.Name)
 	}
-	finished := r.now()
+	finished := r.clock.Now()
 	r.metrics.export(report, float64(finished.UnixNano())/1e9)
 	sent := r.events.record(report, finished)
 	log.Info("audit scan finished", "objects", report.Objects, "findings", len(report.Findings),

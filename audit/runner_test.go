@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	testingclock "k8s.io/utils/clock/testing"
 )
 
 // recorder keeps the events it is asked to record, as
@@ -92,6 +93,8 @@ func TestRunnerExportsGaugesAndRateLimitedEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	clk := testingclock.NewFakeClock(t0)
+	r.clock = clk
 	steps := []struct {
 		at     time.Duration
 		before func()
@@ -126,7 +129,7 @@ func TestRunnerExportsGaugesAndRateLimitedEvents(t *testing.T) {
 		if step.before != nil {
 			step.before()
 		}
-		r.now = func() time.Time { return t0.Add(step.at) }
+		clk.SetTime(t0.Add(step.at))
 		if _, err := r.RunOnce(t.Context()); err != nil {
 			t.Fatal(err)
 		}
