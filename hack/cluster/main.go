@@ -187,7 +187,7 @@ func (s state) run() error {
 		fmt.Println(time.Now().Format(time.TimeOnly), "stopping")
 	}
 	if hook != nil {
-		err = errors.Join(err, hook.Stop())
+		err = errors.Join(err, hook.Close())
 	}
 	return errors.Join(err, cp.Stop())
 }

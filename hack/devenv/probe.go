@@ -48,8 +48,24 @@ func (w *Webhook) waitCalled(ctx context.Context, client kubernetes.Interface) e
 	return fmt.Errorf("the API server did not call the webhook within 60s")
 }
 
+// validateCalls sums the calls over the running replicas.
 func (w *Webhook) validateCalls(ctx context.Context) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, w.MetricsURL, nil)
+	sum := 0
+	for _, r := range w.replicas {
+		if !r.Running() {
+			continue
+		}
+		n, err := validateCallsAt(ctx, r.MetricsURL)
+		if err != nil {
+			return 0, err
+		}
+		sum += n
+	}
+	return sum, nil
+}
+
+func validateCallsAt(ctx context.Context, metricsURL string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metricsURL, nil)
 	if err != nil {
 		return 0, fmt.Errorf("creating metrics request: %w", err)
 	}
@@ -92,7 +108,8 @@ func ensureProbe(ctx context.Context, client kubernetes.Interface) error {
 }
 
 // ValidateCalls is the number of successful calls of the validating
-// webhook so far, from the server's metrics; 0 when they cannot be read.
+// webhook so far, from the running replicas' metrics; 0 when they cannot
+// be read.
 func (w *Webhook) ValidateCalls(ctx context.Context) int {
 	n, err := w.validateCalls(ctx)
 	if err != nil {

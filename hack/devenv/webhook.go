@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -49,26 +47,40 @@ type Options struct {
 	SelfManagedTLS bool
 	// ServerArgs are extra server flags, e.g. --tls-validity=1m.
 	ServerArgs []string
+	// Replicas is the number of server processes; more than one run
+	// behind a LoadBalancer. 0 means 1.
+	Replicas int
 }
 
 // TLSSecretName is the chart's self-managed TLS Secret for Release.
 const TLSSecretName = Release + "-tls"
 
-// Webhook is the running server.
+// Webhook is the running server: one process, or Options.Replicas
+// processes behind a LoadBalancer.
 type Webhook struct {
-	cmd        *exec.Cmd
-	done       chan struct{}
-	opts       Options
-	args       []string
-	kubeEnv    []string
+	opts     Options
+	kubeEnv  []string
+	replicas []*Replica
+	lb       *LoadBalancer
+	// Port is where the webhook configurations send the API server: the
+	// only replica's port, or the LoadBalancer's.
+	Port int
+	// MetricsURL and LogPath are the first replica's.
 	MetricsURL string
 	LogPath    string
-	Port       int
 }
+
+// Replicas returns the server processes.
+func (w *Webhook) Replicas() []*Replica { return w.replicas }
+
+// LB returns the load balancer in front of the replicas (nil with one).
+func (w *Webhook) LB() *LoadBalancer { return w.lb }
 
 // Start builds the server (unless Options.Binary is set), installs the
 // chart in url mode into cp, and starts the server with the chart's
-// service account. It returns once the API server calls the webhook.
+// service account: one process, or Options.Replicas behind a loopback
+// LoadBalancer at the chart's webhook.url. It returns once the API server
+// calls the webhook.
 func Start(ctx context.Context, cp *controlplane.ControlPlane, opts Options) (*Webhook, error) {
 	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", opts.Dir, err)
@@ -77,28 +89,69 @@ func Start(ctx context.Context, cp *controlplane.ControlPlane, opts Options) (*W
 	if err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(3)
+	n := max(opts.Replicas, 1)
+	ports, err := freePorts(3*n + 1)
 	if err != nil {
 		return nil, err
 	}
-	w := &Webhook{opts: opts, Port: ports[0], LogPath: filepath.Join(opts.Dir, "apply-hygiene.log"),
-		MetricsURL: "http://127.0.0.1:" + strconv.Itoa(ports[1]) + "/metrics",
-		kubeEnv:    []string{"KUBECONFIG=" + cp.KubeconfigPath()}}
+	w := &Webhook{opts: opts, Port: ports[0], kubeEnv: []string{"KUBECONFIG=" + cp.KubeconfigPath()}}
+	if n > 1 {
+		w.Port = ports[3*n]
+	}
 	if err := w.install(ctx, cp); err != nil {
 		return nil, err
 	}
-	args, err := w.serverArgs(ctx, cp, ports)
+	common, err := w.commonArgs(ctx, cp)
 	if err != nil {
 		return nil, err
 	}
-	w.args = append([]string{binary}, args...)
-	if err := w.start(); err != nil {
-		return nil, err
+	for i := range n {
+		r, err := w.newReplica(cp, binary, common, ports, i, n)
+		if err != nil {
+			return nil, err
+		}
+		w.replicas = append(w.replicas, r)
 	}
-	if err := w.waitReady(ctx, cp, ports[2]); err != nil {
+	w.MetricsURL, w.LogPath = w.replicas[0].MetricsURL, w.replicas[0].LogPath
+	if n > 1 {
+		if w.lb, err = newLoadBalancer(w.Port, w.replicas); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.startAll(ctx, cp); err != nil {
 		return nil, errors.Join(err, w.Stop())
 	}
 	return w, nil
+}
+
+// newReplica prepares replica i of n: its ports, log, certificate
+// directory and arguments. The first replica keeps the names of a single
+// server (apply-hygiene.log, tls/).
+func (w *Webhook) newReplica(cp *controlplane.ControlPlane, binary string, common []string, ports []int, i, n int) (*Replica, error) {
+	port, metrics, probe := replicaPorts(ports, i)
+	suffix := ""
+	if i > 0 {
+		suffix = "-" + strconv.Itoa(i)
+	}
+	r := &Replica{Index: i, Port: port, MetricsURL: localURL(metrics, "/metrics"), ReadyURL: localURL(probe, "/readyz"),
+		LogPath: filepath.Join(w.opts.Dir, "apply-hygiene"+suffix+".log"), CertDir: filepath.Join(w.opts.Dir, "tls")}
+	if w.opts.SelfManagedTLS && n > 1 {
+		// Each Pod has its own emptyDir; only the Secret is shared.
+		r.CertDir = filepath.Join(w.opts.Dir, "tls"+suffix)
+	}
+	tlsArgs, err := w.tls(cp, r.CertDir)
+	if err != nil {
+		return nil, err
+	}
+	r.args = append([]string{binary}, common...)
+	r.args = append(r.args,
+		"--port="+strconv.Itoa(port),
+		"--cert-dir="+r.CertDir,
+		"--metrics-bind-address=127.0.0.1:"+strconv.Itoa(metrics),
+		"--health-probe-bind-address=127.0.0.1:"+strconv.Itoa(probe))
+	r.args = append(r.args, tlsArgs...)
+	r.args = append(r.args, w.opts.ServerArgs...)
+	return r, nil
 }
 
 // build compiles ./cmd/apply-hygiene into opts.Dir.
@@ -141,7 +194,7 @@ func (w *Webhook) helm(ctx context.Context, args ...string) error {
 }
 
 // Reconfigure upgrades the release with values (replacing the previous
-// extra values) and restarts the server so it reads the new policy
+// extra values) and restarts every replica so it reads the new policy
 // configuration.
 func (w *Webhook) Reconfigure(ctx context.Context, cp *controlplane.ControlPlane, values ...string) error {
 	w.opts.Values = values
@@ -151,86 +204,68 @@ func (w *Webhook) Reconfigure(ctx context.Context, cp *controlplane.ControlPlane
 	if err := w.writePolicyConfig(ctx, cp); err != nil {
 		return err
 	}
-	if err := w.Stop(); err != nil {
-		return err
-	}
-	if err := w.start(); err != nil {
-		return err
-	}
-	return w.waitReady(ctx, cp, 0)
+	return w.Restart(ctx, cp)
 }
 
-// Stop ends the server (SIGTERM, then SIGKILL after 10s).
+// Stop ends every replica (SIGTERM, then SIGKILL after 10s) and the load
+// balancer.
 func (w *Webhook) Stop() error {
-	if w.cmd == nil {
-		return nil
+	var errs []error
+	for _, r := range w.replicas {
+		if err := r.Terminate(10 * time.Second); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	_ = w.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-w.done:
-	case <-time.After(10 * time.Second):
-		_ = w.cmd.Process.Kill()
-		<-w.done
-	}
-	w.cmd = nil
-	return nil
+	return errors.Join(errs...)
 }
 
-// Kill ends the server with SIGKILL, as a crash would: no graceful
+// Close stops the server and the load balancer for good.
+func (w *Webhook) Close() error {
+	err := w.Stop()
+	if w.lb != nil {
+		err = errors.Join(err, w.lb.Close())
+	}
+	return err
+}
+
+// Kill ends every replica with SIGKILL, as a crash would: no graceful
 // shutdown, in-flight reviews are cut off.
 func (w *Webhook) Kill() error {
-	if w.cmd == nil {
-		return nil
+	var errs []error
+	for _, r := range w.replicas {
+		errs = append(errs, r.Kill())
 	}
-	if err := w.cmd.Process.Kill(); err != nil {
-		return fmt.Errorf("killing apply-hygiene: %w", err)
-	}
-	<-w.done
-	w.cmd = nil
-	return nil
+	return errors.Join(errs...)
 }
 
-// Restart starts the server again after Stop or Kill, with the same
-// arguments, and waits until the API server calls it.
+// Restart starts every replica again after Stop or Kill (stopping those
+// that run), with the same arguments, and waits until the API server calls
+// the webhook.
 func (w *Webhook) Restart(ctx context.Context, cp *controlplane.ControlPlane) error {
 	if err := w.Stop(); err != nil {
 		return err
 	}
-	if err := w.start(); err != nil {
+	return w.startAll(ctx, cp)
+}
+
+// startAll starts every replica, waits for their /readyz, then for the
+// API server to call the webhook.
+func (w *Webhook) startAll(ctx context.Context, cp *controlplane.ControlPlane) error {
+	for _, r := range w.replicas {
+		if err := r.Start(ctx); err != nil {
+			return err
+		}
+	}
+	client, err := adminClient(cp)
+	if err != nil {
 		return err
 	}
-	return w.waitReady(ctx, cp, 0)
+	return w.waitCalled(ctx, client)
 }
 
-func (w *Webhook) start() error {
-	log, err := os.OpenFile(w.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return fmt.Errorf("opening the server log: %w", err)
-	}
-	cmd := exec.Command(w.args[0], w.args[1:]...)
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		_ = log.Close()
-		return fmt.Errorf("starting apply-hygiene: %w", err)
-	}
-	w.cmd, w.done = cmd, make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		_ = log.Close()
-		close(w.done)
-	}()
-	return nil
-}
-
-// serverArgs prepares certificates, the policy configuration and a
-// kubeconfig with the chart's service account token.
-func (w *Webhook) serverArgs(ctx context.Context, cp *controlplane.ControlPlane, ports []int) ([]string, error) {
-	certDir := filepath.Join(w.opts.Dir, "tls")
-	tlsArgs, err := w.tls(cp, certDir)
-	if err != nil {
-		return nil, err
-	}
+// commonArgs are the flags every replica shares: the policy
+// configuration and a kubeconfig with the chart's service account token.
+func (w *Webhook) commonArgs(ctx context.Context, cp *controlplane.ControlPlane) ([]string, error) {
 	if err := w.writePolicyConfig(ctx, cp); err != nil {
 		return nil, err
 	}
@@ -238,16 +273,12 @@ func (w *Webhook) serverArgs(ctx context.Context, cp *controlplane.ControlPlane,
 	if err != nil {
 		return nil, err
 	}
-	return append([]string{
+	return []string{
 		"--kubeconfig=" + kubeconfig,
-		"--port=" + strconv.Itoa(ports[0]),
-		"--cert-dir=" + certDir,
-		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(ports[1]),
-		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(ports[2]),
 		"--policy-config=" + filepath.Join(w.opts.Dir, "config.yaml"),
 		"--namespace=" + Namespace,
 		"--failure-policy=" + w.failurePolicy(),
-	}, append(tlsArgs, w.opts.ServerArgs...)...), nil
+	}, nil
 }
 
 // tls returns the server's TLS flags; for file mode it writes a serving
@@ -329,43 +360,6 @@ func (w *Webhook) serviceAccountKubeconfig(ctx context.Context, cp *controlplane
 		return "", fmt.Errorf("writing the server's kubeconfig: %w", err)
 	}
 	return path, nil
-}
-
-// waitReady waits for /readyz and for the API server to call the webhook:
-// webhook configurations take effect asynchronously. probePort 0 means the
-// one in the server's arguments.
-func (w *Webhook) waitReady(ctx context.Context, cp *controlplane.ControlPlane, probePort int) error {
-	if probePort == 0 {
-		for _, a := range w.args {
-			if p, ok := strings.CutPrefix(a, "--health-probe-bind-address=127.0.0.1:"); ok {
-				probePort, _ = strconv.Atoi(p)
-			}
-		}
-	}
-	ready := "http://127.0.0.1:" + strconv.Itoa(probePort) + "/readyz"
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-w.done:
-			data, _ := os.ReadFile(w.LogPath)
-			return fmt.Errorf("apply-hygiene exited during start-up:\n%s", data)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-		if resp, err := http.Get(ready); err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				client, err := adminClient(cp)
-				if err != nil {
-					return err
-				}
-				return w.waitCalled(ctx, client)
-			}
-		}
-	}
-	data, _ := os.ReadFile(w.LogPath)
-	return fmt.Errorf("apply-hygiene not ready after 60s:\n%s", data)
 }
 
 func adminClient(cp *controlplane.ControlPlane) (kubernetes.Interface, error) {

@@ -72,7 +72,7 @@ func startCluster(ctx context.Context, progress func(string), serverArgs ...stri
 func (c *localCluster) stop() error {
 	var err error
 	if c.hook != nil {
-		err = c.hook.Stop()
+		err = c.hook.Close()
 	}
 	return errors.Join(err, c.cp.Stop())
 }

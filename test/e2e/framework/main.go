@@ -38,6 +38,14 @@ type mainOptions struct {
 	selfManagedTLS bool
 	serverArgs     []string
 	controllers    []string
+	replicas       int
+}
+
+// WithReplicas runs the server of WithWebhook as n processes behind a
+// loopback load balancer that, like a Service, sends new connections only
+// to replicas whose /readyz passes (devenv.LoadBalancer).
+func WithReplicas(n int) MainOption {
+	return func(o *mainOptions) { o.replicas = n }
 }
 
 // WithControllers runs kube-controller-manager with these controllers
@@ -147,7 +155,7 @@ func setUp(ctx context.Context, o mainOptions) {
 func tearDown() {
 	env.stopOnce.Do(func() {
 		if env.webhook != nil {
-			if err := env.webhook.Stop(); err != nil {
+			if err := env.webhook.Close(); err != nil {
 				fmt.Fprintln(os.Stderr, "stopping apply-hygiene:", err)
 			}
 		}

@@ -24,19 +24,29 @@ func checkShadow(ctx context.Context) error {
 	if env.webhook == nil {
 		return nil
 	}
-	n, err := shadowMismatches(ctx, env.webhook.MetricsURL)
-	if err != nil {
-		return fmt.Errorf("reading the shadow verification count: %w", err)
+	var n float64
+	var lines []string
+	for _, r := range env.webhook.Replicas() {
+		if !r.Running() {
+			continue
+		}
+		m, err := shadowMismatches(ctx, r.MetricsURL)
+		if err != nil {
+			return fmt.Errorf("reading the shadow verification count of replica %d: %w", r.Index, err)
+		}
+		if m == 0 {
+			continue
+		}
+		n += m
+		log, _ := os.ReadFile(r.LogPath)
+		for line := range strings.SplitSeq(string(log), "\n") {
+			if strings.Contains(line, "shadow verification") {
+				lines = append(lines, line)
+			}
+		}
 	}
 	if n == 0 {
 		return nil
-	}
-	log, _ := os.ReadFile(env.webhook.LogPath)
-	var lines []string
-	for line := range strings.SplitSeq(string(log), "\n") {
-		if strings.Contains(line, "shadow verification") {
-			lines = append(lines, line)
-		}
 	}
 	return fmt.Errorf("shadow verification: %v reviews' pruned analysis differed from the whole one:\n%s", n, strings.Join(lines, "\n"))
 }

@@ -28,6 +28,7 @@ func startWebhook(ctx context.Context, o mainOptions) (*devenv.Webhook, error) {
 		// Every review is analyzed pruned and whole; checkShadow fails
 		// the package on a difference.
 		ServerArgs: append([]string{"--shadow-verify"}, o.serverArgs...),
+		Replicas:   o.replicas,
 	})
 }
 

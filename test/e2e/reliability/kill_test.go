@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,67 +21,20 @@ const (
 	killDown = 1000 * time.Millisecond
 )
 
-// webhookFailure is the end of kubectl's error when the API server could
-// not call apply-hygiene (failurePolicy Fail): killed, restarting, or cut
-// off mid-request.
-var webhookFailure = regexp.MustCompile(`Internal error occurred: failed calling webhook "(mutate|validate)\.apply-hygiene\.io": ` +
-	`failed to call webhook: Post "https://127\.0\.0\.1:\d+/(mutate|validate)\?timeout=\d+s": (.*)$`)
-
 // ephemeral matches the ports in a cause, which differ in every run.
 var ephemeral = regexp.MustCompile(`127\.0\.0\.1:\d+`)
-
-// load is the outcome of one client: the manifest of its last successful
-// apply and the stderr of its failed ones.
-type load struct {
-	lastOK   string
-	failures []string
-	// stderrOK is what successful applies printed on stderr.
-	stderrOK []string
-}
 
 // applyUnderKills has 8 clients apply their own Deployment perClient times
 // each, with a new image every time, while the server is killed with
 // SIGKILL and restarted over and over.
-func applyUnderKills(t *testing.T, f *framework.Framework, perClient int) []load {
+func applyUnderKills(t *testing.T, f *framework.Framework, perClient int) []framework.ClientLoad {
 	t.Helper()
-	ctx := t.Context()
 	w, cp := framework.Webhook(t), framework.ControlPlane(t)
-	for c := range clients {
-		f.Kubectl.RunWithInput(t, deployment(clientName(c), 0), "apply", "-f", "-").MustSucceed(t)
-	}
-	done := make(chan struct{})
 	var kills atomic.Int32
-	killerErr := make(chan error, 1)
-	go func() {
-		killerErr <- killer(ctx, done, &kills, w.Kill, func() error { return w.Restart(ctx, cp) })
-	}()
-	loads := make([]load, clients)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for c := range clients {
-		wg.Go(func() {
-			home := t.TempDir()
-			loads[c].lastOK = deployment(clientName(c), 0)
-			for gen := 1; gen <= perClient; gen++ {
-				manifest := deployment(clientName(c), gen)
-				r := quietApply(ctx, f.Kubectl, home, manifest)
-				if r.err == nil {
-					loads[c].lastOK = manifest
-					if r.stderr != "" {
-						loads[c].stderrOK = append(loads[c].stderrOK, r.stderr)
-					}
-					continue
-				}
-				loads[c].failures = append(loads[c].failures, r.stderr)
-			}
-		})
-	}
-	wg.Wait()
-	close(done)
-	if err := <-killerErr; err != nil {
-		t.Fatalf("killing and restarting the server: %v", err)
-	}
-	t.Logf("%d applies by %d clients in %s, %d kills", clients*perClient, clients, time.Since(start).Round(time.Second), kills.Load())
+	loads := f.ApplyLoad(t, clients, perClient, func(ctx context.Context, done <-chan struct{}) error {
+		return killer(ctx, done, &kills, w.Kill, func() error { return w.Restart(ctx, cp) })
+	})
+	t.Logf("%d kills", kills.Load())
 	if kills.Load() < 3 {
 		t.Errorf("the server was killed %d times during the applies, want at least 3", kills.Load())
 	}
@@ -111,8 +63,6 @@ func killer(ctx context.Context, done <-chan struct{}, kills *atomic.Int32, kill
 	}
 }
 
-func clientName(c int) string { return fmt.Sprintf("client-%d", c) }
-
 // With failurePolicy Ignore a crash loses nothing: every apply succeeds
 // without a word on stderr, and every object ends exactly as its last
 // apply asked.
@@ -121,13 +71,13 @@ func TestKillDuringAppliesWithIgnore(t *testing.T) {
 	const perClient = 125 // 1,000 applies
 	loads := applyUnderKills(t, f, perClient)
 	for c, l := range loads {
-		if len(l.failures) > 0 {
-			t.Errorf("client %d: %d of %d applies failed, want none; first:\n%s", c, len(l.failures), perClient, l.failures[0])
+		if len(l.Failures) > 0 {
+			t.Errorf("client %d: %d of %d applies failed, want none; first:\n%s", c, len(l.Failures), perClient, l.Failures[0].Stderr)
 		}
-		if len(l.stderrOK) > 0 {
-			t.Errorf("client %d: %d applies printed on stderr, want none; first:\n%s", c, len(l.stderrOK), l.stderrOK[0])
+		if len(l.StderrOK) > 0 {
+			t.Errorf("client %d: %d applies printed on stderr, want none; first:\n%s", c, len(l.StderrOK), l.StderrOK[0])
 		}
-		checkApplied(t, f, clientName(c), deployment(clientName(c), perClient))
+		f.CheckApplied(t, l.Name, framework.LoadDeployment(l.Name, perClient))
 	}
 }
 
@@ -149,24 +99,23 @@ func TestKillDuringAppliesWithFail(t *testing.T) {
 	loads := applyUnderKills(t, f, perClient)
 	failed, causes := 0, map[string]int{}
 	for c, l := range loads {
-		if len(l.failures) > 0 && failed == 0 {
-			t.Logf("a failed apply's stderr:\n%s", l.failures[0])
+		if len(l.Failures) > 0 && failed == 0 {
+			t.Logf("a failed apply's stderr:\n%s", l.Failures[0].Stderr)
 		}
-		failed += len(l.failures)
-		for _, stderr := range l.failures {
-			last := lastLine(stderr)
-			m := webhookFailure.FindStringSubmatch(last)
+		failed += len(l.Failures)
+		for _, fa := range l.Failures {
+			m := framework.WebhookFailure.FindStringSubmatch(lastLine(fa.Stderr))
 			if m == nil {
-				t.Errorf("client %d: a failed apply's stderr does not end in the webhook failure:\n%s", c, stderr)
+				t.Errorf("client %d: a failed apply's stderr does not end in the webhook failure:\n%s", c, fa.Stderr)
 				continue
 			}
 			causes[ephemeral.ReplaceAllString(m[3], "127.0.0.1:PORT")]++
 		}
 		// A failed apply changed nothing: live is the last successful one.
-		checkApplied(t, f, clientName(c), l.lastOK)
-		final := deployment(clientName(c), perClient)
+		f.CheckApplied(t, l.Name, l.LastOK)
+		final := framework.LoadDeployment(l.Name, perClient)
 		f.Kubectl.RunWithInput(t, final, "apply", "-f", "-").MustSucceed(t)
-		checkApplied(t, f, clientName(c), final)
+		f.CheckApplied(t, l.Name, final)
 	}
 	t.Logf("%d of %d applies failed cleanly; causes: %v", failed, clients*perClient, sortedCounts(causes))
 	if failed == 0 {

@@ -1,0 +1,198 @@
+package devenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ProbePeriod is how often the LoadBalancer probes each replica's /readyz.
+const ProbePeriod = 200 * time.Millisecond
+
+// LoadBalancer is the local stand-in for the webhook's Service: a loopback
+// TCP proxy that sends each new connection to the next replica, round
+// robin, among those whose /readyz passed at the last probe. Like a
+// Service it balances connections, not requests: the API server keeps its
+// HTTP/2 connection on one replica until that connection ends.
+//
+// It is written by hand because it must be tiny, dependency-free and
+// observable (Stats); no maintained Go library is a probing TCP proxy.
+//
+// Where it differs from a Service (docs/reliability.md, "Replicas behind
+// one address"): it probes every ProbePeriod with one failure enough to
+// take a replica out, where a Service follows the kubelet (a crashed
+// container is NotReady within about a second, a deleted Pod is
+// terminating at once); and when a dial fails it tries the next ready
+// replica, as HAProxy's redispatch or Envoy's connect retries do, where
+// kube-proxy's iptables rules would fail that one connection.
+type LoadBalancer struct {
+	listener  net.Listener
+	backends  []*backend
+	next      atomic.Uint64
+	dialFails atomic.Int64
+	noBackend atomic.Int64
+	wg        sync.WaitGroup
+	stop      context.CancelFunc
+}
+
+// backend is one replica as the LoadBalancer sees it.
+type backend struct {
+	addr     string
+	readyURL string
+	ready    atomic.Bool
+	conns    atomic.Int64
+}
+
+// LoadBalancerStats are the LoadBalancer's counts since it started.
+type LoadBalancerStats struct {
+	// Connections is the number of connections sent to each replica.
+	Connections []int64
+	// DialFailures counts dials to a replica that failed (the connection
+	// then went to the next ready replica).
+	DialFailures int64
+	// NoReadyReplica counts connections closed at once because no replica
+	// was ready or none could be dialed.
+	NoReadyReplica int64
+}
+
+// newLoadBalancer listens on 127.0.0.1:port and serves until Close.
+// replicas are the replicas' webhook addresses and readiness URLs.
+func newLoadBalancer(port int, replicas []*Replica) (*LoadBalancer, error) {
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return nil, fmt.Errorf("listening for the load balancer: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	lb := &LoadBalancer{listener: l, stop: cancel}
+	for _, r := range replicas {
+		lb.backends = append(lb.backends, &backend{addr: fmt.Sprintf("127.0.0.1:%d", r.Port), readyURL: r.ReadyURL})
+	}
+	lb.wg.Add(2)
+	go func() { defer lb.wg.Done(); lb.probe(ctx) }()
+	go func() { defer lb.wg.Done(); lb.serve(ctx) }()
+	return lb, nil
+}
+
+// Stats returns the counts so far.
+func (lb *LoadBalancer) Stats() LoadBalancerStats {
+	s := LoadBalancerStats{DialFailures: lb.dialFails.Load(), NoReadyReplica: lb.noBackend.Load()}
+	for _, b := range lb.backends {
+		s.Connections = append(s.Connections, b.conns.Load())
+	}
+	return s
+}
+
+// Ready reports whether replica i passed its last probe.
+func (lb *LoadBalancer) Ready(i int) bool { return lb.backends[i].ready.Load() }
+
+// Close stops accepting, closes the proxied connections and waits for the
+// probes to end.
+func (lb *LoadBalancer) Close() error {
+	lb.stop()
+	err := lb.listener.Close()
+	lb.wg.Wait()
+	return err
+}
+
+// probe sets each backend's readiness from its /readyz, every
+// ProbePeriod, until ctx ends.
+func (lb *LoadBalancer) probe(ctx context.Context) {
+	client := &http.Client{Timeout: ProbePeriod}
+	ticker := time.NewTicker(ProbePeriod)
+	defer ticker.Stop()
+	for {
+		for _, b := range lb.backends {
+			b.ready.Store(probeReady(ctx, client, b.readyURL))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
+func probeReady(ctx context.Context, client *http.Client, url string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return false
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return false
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// serve accepts connections until the listener closes.
+func (lb *LoadBalancer) serve(ctx context.Context) {
+	var conns sync.WaitGroup
+	defer conns.Wait()
+	for {
+		client, err := lb.listener.Accept()
+		if err != nil {
+			return
+		}
+		conns.Go(func() { lb.proxy(ctx, client) })
+	}
+}
+
+// proxy connects client to a ready backend and copies both ways until
+// either side ends; then it closes both, so that a replica's death reaches
+// the client as it would through a Service.
+func (lb *LoadBalancer) proxy(ctx context.Context, client net.Conn) {
+	defer func() { _ = client.Close() }()
+	server, b := lb.dial(ctx)
+	if server == nil {
+		lb.noBackend.Add(1)
+		return
+	}
+	b.conns.Add(1)
+	defer func() { _ = server.Close() }()
+	done := make(chan struct{}, 2)
+	copyAndSignal := func(dst, src net.Conn) {
+		_, _ = io.Copy(dst, src)
+		done <- struct{}{}
+	}
+	go copyAndSignal(server, client)
+	go copyAndSignal(client, server)
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	// Closing both ends the other copy.
+	_ = client.Close()
+	_ = server.Close()
+	<-done
+}
+
+// dial returns a connection to the next ready backend, trying each ready
+// one once; a backend that refuses is marked not ready until its next
+// probe passes.
+func (lb *LoadBalancer) dial(ctx context.Context) (net.Conn, *backend) {
+	start := lb.next.Add(1)
+	dialer := net.Dialer{Timeout: time.Second}
+	for i := range len(lb.backends) {
+		b := lb.backends[(int(start)+i)%len(lb.backends)]
+		if !b.ready.Load() {
+			continue
+		}
+		conn, err := dialer.DialContext(ctx, "tcp", b.addr)
+		if err == nil {
+			return conn, b
+		}
+		if !errors.Is(err, context.Canceled) {
+			lb.dialFails.Add(1)
+			b.ready.Store(false)
+		}
+	}
+	return nil, nil
+}

@@ -1,0 +1,168 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// lastAppliedAnnotation is kubectl's annotation.
+const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// WebhookFailure matches the end of kubectl's error when the API server
+// could not call apply-hygiene (failurePolicy Fail): down, restarting, or
+// cut off mid-request. Group 3 is the cause.
+var WebhookFailure = regexp.MustCompile(`Internal error occurred: failed calling webhook "(mutate|validate)\.apply-hygiene\.io": ` +
+	`failed to call webhook: Post "https://127\.0\.0\.1:\d+/(mutate|validate)\?timeout=\d+s": (.*)$`)
+
+// LoadDeployment is the manifest of a load client's Deployment at
+// generation gen: each generation has a new image.
+func LoadDeployment(name string, gen int) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: %[1]s
+spec:
+  replicas: 0
+  revisionHistoryLimit: 2
+  selector:
+    matchLabels:
+      app: %[1]s
+  template:
+    metadata:
+      labels:
+        app: %[1]s
+    spec:
+      containers:
+      - name: app
+        image: registry.example/app:%[2]d
+`, name, gen)
+}
+
+// ClientLoad is what one load client saw.
+type ClientLoad struct {
+	// Name is the client's Deployment.
+	Name string
+	// LastOK is the manifest of its last successful apply.
+	LastOK string
+	// Failures are its failed applies.
+	Failures []FailedApply
+	// StderrOK is what successful applies printed on stderr.
+	StderrOK []string
+}
+
+// FailedApply is one apply that exited non-zero: its stderr and when it
+// ran.
+type FailedApply struct {
+	Stderr     string
+	Start, End time.Time
+}
+
+// ApplyLoad has clients apply their own Deployment (LoadDeployment,
+// client-N) perClient times each, a new image every time, with one
+// kubectl process per apply, while during runs; during must return once
+// done is closed. Each client first creates its Deployment at generation 0.
+func (f *Framework) ApplyLoad(t *testing.T, clients, perClient int, during func(ctx context.Context, done <-chan struct{}) error) []ClientLoad {
+	t.Helper()
+	ctx := t.Context()
+	for c := range clients {
+		f.Kubectl.RunWithInput(t, LoadDeployment(LoadClientName(c), 0), "apply", "-f", "-").MustSucceed(t)
+	}
+	done := make(chan struct{})
+	duringErr := make(chan error, 1)
+	go func() { duringErr <- during(ctx, done) }()
+	loads := make([]ClientLoad, clients)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for c := range clients {
+		wg.Go(func() {
+			home := t.TempDir()
+			l := &loads[c]
+			l.Name, l.LastOK = LoadClientName(c), LoadDeployment(LoadClientName(c), 0)
+			for gen := 1; gen <= perClient; gen++ {
+				manifest := LoadDeployment(l.Name, gen)
+				began := time.Now()
+				stderr, err := f.Kubectl.quietApply(ctx, home, manifest)
+				switch {
+				case err != nil:
+					l.Failures = append(l.Failures, FailedApply{Stderr: stderr, Start: began, End: time.Now()})
+				case stderr != "":
+					l.LastOK, l.StderrOK = manifest, append(l.StderrOK, stderr)
+				default:
+					l.LastOK = manifest
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(done)
+	if err := <-duringErr; err != nil {
+		t.Fatalf("during the applies: %v", err)
+	}
+	t.Logf("%d applies by %d clients in %s", clients*perClient, clients, time.Since(start).Round(time.Second))
+	return loads
+}
+
+// LoadClientName is the Deployment of load client c.
+func LoadClientName(c int) string { return fmt.Sprintf("client-%d", c) }
+
+// quietApply runs kubectl apply -f - with manifest, without the
+// framework's per-run log: a load makes thousands.
+func (k Kubectl) quietApply(ctx context.Context, home, manifest string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, k.Path, "apply", "-f", "-", "--namespace="+k.Namespace)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+k.Kubeconfig, "HOME="+home)
+	cmd.Stdin = strings.NewReader(manifest)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	return stderr.String(), err
+}
+
+// appliedDeployment is what CheckApplied compares of a Deployment: its
+// image, and its last-applied, decoded.
+type appliedDeployment struct {
+	Image       string
+	LastApplied map[string]any
+}
+
+// CheckApplied fails t unless Deployment name in the test's namespace is
+// as kubectl apply of manifest leaves it: its image, and the manifest as
+// last-applied (kubectl adds the namespace, and an empty annotations map,
+// the annotation's own place).
+func (f *Framework) CheckApplied(t *testing.T, name, manifest string) {
+	t.Helper()
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(manifest), &m); err != nil {
+		t.Fatal(err)
+	}
+	meta := m["metadata"].(map[string]any)
+	meta["namespace"], meta["annotations"] = f.Namespace, map[string]any{}
+	containers := m["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)
+	want := appliedDeployment{Image: containers[0].(map[string]any)["image"].(string), LastApplied: m}
+
+	d, err := f.Client.AppsV1().Deployments(f.Namespace).Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("reading deployment %s: %v", name, err)
+	}
+	got := appliedDeployment{Image: d.Spec.Template.Spec.Containers[0].Image}
+	if err := json.Unmarshal([]byte(d.Annotations[lastAppliedAnnotation]), &got.LastApplied); err != nil {
+		t.Fatalf("deployment %s: last-applied %q is not JSON: %v", name, d.Annotations[lastAppliedAnnotation], err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("deployment %s is not as its last apply asked (-want +got):\n%s", name, diff)
+	}
+}
