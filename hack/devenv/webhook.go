@@ -50,6 +50,9 @@ type Options struct {
 	// Replicas is the number of server processes; more than one run
 	// behind a LoadBalancer. 0 means 1.
 	Replicas int
+	// APIServer, when set, maps the API server's URL to the one the
+	// server's kubeconfig uses (a proxy that delays or cuts its calls).
+	APIServer func(url string) (string, error)
 }
 
 // TLSSecretName is the chart's self-managed TLS Secret for Release.
@@ -351,7 +354,13 @@ func (w *Webhook) serviceAccountKubeconfig(ctx context.Context, cp *controlplane
 		return "", fmt.Errorf("creating a token for %s/%s: %w", Namespace, name, err)
 	}
 	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["local"] = &clientcmdapi.Cluster{Server: cp.Server(), CertificateAuthorityData: cp.CAPEM()}
+	server := cp.Server()
+	if w.opts.APIServer != nil {
+		if server, err = w.opts.APIServer(server); err != nil {
+			return "", fmt.Errorf("mapping the API server's address for the server: %w", err)
+		}
+	}
+	cfg.Clusters["local"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: cp.CAPEM()}
 	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: tok.Status.Token}
 	cfg.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: name, Namespace: Namespace}
 	cfg.CurrentContext = "local"

@@ -39,6 +39,14 @@ type mainOptions struct {
 	serverArgs     []string
 	controllers    []string
 	replicas       int
+	apiServer      func(url string) (string, error)
+}
+
+// WithAPIServerFor makes the server of WithWebhook reach the API server at
+// the URL that mapURL returns for the real one, e.g. a proxy of the test
+// that delays the server's calls.
+func WithAPIServerFor(mapURL func(url string) (string, error)) MainOption {
+	return func(o *mainOptions) { o.apiServer = mapURL }
 }
 
 // WithReplicas runs the server of WithWebhook as n processes behind a

@@ -29,6 +29,7 @@ func startWebhook(ctx context.Context, o mainOptions) (*devenv.Webhook, error) {
 		// the package on a difference.
 		ServerArgs: append([]string{"--shadow-verify"}, o.serverArgs...),
 		Replicas:   o.replicas,
+		APIServer:  o.apiServer,
 	})
 }
 
