@@ -35,6 +35,9 @@ type Replica struct {
 	lastState *os.ProcessState
 }
 
+// Name is the replica's pod name, $POD_NAME: apply-hygiene-<Index>.
+func (r *Replica) Name() string { return Release + "-" + strconv.Itoa(r.Index) }
+
 // Running reports whether the process runs.
 func (r *Replica) Running() bool {
 	r.mu.Lock()
@@ -63,6 +66,8 @@ func (r *Replica) start() error {
 	}
 	cmd := exec.Command(r.args[0], r.args[1:]...)
 	cmd.Stdout, cmd.Stderr = log, log
+	// The chart sets POD_NAME from the downward API.
+	cmd.Env = append(os.Environ(), "POD_NAME="+r.Name())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		_ = log.Close()
