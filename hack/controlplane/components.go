@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -204,7 +205,14 @@ func httpOK(ctx context.Context, client *http.Client, url string) error {
 // ::1, localhost) signed by the control plane's CA, for webhooks that the
 // API server calls by URL with CAPEM as their caBundle.
 func (cp *ControlPlane) ServingCert() (certPEM, keyPEM []byte, err error) {
-	pair, err := cp.ca.issue("apply-hygiene-webhook", nil, []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, []string{"localhost"})
+	return cp.ServingCertValidFor(time.Now().Add(-time.Hour), time.Now().Add(certValidity))
+}
+
+// ServingCertValidFor is ServingCert valid from notBefore to notAfter
+// only, e.g. one that has expired, for tests of what the API server does
+// with it.
+func (cp *ControlPlane) ServingCertValidFor(notBefore, notAfter time.Time) (certPEM, keyPEM []byte, err error) {
+	pair, err := cp.ca.issueFor("apply-hygiene-webhook", nil, []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, []string{"localhost"}, notBefore, notAfter)
 	if err != nil {
 		return nil, nil, err
 	}

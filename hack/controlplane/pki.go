@@ -64,6 +64,11 @@ type keyPair struct {
 // as CommonName and the groups as Organization, which is how the API server's
 // x509 authenticator reads them.
 func (a *authority) issue(cn string, groups []string, ips []net.IP, dnsNames []string) (*keyPair, error) {
+	return a.issueFor(cn, groups, ips, dnsNames, time.Now().Add(-time.Hour), time.Now().Add(certValidity))
+}
+
+// issueFor is issue with a chosen validity window.
+func (a *authority) issueFor(cn string, groups []string, ips []net.IP, dnsNames []string, notBefore, notAfter time.Time) (*keyPair, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("generating key for %q: %w", cn, err)
@@ -75,8 +80,8 @@ func (a *authority) issue(cn string, groups []string, ips []net.IP, dnsNames []s
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(),
 		Subject:      pkix.Name{CommonName: cn, Organization: groups},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(certValidity),
+		NotBefore:    notBefore,
+		NotAfter:     notAfter,
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
 		IPAddresses:  ips,
