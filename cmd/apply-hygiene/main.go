@@ -1,17 +1,21 @@
 // Command apply-hygiene is the admission webhook server: it serves the
 // mutating (/mutate) and validating (/validate) webhooks over TLS from
 // --cert-dir (reloaded on change), /healthz and /readyz, and Prometheus
-// metrics, and shuts down gracefully, letting in-flight reviews finish.
+// metrics, and shuts down gracefully on SIGTERM: not ready at once, serving
+// on for --shutdown-delay, then closing its listener and letting in-flight
+// reviews finish (shutdown.go).
 // `apply-hygiene --help` lists the flags; docs/operations.md explains them.
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/pflag"
-	ctrl "sigs.k8s.io/controller-runtime"
 )
 
 func main() {
@@ -28,7 +32,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "apply-hygiene:", err)
 		os.Exit(2)
 	}
-	if err := run(ctrl.SetupSignalHandler(), opts); err != nil {
+	// Two signals fit: the first starts the graceful shutdown, the second
+	// ends the process at once.
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, syscall.SIGTERM, os.Interrupt)
+	if err := run(context.Background(), opts, signals, os.Exit); err != nil {
 		fmt.Fprintln(os.Stderr, "apply-hygiene:", err)
 		os.Exit(1)
 	}

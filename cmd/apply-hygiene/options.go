@@ -33,7 +33,15 @@ type Options struct {
 	// review on a difference (merge.WithShadowVerify): for test runs.
 	ShadowVerify      bool
 	NamespaceCacheTTL time.Duration
-	ShutdownTimeout   time.Duration
+	// ShutdownDelay is how long the server keeps serving, not ready, after
+	// the first SIGTERM before it closes its listener (default 5s).
+	ShutdownDelay time.Duration
+	// ShutdownTimeout bounds the drain of the reviews in flight and the
+	// stop of everything else once the delay is over (default 30s).
+	ShutdownTimeout time.Duration
+	// LeaderElection tunes the election of the replica that runs the
+	// periodic audit.
+	LeaderElection    LeaderElectionOptions
 	LogLevel          string
 	Namespace         string
 	TLSMode           string
@@ -67,7 +75,11 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.PersonFieldManagers, "person-field-managers", nil, "field managers, besides kubectl's own, whose writes are a person's (a UI such as Lens or k9s, a script's client): a field that only people own and that an apply leaves behind is an orphaned field (repeatable)")
 	fs.BoolVar(&o.ShadowVerify, "shadow-verify", false, "for test runs: analyze every review twice, pruned and whole, and fail it on a difference (metric reason shadow_mismatch); doubles the cost of an analysis")
 	fs.DurationVar(&o.NamespaceCacheTTL, "namespace-cache-ttl", 10*time.Second, "how long namespace labels (enforcement overrides) are cached")
-	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long in-flight reviews may take to finish on shutdown")
+	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", 5*time.Second, "on SIGTERM, how long the server keeps serving while /readyz fails, "+
+		"before it closes its listener: the time for the Service's endpoints (or a load balancer probing /readyz) to stop sending new connections; 0 allowed")
+	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "after --shutdown-delay, how long in-flight reviews (and the rest of the server) may take to finish; "+
+		"the process exits 1 when they outlast it")
+	o.LeaderElection.AddFlags(fs)
 	fs.StringVar(&o.LogLevel, "log-level", "info", "log level: info, debug or error")
 	fs.StringVar(&o.Namespace, "namespace", os.Getenv("POD_NAMESPACE"), "the server's own namespace (default $POD_NAMESPACE)")
 	fs.StringVar(&o.TLSMode, "tls-mode", "file", "file: serve the certificate in --cert-dir as mounted (cert-manager, or your own); self-managed: "+
@@ -129,6 +141,10 @@ func (o *Options) Validate() error {
 	if o.ShutdownTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--shutdown-timeout must be positive, got %s", o.ShutdownTimeout))
 	}
+	if o.ShutdownDelay < 0 {
+		errs = append(errs, fmt.Errorf("--shutdown-delay must not be negative, got %s", o.ShutdownDelay))
+	}
+	errs = append(errs, o.LeaderElection.Validate()...)
 	return errors.Join(errs...)
 }
 

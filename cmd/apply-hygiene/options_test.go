@@ -39,6 +39,28 @@ func TestChartArgumentsAreValidFlags(t *testing.T) {
 	}
 }
 
+func TestValidateAcceptsTheDefaults(t *testing.T) {
+	tests := map[string]struct{ args []string }{
+		"no flags":                    {},
+		"no shutdown delay":           {args: []string{"--shutdown-delay=0s"}},
+		"a short, fast lease":         {args: []string{"--leader-election-lease-duration=4s", "--leader-election-renew-deadline=3s", "--leader-election-retry-period=500ms"}},
+		"the audit with its election": {args: []string{"--audit-interval=1h", "--namespace=ns"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var opts Options
+			fs := pflag.NewFlagSet("apply-hygiene", pflag.ContinueOnError)
+			opts.AddFlags(fs)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			if err := opts.Validate(); err != nil {
+				t.Errorf("Validate() = %v, want nil", err)
+			}
+		})
+	}
+}
+
 func TestValidateNamesTheFlags(t *testing.T) {
 	tests := map[string]struct {
 		args []string
@@ -49,7 +71,16 @@ func TestValidateNamesTheFlags(t *testing.T) {
 		"self-managed TLS without its names": {args: []string{"--tls-mode=self-managed", "--namespace=ns"},
 			want: "--tls-secret-name is required with --tls-mode=self-managed\n--webhook-config-name is required with --tls-mode=self-managed\n" +
 				"--service-name is required with --tls-mode=self-managed"},
-		"an unknown TLS mode": {args: []string{"--tls-mode=magic"}, want: `--tls-mode must be file or self-managed, got "magic"`},
+		"an unknown TLS mode":       {args: []string{"--tls-mode=magic"}, want: `--tls-mode must be file or self-managed, got "magic"`},
+		"a negative shutdown delay": {args: []string{"--shutdown-delay=-1s"}, want: "--shutdown-delay must not be negative, got -1s"},
+		"a lease no longer than the renew deadline": {args: []string{"--leader-election-lease-duration=10s"},
+			want: "--leader-election-lease-duration (10s) must be greater than --leader-election-renew-deadline (10s)"},
+		"a renew deadline within the jittered retry period": {args: []string{"--leader-election-renew-deadline=12s", "--leader-election-retry-period=10s"},
+			want: "--leader-election-renew-deadline (12s) must be greater than 1.2 times --leader-election-retry-period (10s)"},
+		"leader-election durations that are not positive": {
+			args: []string{"--leader-election-lease-duration=0s", "--leader-election-renew-deadline=-1s", "--leader-election-retry-period=0s"},
+			want: "--leader-election-lease-duration must be positive, got 0s\n--leader-election-renew-deadline must be positive, got -1s\n" +
+				"--leader-election-retry-period must be positive, got 0s"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

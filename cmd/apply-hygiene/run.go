@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"os"
 
 	"go.uber.org/zap/zapcore"
 	"k8s.io/client-go/dynamic"
@@ -26,11 +27,15 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/webhook"
 )
 
-// run wires the server together and serves until ctx ends.
-func run(ctx context.Context, opts Options) error {
+// run wires the server together and serves until ctx ends or a signal
+// arrives on signals (shutdownOnSignal: the first shuts down gracefully,
+// the second calls exit(1)).
+func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(code int)) error {
 	logger := zap.New(zap.Level(logLevel(opts.LogLevel)))
 	ctrl.SetLogger(logger)
 	ctx = ctrl.LoggerInto(ctx, logger)
+	notShuttingDown := &readinessGate{}
+	ctx = shutdownOnSignal(ctx, signals, opts.ShutdownDelay, notShuttingDown.Close, exit)
 
 	cfg, err := restConfig(opts.Kubeconfig)
 	if err != nil {
@@ -69,12 +74,15 @@ func run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	if err := mgr.AddReadyzCheck("shutdown", notShuttingDown.Check); err != nil {
+		return fmt.Errorf("adding the shutdown readiness check: %w", err)
+	}
 	if err := addSchemas(mgr, schemas); err != nil {
 		return err
 	}
 	server := mgr.GetWebhookServer()
-	server.Register("/mutate", reviewer.WithinBudget("mutate", webhook.NewHTTPHandler(reviewer.Mutating())))
-	server.Register("/validate", reviewer.WithinBudget("validate", webhook.NewHTTPHandler(reviewer.Validating())))
+	server.Register("/mutate", keepThroughShutdown(ctx.Done(), reviewer.WithinBudget("mutate", webhook.NewHTTPHandler(reviewer.Mutating()))))
+	server.Register("/validate", keepThroughShutdown(ctx.Done(), reviewer.WithinBudget("validate", webhook.NewHTTPHandler(reviewer.Validating()))))
 	if err := addCertManager(ctx, mgr, cfg, opts); err != nil {
 		return err
 	}
@@ -188,6 +196,7 @@ func newEngine(ctx context.Context, opts Options) (*policy.Engine, error) {
 
 func newManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 	timeout := opts.ShutdownTimeout
+	le := opts.LeaderElection
 	mgr, err := ctrl.NewManager(cfg, manager.Options{
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
@@ -197,6 +206,16 @@ func newManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 		LeaderElection:          opts.AuditInterval > 0,
 		LeaderElectionID:        "apply-hygiene-audit",
 		LeaderElectionNamespace: opts.Namespace,
+		LeaseDuration:           &le.LeaseDuration,
+		RenewDeadline:           &le.RenewDeadline,
+		RetryPeriod:             &le.RetryPeriod,
+		// On a graceful shutdown the leader releases the lease once the
+		// manager has stopped every runnable, the audit included (its
+		// leader-election group stops before the lease is released), so
+		// another replica takes it over within a retry period instead of
+		// after --leader-election-lease-duration. Safe because nothing
+		// runs after the manager stops: run returns and the process exits.
+		LeaderElectionReleaseOnCancel: true,
 		WebhookServer: crwebhook.NewServer(crwebhook.Options{
 			Port:    opts.Port,
 			CertDir: opts.CertDir,
