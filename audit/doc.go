@@ -17,7 +17,11 @@
 // A Runner repeats the scan on an interval inside a controller-runtime
 // manager (only on the leader), exports the findings as the gauge
 // apply_hygiene_audit_findings{rule,namespace} and records rate-limited
-// Warning events on the objects. See Example for a scan.
+// Warning events on the objects. Its Schedule (a LeaseSchedule, kept in a
+// Lease) carries the start of the last scan from one leader to the next,
+// so that a hand-over does not repeat a scan within the interval; a
+// replica exports the audit gauges only once it has scanned. See Example
+// for a scan and ExampleNewLeaseSchedule for the schedule.
 //
 // audit is a driver like the webhook, and imports neither the webhook nor
 // anything above it: it declares the small interfaces it needs, Evaluator
