@@ -1,0 +1,75 @@
+package ha_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// cutOff are the causes of a call that a SIGKILL cut off mid-request: the
+// connection ended before the answer came.
+var cutOff = regexp.MustCompile(`^(unexpected EOF|EOF|read tcp [0-9.:]+->[0-9.:]+: read: connection reset by peer|write tcp [0-9.:]+->[0-9.:]+: write: broken pipe)$`)
+
+// A replica killed with SIGKILL (a crash, an OOM kill, a node lost), one
+// at a time while 8 clients apply with failurePolicy Fail: the load
+// balancer stops sending it connections and the API server's next calls
+// go to the other replica. No write fails, except one whose review was in
+// flight on the replica at the moment it was killed: the API server does
+// not retry a webhook call (a POST), so that write fails with the cause
+// "unexpected EOF" and changes nothing. The test allows exactly those,
+// counts them, and fails on any other failure.
+func TestOneReplicaKilledAtATime(t *testing.T) {
+	f := framework.New(t)
+	w := framework.Webhook(t)
+	n := applies(t)
+	var kills record
+	loads := f.ApplyLoad(t, clients, n/clients, func(ctx context.Context, done <-chan struct{}) error {
+		at, err := oneAtATime(ctx, done, w, 2*time.Second, func(_ context.Context, r *devenv.Replica) error { return r.Kill() })
+		kills.set(at)
+		return err
+	})
+	inFlight := 0
+	for i := range loads {
+		l := &loads[i]
+		var others []framework.FailedApply
+		for _, fa := range l.Failures {
+			if cutOffByAKill(fa, kills.times()) {
+				inFlight++
+				continue
+			}
+			others = append(others, fa)
+		}
+		l.Failures = others
+	}
+	failed := report(t, f, loads)
+	stats := w.LB().Stats()
+	t.Logf("%d applies, %d failed, %d cut off in flight (%d kills of one replica at a time; connections per replica %v, dial failures %d)",
+		n, failed, inFlight, len(kills.times()), stats.Connections, stats.DialFailures)
+	if len(kills.times()) < 2*len(w.Replicas()) {
+		t.Errorf("%d kills during the applies, want at least two of each replica", len(kills.times()))
+	}
+	if stats.NoReadyReplica > 0 {
+		t.Errorf("the load balancer found no ready replica for %d connections, want 0: one replica always runs", stats.NoReadyReplica)
+	}
+}
+
+// cutOffByAKill reports whether fa failed because its webhook call was cut
+// off mid-request while a kill happened during the apply.
+func cutOffByAKill(fa framework.FailedApply, kills []time.Time) bool {
+	lines := strings.Split(strings.TrimRight(fa.Stderr, "\n"), "\n")
+	m := framework.WebhookFailure.FindStringSubmatch(lines[len(lines)-1])
+	if m == nil || !cutOff.MatchString(m[3]) {
+		return false
+	}
+	for _, k := range kills {
+		if !k.Before(fa.Start) && !k.After(fa.End) {
+			return true
+		}
+	}
+	return false
+}
