@@ -13,7 +13,8 @@ import (
 
 // cutOff are the causes of a call that a SIGKILL cut off mid-request: the
 // connection ended before the answer came.
-var cutOff = regexp.MustCompile(`^(unexpected EOF|EOF|read tcp [0-9.:]+->[0-9.:]+: read: connection reset by peer|write tcp [0-9.:]+->[0-9.:]+: write: broken pipe)$`)
+var cutOff = regexp.MustCompile(`^(unexpected EOF|EOF|http2: client connection lost|http2: client connection force closed via ClientConn\.Close|` +
+	`read tcp [0-9.:]+->[0-9.:]+: read: connection reset by peer|write tcp [0-9.:]+->[0-9.:]+: write: (broken pipe|connection reset by peer))$`)
 
 // A replica killed with SIGKILL (a crash, an OOM kill, a node lost), one
 // at a time while 8 clients apply with failurePolicy Fail: the load
