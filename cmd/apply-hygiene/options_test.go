@@ -21,6 +21,7 @@ func TestChartArgumentsAreValidFlags(t *testing.T) {
 	tests := map[string]struct{ snapshot string }{
 		"self-managed TLS (default)": {snapshot: "default"},
 		"cert-manager":               {snapshot: "cert-manager"},
+		"the periodic audit":         {snapshot: "common"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

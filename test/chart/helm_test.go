@@ -155,6 +155,15 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 			set:     "extraKinds[0].group=core,extraKinds[0].version=v1,extraKinds[0].resource=nodes,extraKinds[0].scope=Global",
 			wantErr: "/extraKinds/0/scope",
 		},
+		"a shutdown delay that is not whole seconds": {
+			set: "shutdownDelay=1m", wantErr: "/shutdownDelay",
+		},
+		"no shutdown timeout": {
+			set: "shutdownTimeout=0s", wantErr: "/shutdownTimeout",
+		},
+		"a lease duration that is not a Go duration": {
+			set: "audit.leaderElection.leaseDuration=15", wantErr: "/audit/leaderElection/leaseDuration",
+		},
 		"an extra kind without a resource": {
 			set: "extraKinds[0].group=example.com,extraKinds[0].version=v1", wantErr: "resource",
 		},

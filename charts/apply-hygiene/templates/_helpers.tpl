@@ -367,3 +367,11 @@ what the Go runtime does not count (the binary's pages, thread stacks). */}}
 {{- $bytes := mul (int64 $n) (ternary 1 (get $units $unit) (eq $unit "")) }}
 {{- div (mul $bytes 8) 10 }}
 {{- end }}
+
+{{/*
+The pod's grace period: shutdownDelay + shutdownTimeout (whole seconds, as
+the schema requires) + 10 s for the audit lease's release and the exit.
+*/}}
+{{- define "apply-hygiene.terminationGracePeriodSeconds" -}}
+{{- add (trimSuffix "s" .Values.shutdownDelay | atoi) (trimSuffix "s" .Values.shutdownTimeout | atoi) 10 }}
+{{- end }}
