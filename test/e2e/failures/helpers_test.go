@@ -1,0 +1,119 @@
+package failures_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// newWeb creates deployment/web (3 replicas, owned by its last-applied)
+// in a new namespace.
+func newWeb(t *testing.T) *framework.Framework {
+	t.Helper()
+	f := framework.New(t)
+	f.Kubectl.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t)
+	return f
+}
+
+// scaleDenied is what kubectl scale deployment/web --replicas=n prints
+// when apply-hygiene reviews it: the [imperative-edit] denial.
+func scaleDenied(ns string, n int) string {
+	return fmt.Sprintf(`Error from server (Forbidden): `+framework.DeniedPrefix+
+		`[imperative-edit] Deployment %[1]s/web: this write by apply-hygiene-admin changes fields that last-applied owns: `+
+		`spec.replicas (last-applied 3, now %[2]d); the next kubectl apply puts the last-applied values back without a word. `+
+		`Put the change in your manifest and run kubectl apply, or hand a field over to its new writer by deleting it from `+
+		`last-applied first with: kubectl apply edit-last-applied deployment/web -n %[1]s`, ns, n)
+}
+
+// scale runs kubectl scale deployment/web --replicas=n.
+func scale(t *testing.T, f *framework.Framework, n int) framework.Result {
+	t.Helper()
+	return f.Kubectl.Run(t, "scale", "deployment/web", "--replicas="+strconv.Itoa(n))
+}
+
+// wantReviewed checks that apply-hygiene reviews deployment/web: kubectl
+// scale to n is denied and the replicas stay at replicas.
+func wantReviewed(t *testing.T, f *framework.Framework, n, replicas int) {
+	t.Helper()
+	res := scale(t, f, n).MustFail(t)
+	framework.WantLines(t, res.Stdout)
+	framework.WantLines(t, res.Stderr, scaleDenied(f.Namespace, n))
+	wantReplicas(t, f, replicas)
+}
+
+// wantReplicas checks deployment/web's spec.replicas.
+func wantReplicas(t *testing.T, f *framework.Framework, n int) {
+	t.Helper()
+	if got := f.Kubectl.JSONPath(t, "deployment/web", "{.spec.replicas}"); got != strconv.Itoa(n) {
+		t.Errorf("deployment/web spec.replicas = %s, want %d", got, n)
+	}
+}
+
+// withFailurePolicy installs the chart with failurePolicy=policy (the
+// webhook configurations only) until the test ends.
+func withFailurePolicy(t *testing.T, policy string) {
+	t.Helper()
+	if policy == "Ignore" {
+		return // the package's default
+	}
+	w, cp := framework.Webhook(t), framework.ControlPlane(t)
+	if err := w.Reconfigure(t.Context(), cp, "failurePolicy="+policy); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := w.Reconfigure(context.Background(), cp); err != nil {
+			t.Errorf("restoring failurePolicy Ignore: %v", err)
+		}
+	})
+}
+
+// withServerFailurePolicy is withFailurePolicy for what the server
+// answers itself, too: the chart passes failurePolicy to the server as
+// --failure-policy, but the package's server keeps the flags it started
+// with (devenv's Reconfigure restarts it with them). So the package's
+// server is stopped and a second one started from the same binary with
+// the chart at failurePolicy=policy, reaching the API server through the
+// same proxy, until the test ends; then the package's server is installed
+// and started again.
+func withServerFailurePolicy(t *testing.T, policy string) {
+	t.Helper()
+	if policy == "Ignore" {
+		return
+	}
+	w, cp := framework.Webhook(t), framework.ControlPlane(t)
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Stop(); err != nil {
+		t.Fatalf("stopping the package's server: %v", err)
+	}
+	other, err := devenv.Start(t.Context(), cp, devenv.Options{
+		RepoRoot:   root,
+		BinDir:     filepath.Dir(framework.KubectlPath()),
+		Dir:        t.TempDir(),
+		Values:     []string{"failurePolicy=" + policy},
+		Binary:     filepath.Join(filepath.Dir(w.LogPath), "apply-hygiene"),
+		ServerArgs: []string{"--shadow-verify"},
+		APIServer:  func(string) (string, error) { return apiServer.URL(), nil },
+	})
+	t.Cleanup(func() {
+		if other != nil {
+			if err := other.Close(); err != nil {
+				t.Errorf("stopping the server with failurePolicy %s: %v", policy, err)
+			}
+		}
+		if err := w.Reconfigure(context.Background(), cp); err != nil {
+			t.Errorf("restoring the package's server: %v", err)
+		}
+	})
+	if err != nil {
+		t.Fatalf("starting a server with failurePolicy %s: %v", policy, err)
+	}
+}
