@@ -100,21 +100,37 @@ func TestManagerAgainstAPIServer(t *testing.T) {
 	}
 	assertServes(t, dirs[0], first.mutating[0])
 
-	// Jump into the renewal period: a replica rotates, and the other one
-	// picks the new certificate up on its next round.
+	// Jump into the renewal period: a replica stages the renewal (new CA
+	// published, old certificate still served), and after PublishDelay a
+	// replica promotes the new certificate; the other one picks it up on
+	// its next round.
 	later := now.Add(replicas[0].opts.Validity - replicas[0].opts.RenewBefore + time.Hour)
 	clock = func() time.Time { return later }
 	if err := replicas[0].Ensure(ctx); err != nil {
-		t.Fatalf("rotating: %v", err)
+		t.Fatalf("staging: %v", err)
+	}
+	staged := readState(t, client, dirs[0])
+	assertConsistent(t, staged, replicas[0].opts, later)
+	if !bytes.Equal(staged.cert, first.cert) || len(staged.secret.Data[NextCertKey]) == 0 {
+		t.Fatalf("the renewal served the new certificate before publishing its CA")
+	}
+	cas := mustCerts(t, staged.secret.Data[CAKey])
+	if len(cas) != 2 || !cas[1].Equal(mustCerts(t, first.secret.Data[CAKey])[0]) {
+		t.Fatalf("the staged bundle is not the new CA followed by the previous one")
+	}
+
+	promoteAt := later.Add(replicas[0].opts.PublishDelay)
+	clock = func() time.Time { return promoteAt }
+	if err := replicas[0].Ensure(ctx); err != nil {
+		t.Fatalf("promoting: %v", err)
 	}
 	rotated := readState(t, client, dirs[0])
-	assertConsistent(t, rotated, replicas[0].opts, later)
-	if bytes.Equal(rotated.cert, first.cert) {
-		t.Fatalf("the certificate was not renewed")
+	assertConsistent(t, rotated, replicas[0].opts, promoteAt)
+	if !bytes.Equal(rotated.cert, staged.secret.Data[NextCertKey]) {
+		t.Fatalf("the staged certificate was not promoted after PublishDelay")
 	}
-	cas := mustCerts(t, rotated.secret.Data[CAKey])
-	if len(cas) != 2 || !cas[1].Equal(mustCerts(t, first.secret.Data[CAKey])[0]) {
-		t.Fatalf("the rotated bundle is not the new CA followed by the previous one")
+	if !bytes.Equal(rotated.secret.Data[CAKey], staged.secret.Data[CAKey]) {
+		t.Fatalf("the promotion changed the CA bundle")
 	}
 	// The replica that has not noticed yet still serves the old
 	// certificate, which the injected bundle must keep trusting.

@@ -139,15 +139,29 @@ func readState(t *testing.T, client kubernetes.Interface, certDir string) state 
 	return s
 }
 
-// assertConsistent checks that the Secret is fit for use at now, that
+// assertConsistent checks that the Secret is fit for use at now (or a
+// renewal staged in it, see assertNoHandshakeFails for the rotation), that
 // every webhook has its bundle and that the files are its key pair.
 func assertConsistent(t *testing.T, s state, opts Options, now time.Time) {
 	t.Helper()
-	_, p, err := parse(s.secret.Data)
+	mat, p, err := parse(s.secret.Data)
 	if err != nil {
 		t.Fatalf("the secret does not parse: %v", err)
 	}
-	if err := p.check(opts.hosts(), now, opts.RenewBefore); err != nil {
+	if mat.staged() {
+		// A staged renewal serves the old certificate, trusted by the
+		// bundle's second CA, and holds the next one, signed by the first.
+		if err := p.usable(opts.hosts(), now, p.cas); err != nil {
+			t.Errorf("the served certificate is not usable: %v", err)
+		}
+		next, err := parseNext(mat, p.cas)
+		if err == nil {
+			err = next.check(opts.hosts(), now, opts.RenewBefore)
+		}
+		if err != nil {
+			t.Errorf("the staged certificate is not fit for use: %v", err)
+		}
+	} else if err := p.check(opts.hosts(), now, opts.RenewBefore); err != nil {
 		t.Errorf("the secret is not fit for use: %v", err)
 	}
 	bundle := s.secret.Data[CAKey]

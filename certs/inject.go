@@ -37,6 +37,44 @@ func (m *Manager) injectCABundle(ctx context.Context, bundle []byte) error {
 	)
 }
 
+// injection is what bundleInjection found.
+type injection int
+
+const (
+	// injectionUnknown: a configuration could not be read (the injection
+	// that follows reports why).
+	injectionUnknown injection = iota
+	// injectionMissing: some webhook lacks the bundle.
+	injectionMissing
+	// injectionDone: every webhook of both configurations has it.
+	injectionDone
+)
+
+// bundleInjection reports whether every webhook of both configurations
+// has bundle as its caBundle.
+func (m *Manager) bundleInjection(ctx context.Context, bundle []byte) injection {
+	api := m.client.AdmissionregistrationV1()
+	mwc, err := api.MutatingWebhookConfigurations().Get(ctx, m.opts.WebhookConfigName, metav1.GetOptions{})
+	if err != nil {
+		return injectionUnknown
+	}
+	vwc, err := api.ValidatingWebhookConfigurations().Get(ctx, m.opts.WebhookConfigName, metav1.GetOptions{})
+	if err != nil {
+		return injectionUnknown
+	}
+	for _, wh := range mwc.Webhooks {
+		if !bytes.Equal(wh.ClientConfig.CABundle, bundle) {
+			return injectionMissing
+		}
+	}
+	for _, wh := range vwc.Webhooks {
+		if !bytes.Equal(wh.ClientConfig.CABundle, bundle) {
+			return injectionMissing
+		}
+	}
+	return injectionDone
+}
+
 // webhookConfigurations is what inject needs of the typed client of the
 // mutating or the validating configurations.
 type webhookConfigurations[T any] interface {

@@ -57,18 +57,36 @@ func (m *Manager) Start(ctx context.Context) error {
 	}
 }
 
-// Ensure makes everything current once: the Secret (created, or
-// regenerated when invalid or expiring), the caBundle of every webhook in
-// both configurations, then tls.crt and tls.key in the certificate
-// directory. When the caBundle cannot be injected, the files are only
-// written if the directory has no certificate yet, so a replica never
-// serves a certificate the API server does not trust while an older one
-// works.
+// Ensure makes everything current once: the Secret (created, renewal
+// staged or promoted, or regenerated when unusable), the caBundle of every
+// webhook in both configurations, then tls.crt and tls.key in the
+// certificate directory. When the caBundle cannot be injected, the files
+// are only written if the directory has no certificate yet, so a replica
+// never serves a certificate the API server does not trust while an older
+// one works.
 func (m *Manager) Ensure(ctx context.Context) error {
-	mat, err := m.ensureSecret(ctx)
-	if err != nil {
-		return err
+	for range secretAttempts {
+		st, err := m.ensureSecret(ctx)
+		if err != nil {
+			return err
+		}
+		if st.mat.staged() {
+			st, err = m.publish(ctx, st)
+			if errors.Is(err, errLostRace) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return m.serve(ctx, st.mat)
 	}
+	return fmt.Errorf("ensuring %s: gave up after %d attempts lost to concurrent writers", m.secretRef(), secretAttempts)
+}
+
+// serve injects mat's bundle and writes its key pair into the certificate
+// directory.
+func (m *Manager) serve(ctx context.Context, mat material) error {
 	injectErr := m.injectCABundle(ctx, mat.caBundle)
 	if injectErr != nil && m.haveFiles() {
 		return injectErr

@@ -46,8 +46,8 @@ func TestEnsure(t *testing.T) {
 		"a valid secret is kept": {
 			secret: secretWith(valid), wantBundle: 1, wantSame: true,
 		},
-		"a secret expiring within RenewBefore is rotated and the old CA stays trusted": {
-			secret: secretWith(expiring), wantBundle: 2, wantPreviousCA: expiring.caBundle,
+		"a secret expiring within RenewBefore stages a new CA and keeps serving its certificate": {
+			secret: secretWith(expiring), wantBundle: 2, wantSame: true, wantPreviousCA: expiring.caBundle,
 		},
 		"a secret for another service is regenerated": {
 			secret: secretWith(otherService), wantBundle: 2, wantPreviousCA: otherService.caBundle,
@@ -169,8 +169,8 @@ func TestEnsureWithoutWebhookConfigurations(t *testing.T) {
 		t.Fatalf("Ensure = %v, want a NotFound error", err)
 	}
 	second := readState(t, client, opts.CertDir)
-	if bytes.Equal(second.secret.Data[CertKey], first.secret.Data[CertKey]) {
-		t.Errorf("the secret was not rotated")
+	if bytes.Equal(second.secret.Data[CAKey], first.secret.Data[CAKey]) || len(second.secret.Data[NextCertKey]) == 0 {
+		t.Errorf("no renewal was staged in the secret")
 	}
 	if !bytes.Equal(second.cert, first.cert) {
 		t.Errorf("the certificate file was replaced although its CA could not be injected")
@@ -184,6 +184,8 @@ func TestEnsureNeverLogsKeyMaterial(t *testing.T) {
 	log := funcr.New(func(prefix, args string) { logs.WriteString(prefix + args + "\n") }, funcr.Options{Verbosity: 10})
 	ctx := logr.NewContext(t.Context(), log)
 	client := fake.NewClientset(append(webhookConfigs(testConfig), secretWith(expiring))...)
+	now := testNow
+	opts.Now = func() time.Time { return now }
 	m, err := NewManager(client, opts)
 	if err != nil {
 		t.Fatalf("NewManager: %v", err)
@@ -191,11 +193,18 @@ func TestEnsureNeverLogsKeyMaterial(t *testing.T) {
 	if err := m.Ensure(ctx); err != nil {
 		t.Fatalf("Ensure: %v", err)
 	}
-	s := readState(t, client, opts.CertDir)
-	if !strings.Contains(logs.String(), "regenerating the webhook certificate") {
-		t.Errorf("no rotation was logged:\n%s", logs.String())
+	staged := readState(t, client, opts.CertDir)
+	now = now.Add(m.opts.PublishDelay)
+	if err := m.Ensure(ctx); err != nil {
+		t.Fatalf("Ensure after the publish delay: %v", err)
 	}
-	for _, secret := range [][]byte{s.key, expiring.key, []byte("PRIVATE KEY")} {
+	s := readState(t, client, opts.CertDir)
+	for _, msg := range []string{"staging a new CA and certificate", "serving the staged certificate"} {
+		if !strings.Contains(logs.String(), msg) {
+			t.Errorf("the logs lack %q:\n%s", msg, logs.String())
+		}
+	}
+	for _, secret := range [][]byte{s.key, expiring.key, staged.secret.Data[NextKeyKey], []byte("PRIVATE KEY")} {
 		if strings.Contains(logs.String(), strings.TrimSpace(string(secret))) {
 			t.Fatalf("the logs contain key material")
 		}
@@ -214,10 +223,19 @@ func TestNewManagerValidatesOptions(t *testing.T) {
 		"RenewBefore must be shorter than Validity": {
 			change: func(o *Options) { o.RenewBefore = o.Validity }, wantErr: "must be less than Validity",
 		},
+		"the old certificate must outlive the publish delay and a check": {
+			change:  func(o *Options) { o.PublishDelay = o.RenewBefore - o.CheckInterval },
+			wantErr: "PublishDelay (719h0m0s) plus CheckInterval (1h0m0s) must be less than RenewBefore (720h0m0s)",
+		},
+		"every replica must pick up a promotion before the next renewal": {
+			change:  func(o *Options) { o.Validity, o.RenewBefore, o.PublishDelay = 10*time.Hour, 8*time.Hour, time.Hour },
+			wantErr: "and than Validity minus RenewBefore (2h0m0s)",
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			opts := testOptions(t)
+			opts.CheckInterval = time.Hour
 			tc.change(&opts)
 			_, err := NewManager(fake.NewClientset(), opts)
 			got := ""
@@ -270,4 +288,29 @@ func TestStartKeepsCheckingUntilCancelled(t *testing.T) {
 		t.Fatalf("Start did not return after cancellation")
 	}
 	assertConsistent(t, readState(t, client, opts.CertDir), opts, testNow)
+}
+
+func TestDefaultPublishDelay(t *testing.T) {
+	tests := map[string]struct {
+		validity, renewBefore, checkInterval time.Duration
+		want                                 time.Duration
+	}{
+		"a year's certificate waits a minute": {validity: DefaultValidity, want: time.Minute},
+		"a 40 s certificate renewed 30 s before expiry waits a quarter of that": {
+			validity: 40 * time.Second, renewBefore: 30 * time.Second, checkInterval: time.Second, want: 7500 * time.Millisecond,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			opts := testOptions(t)
+			opts.Validity, opts.RenewBefore, opts.CheckInterval = tc.validity, tc.renewBefore, tc.checkInterval
+			m, err := NewManager(fake.NewClientset(), opts)
+			if err != nil {
+				t.Fatalf("NewManager: %v", err)
+			}
+			if m.opts.PublishDelay != tc.want {
+				t.Errorf("PublishDelay = %s, want %s", m.opts.PublishDelay, tc.want)
+			}
+		})
+	}
 }

@@ -13,6 +13,8 @@ const (
 	DefaultValidity = 365 * 24 * time.Hour
 	// DefaultCheckInterval is the default period of Start's checks.
 	DefaultCheckInterval = time.Minute
+	// MaxDefaultPublishDelay caps the default of Options.PublishDelay.
+	MaxDefaultPublishDelay = time.Minute
 )
 
 // Options configure a Manager. The first five fields are required.
@@ -47,6 +49,19 @@ type Options struct {
 	// CheckInterval is how often Start checks the Secret, the webhook
 	// configurations and the files. Default: DefaultCheckInterval.
 	CheckInterval time.Duration
+	// PublishDelay is how long a renewal keeps the new serving certificate
+	// staged (next.crt) after the new CA was put into the webhook
+	// configurations, before any replica serves it. The API server reads
+	// webhook configurations through an informer: for a moment after the
+	// update it, and with several API servers each of them, may still
+	// trust only the old bundle, and a handshake with the new certificate
+	// would fail. Default: RenewBefore/4, at most MaxDefaultPublishDelay
+	// (propagation takes seconds; the old certificate stays valid for
+	// RenewBefore). PublishDelay plus CheckInterval must be less than
+	// RenewBefore (the old certificate must outlive the promotion) and
+	// than Validity-RenewBefore (every replica must serve the promoted
+	// certificate before the next renewal drops the old CA).
+	PublishDelay time.Duration
 	// Now returns the current time. Default: time.Now. Tests set it to
 	// force a rotation.
 	Now func() time.Time
@@ -75,14 +90,20 @@ func (o Options) withDefaults() (Options, error) {
 	if o.CheckInterval == 0 {
 		o.CheckInterval = DefaultCheckInterval
 	}
+	if o.PublishDelay == 0 {
+		o.PublishDelay = min(o.RenewBefore/4, MaxDefaultPublishDelay)
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.Validity < 0 || o.RenewBefore < 0 || o.CheckInterval < 0 {
-		errs = append(errs, errors.New("durations must not be negative (Validity, RenewBefore, CheckInterval)"))
+	if o.Validity < 0 || o.RenewBefore < 0 || o.CheckInterval < 0 || o.PublishDelay < 0 {
+		errs = append(errs, errors.New("durations must not be negative (Validity, RenewBefore, CheckInterval, PublishDelay)"))
 	}
 	if o.RenewBefore >= o.Validity {
 		errs = append(errs, fmt.Errorf("RenewBefore (%s) must be less than Validity (%s)", o.RenewBefore, o.Validity))
+	} else if step := o.PublishDelay + o.CheckInterval; step >= o.RenewBefore || step >= o.Validity-o.RenewBefore {
+		errs = append(errs, fmt.Errorf("PublishDelay (%s) plus CheckInterval (%s) must be less than RenewBefore (%s) and than Validity minus RenewBefore (%s)",
+			o.PublishDelay, o.CheckInterval, o.RenewBefore, o.Validity-o.RenewBefore))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return o, fmt.Errorf("invalid certs options: %w", err)

@@ -25,6 +25,13 @@ const (
 	CertKey = "tls.crt"
 	// KeyKey holds the PEM (PKCS#8) private key of the serving certificate.
 	KeyKey = "tls.key"
+	// NextCertKey holds, during a rotation, the new serving certificate
+	// that no replica serves yet: it is signed by the first CA of the
+	// bundle and becomes tls.crt once the bundle has had time to reach
+	// every API server (see ServeNextAfterAnnotation).
+	NextCertKey = "next.crt"
+	// NextKeyKey holds the private key of next.crt.
+	NextKeyKey = "next.key"
 )
 
 // clockSkew backdates NotBefore so that API servers whose clock lags a
@@ -33,16 +40,26 @@ const clockSkew = 5 * time.Minute
 
 // material is the content of the Secret. Its String method keeps the key
 // out of any log line or error message that formats it.
+// nextCert and nextKey are set while a rotation is staged.
 type material struct {
 	caBundle []byte
 	cert     []byte
 	key      []byte
+	nextCert []byte
+	nextKey  []byte
 }
 
 func (m material) String() string { return "certs.material{…}" }
 
+// staged reports whether m holds a next serving certificate.
+func (m material) staged() bool { return len(m.nextCert) > 0 || len(m.nextKey) > 0 }
+
 func (m material) data() map[string][]byte {
-	return map[string][]byte{CAKey: m.caBundle, CertKey: m.cert, KeyKey: m.key}
+	d := map[string][]byte{CAKey: m.caBundle, CertKey: m.cert, KeyKey: m.key}
+	if m.staged() {
+		d[NextCertKey], d[NextKeyKey] = m.nextCert, m.nextKey
+	}
+	return d
 }
 
 // generate makes a new CA and a serving certificate for hosts signed by
@@ -124,42 +141,85 @@ type parsed struct {
 	key  crypto.Signer
 }
 
-// parse decodes the Secret's data. Its errors never quote the data.
+// parse decodes the Secret's data: the bundle and the served key pair.
+// Its errors never quote the data. The returned material also holds the
+// staged next key pair, undecoded (parseNext decodes it).
 func parse(data map[string][]byte) (material, parsed, error) {
-	m := material{caBundle: data[CAKey], cert: data[CertKey], key: data[KeyKey]}
+	m := material{caBundle: data[CAKey], cert: data[CertKey], key: data[KeyKey],
+		nextCert: data[NextCertKey], nextKey: data[NextKeyKey]}
 	var p parsed
 	var err error
 	if p.cas, err = pki.DecodeX509CertificateSetBytes(m.caBundle); err != nil {
 		return m, p, fmt.Errorf("decoding %s: %w", CAKey, err)
 	}
-	if p.leaf, err = pki.DecodeX509CertificateBytes(m.cert); err != nil {
-		return m, p, fmt.Errorf("decoding %s: %w", CertKey, err)
+	p.leaf, p.key, err = parsePair(m.cert, m.key, CertKey, KeyKey)
+	return m, p, err
+}
+
+// parseNext decodes the staged key pair of m, with the bundle's CAs.
+func parseNext(m material, cas []*x509.Certificate) (parsed, error) {
+	leaf, key, err := parsePair(m.nextCert, m.nextKey, NextCertKey, NextKeyKey)
+	return parsed{cas: cas, leaf: leaf, key: key}, err
+}
+
+// parsePair decodes a PEM certificate and its PEM private key; the errors
+// name the Secret's keys, never the data.
+func parsePair(cert, key []byte, certName, keyName string) (*x509.Certificate, crypto.Signer, error) {
+	leaf, err := pki.DecodeX509CertificateBytes(cert)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decoding %s: %w", certName, err)
 	}
-	if p.key, err = pki.DecodePrivateKeyBytes(m.key); err != nil {
-		return m, p, errors.New("decoding " + KeyKey + ": not a PEM private key")
+	signer, err := pki.DecodePrivateKeyBytes(key)
+	if err != nil {
+		return nil, nil, errors.New("decoding " + keyName + ": not a PEM private key")
 	}
-	return m, p, nil
+	return leaf, signer, nil
 }
 
 // check reports why p must be regenerated, or nil when it is fit for use
-// at now for hosts until at least now+renewBefore.
+// at now for hosts until at least now+renewBefore: its leaf is signed by
+// the first CA of the bundle and neither expires within renewBefore.
 func (p parsed) check(hosts []string, now time.Time, renewBefore time.Duration) error {
+	if len(p.cas) == 0 {
+		return errors.New(CAKey + " holds no certificate")
+	}
+	if err := p.usable(hosts, now, p.cas[:1]); err != nil {
+		return err
+	}
+	deadline := now.Add(renewBefore)
+	for _, c := range []*x509.Certificate{p.cas[0], p.leaf} {
+		if !deadline.Before(c.NotAfter) {
+			return fmt.Errorf("%q expires at %s, within the renewal period", c.Subject.CommonName, c.NotAfter.UTC().Format(time.RFC3339))
+		}
+	}
+	return nil
+}
+
+// usable reports why the API server would refuse p's leaf at now for one
+// of hosts when it trusts cas, or nil when it would accept it.
+func (p parsed) usable(hosts []string, now time.Time, cas []*x509.Certificate) error {
 	match, err := pki.PublicKeyMatchesCertificate(p.key.Public(), p.leaf)
 	if err != nil || !match {
-		return fmt.Errorf("%s does not match %s", KeyKey, CertKey)
+		return errors.New("the private key does not match the certificate")
 	}
 	roots := x509.NewCertPool()
-	roots.AddCert(p.cas[0])
-	deadline := now.Add(renewBefore)
+	for _, ca := range cas {
+		roots.AddCert(ca)
+	}
 	for _, h := range hosts {
 		_, err := p.leaf.Verify(x509.VerifyOptions{DNSName: h, Roots: roots, CurrentTime: now})
 		if err != nil {
 			return fmt.Errorf("serving certificate not valid for %q: %w", h, err)
 		}
 	}
-	for _, c := range []*x509.Certificate{p.cas[0], p.leaf} {
-		if !deadline.Before(c.NotAfter) {
-			return fmt.Errorf("%q expires at %s, within the renewal period", c.Subject.CommonName, c.NotAfter.UTC().Format(time.RFC3339))
+	return nil
+}
+
+// signer is the CA of the bundle that signed p's leaf, or nil.
+func (p parsed) signer() *x509.Certificate {
+	for _, ca := range p.cas {
+		if p.leaf.CheckSignatureFrom(ca) == nil {
+			return ca
 		}
 	}
 	return nil

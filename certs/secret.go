@@ -2,7 +2,9 @@ package certs
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -10,18 +12,31 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// secretAttempts bounds the rounds of ensureSecret lost to other replicas
-// (AlreadyExists on create, Conflict on update).
+// secretAttempts bounds the rounds of ensureSecret, and of Ensure, lost to
+// other replicas (AlreadyExists on create, Conflict on update).
 const secretAttempts = 5
 
 // managedByLabel marks the Secret as apply-hygiene's.
 const managedByLabel = "app.kubernetes.io/managed-by"
 
-// ensureSecret returns the Secret's material, after creating the Secret
-// when it is missing or regenerating its content when it is unfit. Another
-// replica doing the same at the same time makes the create or the update
-// fail; the loser reads the winner's Secret back.
-func (m *Manager) ensureSecret(ctx context.Context) (material, error) {
+// errLostRace is returned when another replica changed the Secret between
+// a read and an update; the caller reads it again.
+var errLostRace = errors.New("the secret was changed by another replica")
+
+// stored is the Secret as this round read or wrote it, and the time the
+// round decided at.
+type stored struct {
+	content
+	secret *corev1.Secret
+	now    time.Time
+}
+
+// ensureSecret returns the Secret's content, after creating the Secret
+// when it is missing or writing what plan decides. Another replica doing
+// the same at the same time makes the create or the update fail (the
+// update carries the resourceVersion read); the loser reads the winner's
+// Secret back.
+func (m *Manager) ensureSecret(ctx context.Context) (stored, error) {
 	log := logr.FromContextOrDiscard(ctx)
 	secrets := m.client.CoreV1().Secrets(m.opts.Namespace)
 	for range secretAttempts {
@@ -30,44 +45,52 @@ func (m *Manager) ensureSecret(ctx context.Context) (material, error) {
 		if apierrors.IsNotFound(err) {
 			mat, err := generate(m.opts.hosts(), now, m.opts.Validity, nil)
 			if err != nil {
-				return material{}, err
+				return stored{}, err
 			}
-			_, err = secrets.Create(ctx, m.newSecret(mat), metav1.CreateOptions{})
+			created, err := secrets.Create(ctx, m.newSecret(mat), metav1.CreateOptions{})
 			if apierrors.IsAlreadyExists(err) {
 				continue
 			}
 			if err != nil {
-				return material{}, fmt.Errorf("creating %s: %w", m.secretRef(), err)
+				return stored{}, fmt.Errorf("creating %s: %w", m.secretRef(), err)
 			}
 			log.Info("created the webhook certificate secret", "secret", m.opts.SecretName)
-			return mat, nil
+			return stored{content: content{mat: mat}, secret: created, now: now}, nil
 		}
 		if err != nil {
-			return material{}, fmt.Errorf("getting %s: %w", m.secretRef(), err)
+			return stored{}, fmt.Errorf("getting %s: %w", m.secretRef(), err)
 		}
-		mat, p, err := parse(sec.Data)
-		if err == nil {
-			err = p.check(m.opts.hosts(), now, m.opts.RenewBefore)
-		}
-		if err == nil {
-			return mat, nil
-		}
-		log.Info("regenerating the webhook certificate", "secret", m.opts.SecretName, "reason", err.Error())
-		mat, err = generate(m.opts.hosts(), now, m.opts.Validity, previousCA(p, now))
+		c, reason, err := m.plan(sec.Data, sec.Annotations[ServeNextAfterAnnotation], now)
 		if err != nil {
-			return material{}, err
+			return stored{}, err
 		}
-		sec.Data = mat.data()
-		_, err = secrets.Update(ctx, sec, metav1.UpdateOptions{})
-		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		if reason == "" {
+			return stored{content: c, secret: sec, now: now}, nil
+		}
+		log.Info("updating the webhook certificate secret", "secret", m.opts.SecretName, "reason", reason)
+		st, err := m.writeSecret(ctx, sec, c, now)
+		if errors.Is(err, errLostRace) {
 			continue
 		}
-		if err != nil {
-			return material{}, fmt.Errorf("updating %s: %w", m.secretRef(), err)
-		}
-		return mat, nil
+		return st, err
 	}
-	return material{}, fmt.Errorf("ensuring %s: gave up after %d attempts lost to concurrent writers", m.secretRef(), secretAttempts)
+	return stored{}, fmt.Errorf("ensuring %s: gave up after %d attempts lost to concurrent writers", m.secretRef(), secretAttempts)
+}
+
+// writeSecret updates sec, as read, to hold c. It returns errLostRace when
+// another replica changed or deleted the Secret since.
+func (m *Manager) writeSecret(ctx context.Context, sec *corev1.Secret, c content, now time.Time) (stored, error) {
+	sec = sec.DeepCopy()
+	sec.Data = c.mat.data()
+	sec.Annotations = c.annotations(sec.Annotations)
+	updated, err := m.client.CoreV1().Secrets(m.opts.Namespace).Update(ctx, sec, metav1.UpdateOptions{})
+	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		return stored{}, errLostRace
+	}
+	if err != nil {
+		return stored{}, fmt.Errorf("updating %s: %w", m.secretRef(), err)
+	}
+	return stored{content: c, secret: updated, now: now}, nil
 }
 
 func (m *Manager) newSecret(mat material) *corev1.Secret {
