@@ -3,12 +3,16 @@ package certs
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clienttesting "k8s.io/client-go/testing"
 )
 
 // Times of the rotation table, since testNow, for testOptions (Validity
@@ -234,4 +238,46 @@ func corruptNextKey(w *world) {
 	if _, err := secrets.Update(w.t.Context(), sec, metav1.UpdateOptions{}); err != nil {
 		w.t.Fatal(err)
 	}
+}
+
+// A replica reads the staged Secret, then another one finds the bundle
+// missing from a configuration, pushes serve-next-after back and injects
+// it; the first one now finds the bundle injected, but its promotion
+// carries the resourceVersion read before the push-back: it loses, reads
+// again and waits.
+func TestPromotionLosesToAPushBack(t *testing.T) {
+	w := newWorld(t, 1, webhookConfigs(testConfig)...)
+	w.ensure(0)
+	w.now = testNow.Add(due)
+	w.ensure(0)
+	w.now = testNow.Add(due + delay)
+	pushedTo := w.now.Add(delay)
+	armed := true
+	w.client.PrependReactor("get", "validatingwebhookconfigurations", func(clienttesting.Action) (bool, runtime.Object, error) {
+		if !armed {
+			return false, nil, nil
+		}
+		armed = false
+		obj, err := w.client.Tracker().Get(secretsResource, testNamespace, testSecret)
+		if err != nil {
+			return true, nil, err
+		}
+		sec := obj.(*corev1.Secret).DeepCopy()
+		sec.Annotations[ServeNextAfterAnnotation] = pushedTo.Format(time.RFC3339Nano)
+		n, _ := strconv.Atoi(sec.ResourceVersion)
+		sec.ResourceVersion = strconv.Itoa(n + 1)
+		return false, nil, w.client.Tracker().Update(secretsResource, sec, testNamespace)
+	})
+	w.ensure(0)
+	want := rotationWant{Served: "L0", Next: "L1", Bundle: []string{"CA1", "CA0"}, ServeNextAfter: due + 2*delay, Files: []string{"L0"}}
+	if diff := cmp.Diff(want, w.state()); diff != "" {
+		t.Errorf("after the lost promotion (-want +got):\n%s", diff)
+	}
+	w.now = pushedTo
+	w.ensure(0)
+	want = rotationWant{Served: "L1", Bundle: []string{"CA1", "CA0"}, Files: []string{"L1"}}
+	if diff := cmp.Diff(want, w.state()); diff != "" {
+		t.Errorf("after the pushed-back time (-want +got):\n%s", diff)
+	}
+	w.assertNoHandshakeFails(true)
 }
