@@ -89,7 +89,7 @@ func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(
 	if err := addPolicySources(mgr, cfg, engine, opts); err != nil {
 		return err
 	}
-	if err := addAudit(mgr, audit.NewScanner(dyn, analyzer, engine), opts); err != nil {
+	if err := addAudit(mgr, cfg, audit.NewScanner(dyn, analyzer, engine), opts); err != nil {
 		return err
 	}
 	logger.Info("starting", "port", opts.Port, "certDir", opts.CertDir, "failurePolicy", opts.FailurePolicy, "memoryBudget", budget)
@@ -158,12 +158,26 @@ func addPolicySources(mgr manager.Manager, cfg *rest.Config, engine *policy.Engi
 	return nil
 }
 
-// addAudit runs the periodic audit (--audit-interval) in the leader.
-func addAudit(mgr manager.Manager, scanner *audit.Scanner, opts Options) error {
+// auditScheduleLease is the Lease (in --namespace) in which the audit
+// leader records the start of each scan, so that a new leader waits the
+// rest of the interval instead of scanning again at once.
+const auditScheduleLease = "apply-hygiene-audit-schedule"
+
+// addAudit runs the periodic audit (--audit-interval) in the leader, on
+// the schedule shared by the replicas.
+func addAudit(mgr manager.Manager, cfg *rest.Config, scanner *audit.Scanner, opts Options) error {
 	if opts.AuditInterval == 0 {
 		return nil
 	}
 	resources, err := auditResources(opts.AuditResources)
+	if err != nil {
+		return err
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("creating the API client: %w", err)
+	}
+	identity, err := replicaIdentity()
 	if err != nil {
 		return err
 	}
@@ -172,6 +186,7 @@ func addAudit(mgr manager.Manager, scanner *audit.Scanner, opts Options) error {
 		Interval: opts.AuditInterval,
 		Registry: ctrlmetrics.Registry,
 		Recorder: mgr.GetEventRecorder("apply-hygiene-audit"),
+		Schedule: audit.NewLeaseSchedule(client.CoordinationV1(), opts.Namespace, auditScheduleLease, identity),
 	})
 	if err != nil {
 		return err
@@ -180,6 +195,19 @@ func addAudit(mgr manager.Manager, scanner *audit.Scanner, opts Options) error {
 		return fmt.Errorf("adding the audit: %w", err)
 	}
 	return nil
+}
+
+// replicaIdentity names this replica in the audit schedule: $POD_NAME
+// (the chart sets it from the downward API), else the host name.
+func replicaIdentity() (string, error) {
+	if name := os.Getenv("POD_NAME"); name != "" {
+		return name, nil
+	}
+	name, err := os.Hostname()
+	if err != nil {
+		return "", fmt.Errorf("naming this replica for the audit schedule (set POD_NAME): %w", err)
+	}
+	return name, nil
 }
 
 func newEngine(ctx context.Context, opts Options) (*policy.Engine, error) {

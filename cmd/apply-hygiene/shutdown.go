@@ -76,7 +76,7 @@ func shutdownOnSignal(parent context.Context, signals <-chan os.Signal, delay ti
 			return
 		}
 		notReady()
-		log.Info("shutting down: not ready, serving on for the shutdown delay", "signal", sig.String(), "shutdownDelay", delay)
+		log.Info("shutting down: not ready, serving on for the shutdown delay", "signal", sig.String(), "shutdownDelay", delay.String())
 		go func() {
 			select {
 			case sig := <-signals:
