@@ -37,6 +37,7 @@ type LoadBalancer struct {
 	next      atomic.Uint64
 	dialFails atomic.Int64
 	noBackend atomic.Int64
+	cutOff    atomic.Int64
 	wg        sync.WaitGroup
 	stop      context.CancelFunc
 }
@@ -59,6 +60,23 @@ type LoadBalancerStats struct {
 	// NoReadyReplica counts connections closed at once because no replica
 	// was ready or none could be dialed.
 	NoReadyReplica int64
+	// CutOff counts connections a replica closed after the client had
+	// sent bytes that it had not answered: a request in flight when the
+	// replica died (an upper bound: HTTP/2 control frames count too).
+	CutOff int64
+}
+
+// Sub returns the counts of s since earlier.
+func (s LoadBalancerStats) Sub(earlier LoadBalancerStats) LoadBalancerStats {
+	d := LoadBalancerStats{DialFailures: s.DialFailures - earlier.DialFailures,
+		NoReadyReplica: s.NoReadyReplica - earlier.NoReadyReplica, CutOff: s.CutOff - earlier.CutOff}
+	for i, n := range s.Connections {
+		if i < len(earlier.Connections) {
+			n -= earlier.Connections[i]
+		}
+		d.Connections = append(d.Connections, n)
+	}
+	return d
 }
 
 // newLoadBalancer listens on 127.0.0.1:port and serves until Close.
@@ -81,7 +99,7 @@ func newLoadBalancer(port int, replicas []*Replica) (*LoadBalancer, error) {
 
 // Stats returns the counts so far.
 func (lb *LoadBalancer) Stats() LoadBalancerStats {
-	s := LoadBalancerStats{DialFailures: lb.dialFails.Load(), NoReadyReplica: lb.noBackend.Load()}
+	s := LoadBalancerStats{DialFailures: lb.dialFails.Load(), NoReadyReplica: lb.noBackend.Load(), CutOff: lb.cutOff.Load()}
 	for _, b := range lb.backends {
 		s.Connections = append(s.Connections, b.conns.Load())
 	}
@@ -157,21 +175,42 @@ func (lb *LoadBalancer) proxy(ctx context.Context, client net.Conn) {
 	}
 	b.conns.Add(1)
 	defer func() { _ = server.Close() }()
-	done := make(chan struct{}, 2)
-	copyAndSignal := func(dst, src net.Conn) {
-		_, _ = io.Copy(dst, src)
-		done <- struct{}{}
-	}
-	go copyAndSignal(server, client)
-	go copyAndSignal(client, server)
+	// pending: the client sent bytes the server has not answered yet.
+	var pending atomic.Bool
+	toServer, toClient := make(chan struct{}), make(chan struct{})
+	go func() { defer close(toServer); relay(server, client, func() { pending.Store(true) }) }()
+	go func() { defer close(toClient); relay(client, server, func() { pending.Store(false) }) }()
 	select {
-	case <-done:
+	case <-toServer:
+	case <-toClient:
+		if pending.Load() {
+			lb.cutOff.Add(1)
+		}
 	case <-ctx.Done():
 	}
-	// Closing both ends the other copy.
+	// Closing both ends the other relay.
 	_ = client.Close()
 	_ = server.Close()
-	<-done
+	<-toServer
+	<-toClient
+}
+
+// relay copies src to dst until either fails, calling sent after each
+// chunk written.
+func relay(dst, src net.Conn, sent func()) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+			sent()
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // dial returns a connection to the next ready backend, trying each ready

@@ -28,6 +28,7 @@ func TestOneReplicaKilledAtATime(t *testing.T) {
 	f := framework.New(t)
 	w := framework.Webhook(t)
 	n := applies(t)
+	before := w.LB().Stats()
 	var kills record
 	loads := f.ApplyLoad(t, clients, n/clients, func(ctx context.Context, done <-chan struct{}) error {
 		at, err := oneAtATime(ctx, done, w, 2*time.Second, func(_ context.Context, r *devenv.Replica) error { return r.Kill() })
@@ -48,9 +49,14 @@ func TestOneReplicaKilledAtATime(t *testing.T) {
 		l.Failures = others
 	}
 	failed := report(t, f, loads)
-	stats := w.LB().Stats()
-	t.Logf("%d applies, %d failed, %d cut off in flight (%d kills of one replica at a time; connections per replica %v, dial failures %d)",
-		n, failed, inFlight, len(kills.times()), stats.Connections, stats.DialFailures)
+	stats := w.LB().Stats().Sub(before)
+	t.Logf("%d applies, %d failed, %d cut off in flight (%d kills of one replica at a time; connections per replica %v, "+
+		"%d connections cut off with bytes unanswered, %d dials redispatched)",
+		n, failed, inFlight, len(kills.times()), stats.Connections, stats.CutOff, stats.DialFailures)
+	if int64(inFlight) > stats.CutOff {
+		t.Errorf("%d applies failed as cut off in flight, but the load balancer saw only %d connections cut off with a request unanswered",
+			inFlight, stats.CutOff)
+	}
 	if len(kills.times()) < 2*len(w.Replicas()) {
 		t.Errorf("%d kills during the applies, want at least two of each replica", len(kills.times()))
 	}
