@@ -1,9 +1,10 @@
 // Package failures_test proves rows of the failure table of
 // docs/operations.md with a real control plane, the chart and real kubectl:
 // the API server slow to answer the server's reads (a proxy between them
-// holds every answer back while a test says so), and the server's serving
-// certificate expired; each under failurePolicy Ignore and Fail, asserted
-// as the exact lines kubectl prints.
+// holds every answer back while a test says so), the server's serving
+// certificate expired, and a policy ConfigMap broken (not compiling, or
+// failing at evaluation); each under failurePolicy Ignore and Fail,
+// asserted as the exact lines kubectl prints.
 package failures_test
 
 import (
