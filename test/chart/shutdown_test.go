@@ -14,6 +14,7 @@ import (
 func TestShutdownAndLeaderElectionFlags(t *testing.T) {
 	tests := map[string]struct {
 		scenario  string
+		extra     []string
 		wantGrace int64
 		wantFlags []string
 	}{
@@ -26,6 +27,13 @@ func TestShutdownAndLeaderElectionFlags(t *testing.T) {
 			wantFlags: []string{"--shutdown-delay=5s", "--shutdown-timeout=30s", "--leader-election-lease-duration=15s",
 				"--leader-election-renew-deadline=10s", "--leader-election-retry-period=2s"},
 		},
+		// helm upgrade --reuse-values from a chart without these values
+		// keeps the old release's values, without the new defaults: the
+		// server's own defaults apply, and the grace period counts them.
+		"the values missing, as after an upgrade with --reuse-values": {
+			scenario: "common", extra: []string{"--set", "shutdownDelay=null,shutdownTimeout=null,audit.leaderElection=null"},
+			wantGrace: 45, wantFlags: nil,
+		},
 		"everything set": {
 			scenario: "full", wantGrace: 40,
 			wantFlags: []string{"--shutdown-delay=10s", "--shutdown-timeout=20s", "--leader-election-lease-duration=30s",
@@ -34,7 +42,7 @@ func TestShutdownAndLeaderElectionFlags(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			deploy := only[appsv1.Deployment](t, decode(t, render(t, tc.scenario)), "Deployment")
+			deploy := only[appsv1.Deployment](t, decode(t, render(t, tc.scenario, tc.extra...)), "Deployment")
 			pod := deploy.Spec.Template.Spec
 			if pod.TerminationGracePeriodSeconds == nil || *pod.TerminationGracePeriodSeconds != tc.wantGrace {
 				t.Errorf("terminationGracePeriodSeconds = %v, want %d", pod.TerminationGracePeriodSeconds, tc.wantGrace)

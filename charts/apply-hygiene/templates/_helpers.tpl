@@ -371,7 +371,11 @@ what the Go runtime does not count (the binary's pages, thread stacks). */}}
 {{/*
 The pod's grace period: shutdownDelay + shutdownTimeout (whole seconds, as
 the schema requires) + 10 s for the audit lease's release and the exit.
+A value missing after helm upgrade --reuse-values from a chart without it
+counts as the server's default, which the deployment then leaves to it.
 */}}
 {{- define "apply-hygiene.terminationGracePeriodSeconds" -}}
-{{- add (trimSuffix "s" .Values.shutdownDelay | atoi) (trimSuffix "s" .Values.shutdownTimeout | atoi) 10 }}
+{{- $delay := .Values.shutdownDelay | default "5s" }}
+{{- $timeout := .Values.shutdownTimeout | default "30s" }}
+{{- add (trimSuffix "s" $delay | atoi) (trimSuffix "s" $timeout | atoi) 10 }}
 {{- end }}
