@@ -2,14 +2,19 @@ package audit
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
@@ -267,5 +272,56 @@ func TestStartKeepsItsPaceWhateverTheSchedule(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestScanLogNamesTheRecordedStart checks that the "audit scan finished"
+// line carries the start the schedule Lease records, at full precision, so
+// that a replica's log can be matched with the Lease.
+func TestScanLogNamesTheRecordedStart(t *testing.T) {
+	var mu sync.Mutex
+	var lines []map[string]any
+	logger := funcr.NewJSON(func(obj string) {
+		var line map[string]any
+		if err := json.Unmarshal([]byte(obj), &line); err != nil {
+			t.Errorf("log line %s: %v", obj, err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, line)
+	}, funcr.Options{})
+	leases := fake.NewClientset()
+	started := t0.Add(1234567 * time.Nanosecond)
+	clk := testingclock.NewFakeClock(started)
+	r, err := NewRunner(NewScanner(newFakeClient(twoDrifted(t)...), testAnalyzer(t), testEngine(t)), RunnerOptions{
+		Schedule: NewLeaseSchedule(leases.CoordinationV1(), leaseNamespace, leaseName, "replica-a"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.clock = clk
+	ctx, cancel := context.WithCancel(logr.NewContext(t.Context(), logger))
+	done := make(chan error, 1)
+	go func() { done <- r.Start(ctx) }()
+	waitIdle(t, clk)
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Start returned %v", err)
+	}
+	lease, err := leases.CoordinationV1().Leases(leaseNamespace).Get(t.Context(), leaseName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"level": 0.0, "logger": "audit", "msg": "audit scan finished", "objects": 2.0, "findings": 2.0, "events": 0.0, "errors": 0.0,
+		"duration": "0s", "started": "2024-05-01T12:00:00.001234567Z", "finished": "2024-05-01T12:00:00.001234567Z",
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]map[string]any{want}, lines); diff != "" {
+		t.Errorf("log (-want +got):\n%s", diff)
+	}
+	if got := lease.Spec.AcquireTime.UTC().Format(time.RFC3339Nano); got != "2024-05-01T12:00:00.001234567Z" {
+		t.Errorf("acquireTime = %s, want the logged start", got)
 	}
 }

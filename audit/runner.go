@@ -108,7 +108,7 @@ func (r *Runner) Start(ctx context.Context) error {
 		}
 		started := r.clock.Now()
 		r.lastStart = started
-		if _, err := r.RunOnce(ctx); err != nil {
+		if _, err := r.runOnce(ctx, started); err != nil {
 			if ctx.Err() == nil {
 				log.Error(err, "audit scan failed")
 			}
@@ -162,8 +162,12 @@ func (r *Runner) record(ctx context.Context, started time.Time) {
 
 // RunOnce scans once, then updates the gauges and records the events.
 func (r *Runner) RunOnce(ctx context.Context) (*Report, error) {
+	return r.runOnce(ctx, r.clock.Now())
+}
+
+// runOnce is RunOnce of a scan that started at start.
+func (r *Runner) runOnce(ctx context.Context, start time.Time) (*Report, error) {
 	log := logr.FromContextOrDiscard(ctx).WithName("audit")
-	start := r.clock.Now()
 	report, err := r.scanner.Scan(ctx, r.opts.Target)
 	if err != nil {
 		return nil, err
@@ -174,7 +178,10 @@ func (r *Runner) RunOnce(ctx context.Context) (*Report, error) {
 	finished := r.clock.Now()
 	r.metrics.export(report, float64(finished.UnixNano())/1e9)
 	sent := r.events.record(report, finished)
+	// The times at full precision (a logger's own timestamp may be cut to
+	// seconds): "started" is what the schedule Lease's acquireTime holds.
 	log.Info("audit scan finished", "objects", report.Objects, "findings", len(report.Findings),
-		"events", sent, "errors", len(report.Errors), "duration", finished.Sub(start).String())
+		"events", sent, "errors", len(report.Errors), "duration", finished.Sub(start).String(),
+		"started", start.UTC().Format(time.RFC3339Nano), "finished", finished.UTC().Format(time.RFC3339Nano))
 	return report, nil
 }
