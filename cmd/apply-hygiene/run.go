@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/go-logr/logr"
 	"go.uber.org/zap/zapcore"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -70,7 +71,7 @@ func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(
 	reviewer := webhook.NewReviewer(engine, kube.NewCluster(dyn, opts.NamespaceCacheTTL), webhook.WithAnalyzer(analyzer),
 		webhook.WithFailOpen(opts.FailurePolicy == "Ignore"), webhook.WithMetrics(metrics), webhook.WithMemoryBudget(budget))
 
-	mgr, err := newManager(cfg, opts)
+	mgr, err := newManager(cfg, opts, logger)
 	if err != nil {
 		return err
 	}
@@ -222,10 +223,15 @@ func newEngine(ctx context.Context, opts Options) (*policy.Engine, error) {
 	return engine, nil
 }
 
-func newManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
+func newManager(cfg *rest.Config, opts Options, logger logr.Logger) (manager.Manager, error) {
 	timeout := opts.ShutdownTimeout
 	le := opts.LeaderElection
 	mgr, err := ctrl.NewManager(cfg, manager.Options{
+		// The runnables (audit, certificates, policy sources) log through
+		// logr.FromContext: without a BaseContext controller-runtime gives
+		// them context.Background, and their logs, errors included, were
+		// discarded.
+		BaseContext:             func() context.Context { return ctrl.LoggerInto(context.Background(), logger) },
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
 		GracefulShutdownTimeout: &timeout,
