@@ -76,16 +76,22 @@ func withFailurePolicy(t *testing.T, policy string) {
 // withServerFailurePolicy is withFailurePolicy for what the server
 // answers itself, too: the chart passes failurePolicy to the server as
 // --failure-policy, but the package's server keeps the flags it started
-// with (devenv's Reconfigure restarts it with them). So the package's
-// server is stopped and a second one started from the same binary with
-// the chart at failurePolicy=policy, reaching the API server through the
-// same proxy, until the test ends; then the package's server is installed
-// and started again.
+// with (devenv's Reconfigure restarts it with them). So a second server
+// runs with the chart at failurePolicy=policy until the test ends.
 func withServerFailurePolicy(t *testing.T, policy string) {
 	t.Helper()
 	if policy == "Ignore" {
 		return
 	}
+	withServer(t, devenv.Options{Values: []string{"failurePolicy=" + policy}})
+}
+
+// withServer stops the package's server and starts a second one from the
+// same binary, with the chart values, TLS mode and extra flags of opts,
+// reaching the API server through the same proxy, until the test ends;
+// then the package's server is installed and started again.
+func withServer(t *testing.T, opts devenv.Options) *devenv.Webhook {
+	t.Helper()
 	w, cp := framework.Webhook(t), framework.ControlPlane(t)
 	root, err := controlplane.RepoRoot()
 	if err != nil {
@@ -94,19 +100,17 @@ func withServerFailurePolicy(t *testing.T, policy string) {
 	if err := w.Stop(); err != nil {
 		t.Fatalf("stopping the package's server: %v", err)
 	}
-	other, err := devenv.Start(t.Context(), cp, devenv.Options{
-		RepoRoot:   root,
-		BinDir:     filepath.Dir(framework.KubectlPath()),
-		Dir:        t.TempDir(),
-		Values:     []string{"failurePolicy=" + policy},
-		Binary:     filepath.Join(filepath.Dir(w.LogPath), "apply-hygiene"),
-		ServerArgs: []string{"--shadow-verify"},
-		APIServer:  func(string) (string, error) { return apiServer.URL(), nil },
-	})
+	opts.RepoRoot = root
+	opts.BinDir = filepath.Dir(framework.KubectlPath())
+	opts.Dir = t.TempDir()
+	opts.Binary = filepath.Join(filepath.Dir(w.LogPath), "apply-hygiene")
+	opts.ServerArgs = append([]string{"--shadow-verify"}, opts.ServerArgs...)
+	opts.APIServer = func(string) (string, error) { return apiServer.URL(), nil }
+	other, err := devenv.Start(t.Context(), cp, opts)
 	t.Cleanup(func() {
 		if other != nil {
 			if err := other.Close(); err != nil {
-				t.Errorf("stopping the server with failurePolicy %s: %v", policy, err)
+				t.Errorf("stopping the second server: %v", err)
 			}
 		}
 		if err := w.Reconfigure(context.Background(), cp); err != nil {
@@ -114,6 +118,7 @@ func withServerFailurePolicy(t *testing.T, policy string) {
 		}
 	})
 	if err != nil {
-		t.Fatalf("starting a server with failurePolicy %s: %v", policy, err)
+		t.Fatalf("starting a second server (values %v): %v", opts.Values, err)
 	}
+	return other
 }
