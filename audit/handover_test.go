@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	testingclock "k8s.io/utils/clock/testing"
+	crlog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // replica is one server's Runner, started as the leader.
@@ -323,5 +325,46 @@ func TestScanLogNamesTheRecordedStart(t *testing.T) {
 	}
 	if got := lease.Spec.AcquireTime.UTC().Format(time.RFC3339Nano); got != "2024-05-01T12:00:00.001234567Z" {
 		t.Errorf("acquireTime = %s, want the logged start", got)
+	}
+}
+
+// globalLog receives controller-runtime's global logger, set once for the
+// test binary.
+var globalLog struct {
+	once  sync.Once
+	mu    sync.Mutex
+	lines []string
+}
+
+// TestStartLogsWithoutALoggerInItsContext starts the Runner as the
+// manager does, with a context that holds no logger: it logs to
+// controller-runtime's logger all the same.
+func TestStartLogsWithoutALoggerInItsContext(t *testing.T) {
+	globalLog.once.Do(func() {
+		crlog.SetLogger(funcr.New(func(prefix, args string) {
+			globalLog.mu.Lock()
+			defer globalLog.mu.Unlock()
+			globalLog.lines = append(globalLog.lines, prefix+" "+args)
+		}, funcr.Options{}))
+	})
+	clk := testingclock.NewFakeClock(t0)
+	r, err := NewRunner(NewScanner(newFakeClient(twoDrifted(t)...), testAnalyzer(t), testEngine(t)), RunnerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.clock = clk
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- r.Start(ctx) }()
+	waitIdle(t, clk)
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Start returned %v", err)
+	}
+	globalLog.mu.Lock()
+	defer globalLog.mu.Unlock()
+	want := `audit "level"=0 "msg"="audit scan finished" "objects"=2 "findings"=2`
+	if !slices.ContainsFunc(globalLog.lines, func(l string) bool { return strings.HasPrefix(l, want) }) {
+		t.Errorf("controller-runtime's logger got %q, want a line starting %q", globalLog.lines, want)
 	}
 }

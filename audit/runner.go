@@ -8,6 +8,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/utils/clock"
+	crlog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
@@ -100,7 +101,13 @@ func (r *Runner) NeedLeaderElection() bool { return true }
 // (see nextStart) and then every Interval until ctx ends. A failed scan is
 // logged and retried at the next tick; it never stops the manager, and it
 // is not recorded in the Schedule, so that a new leader redoes it at once.
+//
+// It logs to the logger of ctx, else to controller-runtime's (ctrl.SetLogger):
+// the manager starts its runnables with its BaseContext, which holds no
+// logger unless the caller set one, and an audit that logs nothing hides
+// its failures.
 func (r *Runner) Start(ctx context.Context) error {
+	ctx = logr.NewContext(ctx, crlog.FromContext(ctx))
 	log := logr.FromContextOrDiscard(ctx).WithName("audit")
 	for {
 		if !r.sleepUntil(ctx, r.next(ctx)) {
