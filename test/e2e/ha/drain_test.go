@@ -63,7 +63,7 @@ func TestGracefulShutdownDrainsTheReviewInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Not ready at once, but still serving new connections.
-	framework.Eventually(t, delay/2, "replica 0's /readyz to fail after SIGTERM", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t, delay/2, "replica 0's /readyz to fail after SIGTERM", func(context.Context) (bool, error) {
 		// controller-runtime's healthz answers a failed check with 500.
 		return readyzStatus(r) == http.StatusInternalServerError, nil
 	})
@@ -72,7 +72,7 @@ func TestGracefulShutdownDrainsTheReviewInFlight(t *testing.T) {
 	}
 	// After the delay: no new connection, while the review in flight
 	// keeps the process alive.
-	framework.Eventually(t, delay+5*time.Second, "replica 0 to refuse new connections", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t, delay+5*time.Second, "replica 0 to refuse new connections", func(context.Context) (bool, error) {
 		conn, err := net.DialTimeout("tcp", addr, time.Second)
 		if err != nil {
 			return true, nil
@@ -91,12 +91,12 @@ func TestGracefulShutdownDrainsTheReviewInFlight(t *testing.T) {
 	if _, err := inFlight.Write(body[half:]); err != nil {
 		t.Fatalf("sending the rest of the review in flight: %v", err)
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(inFlight), nil)
+	resp, err := http.ReadResponse(bufio.NewReader(inFlight), nil) //nolint:bodyclose // checkAnswer closes it
 	if err != nil {
 		t.Fatalf("reading the answer to the review in flight: %v", err)
 	}
 	answered := time.Now()
-	checkAnswer(t, resp, body)
+	checkAnswer(t, resp, body) // closes resp.Body
 	select {
 	case <-r.Exited():
 	case <-time.After(10 * time.Second):
