@@ -36,6 +36,11 @@ import (
 //     opens its next connection elsewhere, and waits for the requests in
 //     flight. Its context is also the base of every request's context,
 //     which is why keepThroughShutdown detaches the reviews from it.
+//     net/http (go1.26 h2_bundle.go) sends the GOAWAY only to the HTTP/2
+//     connections that exist when Shutdown starts: one whose TLS
+//     handshake was still going on gets none and is served until its
+//     client closes it or --shutdown-timeout ends, which the delay makes
+//     unlikely (no new connections arrive by then).
 //  4. The process exits 0 once the manager has stopped, or 1 when the
 //     drain outlasted --shutdown-timeout.
 //
