@@ -1,0 +1,30 @@
+// Package haaudit_test runs the periodic audit in two replicas with the
+// chart's RBAC and short leader-election timings, and hands the audit
+// over: another replica takes the leader lease within the lease duration
+// when the leader is killed, at once when it shuts down, and the audit
+// still runs exactly once per interval across the replicas (the schedule
+// Lease), with one event per interval and the findings exported by the
+// replica that audits.
+package haaudit_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+const (
+	interval      = 8 * time.Second
+	leaseDuration = 4 * time.Second
+	retryPeriod   = time.Second
+)
+
+func TestMain(m *testing.M) {
+	framework.Main(m, framework.WithWebhook("audit.enabled=true"), framework.WithReplicas(2),
+		framework.WithServerArgs("--audit-interval="+interval.String(),
+			"--leader-election-lease-duration="+leaseDuration.String(),
+			"--leader-election-renew-deadline=3s",
+			"--leader-election-retry-period="+retryPeriod.String(),
+			"--shutdown-delay=0s"))
+}
