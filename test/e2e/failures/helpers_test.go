@@ -104,7 +104,7 @@ func withServer(t *testing.T, opts devenv.Options) *devenv.Webhook {
 	opts.BinDir = filepath.Dir(framework.KubectlPath())
 	opts.Dir = t.TempDir()
 	opts.Binary = filepath.Join(filepath.Dir(w.LogPath), "apply-hygiene")
-	opts.ServerArgs = append([]string{"--shadow-verify"}, opts.ServerArgs...)
+	opts.ServerArgs = append([]string{"--shadow-verify", fastStop}, opts.ServerArgs...)
 	opts.APIServer = func(string) (string, error) { return apiServer.URL(), nil }
 	other, err := devenv.Start(t.Context(), cp, opts)
 	t.Cleanup(func() {

@@ -18,8 +18,12 @@ import (
 // apiServer is the proxy through which the server reaches the API server.
 var apiServer *slowProxy
 
+// fastStop is the server flag that skips the graceful shutdown's delay:
+// the tests restart servers often and no load balancer needs the time.
+const fastStop = "--shutdown-delay=0s"
+
 func TestMain(m *testing.M) {
-	code := framework.Run(m, framework.WithWebhook(), framework.WithAPIServerFor(func(url string) (string, error) {
+	code := framework.Run(m, framework.WithWebhook(), framework.WithServerArgs(fastStop), framework.WithAPIServerFor(func(url string) (string, error) {
 		p, err := startSlowProxy(url)
 		if err != nil {
 			return "", err
