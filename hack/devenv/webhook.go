@@ -207,6 +207,14 @@ func (w *Webhook) Reconfigure(ctx context.Context, cp *controlplane.ControlPlane
 	if err := w.writePolicyConfig(ctx, cp); err != nil {
 		return err
 	}
+	// The chart sets the server's --failure-policy from the same value.
+	for _, r := range w.replicas {
+		for i, a := range r.args {
+			if strings.HasPrefix(a, "--failure-policy=") {
+				r.args[i] = "--failure-policy=" + w.failurePolicy()
+			}
+		}
+	}
 	return w.Restart(ctx, cp)
 }
 
