@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/pem"
 	"fmt"
 	"net"
@@ -149,14 +150,33 @@ func waitServed(t *testing.T, r *devenv.Replica, certPEM []byte) {
 	if block == nil {
 		t.Fatal("the serving certificate is not PEM")
 	}
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(r.Port))
 	framework.Eventually(t, 30*time.Second, "the server presenting the new certificate", func(context.Context) (bool, error) {
-		// The point is to see what is served, expired or not.
-		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // reads the certificate only
-		if err != nil {
-			return false, nil //nolint:nilerr // not listening yet: try again
-		}
-		defer func() { _ = conn.Close() }()
-		return bytes.Equal(conn.ConnectionState().PeerCertificates[0].Raw, block.Bytes), nil
+		cert, err := presented(r.Port)
+		return err == nil && bytes.Equal(cert.Raw, block.Bytes), nil
 	})
+}
+
+// servedCert is the certificate the server on port presents, once it
+// listens.
+func servedCert(t *testing.T, port int) *x509.Certificate {
+	t.Helper()
+	var cert *x509.Certificate
+	framework.Eventually(t, 30*time.Second, "a TLS handshake with the server", func(context.Context) (bool, error) {
+		var err error
+		cert, err = presented(port)
+		return err == nil, nil
+	})
+	return cert
+}
+
+// presented is the certificate that a TLS handshake with the server on
+// port sees, expired or not.
+func presented(port int) (*x509.Certificate, error) {
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // reads the certificate only
+	if err != nil {
+		return nil, fmt.Errorf("a TLS handshake with %s: %w", addr, err)
+	}
+	defer func() { _ = conn.Close() }()
+	return conn.ConnectionState().PeerCertificates[0], nil
 }

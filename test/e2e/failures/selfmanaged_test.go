@@ -2,11 +2,6 @@ package failures_test
 
 import (
 	"bytes"
-	"context"
-	"crypto/tls"
-	"crypto/x509"
-	"net"
-	"strconv"
 	"testing"
 	"time"
 
@@ -47,21 +42,4 @@ func TestSelfManagedCertificateExpiredWhileDown(t *testing.T) {
 		t.Errorf("the new certificate was signed by the expired CA, want a new CA")
 	}
 	wantReviewed(t, f, 7, 3)
-}
-
-// servedCert is the certificate the server on port presents.
-func servedCert(t *testing.T, port int) *x509.Certificate {
-	t.Helper()
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	var cert *x509.Certificate
-	framework.Eventually(t, 30*time.Second, "a TLS handshake with the server", func(context.Context) (bool, error) {
-		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // reads the certificate only
-		if err != nil {
-			return false, nil //nolint:nilerr // not listening yet: try again
-		}
-		defer func() { _ = conn.Close() }()
-		cert = conn.ConnectionState().PeerCertificates[0]
-		return true, nil
-	})
-	return cert
 }
