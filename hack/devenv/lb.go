@@ -24,13 +24,13 @@ const ProbePeriod = 200 * time.Millisecond
 // It is written by hand because it must be tiny, dependency-free and
 // observable (Stats); no maintained Go library is a probing TCP proxy.
 //
-// Where it differs from a Service (docs/reliability.md, "Replicas behind
-// one address"): it probes every ProbePeriod with one failure enough to
-// take a replica out, where a Service follows the kubelet (a crashed
-// container is NotReady within about a second, a deleted Pod is
-// terminating at once); and when a dial fails it tries the next ready
-// replica, as HAProxy's redispatch or Envoy's connect retries do, where
-// kube-proxy's iptables rules would fail that one connection.
+// Where it differs from a Service (docs/reliability.md, section 3.1): it
+// probes every ProbePeriod, and a failed or refused probe takes a replica
+// out at once, where a Service follows the kubelet (a crashed container is
+// NotReady within about a second, a deleted Pod is terminating at once);
+// and when a dial fails it tries the next ready replica, as HAProxy's
+// redispatch or Envoy's connect retries do, where kube-proxy's iptables
+// rules would fail that one connection.
 type LoadBalancer struct {
 	listener  net.Listener
 	backends  []*backend
@@ -119,14 +119,29 @@ func (lb *LoadBalancer) Close() error {
 }
 
 // probe sets each backend's readiness from its /readyz, every
-// ProbePeriod, until ctx ends.
+// ProbePeriod, until ctx ends. An answer other than 200, or a refused
+// connection, takes a backend out at once (a replica shutting down or
+// gone); a probe that times out only after probeFailureThreshold in a row,
+// as a kubelet's failureThreshold does: a busy replica is not a dead one.
 func (lb *LoadBalancer) probe(ctx context.Context) {
-	client := &http.Client{Timeout: ProbePeriod}
+	client := &http.Client{Timeout: probeTimeout}
+	timeouts := make([]int, len(lb.backends))
 	ticker := time.NewTicker(ProbePeriod)
 	defer ticker.Stop()
 	for {
-		for _, b := range lb.backends {
-			b.ready.Store(probeReady(ctx, client, b.readyURL))
+		for i, b := range lb.backends {
+			switch probeReady(ctx, client, b.readyURL) {
+			case probePassed:
+				timeouts[i] = 0
+				b.ready.Store(true)
+			case probeFailed:
+				timeouts[i] = 0
+				b.ready.Store(false)
+			case probeTimedOut:
+				if timeouts[i]++; timeouts[i] >= probeFailureThreshold {
+					b.ready.Store(false)
+				}
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -136,18 +151,38 @@ func (lb *LoadBalancer) probe(ctx context.Context) {
 	}
 }
 
-func probeReady(ctx context.Context, client *http.Client, url string) bool {
+const (
+	probeTimeout          = time.Second
+	probeFailureThreshold = 3
+)
+
+type probeResult int
+
+const (
+	probePassed probeResult = iota
+	probeFailed
+	probeTimedOut
+)
+
+func probeReady(ctx context.Context, client *http.Client, url string) probeResult {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return false
+		return probeFailed
 	}
 	resp, err := client.Do(req)
-	if err != nil {
-		return false
+	var netErr net.Error
+	switch {
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return probeTimedOut
+	case err != nil:
+		return probeFailed
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
+	if resp.StatusCode != http.StatusOK {
+		return probeFailed
+	}
+	return probePassed
 }
 
 // serve accepts connections until the listener closes.
