@@ -2,13 +2,13 @@ package audit
 
 import (
 	"time"
-	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/events"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -23,7 +23,7 @@ type EventRecorder interface {
 const EventAction = "Audit"
 
 // maxNote is the longest note the events API accepts, in bytes.
-const maxNote = 1024
+const maxNote = events.MaxNote
 
 // eventKey is one rule on one object.
 type eventKey struct {
@@ -32,16 +32,18 @@ type eventKey struct {
 }
 
 // eventLimiter records at most one event per object and rule per
-// interval, and at most budget events per run.
+// interval (events.Limiter, shared with the admission webhook), and at
+// most budget events per run.
 type eventLimiter struct {
 	recorder EventRecorder
-	interval time.Duration
 	budget   int
-	sent     map[eventKey]time.Time
+	limiter  *events.Limiter
 }
 
+// newEventLimiter limits to the interval less a tenth, so that runs an
+// interval apart are not held back by how long each scan took.
 func newEventLimiter(recorder EventRecorder, interval time.Duration, budget int) *eventLimiter {
-	return &eventLimiter{recorder: recorder, interval: interval, budget: budget, sent: map[eventKey]time.Time{}}
+	return &eventLimiter{recorder: recorder, budget: budget, limiter: events.NewLimiter(interval - interval/10)}
 }
 
 // record sends the events of one report and returns how many it sent.
@@ -49,35 +51,18 @@ func (l *eventLimiter) record(r *Report, now time.Time) int {
 	if l == nil || l.recorder == nil {
 		return 0
 	}
-	l.forget(now)
 	n := 0
 	for _, f := range firstPerObjectAndRule(r.Findings) {
-		key := eventKey{uid: f.UID, rule: f.Rule}
-		if last, ok := l.sent[key]; ok && now.Sub(last) < l.minGap() {
-			continue
-		}
 		if n >= l.budget {
 			break
 		}
+		if !l.limiter.Allow(events.Key{UID: f.UID, Rule: string(f.Rule)}, now) {
+			continue
+		}
 		l.recorder.Eventf(regarding(f), nil, corev1.EventTypeWarning, EventReason(f.Rule), EventAction, "%s", truncate(f.Message, maxNote))
-		l.sent[key] = now
 		n++
 	}
 	return n
-}
-
-// minGap is the interval less a tenth, so that runs an interval apart are
-// not held back by how long each scan took.
-func (l *eventLimiter) minGap() time.Duration { return l.interval - l.interval/10 }
-
-// forget drops what no longer limits anything, so that deleted objects do
-// not stay in memory.
-func (l *eventLimiter) forget(now time.Time) {
-	for key, last := range l.sent {
-		if now.Sub(last) >= l.minGap() {
-			delete(l.sent, key)
-		}
-	}
 }
 
 // firstPerObjectAndRule keeps the first finding of each object and rule.
@@ -107,13 +92,4 @@ func regarding(f Finding) *unstructured.Unstructured {
 }
 
 // truncate cuts s to at most n bytes of valid UTF-8, ending with "…".
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func truncate(s string, n int) string { return events.Truncate(s, n) }

@@ -1,10 +1,9 @@
 package audit
 
 import (
-	"strings"
-
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/events"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
@@ -66,17 +65,7 @@ func (r *Report) Denied() bool {
 
 // EventReason turns a rule ID into an event reason in CamelCase:
 // "imperative-edit" becomes "ImperativeEdit".
-func EventReason(rule policy.RuleID) string {
-	var b strings.Builder
-	for part := range strings.SplitSeq(string(rule), "-") {
-		if part == "" {
-			continue
-		}
-		b.WriteString(strings.ToUpper(part[:1]))
-		b.WriteString(part[1:])
-	}
-	return b.String()
-}
+func EventReason(rule policy.RuleID) string { return events.Reason(string(rule)) }
 
 func objectName(ref merge.ObjectRef) string {
 	if ref.Namespace == "" {

@@ -39,7 +39,7 @@ func (r *Reviewer) Mutating() admission.Handler {
 		mutations := rv.DecisionsWith(policy.ActionRepair, policy.ActionPrune)
 		if len(mutations) == 0 {
 			r.opts.metrics.observe("mutate", rv.Classification(), "allowed", started, nil)
-			return admission.Allowed("")
+			return withAudit(admission.Allowed(""), rv, nil)
 		}
 		patched, err := rv.Repair(mutations)
 		if err != nil {
@@ -47,7 +47,7 @@ func (r *Reviewer) Mutating() admission.Handler {
 		}
 		logDecisions(ctx, rv, mutations)
 		r.opts.metrics.observe("mutate", rv.Classification(), "patched", started, mutations)
-		return admission.PatchResponseFromRaw(rawObjectOf(ctx, &req), patched).WithWarnings(r.messages(mutations)...)
+		return withAudit(admission.PatchResponseFromRaw(rawObjectOf(ctx, &req), patched).WithWarnings(r.messages(mutations)...), rv, mutations)
 	})
 }
 
@@ -66,18 +66,28 @@ func (r *Reviewer) Validating() admission.Handler {
 		}
 		acted := rv.DecisionsWith(policy.ActionDeny, policy.ActionWarn, policy.ActionDryRun)
 		logDecisions(ctx, rv, acted)
+		if len(acted) > 0 {
+			r.events.record(rv, rv.DecisionsWith(policy.ActionDeny, policy.ActionWarn))
+		}
 		warnings := r.messages(rv.DecisionsWith(policy.ActionWarn))
 		if denials := rv.DecisionsWith(policy.ActionDeny); len(denials) > 0 {
 			r.opts.metrics.observe("validate", rv.Classification(), "denied", started, acted)
-			return admission.Denied(strings.Join(messagesOf(denials), "\n")).WithWarnings(warnings...)
+			return withAudit(admission.Denied(strings.Join(messagesOf(denials), "\n")).WithWarnings(warnings...), rv, acted)
 		}
 		outcome := "allowed"
 		if len(warnings) > 0 {
 			outcome = "warned"
 		}
 		r.opts.metrics.observe("validate", rv.Classification(), outcome, started, acted)
-		return admission.Allowed("").WithWarnings(warnings...)
+		return withAudit(admission.Allowed("").WithWarnings(warnings...), rv, acted)
 	})
+}
+
+// withAudit adds the review's audit annotations (auditAnnotations) to
+// resp: which rules acted on the write, how, and its classification.
+func withAudit(resp admission.Response, rv *review.Review, acted []policy.Decision) admission.Response {
+	resp.AuditAnnotations = auditAnnotations(rv.Classification(), acted)
+	return resp
 }
 
 // errored answers a request that could not be reviewed: 400 for a

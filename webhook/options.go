@@ -1,6 +1,8 @@
 package webhook
 
 import (
+	"time"
+
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -13,6 +15,9 @@ type options struct {
 	failOpen   bool
 	metrics    *Metrics
 	budget     *memoryBudget
+
+	recorder      EventRecorder
+	eventInterval time.Duration
 }
 
 func defaultOptions() options {
@@ -22,6 +27,8 @@ func defaultOptions() options {
 		maxWarning: 1024,
 		failOpen:   true,
 		budget:     newMemoryBudget(DefaultMemoryBudget()),
+
+		eventInterval: DefaultEventInterval,
 	}
 }
 
@@ -50,4 +57,20 @@ func WithMetrics(m *Metrics) Option {
 // DefaultMemoryBudget(), half of GOMEMLIMIT, or 128 MiB without one.
 func WithMemoryBudget(n int64) Option {
 	return func(o *options) { o.budget = newMemoryBudget(n) }
+}
+
+// WithEventRecorder records a Warning event on the object for each rule
+// that denies or warns about a write in the validating pass (reason: the
+// rule ID in CamelCase, note: the decision's message cut to 1024 bytes),
+// never for a dry-run request, at most one per object and rule per
+// WithEventInterval. Events are sent off the review's path and dropped
+// rather than waited for. Default: none.
+func WithEventRecorder(r EventRecorder) Option {
+	return func(o *options) { o.recorder = r }
+}
+
+// WithEventInterval sets how often at most one object gets an event for
+// one rule. Default: DefaultEventInterval.
+func WithEventInterval(d time.Duration) Option {
+	return func(o *options) { o.eventInterval = d }
 }

@@ -20,8 +20,9 @@ type Evaluator = review.Evaluator
 // deadline, the responses, the warnings' length, metrics and logs. It is
 // safe for concurrent use.
 type Reviewer struct {
-	opts options
-	core *review.Reviewer
+	opts   options
+	core   *review.Reviewer
+	events *eventRecorder
 }
 
 // NewReviewer returns a Reviewer that asks evaluator and reads from
@@ -37,7 +38,7 @@ func NewReviewer(evaluator Evaluator, cluster Cluster, opts ...Option) *Reviewer
 		o.metrics.observeEvaluation(time.Since(started))
 		return decisions, err
 	})
-	return &Reviewer{opts: o, core: review.NewReviewer(o.analyzer, timed, cluster)}
+	return &Reviewer{opts: o, core: review.NewReviewer(o.analyzer, timed, cluster), events: newEventRecorder(o.recorder, o.eventInterval)}
 }
 
 // isBadRequest reports whether err means the request itself is malformed.

@@ -33,6 +33,9 @@ type Options struct {
 	// review on a difference (merge.WithShadowVerify): for test runs.
 	ShadowVerify      bool
 	NamespaceCacheTTL time.Duration
+	// AdmissionEvents records a Warning event on the object for each rule
+	// that denies or warns about a write (default true).
+	AdmissionEvents bool
 	// ShutdownDelay is how long the server keeps serving, not ready, after
 	// the first SIGTERM before it closes its listener (default 5s).
 	ShutdownDelay time.Duration
@@ -74,6 +77,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.FailurePolicy, "failure-policy", "Ignore", "what an internal error answers, as the webhook configurations' failurePolicy: Ignore (allow, with a warning) or Fail (reject)")
 	fs.StringSliceVar(&o.PersonFieldManagers, "person-field-managers", nil, "field managers, besides kubectl's own, whose writes are a person's (a UI such as Lens or k9s, a script's client): a field that only people own and that an apply leaves behind is an orphaned field (repeatable)")
 	fs.BoolVar(&o.ShadowVerify, "shadow-verify", false, "for test runs: analyze every review twice, pruned and whole, and fail it on a difference (metric reason shadow_mismatch); doubles the cost of an analysis")
+	fs.BoolVar(&o.AdmissionEvents, "admission-events", true, "record a Warning event on the object for each rule that denies or warns about a write (reason: the rule in CamelCase), at most one per object and rule a minute, never for a dry run")
 	fs.DurationVar(&o.NamespaceCacheTTL, "namespace-cache-ttl", 10*time.Second, "how long namespace labels (enforcement overrides) are cached")
 	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", 5*time.Second, "on SIGTERM, how long the server keeps serving while /readyz fails, "+
 		"before it closes its listener: the time for the Service's endpoints (or a load balancer probing /readyz) to stop sending new connections; 0 allowed")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"net/http"
 	"os"
 
 	"github.com/go-logr/logr"
@@ -68,13 +69,16 @@ func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(
 		analyzerOpts = append(analyzerOpts, merge.WithShadowVerify())
 	}
 	analyzer := merge.NewAnalyzer(analyzerOpts...)
-	reviewer := webhook.NewReviewer(engine, kube.NewCluster(dyn, opts.NamespaceCacheTTL), webhook.WithAnalyzer(analyzer),
-		webhook.WithFailOpen(opts.FailurePolicy == "Ignore"), webhook.WithMetrics(metrics), webhook.WithMemoryBudget(budget))
-
 	mgr, err := newManager(cfg, opts, logger)
 	if err != nil {
 		return err
 	}
+	reviewerOpts := []webhook.Option{webhook.WithAnalyzer(analyzer), webhook.WithFailOpen(opts.FailurePolicy == "Ignore"),
+		webhook.WithMetrics(metrics), webhook.WithMemoryBudget(budget)}
+	if opts.AdmissionEvents {
+		reviewerOpts = append(reviewerOpts, webhook.WithEventRecorder(mgr.GetEventRecorder("apply-hygiene")))
+	}
+	reviewer := webhook.NewReviewer(engine, kube.NewCluster(dyn, opts.NamespaceCacheTTL), reviewerOpts...)
 	if err := mgr.AddReadyzCheck("shutdown", notShuttingDown.Check); err != nil {
 		return fmt.Errorf("adding the shutdown readiness check: %w", err)
 	}
@@ -82,8 +86,12 @@ func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(
 		return err
 	}
 	server := mgr.GetWebhookServer()
-	server.Register("/mutate", keepThroughShutdown(ctx.Done(), reviewer.WithinBudget("mutate", webhook.NewHTTPHandler(reviewer.Mutating()))))
-	server.Register("/validate", keepThroughShutdown(ctx.Done(), reviewer.WithinBudget("validate", webhook.NewHTTPHandler(reviewer.Validating()))))
+	for path, handler := range map[string]http.Handler{
+		"/mutate":   reviewer.WithinBudget("mutate", webhook.NewHTTPHandler(reviewer.Mutating())),
+		"/validate": reviewer.WithinBudget("validate", webhook.NewHTTPHandler(reviewer.Validating())),
+	} {
+		server.Register(path, closeConnectionsOnceShuttingDown(notShuttingDown, keepThroughShutdown(ctx.Done(), handler)))
+	}
 	if err := addCertManager(ctx, mgr, cfg, opts); err != nil {
 		return err
 	}

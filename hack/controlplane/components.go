@@ -69,6 +69,10 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, opts Options, etcdUR
 	if err != nil {
 		return err
 	}
+	auditArgs, err := cp.auditLogArgs()
+	if err != nil {
+		return err
+	}
 	args := []string{
 		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1",
@@ -89,6 +93,7 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, opts Options, etcdUR
 		"--endpoint-reconciler-type=none",
 		"--profiling=false",
 	}
+	args = append(args, auditArgs...)
 	p, err := startProcess("kube-apiserver", filepath.Join(opts.BinDir, "kube-apiserver"), filepath.Join(cp.dir, "logs"), args)
 	if err != nil {
 		return err

@@ -19,6 +19,7 @@ var floors = map[string]int{
 	"merge":           0,
 	"certs":           0,
 	"internal/kube":   0,
+	"internal/events": 0,
 	"policy":          1,
 	"internal/review": 2,
 	"audit":           2,
