@@ -126,3 +126,21 @@ func keepThroughShutdown(stopping <-chan struct{}, next http.Handler) http.Handl
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
+
+// closeConnectionsOnceShuttingDown answers every request with
+// "Connection: close" once shutdown began (gate closed). net/http then
+// closes an HTTP/1.1 connection right after the answer, and its HTTP/2
+// server reads the header as a request to send that connection a GOAWAY.
+// So during --shutdown-delay the API server's connections leave this
+// replica one by one, each after a complete answer, rather than all at
+// once when the drain closes the idle ones: a keep-alive connection closed
+// while idle can cross a request the API server is just writing on it, and
+// the API server does not retry a webhook call (a POST).
+func closeConnectionsOnceShuttingDown(gate *readinessGate, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if gate.closed.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -67,8 +67,10 @@ func TestGracefulShutdownDrainsTheReviewInFlight(t *testing.T) {
 		// controller-runtime's healthz answers a failed check with 500.
 		return readyzStatus(r) == http.StatusInternalServerError, nil
 	})
-	if code, err := review(tlsConfig, addr, body); err != nil || code != http.StatusOK {
-		t.Fatalf("a new review %s after SIGTERM, within --shutdown-delay: HTTP %d, %v; want 200", time.Since(term).Round(time.Millisecond), code, err)
+	// Answered, and told to go elsewhere next time (Connection: close).
+	if code, closing, err := review(tlsConfig, addr, body); err != nil || code != http.StatusOK || !closing {
+		t.Fatalf("a new review %s after SIGTERM, within --shutdown-delay: HTTP %d, Connection: close %t, %v; want 200 and close",
+			time.Since(term).Round(time.Millisecond), code, closing, err)
 	}
 	// After the delay: no new connection, while the review in flight
 	// keeps the process alive.
@@ -130,16 +132,19 @@ func readyzStatus(r *devenv.Replica) int {
 	return resp.StatusCode
 }
 
-// review posts body on a new connection and returns the HTTP status.
-func review(tlsConfig *tls.Config, addr string, body []byte) (int, error) {
-	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: tlsConfig, DisableKeepAlives: true}}
+// review posts body on a new keep-alive connection and returns the HTTP
+// status and whether the server closes the connection after it.
+func review(tlsConfig *tls.Config, addr string, body []byte) (int, bool, error) {
+	transport := &http.Transport{TLSClientConfig: tlsConfig}
+	defer transport.CloseIdleConnections()
+	client := &http.Client{Timeout: 5 * time.Second, Transport: transport}
 	resp, err := client.Post("https://"+addr+"/validate?timeout=5s", "application/json", bytes.NewReader(body))
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
-	return resp.StatusCode, nil
+	return resp.StatusCode, resp.Close, nil
 }
 
 // checkAnswer fails t unless resp is 200 with an AdmissionReview that
