@@ -61,8 +61,10 @@ type LoadBalancerStats struct {
 	// was ready or none could be dialed.
 	NoReadyReplica int64
 	// CutOff counts connections a replica closed after the client had
-	// sent bytes that it had not answered: a request in flight when the
-	// replica died (an upper bound: HTTP/2 control frames count too).
+	// sent bytes that it had not answered yet: an indication of calls in
+	// flight when a replica died, not a count of them (one HTTP/2
+	// connection carries several calls, and an answer to one clears the
+	// mark; HTTP/2 control frames set it).
 	CutOff int64
 }
 

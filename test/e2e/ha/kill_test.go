@@ -22,8 +22,11 @@ var cutOff = regexp.MustCompile(`^(unexpected EOF|EOF|http2: client connection l
 // go to the other replica. No write fails, except one whose review was in
 // flight on the replica at the moment it was killed: the API server does
 // not retry a webhook call (a POST), so that write fails with the cause
-// "unexpected EOF" and changes nothing. The test allows exactly those,
-// counts them, and fails on any other failure.
+// "unexpected EOF" and changes nothing. The test allows exactly those (a
+// cut-off cause, and a kill while the apply ran), counts them, and fails
+// on any other failure. The load balancer's count of connections cut off
+// with bytes unanswered is reported beside them, not compared: one HTTP/2
+// connection carries several calls.
 func TestOneReplicaKilledAtATime(t *testing.T) {
 	f := framework.New(t)
 	w := framework.Webhook(t)
@@ -53,10 +56,6 @@ func TestOneReplicaKilledAtATime(t *testing.T) {
 	t.Logf("%d applies, %d failed, %d cut off in flight (%d kills of one replica at a time; connections per replica %v, "+
 		"%d connections cut off with bytes unanswered, %d dials redispatched)",
 		n, failed, inFlight, len(kills.times()), stats.Connections, stats.CutOff, stats.DialFailures)
-	if int64(inFlight) > stats.CutOff {
-		t.Errorf("%d applies failed as cut off in flight, but the load balancer saw only %d connections cut off with a request unanswered",
-			inFlight, stats.CutOff)
-	}
 	if len(kills.times()) < 2*len(w.Replicas()) {
 		t.Errorf("%d kills during the applies, want at least two of each replica", len(kills.times()))
 	}
