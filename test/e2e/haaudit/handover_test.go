@@ -14,8 +14,9 @@ import (
 )
 
 // retryAtMost is the longest wait between two attempts of client-go's
-// leader election: the retry period with its jitter factor.
-const retryAtMost = time.Duration(float64(retryPeriod) * (1 + leaderelection.JitterFactor))
+// leader election: the retry period with its jitter factor, plus a second
+// for the attempt's own calls to the API server on a busy machine.
+const retryAtMost = time.Duration(float64(retryPeriod)*(1+leaderelection.JitterFactor)) + time.Second/2
 
 // The audit leader is killed (SIGKILL): the other replica takes the lease
 // once it expired, within the lease duration of the leader's last
