@@ -14,8 +14,8 @@ import (
 )
 
 // retryAtMost is the longest wait between two attempts of client-go's
-// leader election: the retry period with its jitter factor, plus a second
-// for the attempt's own calls to the API server on a busy machine.
+// leader election: the retry period with its jitter factor, plus half a
+// second for the attempt's own calls to the API server on a busy machine.
 const retryAtMost = time.Duration(float64(retryPeriod)*(1+leaderelection.JitterFactor)) + time.Second/2
 
 // The audit leader is killed (SIGKILL): the other replica takes the lease
