@@ -54,10 +54,16 @@ func TestManifestsAcceptedByAPIServer(t *testing.T) {
 	}
 	run(t, "", "wait", "--for=condition=Established", "--timeout=60s", "crd", "--all")
 	run(t, "", "create", "namespace", releaseNamespace)
+	// The helm test's namespace, which its hooks create first: a dry run
+	// creates nothing, so the hooks' objects in it need it to exist.
+	// The same for the ServiceAccount its Pod runs as.
+	testName := releaseName + "-apply-hygiene-test"
+	run(t, "", "create", "namespace", testName, "--save-config")
+	run(t, "", "create", "serviceaccount", testName, "--namespace", releaseNamespace, "--save-config")
 
 	for _, scenario := range scenarios {
 		t.Run(scenario, func(t *testing.T) {
-			manifests := render(t, scenario)
+			manifests := renderWithTests(t, scenario)
 			if strings.Contains(manifests, "kind: ServiceMonitor") && smErr != nil {
 				controlplane.Unavailable(t, "missing the ServiceMonitor CRD: "+smErr.Error())
 			}

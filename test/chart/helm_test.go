@@ -61,8 +61,17 @@ func helm(t *testing.T, args ...string) (string, error) {
 	return stdout.String(), nil
 }
 
-// render runs helm template for a scenario, plus extra arguments.
+// render runs helm template for a scenario, plus extra arguments, without
+// the helm test hooks (templates/tests), which have a Deployment, a Role
+// and a ServiceAccount of their own.
 func render(t *testing.T, scenario string, extra ...string) string {
+	t.Helper()
+	return renderWithTests(t, scenario, append([]string{"--skip-tests"}, extra...)...)
+}
+
+// renderWithTests runs helm template for a scenario, plus extra arguments:
+// every manifest, the helm test hooks included.
+func renderWithTests(t *testing.T, scenario string, extra ...string) string {
 	t.Helper()
 	args := append([]string{
 		"template", releaseName, chartDir(t),
@@ -79,7 +88,7 @@ func render(t *testing.T, scenario string, extra ...string) string {
 func TestTemplateGolden(t *testing.T) {
 	for _, scenario := range scenarios {
 		t.Run(scenario, func(t *testing.T) {
-			got := render(t, scenario)
+			got := renderWithTests(t, scenario)
 			golden := filepath.Join("testdata", scenario, "manifests.golden.yaml")
 			if *update {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -167,6 +176,24 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		"an extra kind without a resource": {
 			set: "extraKinds[0].group=example.com,extraKinds[0].version=v1", wantErr: "resource",
 		},
+		"an object selector with an unknown operator": {
+			set: "webhook.objectSelector.matchExpressions[0].key=a,webhook.objectSelector.matchExpressions[0].operator=Like", wantErr: "/webhook/objectSelector/matchExpressions/0/operator",
+		},
+		"an extra match condition without an expression": {
+			set: "webhook.extraMatchConditions[0].name=mine", wantErr: "expression",
+		},
+		"an extra match condition whose name is not a qualified name": {
+			set: "webhook.extraMatchConditions[0].name=my rule,webhook.extraMatchConditions[0].expression=true", wantErr: "/webhook/extraMatchConditions/0/name",
+		},
+		"an extra env var without a name": {
+			set: "extraEnv[0].value=1", wantErr: "name",
+		},
+		"a network policy peer that is not one": {
+			set: "networkPolicy.webhookFrom[0].ports=443", wantErr: "/networkPolicy/webhookFrom/0",
+		},
+		"a priority class name that is not a DNS subdomain": {
+			set: "priorityClassName=System_Critical", wantErr: "/priorityClassName",
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -193,6 +220,19 @@ func TestTemplateRejectsContradictions(t *testing.T) {
 		"a caBundle without a URL": {
 			args:    []string{"--set", "webhook.caBundle=Zm9v"},
 			wantErr: "only used with webhook.url",
+		},
+		"an extra match condition with the name of the chart's own": {
+			args:    []string{"--set-string", "webhook.extraMatchConditions[0].name=not-a-controller,webhook.extraMatchConditions[0].expression=true"},
+			wantErr: `webhook.extraMatchConditions: the name "not-a-controller" is taken`,
+		},
+		"two extra match conditions with one name": {
+			args: []string{"--set-string", "webhook.extraMatchConditions[0].name=mine,webhook.extraMatchConditions[0].expression=true," +
+				"webhook.extraMatchConditions[1].name=mine,webhook.extraMatchConditions[1].expression=false"},
+			wantErr: `webhook.extraMatchConditions: the name "mine" is taken`,
+		},
+		"an extra env var the chart sets": {
+			args:    []string{"--set", "extraEnv[0].name=POD_NAME,extraEnv[0].value=x"},
+			wantErr: "extraEnv: POD_NAME is set by the chart and cannot be redefined",
 		},
 		"an existing service account without a name": {
 			args:    []string{"--set", "serviceAccount.create=false"},

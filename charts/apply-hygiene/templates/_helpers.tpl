@@ -84,6 +84,18 @@ neither cert-manager nor, in url mode, a caBundle of the user's own. */}}
 {{- if and .Values.webhook.caBundle (not .Values.webhook.url) }}
 {{- fail "webhook.caBundle is only used with webhook.url" }}
 {{- end }}
+{{- $names := list "not-never-intercepted" "not-a-controller" "may-have-a-decision" "may-be-repairable" }}
+{{- range (default list .Values.webhook.extraMatchConditions) }}
+{{- if has .name $names }}
+{{- fail (printf "webhook.extraMatchConditions: the name %q is taken (the chart's own are not-never-intercepted, not-a-controller, may-have-a-decision and may-be-repairable; names must be unique)" .name) }}
+{{- end }}
+{{- $names = append $names .name }}
+{{- end }}
+{{- range (default list .Values.extraEnv) }}
+{{- if has .name (list "POD_NAMESPACE" "POD_NAME" "GOMEMLIMIT") }}
+{{- fail (printf "extraEnv: %s is set by the chart and cannot be redefined (GOMEMLIMIT follows resources.limits.memory)" .name) }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/*
@@ -314,6 +326,10 @@ matchConditions:
       != (has(oldObject.metadata.annotations) && 'kubectl.kubernetes.io/last-applied-configuration' in oldObject.metadata.annotations
       ? oldObject.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'] : '')
   {{- end }}
+  {{- with .root.Values.webhook.extraMatchConditions }}
+  # webhook.extraMatchConditions, after the chart's own.
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
 {{- end }}
 
 {{/* Everything a webhook has in common with the other one. */}}
@@ -327,6 +343,10 @@ namespaceSelector:
         {{- toYaml (uniq (concat (list "kube-system" .Release.Namespace) .Values.excludeNamespaces)) | nindent 8 }}
     - key: apply-hygiene.io/ignore
       operator: DoesNotExist
+{{- with .Values.webhook.objectSelector }}
+objectSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
 failurePolicy: {{ .Values.failurePolicy }}
 matchPolicy: Equivalent
 sideEffects: None
@@ -378,4 +398,18 @@ counts as the server's default, which the deployment then leaves to it.
 {{- $delay := .Values.shutdownDelay | default "5s" }}
 {{- $timeout := .Values.shutdownTimeout | default "30s" }}
 {{- add (trimSuffix "s" $delay | atoi) (trimSuffix "s" $timeout | atoi) 10 }}
+{{- end }}
+
+{{/* The helm test's resources: their name (also the namespace it creates,
+where the webhooks intercept) and labels, which never match the server's
+pod selector. */}}
+{{- define "apply-hygiene.testName" -}}
+{{- printf "%s-test" (include "apply-hygiene.fullname" . | trunc 58 | trimSuffix "-") }}
+{{- end }}
+
+{{- define "apply-hygiene.testLabels" -}}
+helm.sh/chart: {{ include "apply-hygiene.chart" . }}
+app.kubernetes.io/part-of: {{ include "apply-hygiene.fullname" . }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/component: test
 {{- end }}
