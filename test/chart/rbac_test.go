@@ -13,11 +13,16 @@ import (
 // The permissions the server needs, exactly (design: least privilege).
 // A test of the server can compare what the code calls with these lists.
 var (
-	// clusterRules are cluster-wide reads for the analysis.
+	// eventsRule records events on the objects in their namespaces: the
+	// webhook's on a denied or warned write (--admission-events, on by
+	// default) and the periodic audit's.
+	eventsRule = rbacv1.PolicyRule{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}}
+	// clusterRules are cluster-wide reads for the analysis, and events.
 	clusterRules = []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"deployments", "statefulsets"}, Verbs: []string{"get"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"controllerrevisions", "replicasets"}, Verbs: []string{"list"}},
+		eventsRule,
 	}
 	// allClusterRules are clusterRules for kinds=all: the parents of every
 	// built-in /scale the preset intercepts.
@@ -26,6 +31,7 @@ var (
 		{APIGroups: []string{""}, Resources: []string{"replicationcontrollers"}, Verbs: []string{"get"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"deployments", "replicasets", "statefulsets"}, Verbs: []string{"get"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"controllerrevisions", "replicasets"}, Verbs: []string{"list"}},
+		eventsRule,
 	}
 	// namespaceRules are in the release namespace only.
 	namespaceRules = []rbacv1.PolicyRule{
@@ -34,11 +40,9 @@ var (
 		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
 		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create", "get", "update"}},
 	}
-	// auditClusterRules let the periodic audit list what it audits and
-	// record events on the objects.
+	// auditClusterRules let the periodic audit list what it audits.
 	auditClusterRules = []rbacv1.PolicyRule{
 		{APIGroups: []string{"apps"}, Resources: []string{"daemonsets", "deployments", "statefulsets"}, Verbs: []string{"list"}},
-		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
 	}
 	// commonAuditListRules are what the periodic audit lists with
 	// kinds=common: every kind of the preset but Secrets (listing them
@@ -81,8 +85,8 @@ func TestRBACIsExactlyWhatTheServerCalls(t *testing.T) {
 		"cert-manager": {wantCluster: clusterRules, wantNamespace: namespaceRules},
 		"url":          {wantCluster: clusterRules, wantNamespace: namespaceRules},
 		"full": {
-			wantCluster: concat(clusterRules[:2], []rbacv1.PolicyRule{widgets}, clusterRules[2:], auditClusterRules[:1],
-				[]rbacv1.PolicyRule{{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"list"}}}, auditClusterRules[1:]),
+			wantCluster: concat(clusterRules[:2], []rbacv1.PolicyRule{widgets}, clusterRules[2:], auditClusterRules,
+				[]rbacv1.PolicyRule{{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"list"}}}),
 			wantNamespace: namespaceRules,
 		},
 		// Services, Secrets, RBAC ...: the server reads none of them back,
@@ -91,7 +95,7 @@ func TestRBACIsExactlyWhatTheServerCalls(t *testing.T) {
 		"common": {
 			wantCluster: concat(clusterRules, commonAuditListRules,
 				[]rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"persistentvolumes"}, Verbs: []string{"list"}}},
-				auditClusterRules[1:], selfManagedClusterRules),
+				selfManagedClusterRules),
 			wantNamespace: concat(namespaceRules, selfManagedNamespaceRules),
 		},
 		// Every kind, but get only on the parents of the /scale requests

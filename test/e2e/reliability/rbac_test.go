@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
@@ -38,7 +39,8 @@ import (
 // reads the cluster — /scale of each workload kind that has one (the
 // parent: get; a DaemonSet has none, and the chart grants no get on it), a
 // rollout undo candidate of each (the revisions: list), and the namespace
-// labels of every review (get) — and, with audit.enabled, a scan of the
+// labels of every review (get), and the events it records on the denied
+// scales (events.k8s.io) — and, with audit.enabled, a scan of the
 // audit.Scanner over objects whose template is older than last-applied
 // (list of the kinds, of the revisions, get of namespaces).
 func TestClusterRoleIsExactlyWhatTheCodeCalls(t *testing.T) {
@@ -60,7 +62,8 @@ func TestClusterRoleIsExactlyWhatTheCodeCalls(t *testing.T) {
 	}
 }
 
-// recorderCalls are the audit's events: controller-runtime's event
+// recorderCalls are the events of the audit and of the webhook (on a
+// denied or warned write, --admission-events): controller-runtime's event
 // recorder (events.k8s.io) creates them and patches repeats, through its
 // own client rather than the dynamic one.
 var recorderCalls = []string{"events.k8s.io/events create", "events.k8s.io/events patch"}
@@ -134,10 +137,24 @@ func reviewerCalls(t *testing.T) []string {
 	t.Helper()
 	objs := []runtime.Object{namespace()}
 	for kind := range workloads {
-		objs = append(objs, workload(kind, "a"))
+		// last-applied owns replicas: alice's scale is denied.
+		w := workload(kind, "a")
+		la, err := json.Marshal(w.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.SetAnnotations(map[string]string{"kubectl.kubernetes.io/last-applied-configuration": string(la)})
+		objs = append(objs, w)
 	}
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds(), objs...)
-	handler := webhook.NewReviewer(newPolicyEngine(t), kube.NewCluster(client, 0)).Validating()
+	recorded := make(chan struct{}, 16)
+	recorder := eventRecorderFunc(func() {
+		select {
+		case recorded <- struct{}{}:
+		default:
+		}
+	})
+	handler := webhook.NewReviewer(newPolicyEngine(t), kube.NewCluster(client, 0), webhook.WithEventRecorder(recorder)).Validating()
 	for kind, gvr := range workloads {
 		reqs := map[string]admissionv1.AdmissionRequest{"undo": undoRequest(t, kind, gvr)}
 		if kind != "DaemonSet" { // the only one without a /scale subresource
@@ -155,7 +172,20 @@ func reviewerCalls(t *testing.T) []string {
 			}
 		}
 	}
-	return actions(client)
+	select {
+	case <-recorded: // alice's scales are denied: the webhook records events.
+		return union(actions(client), recorderCalls)
+	case <-time.After(5 * time.Second):
+		t.Fatal("no event recorded for alice's denied scales")
+		return nil
+	}
+}
+
+// eventRecorderFunc is a webhook.EventRecorder that calls itself.
+type eventRecorderFunc func()
+
+func (f eventRecorderFunc) Eventf(runtime.Object, runtime.Object, string, string, string, string, ...any) {
+	f()
 }
 
 // actions returns "group/resource verb" of every call made with client.
