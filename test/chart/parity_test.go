@@ -135,6 +135,10 @@ func TestNetworkPolicy(t *testing.T) {
 	for name, scenario := range map[string][]string{
 		"off by default":             {"default"},
 		"none in URL mode (no pods)": {"url", "--set", "networkPolicy.enabled=true"},
+		// helm upgrade --reuse-values from a chart without these values.
+		"none when the values are missing, as after an upgrade with --reuse-values": {
+			"full", "--set", "networkPolicy=null,test=null,extraEnv=null,webhook.objectSelector=null,webhook.extraMatchConditions=null",
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			for _, o := range decode(t, render(t, scenario[0], scenario[1:]...)) {
