@@ -21,5 +21,13 @@
 // so), and Reviewer.WithinBudget bounds the memory of the reviews in
 // flight.
 //
-// See ExampleReviewer, ExampleReviewer_Mutating and ExampleNewHTTPHandler.
+// Every review returns audit annotations (rule, action, classification),
+// which the API server's audit log records under the webhook's name, and,
+// WithEventRecorder, the validating pass records a Warning event on the
+// object for each rule that denies or warns: off the review's path, at
+// most one per object and rule per interval (internal/events, shared with
+// the audit), never for a dry run.
+//
+// See ExampleReviewer, ExampleReviewer_Mutating, ExampleNewHTTPHandler and
+// ExampleWithEventRecorder.
 package webhook

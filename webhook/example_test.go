@@ -112,3 +112,31 @@ func ExampleNewHTTPHandler() {
 	// Output:
 	// 200 1 true
 }
+
+// printedEvent prints each event it records, as kubectl events would show
+// its type, reason and message; done is closed after the first.
+type printedEvent struct{ done chan struct{} }
+
+func (p printedEvent) Eventf(regarding, _ runtime.Object, eventtype, reason, _, note string, args ...any) {
+	obj := regarding.(*unstructured.Unstructured)
+	fmt.Printf("event on %s/%s: %s %s %s\n", obj.GetKind(), obj.GetName(), eventtype, reason, fmt.Sprintf(note, args...))
+	close(p.done)
+}
+
+// ExampleWithEventRecorder records a Warning event for a denied write (off
+// the review's path) and shows the audit annotations every review returns.
+func ExampleWithEventRecorder() {
+	deny := policy.EvaluatorFunc(func(context.Context, *policy.Input) ([]policy.Decision, error) {
+		return []policy.Decision{{Rule: "no-labels", Action: policy.ActionDeny, Message: "[no-labels] labels come from the manifest"}}, nil
+	})
+	recorder := printedEvent{done: make(chan struct{})}
+	r := webhook.NewReviewer(deny, emptyCluster{}, webhook.WithEventRecorder(recorder))
+	req := labelRequest()
+	req.Object.Raw = bytes.Replace(req.Object.Raw, []byte(`"namespace":"shop"`), []byte(`"namespace":"shop","uid":"u-1"`), 1)
+	resp := r.Validating().Handle(context.Background(), req)
+	<-recorder.done
+	fmt.Println(resp.AuditAnnotations)
+	// Output:
+	// event on Deployment/web: Warning NoLabels [no-labels] labels come from the manifest
+	// map[action:deny classification:imperative rule:no-labels]
+}
