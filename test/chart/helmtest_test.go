@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
@@ -52,27 +53,43 @@ func TestHelmTestOnTheControlPlane(t *testing.T) {
 	})
 	k := clusterKubectl{t: t, bin: filepath.Join(binDir, "kubectl"), kubeconfig: cp.KubeconfigPath()}
 
+	// The webhook's message about the test's dry-run kubectl set image.
+	message := "[imperative-edit] Deployment " + testName + "/" + testName + ": this write by system:serviceaccount:" +
+		devenv.Namespace + ":" + testName + " (field manager kubectl-set) changes fields that last-applied owns: " +
+		`spec.template.spec.containers[name=app].image (last-applied "registry.k8s.io/pause:3.10", now "registry.k8s.io/pause:helm-test"); ` +
+		"the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, " +
+		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl apply edit-last-applied deployment/" +
+		testName + " -n " + testName
 	// In this order: a failed test leaves its resources for a look.
 	steps := []struct {
-		name     string
-		values   []string
-		wantPass bool
-		wantLine string
+		name      string
+		values    []string
+		wantPass  bool
+		wantLines []string
 	}{
 		{
 			name: "by default the webhook warns the test's service account", wantPass: true,
-			wantLine: "Warning: [imperative-edit] Deployment " + testName + "/" + testName + ": this write by system:serviceaccount:" +
-				devenv.Namespace + ":" + testName + " (field manager kubectl-set) changes fields that last-applied owns: ",
+			wantLines: []string{
+				"Warning: " + message,
+				"deployment.apps/" + testName + " image updated (server dry run)",
+				"PASS: the webhook warned about the imperative edit",
+			},
 		},
 		{
 			name:   "a policy that denies service accounts' imperative edits",
 			values: []string{"policy.rules.imperative-edit.serviceAccountAction=deny"}, wantPass: true,
-			wantLine: `error: failed to patch image update to pod template: admission webhook "validate.apply-hygiene.io" denied the request: [imperative-edit] Deployment ` + testName + "/" + testName + ": ",
+			wantLines: []string{
+				`error: failed to patch image update to pod template: admission webhook "validate.apply-hygiene.io" denied the request: ` + message,
+				"PASS: the webhook denied the imperative edit",
+			},
 		},
 		{
-			name:     "with imperative-edit off the webhook says nothing and the test fails",
-			values:   []string{"policy.rules.imperative-edit.action=off", "policy.rules.imperative-edit.serviceAccountAction=off"},
-			wantLine: "FAIL: kubectl exited 0 without the webhook's [imperative-edit] warning or denial",
+			name:   "with imperative-edit off the webhook says nothing and the test fails",
+			values: []string{"policy.rules.imperative-edit.action=off", "policy.rules.imperative-edit.serviceAccountAction=off"},
+			wantLines: []string{
+				"deployment.apps/" + testName + " image updated (server dry run)",
+				"FAIL: kubectl exited 0 without the webhook's [imperative-edit] warning or denial",
+			},
 		},
 	}
 	for i, step := range steps {
@@ -87,8 +104,8 @@ func TestHelmTestOnTheControlPlane(t *testing.T) {
 			if step.wantPass != (helmErr == nil) {
 				t.Errorf("helm test error = %v, want passing %v", helmErr, step.wantPass)
 			}
-			if !hasLinePrefix(podOut, step.wantLine) {
-				t.Errorf("the test pod printed no line starting with %q", step.wantLine)
+			if diff := cmp.Diff(step.wantLines, strings.Split(strings.TrimSpace(podOut), "\n")); diff != "" {
+				t.Errorf("the test pod's output (-want +got):\n%s", diff)
 			}
 			if step.wantPass && !strings.Contains(helmOut, "Phase:          Succeeded") {
 				t.Errorf("helm test printed no succeeded phase")
@@ -119,15 +136,6 @@ func runHelmTest(t *testing.T, k clusterKubectl, binDir string) (helmOut, podOut
 		helmErr = fmt.Errorf("%w: %s", helmErr, strings.TrimSpace(stderr.String()))
 	}
 	return stdout.String(), podOut, helmErr
-}
-
-func hasLinePrefix(out, prefix string) bool {
-	for line := range strings.SplitSeq(out, "\n") {
-		if strings.HasPrefix(line, prefix) {
-			return true
-		}
-	}
-	return false
 }
 
 // clusterKubectl runs the pinned kubectl as the control plane's admin.
