@@ -110,6 +110,9 @@ func TestHelmTestOnTheControlPlane(t *testing.T) {
 			if step.wantPass && !strings.Contains(helmOut, "Phase:          Succeeded") {
 				t.Errorf("helm test printed no succeeded phase")
 			}
+			if step.wantPass {
+				checkCleanedUp(t, k)
+			}
 		})
 	}
 }
@@ -136,6 +139,23 @@ func runHelmTest(t *testing.T, k clusterKubectl, binDir string) (helmOut, podOut
 		helmErr = fmt.Errorf("%w: %s", helmErr, strings.TrimSpace(stderr.String()))
 	}
 	return stdout.String(), podOut, helmErr
+}
+
+// checkCleanedUp checks that a passed helm test left no pod behind and its
+// namespace is gone or going.
+func checkCleanedUp(t *testing.T, k clusterKubectl) {
+	t.Helper()
+	pod, err := k.run("get", "pod", testName, "--namespace", devenv.Namespace, "--ignore-not-found", "-o", "name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := k.run("get", "namespace", testName, "--ignore-not-found", "-o", "jsonpath={.status.phase}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pod != "" || (ns != "" && ns != "Terminating") {
+		t.Errorf("after a passed helm test: pod %q, namespace %s phase %q; want both deleted", pod, testName, ns)
+	}
 }
 
 // clusterKubectl runs the pinned kubectl as the control plane's admin.
