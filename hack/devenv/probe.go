@@ -55,7 +55,7 @@ func (w *Webhook) validateCalls(ctx context.Context) (int, error) {
 		if !r.Running() {
 			continue
 		}
-		n, err := validateCallsAt(ctx, r.MetricsURL)
+		n, err := validateCallsAt(ctx, r)
 		if err != nil {
 			return 0, err
 		}
@@ -64,25 +64,34 @@ func (w *Webhook) validateCalls(ctx context.Context) (int, error) {
 	return sum, nil
 }
 
-func validateCallsAt(ctx context.Context, metricsURL string) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metricsURL, nil)
+func validateCallsAt(ctx context.Context, r *Replica) (int, error) {
+	body, err := r.Metrics(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("creating metrics request: %w", err)
+		return 0, err
+	}
+	m := validateCalls.FindStringSubmatch(body)
+	if m == nil {
+		return 0, nil
+	}
+	return strconv.Atoi(m[1])
+}
+
+// Metrics returns the replica's /metrics page.
+func (r *Replica) Metrics(ctx context.Context) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.MetricsURL, nil)
+	if err != nil {
+		return "", fmt.Errorf("creating metrics request: %w", err)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("reading metrics: %w", err)
+		return "", fmt.Errorf("reading metrics of replica %d: %w", r.Index, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return 0, fmt.Errorf("reading metrics: %w", err)
+		return "", fmt.Errorf("reading metrics of replica %d: %w", r.Index, err)
 	}
-	m := validateCalls.FindSubmatch(body)
-	if m == nil {
-		return 0, nil
-	}
-	return strconv.Atoi(string(m[1]))
+	return string(body), nil
 }
 
 func ensureProbe(ctx context.Context, client kubernetes.Interface) error {

@@ -6,8 +6,6 @@ package auditserver_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -87,15 +85,6 @@ func TestPeriodicAuditCoversTheCommonKinds(t *testing.T) {
 }
 
 func metrics(ctx context.Context, t *testing.T) string {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, framework.Webhook(t).MetricsURL, nil)
-	if err != nil {
-		return ""
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return ""
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, _ := io.ReadAll(resp.Body)
-	return string(body)
+	body, _ := framework.Webhook(t).Replicas()[0].Metrics(ctx)
+	return body
 }

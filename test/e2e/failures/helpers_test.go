@@ -55,8 +55,10 @@ func wantReplicas(t *testing.T, f *framework.Framework, n int) {
 	}
 }
 
-// withFailurePolicy installs the chart with failurePolicy=policy (the
-// webhook configurations only) until the test ends.
+// withFailurePolicy installs the chart with failurePolicy=policy until
+// the test ends: the webhook configurations' failurePolicy and, as the
+// chart sets it from the same value, the server's --failure-policy
+// (devenv's Reconfigure restarts the server with it).
 func withFailurePolicy(t *testing.T, policy string) {
 	t.Helper()
 	if policy == "Ignore" {
@@ -71,19 +73,6 @@ func withFailurePolicy(t *testing.T, policy string) {
 			t.Errorf("restoring failurePolicy Ignore: %v", err)
 		}
 	})
-}
-
-// withServerFailurePolicy is withFailurePolicy for what the server
-// answers itself, too: the chart passes failurePolicy to the server as
-// --failure-policy, but the package's server keeps the flags it started
-// with (devenv's Reconfigure restarts it with them). So a second server
-// runs with the chart at failurePolicy=policy until the test ends.
-func withServerFailurePolicy(t *testing.T, policy string) {
-	t.Helper()
-	if policy == "Ignore" {
-		return
-	}
-	withServer(t, devenv.Options{Values: []string{"failurePolicy=" + policy}})
 }
 
 // withServer stops the package's server and starts a second one from the

@@ -47,7 +47,7 @@ func TestAPIServerSlow(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			withServerFailurePolicy(t, tc.policy)
+			withFailurePolicy(t, tc.policy)
 			f := newWeb(t)
 			wantReviewed(t, f, 5, 3)
 

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -32,17 +30,8 @@ const leaderSeries = `leader_election_master_status{name="apply-hygiene-audit"} 
 
 // scrape returns replica r's /metrics, "" when it does not answer.
 func scrape(ctx context.Context, r *devenv.Replica) string {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.MetricsURL, nil)
-	if err != nil {
-		return ""
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return ""
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, _ := io.ReadAll(resp.Body)
-	return string(body)
+	body, _ := r.Metrics(ctx)
+	return body
 }
 
 // leaders returns the running replicas that lead the audit.
