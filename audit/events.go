@@ -4,7 +4,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -59,7 +58,7 @@ func (l *eventLimiter) record(r *Report, now time.Time) int {
 		if !l.limiter.Allow(events.Key{UID: f.UID, Rule: string(f.Rule)}, now) {
 			continue
 		}
-		l.recorder.Eventf(regarding(f), nil, corev1.EventTypeWarning, EventReason(f.Rule), EventAction, "%s", truncate(f.Message, maxNote))
+		l.recorder.Eventf(events.Regarding(f.Object.APIVersion, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.UID), nil, corev1.EventTypeWarning, EventReason(f.Rule), EventAction, "%s", truncate(f.Message, maxNote))
 		n++
 	}
 	return n
@@ -78,17 +77,6 @@ func firstPerObjectAndRule(fs []Finding) []Finding {
 		out = append(out, f)
 	}
 	return out
-}
-
-// regarding is the reference the recorder reads from an object.
-func regarding(f Finding) *unstructured.Unstructured {
-	obj := &unstructured.Unstructured{}
-	obj.SetAPIVersion(f.Object.APIVersion)
-	obj.SetKind(f.Object.Kind)
-	obj.SetNamespace(f.Object.Namespace)
-	obj.SetName(f.Object.Name)
-	obj.SetUID(f.UID)
-	return obj
 }
 
 // truncate cuts s to at most n bytes of valid UTF-8, ending with "…".

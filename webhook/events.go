@@ -4,7 +4,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/events"
@@ -59,7 +58,7 @@ func (e *eventRecorder) record(rv *review.Review, decisions []policy.Decision) i
 	if e == nil || len(decisions) == 0 || rv.Input.Request.DryRun || rv.New == nil || rv.New.GetUID() == "" {
 		return 0
 	}
-	obj := regarding(rv.New)
+	obj := events.Regarding(rv.New.GetAPIVersion(), rv.New.GetKind(), rv.New.GetNamespace(), rv.New.GetName(), rv.New.GetUID())
 	now := e.now()
 	n := 0
 	for _, d := range decisions {
@@ -79,16 +78,4 @@ func (e *eventRecorder) record(rv *review.Review, decisions []policy.Decision) i
 		n++
 	}
 	return n
-}
-
-// regarding is the reference the recorder reads from the reviewed object:
-// its kind, name and UID only, so that the goroutine holds nothing more.
-func regarding(obj *unstructured.Unstructured) *unstructured.Unstructured {
-	ref := &unstructured.Unstructured{}
-	ref.SetAPIVersion(obj.GetAPIVersion())
-	ref.SetKind(obj.GetKind())
-	ref.SetNamespace(obj.GetNamespace())
-	ref.SetName(obj.GetName())
-	ref.SetUID(obj.GetUID())
-	return ref
 }

@@ -3,6 +3,9 @@ package events
 import (
 	"strings"
 	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // MaxNote is the longest note the events API accepts, in bytes.
@@ -32,4 +35,17 @@ func Truncate(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// Regarding is the reference a recorder reads from an object: its kind,
+// name and UID only, so that an event held for sending keeps nothing
+// more of the object.
+func Regarding(apiVersion, kind, namespace, name string, uid types.UID) *unstructured.Unstructured {
+	obj := &unstructured.Unstructured{}
+	obj.SetAPIVersion(apiVersion)
+	obj.SetKind(kind)
+	obj.SetNamespace(namespace)
+	obj.SetName(name)
+	obj.SetUID(uid)
+	return obj
 }
