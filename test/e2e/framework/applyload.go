@@ -57,6 +57,8 @@ type ClientLoad struct {
 	Name string
 	// LastOK is the manifest of its last successful apply.
 	LastOK string
+	// Applies is how many applies it made, failed or not.
+	Applies int
 	// Failures are its failed applies.
 	Failures []FailedApply
 	// StderrOK is what successful applies printed on stderr.
@@ -76,13 +78,44 @@ type FailedApply struct {
 // done is closed. Each client first creates its Deployment at generation 0.
 func (f *Framework) ApplyLoad(t *testing.T, clients, perClient int, during func(ctx context.Context, done <-chan struct{}) error) []ClientLoad {
 	t.Helper()
+	return f.applyLoad(t, clients, perClient, false, during)
+}
+
+// ApplyLoadUntil is ApplyLoad whose clients go on past perClient applies
+// until during has returned: for a disruption that takes its own time
+// (a certificate rotation), which a fast machine's applies must not
+// outrun. during is not told when the applies end; ctx bounds it.
+func (f *Framework) ApplyLoadUntil(t *testing.T, clients, perClient int, during func(ctx context.Context) error) []ClientLoad {
+	t.Helper()
+	return f.applyLoad(t, clients, perClient, true, func(ctx context.Context, _ <-chan struct{}) error { return during(ctx) })
+}
+
+func (f *Framework) applyLoad(t *testing.T, clients, perClient int, untilDuring bool, during func(ctx context.Context, done <-chan struct{}) error) []ClientLoad {
+	t.Helper()
 	ctx := t.Context()
 	for c := range clients {
 		f.Kubectl.RunWithInput(t, LoadDeployment(LoadClientName(c), 0), "apply", "-f", "-").MustSucceed(t)
 	}
-	done := make(chan struct{})
+	done, returned := make(chan struct{}), make(chan struct{})
 	duringErr := make(chan error, 1)
-	go func() { duringErr <- during(ctx, done) }()
+	go func() {
+		duringErr <- during(ctx, done)
+		close(returned)
+	}()
+	more := func(gen int) bool {
+		if gen <= perClient {
+			return true
+		}
+		if !untilDuring {
+			return false
+		}
+		select {
+		case <-returned:
+			return false
+		default:
+			return ctx.Err() == nil
+		}
+	}
 	loads := make([]ClientLoad, clients)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -91,10 +124,11 @@ func (f *Framework) ApplyLoad(t *testing.T, clients, perClient int, during func(
 			home := t.TempDir()
 			l := &loads[c]
 			l.Name, l.LastOK = LoadClientName(c), LoadDeployment(LoadClientName(c), 0)
-			for gen := 1; gen <= perClient; gen++ {
+			for gen := 1; more(gen); gen++ {
 				manifest := LoadDeployment(l.Name, gen)
 				began := time.Now()
 				stderr, err := f.Kubectl.quietApply(ctx, home, manifest)
+				l.Applies++
 				switch {
 				case err != nil:
 					l.Failures = append(l.Failures, FailedApply{Stderr: stderr, Start: began, End: time.Now()})
@@ -111,8 +145,17 @@ func (f *Framework) ApplyLoad(t *testing.T, clients, perClient int, during func(
 	if err := <-duringErr; err != nil {
 		t.Fatalf("during the applies: %v", err)
 	}
-	t.Logf("%d applies by %d clients in %s", clients*perClient, clients, time.Since(start).Round(time.Second))
+	t.Logf("%d applies by %d clients in %s", TotalApplies(loads), clients, time.Since(start).Round(time.Second))
 	return loads
+}
+
+// TotalApplies is the number of applies the clients made, failed or not.
+func TotalApplies(loads []ClientLoad) int {
+	n := 0
+	for _, l := range loads {
+		n += l.Applies
+	}
+	return n
 }
 
 // LoadClientName is the Deployment of load client c.
