@@ -49,6 +49,9 @@ type Report struct {
 	Findings []Finding `json:"findings"`
 	// Objects counts the objects scanned.
 	Objects int `json:"objects"`
+	// Namespaces counts the objects scanned per namespace ("" for the
+	// cluster-scoped ones), with or without findings.
+	Namespaces map[string]int `json:"-"`
 	// Errors lists the objects that could not be analyzed.
 	Errors []ObjectError `json:"-"`
 }

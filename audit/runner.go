@@ -39,6 +39,9 @@ type RunnerOptions struct {
 	EventInterval time.Duration
 	// EventBudget is the most events one scan records. Default: 100.
 	EventBudget int
+	// Publisher receives the report of each successful scan, after the
+	// gauges and events, e.g. to write policy reports. Default: nil.
+	Publisher Publisher
 }
 
 // DefaultInterval is the default time between two scans.
@@ -167,7 +170,8 @@ func (r *Runner) record(ctx context.Context, started time.Time) {
 	}
 }
 
-// RunOnce scans once, then updates the gauges and records the events.
+// RunOnce scans once, then updates the gauges, records the events and
+// publishes the report.
 func (r *Runner) RunOnce(ctx context.Context) (*Report, error) {
 	return r.runOnce(ctx, r.clock.Now())
 }
@@ -190,5 +194,6 @@ func (r *Runner) runOnce(ctx context.Context, start time.Time) (*Report, error) 
 	log.Info("audit scan finished", "objects", report.Objects, "findings", len(report.Findings),
 		"events", sent, "errors", len(report.Errors), "duration", finished.Sub(start).String(),
 		"started", start.UTC().Format(time.RFC3339Nano), "finished", finished.UTC().Format(time.RFC3339Nano))
+	r.publish(ctx, report, finished)
 	return report, nil
 }

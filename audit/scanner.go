@@ -55,7 +55,7 @@ func (s *Scanner) Scan(ctx context.Context, t Target) (*Report, error) {
 	if len(resources) == 0 {
 		resources = DefaultResources()
 	}
-	sc := &scan{Scanner: s, report: &Report{Findings: []Finding{}}, labels: map[string]map[string]string{}}
+	sc := &scan{Scanner: s, report: &Report{Findings: []Finding{}, Namespaces: map[string]int{}}, labels: map[string]map[string]string{}}
 	for _, gvr := range resources {
 		if err := sc.resource(ctx, gvr, t.Namespace); err != nil {
 			return nil, err
@@ -106,6 +106,7 @@ func (sc *scan) resource(ctx context.Context, gvr schema.GroupVersionResource, n
 // object scans one object. It returns only errors that end the scan.
 func (sc *scan) object(ctx context.Context, obj *unstructured.Unstructured) error {
 	sc.report.Objects++
+	sc.report.Namespaces[obj.GetNamespace()]++
 	if !audited(obj) {
 		return nil
 	}
