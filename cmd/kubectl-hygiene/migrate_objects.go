@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/apply-hygiene/apply-hygiene/audit"
+)
+
+// target is one object to migrate and its resource.
+type target struct {
+	obj *unstructured.Unstructured
+	gvr schema.GroupVersionResource
+}
+
+// objects returns the objects that the arguments name, those of -f, or
+// else every object of the listed kinds in the namespace.
+func (o *MigrateOptions) objects(ctx context.Context, c *cluster) ([]target, error) {
+	if len(o.Objects) == 0 && len(o.Files) == 0 {
+		return o.list(ctx, c)
+	}
+	var out []target
+	for _, n := range o.Objects {
+		gvr, namespaced, err := c.resource(n.Kind)
+		if err != nil {
+			return nil, err
+		}
+		obj, err := c.read(ctx, gvr, namespaced, o.Namespace, n.Name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, target{obj: obj, gvr: gvr})
+	}
+	for _, f := range o.Files {
+		docs, err := readObjects(f, o.In)
+		if err != nil {
+			return nil, err
+		}
+		for _, doc := range docs {
+			t, err := o.fromFile(ctx, c, doc)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// fromFile returns the object of a document of -f: the document itself
+// when `kubectl get -o yaml` saved it (it has a resourceVersion, which then
+// guards every write), the live object otherwise.
+func (o *MigrateOptions) fromFile(ctx context.Context, c *cluster, doc *unstructured.Unstructured) (target, error) {
+	gvk := doc.GroupVersionKind()
+	mapping, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return target{}, badInput(fmt.Errorf("resolving %s %s: %w", gvk.Kind, doc.GetName(), err))
+	}
+	if doc.GetResourceVersion() != "" {
+		return target{obj: doc, gvr: mapping.Resource}, nil
+	}
+	ns := doc.GetNamespace()
+	if ns == "" {
+		ns = o.Namespace
+	}
+	namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
+	obj, err := c.read(ctx, mapping.Resource, namespaced, ns, doc.GetName())
+	if err != nil {
+		return target{}, err
+	}
+	return target{obj: obj, gvr: mapping.Resource}, nil
+}
+
+// list lists the default workloads and --kind, page by page.
+func (o *MigrateOptions) list(ctx context.Context, c *cluster) ([]target, error) {
+	resources := audit.DefaultResources()
+	for _, k := range o.Kinds {
+		gvr, _, err := c.resource(strings.TrimSpace(k))
+		if err != nil {
+			return nil, err
+		}
+		if !containsResource(resources, gvr) {
+			resources = append(resources, gvr)
+		}
+	}
+	var out []target
+	for _, gvr := range resources {
+		var lister dynamic.ResourceInterface = c.dynamic.Resource(gvr)
+		if o.Namespace != "" {
+			lister = c.dynamic.Resource(gvr).Namespace(o.Namespace)
+		}
+		opts := metav1.ListOptions{Limit: audit.DefaultPageSize}
+		for {
+			list, err := lister.List(ctx, opts)
+			if err != nil {
+				return nil, fmt.Errorf("listing %s: %w", gvr.GroupResource(), err)
+			}
+			for i := range list.Items {
+				out = append(out, target{obj: &list.Items[i], gvr: gvr})
+			}
+			if opts.Continue = list.GetContinue(); opts.Continue == "" {
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// read gets one object of gvr.
+func (c *cluster) read(ctx context.Context, gvr schema.GroupVersionResource, namespaced bool, namespace, name string) (*unstructured.Unstructured, error) {
+	obj, err := c.client(gvr, namespaced, namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("reading %s %s: %w", gvr.GroupResource(), name, err)
+	}
+	return obj, nil
+}
+
+// client is the dynamic client of gvr, in namespace when it is namespaced.
+func (c *cluster) client(gvr schema.GroupVersionResource, namespaced bool, namespace string) dynamic.ResourceInterface {
+	if namespaced {
+		return c.dynamic.Resource(gvr).Namespace(namespace)
+	}
+	return c.dynamic.Resource(gvr)
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+)
+
+// lastAppliedPointer is the JSON pointer to the last-applied annotation.
+var lastAppliedPointer = "/metadata/annotations/" + strings.ReplaceAll(merge.LastAppliedAnnotation, "/", "~1")
+
+// migrate performs the migration of mg and records its outcome. Each
+// write is guarded by the resourceVersion of the object it was computed
+// from: nothing is written over a change made in between.
+func (m migrator) migrate(ctx context.Context, mg *migration) {
+	if len(mg.Managers) == 0 {
+		return
+	}
+	obj := mg.obj
+	client := m.cluster.client(mg.gvr, obj.GetNamespace() != "", obj.GetNamespace())
+	var err error
+	if mg.LastApplied == "kept" && !m.dropLastApplied && !ownedByApply(obj) {
+		if obj, err = m.keepLastApplied(ctx, client, obj); err != nil {
+			m.fail(mg, "keeping last-applied", err)
+			return
+		}
+	}
+	patch, err := m.upgradePatch(obj, mg.Managers)
+	if err != nil {
+		m.fail(mg, "upgrading managedFields", err)
+		return
+	}
+	if obj, err = m.patch(ctx, client, obj.GetName(), types.JSONPatchType, patch); err != nil {
+		m.fail(mg, "upgrading managedFields", err)
+		return
+	}
+	mg.Upgrade = upgradeDone
+	if m.dryRun {
+		mg.Upgrade = upgradeDryRun
+	}
+	if mg.LastApplied != "kept" || !m.dropLastApplied {
+		return
+	}
+	if _, err := m.patch(ctx, client, obj.GetName(), types.JSONPatchType, dropLastAppliedPatch(obj)); err != nil {
+		mg.Error = describeWriteError(mg, "dropping last-applied", err)
+		return
+	}
+	mg.LastApplied = "dropped"
+	if m.dryRun {
+		mg.LastApplied = "would be dropped"
+	}
+}
+
+// keepLastApplied applies the annotation alone with kubectl's manager for
+// it, as `kubectl apply --server-side` does before its upgrade: a later
+// server-side apply without the annotation then does not remove it. It
+// returns the object as written.
+func (m migrator) keepLastApplied(ctx context.Context, client dynamic.ResourceInterface, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	only := &unstructured.Unstructured{}
+	only.SetGroupVersionKind(obj.GroupVersionKind())
+	only.SetName(obj.GetName())
+	only.SetNamespace(obj.GetNamespace())
+	// The resourceVersion in an apply is a precondition.
+	only.SetResourceVersion(obj.GetResourceVersion())
+	only.SetAnnotations(map[string]string{merge.LastAppliedAnnotation: obj.GetAnnotations()[merge.LastAppliedAnnotation]})
+	data, err := json.Marshal(only.Object)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the annotation: %w", err)
+	}
+	opts := metav1.PatchOptions{FieldManager: lastAppliedManager}
+	if m.dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	return client.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, opts)
+}
+
+// patch sends one patch, as a server-side dry run with --dry-run.
+func (m migrator) patch(ctx context.Context, client dynamic.ResourceInterface, name string, pt types.PatchType, data []byte) (*unstructured.Unstructured, error) {
+	var opts metav1.PatchOptions
+	if m.dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	return client.Patch(ctx, name, pt, data, opts)
+}
+
+// dropLastAppliedPatch removes the annotation of obj, guarded by its
+// resourceVersion the way kubectl's upgrade patch is.
+func dropLastAppliedPatch(obj *unstructured.Unstructured) []byte {
+	patch, _ := json.Marshal([]map[string]any{
+		{"op": "replace", "path": "/metadata/resourceVersion", "value": obj.GetResourceVersion()},
+		{"op": "remove", "path": lastAppliedPointer},
+	})
+	return patch
+}
+
+// fail records that the upgrade of mg failed in step.
+func (m migrator) fail(mg *migration, step string, err error) {
+	mg.Upgrade = upgradeFailed
+	mg.Error = describeWriteError(mg, step, err)
+}
+
+// describeWriteError says what failed; a conflict says that the object
+// changed since it was read and that nothing of the step was written.
+func describeWriteError(mg *migration, step string, err error) string {
+	if apierrors.IsConflict(err) {
+		return fmt.Sprintf("%s %s changed since it was read (resourceVersion %s): %s was not written; run kubectl hygiene migrate again to migrate it as it is now",
+			mg.Object.Kind, objectName(mg.Object), mg.ResourceVersion, step)
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return fmt.Sprintf("%s: %s", step, status.Status().Message)
+	}
+	return fmt.Sprintf("%s: %v", step, err)
+}
