@@ -24,6 +24,7 @@ var floors = map[string]int{
 	"internal/review": 2,
 	"audit":           2,
 	"webhook":         3,
+	"reports":         3,
 }
 
 // cmdFloor is the floor of every command under cmd/.
