@@ -12,6 +12,7 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/certs"
 	"github.com/apply-hygiene/apply-hygiene/policy"
+	"github.com/apply-hygiene/apply-hygiene/reports"
 	"github.com/apply-hygiene/apply-hygiene/webhook"
 )
 
@@ -59,6 +60,12 @@ type Options struct {
 	// AuditResources are the resources the periodic audit lists
 	// (group/version/resource); empty: audit.DefaultResources.
 	AuditResources []string
+	// ReportsFormat is the policy report format the periodic audit
+	// publishes: none, openreports or wgpolicy (default none).
+	ReportsFormat string
+	// ReportsMaxResults is the most results one report keeps (default
+	// reports.DefaultMaxResults).
+	ReportsMaxResults int
 	// MemoryBudget bounds the memory of the reviews in flight (a
 	// quantity, e.g. 128Mi); empty: webhook.DefaultMemoryBudget, half of
 	// GOMEMLIMIT; 0: no bound.
@@ -98,6 +105,12 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"findings become the gauge apply_hygiene_audit_findings and Warning events; 0 turns it off")
 	fs.StringSliceVar(&o.AuditResources, "audit-resources", nil, "the resources the periodic audit lists, as group/version/resource "+
 		"(version/resource for the core group, e.g. v1/configmaps); empty: apps/v1 deployments, statefulsets and daemonsets")
+	fs.StringVar(&o.ReportsFormat, "reports-format", string(reports.FormatNone), "publish the periodic audit's findings as policy reports, "+
+		"one per namespace and one for cluster-scoped objects, updated in place at every audit: openreports (openreports.io/v1alpha1 Report, ClusterReport), "+
+		"wgpolicy (wgpolicyk8s.io/v1alpha2 PolicyReport, ClusterPolicyReport) or none; needs --audit-interval and the format's CRDs "+
+		"(while they are missing: an error in the log, a Warning event ReportsCRDMissing on $POD_NAME, the gauge apply_hygiene_reports_crd_missing)")
+	fs.IntVar(&o.ReportsMaxResults, "reports-max-results", reports.DefaultMaxResults, "the most results one policy report keeps "+
+		"(and at most 1 MiB of them); the others are counted in its annotation apply-hygiene.io/dropped-results")
 	fs.StringVar(&o.MemoryBudget, "memory-budget", "", "memory the reviews in flight may hold (a quantity, e.g. 128Mi), "+
 		"estimated as 12 times each review's body; a review beyond it is answered at once as --failure-policy says (metric reason overload); "+
 		"empty: half of GOMEMLIMIT (the chart sets it from the memory limit), or 128Mi without one; 0: no bound")
@@ -136,6 +149,7 @@ func (o *Options) Validate() error {
 	if o.AuditInterval > 0 && o.Namespace == "" {
 		errs = append(errs, errors.New("--namespace is required with --audit-interval (for leader election)"))
 	}
+	errs = append(errs, o.validateReports()...)
 	if _, err := auditResources(o.AuditResources); err != nil {
 		errs = append(errs, err)
 	}

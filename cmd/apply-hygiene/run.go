@@ -98,7 +98,7 @@ func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(
 	if err := addPolicySources(mgr, cfg, engine, opts); err != nil {
 		return err
 	}
-	if err := addAudit(mgr, cfg, audit.NewScanner(dyn, analyzer, engine), opts); err != nil {
+	if err := addAudit(mgr, cfg, dyn, audit.NewScanner(dyn, analyzer, engine), opts); err != nil {
 		return err
 	}
 	logger.Info("starting", "port", opts.Port, "certDir", opts.CertDir, "failurePolicy", opts.FailurePolicy, "memoryBudget", budget)
@@ -174,7 +174,7 @@ const auditScheduleLease = "apply-hygiene-audit-schedule"
 
 // addAudit runs the periodic audit (--audit-interval) in the leader, on
 // the schedule shared by the replicas.
-func addAudit(mgr manager.Manager, cfg *rest.Config, scanner *audit.Scanner, opts Options) error {
+func addAudit(mgr manager.Manager, cfg *rest.Config, dyn dynamic.Interface, scanner *audit.Scanner, opts Options) error {
 	if opts.AuditInterval == 0 {
 		return nil
 	}
@@ -190,12 +190,18 @@ func addAudit(mgr manager.Manager, cfg *rest.Config, scanner *audit.Scanner, opt
 	if err != nil {
 		return err
 	}
+	recorder := mgr.GetEventRecorder("apply-hygiene-audit")
+	publisher, err := newReportPublisher(cfg, dyn, recorder, opts)
+	if err != nil {
+		return err
+	}
 	runner, err := audit.NewRunner(scanner, audit.RunnerOptions{
-		Target:   audit.Target{Resources: resources},
-		Interval: opts.AuditInterval,
-		Registry: ctrlmetrics.Registry,
-		Recorder: mgr.GetEventRecorder("apply-hygiene-audit"),
-		Schedule: audit.NewLeaseSchedule(client.CoordinationV1(), opts.Namespace, auditScheduleLease, identity),
+		Target:    audit.Target{Resources: resources},
+		Interval:  opts.AuditInterval,
+		Registry:  ctrlmetrics.Registry,
+		Recorder:  recorder,
+		Schedule:  audit.NewLeaseSchedule(client.CoordinationV1(), opts.Namespace, auditScheduleLease, identity),
+		Publisher: publisher,
 	})
 	if err != nil {
 		return err
