@@ -54,17 +54,15 @@ func (o *MigrateOptions) objects(ctx context.Context, c *cluster) ([]target, err
 	return out, nil
 }
 
-// fromFile returns the object of a document of -f: the document itself
-// when `kubectl get -o yaml` saved it (it has a resourceVersion, which then
-// guards every write), the live object otherwise.
+// fromFile returns the live object that a document of -f names. When
+// `kubectl get -o yaml` saved the document (it has a resourceVersion), the
+// saved resourceVersion guards every write: an object that changed since
+// it was saved is not written.
 func (o *MigrateOptions) fromFile(ctx context.Context, c *cluster, doc *unstructured.Unstructured) (target, error) {
 	gvk := doc.GroupVersionKind()
 	mapping, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
 		return target{}, badInput(fmt.Errorf("resolving %s %s: %w", gvk.Kind, doc.GetName(), err))
-	}
-	if doc.GetResourceVersion() != "" {
-		return target{obj: doc, gvr: mapping.Resource}, nil
 	}
 	ns := doc.GetNamespace()
 	if ns == "" {
@@ -74,6 +72,11 @@ func (o *MigrateOptions) fromFile(ctx context.Context, c *cluster, doc *unstruct
 	obj, err := c.read(ctx, mapping.Resource, namespaced, ns, doc.GetName())
 	if err != nil {
 		return target{}, err
+	}
+	if rv := doc.GetResourceVersion(); rv != "" {
+		// kubectl get -o yaml leaves managedFields out: plan from the
+		// live object, but write only if it is still the saved version.
+		obj.SetResourceVersion(rv)
 	}
 	return target{obj: obj, gvr: mapping.Resource}, nil
 }

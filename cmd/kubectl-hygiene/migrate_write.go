@@ -31,17 +31,17 @@ func (m migrator) migrate(ctx context.Context, mg *migration) {
 	var err error
 	if mg.LastApplied == "kept" && !m.dropLastApplied && !ownedByApply(obj) {
 		if obj, err = m.keepLastApplied(ctx, client, obj); err != nil {
-			m.fail(mg, "keeping last-applied", err)
+			m.fail(mg, "keeping last-applied", "nothing was written", err)
 			return
 		}
 	}
 	patch, err := m.upgradePatch(obj, mg.Managers)
 	if err != nil {
-		m.fail(mg, "upgrading managedFields", err)
+		m.fail(mg, "upgrading managedFields", "nothing was written", err)
 		return
 	}
 	if obj, err = m.patch(ctx, client, obj.GetName(), types.JSONPatchType, patch); err != nil {
-		m.fail(mg, "upgrading managedFields", err)
+		m.fail(mg, "upgrading managedFields", "the upgrade was not written", err)
 		return
 	}
 	mg.Upgrade = upgradeDone
@@ -52,7 +52,7 @@ func (m migrator) migrate(ctx context.Context, mg *migration) {
 		return
 	}
 	if _, err := m.patch(ctx, client, obj.GetName(), types.JSONPatchType, dropLastAppliedPatch(obj)); err != nil {
-		mg.Error = describeWriteError(mg, "dropping last-applied", err)
+		mg.Error = describeWriteError(mg, "dropping last-applied", "last-applied was not dropped (the upgrade was written)", err)
 		return
 	}
 	mg.LastApplied = "dropped"
@@ -104,17 +104,17 @@ func dropLastAppliedPatch(obj *unstructured.Unstructured) []byte {
 }
 
 // fail records that the upgrade of mg failed in step.
-func (m migrator) fail(mg *migration, step string, err error) {
+func (m migrator) fail(mg *migration, step, unwritten string, err error) {
 	mg.Upgrade = upgradeFailed
-	mg.Error = describeWriteError(mg, step, err)
+	mg.Error = describeWriteError(mg, step, unwritten, err)
 }
 
-// describeWriteError says what failed; a conflict says that the object
-// changed since it was read and that nothing of the step was written.
-func describeWriteError(mg *migration, step string, err error) string {
+// describeWriteError says what failed in step. A conflict says that the
+// object changed since it was read and what was not written.
+func describeWriteError(mg *migration, step, unwritten string, err error) string {
 	if apierrors.IsConflict(err) {
-		return fmt.Sprintf("%s %s changed since it was read (resourceVersion %s): %s was not written; run kubectl hygiene migrate again to migrate it as it is now",
-			mg.Object.Kind, objectName(mg.Object), mg.ResourceVersion, step)
+		return fmt.Sprintf("%s %s changed since resourceVersion %s was read: %s; run kubectl hygiene migrate again to migrate it as it is now",
+			mg.Object.Kind, objectName(mg.Object), mg.ResourceVersion, unwritten)
 	}
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {
