@@ -121,3 +121,30 @@ func stateOf(t *testing.T, f *framework.Framework) state {
 	_, s.LastApplied = d.Metadata.Annotations["kubectl.kubernetes.io/last-applied-configuration"]
 	return s
 }
+
+// managedFieldsOf returns web's managedFields entries but the
+// controller's, as JSON: whatever migrate writes changes them.
+func managedFieldsOf(t *testing.T, f *framework.Framework) string {
+	t.Helper()
+	out := f.Kubectl.Run(t, "get", "deployment/web", "-o", "json", "--show-managed-fields").MustSucceed(t).Stdout
+	var d struct {
+		Metadata struct {
+			Annotations   map[string]string `json:"annotations"`
+			ManagedFields []map[string]any  `json:"managedFields"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("decoding deployment/web: %v", err)
+	}
+	var entries []map[string]any
+	for _, e := range d.Metadata.ManagedFields {
+		if e["manager"] != "kube-controller-manager" {
+			entries = append(entries, e)
+		}
+	}
+	data, err := json.MarshalIndent(map[string]any{"annotations": d.Metadata.Annotations, "managedFields": entries}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}

@@ -34,10 +34,11 @@ var ownedFields = []string{
 	"    spec.template.spec.containers[name=nginx].env[name=KEEP].value",
 }
 
-// migrateLines is migrate's text output for web-v1.yaml in namespace ns,
-// upgraded to manager (verb "upgraded" or "would upgrade"), then the
-// line on last-applied and the summary.
-func migrateLines(ns, manager, upgradeLine string, tail ...string) []string {
+// migrateLines is migrate's text output for web-v1.yaml in namespace ns:
+// the object's block up to the fields, then upgrade (the line that says
+// what became of the upgrade) and tail (the line on last-applied and the
+// summary).
+func migrateLines(ns, upgrade string, tail ...string) []string {
 	lines := []string{
 		"Deployment " + ns + "/web: client-side apply by kubectl-client-side-apply",
 		"  fields it owns, which a server-side apply that drops them leaves behind unless upgraded:",
@@ -45,7 +46,7 @@ func migrateLines(ns, manager, upgradeLine string, tail ...string) []string {
 	lines = append(lines, ownedFields...)
 	lines = append(lines,
 		"  and 14 field(s) the server defaulted (a manifest that leaves them out gets the default again; -o json lists them)",
-		fmt.Sprintf(upgradeLine, manager))
+		upgrade)
 	return append(lines, tail...)
 }
 
@@ -119,7 +120,7 @@ func TestServerSideApplyAfterClientSideApply(t *testing.T) {
 				if res.code != 0 {
 					t.Fatalf("migrate exited %d:\n%s", res.code, res.stderr)
 				}
-				framework.WantLines(t, res.stdout, migrateLines(f.Namespace, tc.manager, upgradedLine,
+				framework.WantLines(t, res.stdout, migrateLines(f.Namespace, fmt.Sprintf(upgradedLine, tc.manager),
 					keptLine(f.Namespace), "1 object(s) upgraded, 0 with nothing to upgrade, 0 failed.")...)
 			}
 			tc.apply(t, f)
