@@ -20,8 +20,8 @@ help: ## List the targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 .PHONY: tools
-tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kubectl, helm and golangci-lint (cached in .cache/).
-	@hack/tools/build.sh etcd kube helm golangci-lint >/dev/null
+tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kubectl, helm, golangci-lint and promtool (cached in .cache/).
+	@hack/tools/build.sh etcd kube helm golangci-lint promtool >/dev/null
 
 .PHONY: control-plane-tools
 control-plane-tools:

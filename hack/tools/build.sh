@@ -5,7 +5,7 @@
 # A binary already in the cache is not rebuilt; the version comes from the
 # tool module's own go.mod, so bumping it there is all an upgrade takes.
 #
-# Usage: hack/tools/build.sh [tool ...]   (tools: kube etcd helm golangci-lint)
+# Usage: hack/tools/build.sh [tool ...]   (tools: kube etcd helm golangci-lint promtool)
 # Prints the directory of each tool's binaries on stdout, one line per tool,
 # as NAME=DIR, and links every binary into .cache/bin; progress goes to stderr.
 set -euo pipefail
@@ -92,14 +92,29 @@ golangci_lint() {
   build golangci-lint "$v" "-s -w -X main.version=${v#v}" golangci-lint=github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 }
 
+# promtool checks and unit-tests the chart's PrometheusRule (test/chart).
+# remove_all_sd leaves Prometheus's service discovery plugins out: promtool
+# rule tests need none of them, and their modules are most of the build.
+promtool() {
+  local v
+  v=$(module_version "$root/hack/tools/promtool" github.com/prometheus/prometheus)
+  # The module's v0.3XX.Y is Prometheus 3.XX.Y.
+  local release=${v#v0.}
+  release=3.${release:1}
+  GOFLAGS="$GOFLAGS -tags=remove_all_sd" build promtool "$v" \
+    "-s -w -X github.com/prometheus/common/version.Version=$release" \
+    promtool=github.com/prometheus/prometheus/cmd/promtool
+}
+
 tools=("$@")
-[[ ${#tools[@]} -gt 0 ]] || tools=(etcd kube helm golangci-lint)
+[[ ${#tools[@]} -gt 0 ]] || tools=(etcd kube helm golangci-lint promtool)
 for t in "${tools[@]}"; do
   case $t in
     kube) kube ;;
     etcd) etcd ;;
     helm) helm ;;
     golangci-lint) golangci_lint ;;
-    *) log "unknown tool $t (want: kube etcd helm golangci-lint)"; exit 2 ;;
+    promtool) promtool ;;
+    *) log "unknown tool $t (want: kube etcd helm golangci-lint promtool)"; exit 2 ;;
   esac
 done
