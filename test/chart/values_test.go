@@ -76,6 +76,8 @@ func typeOf(n *yaml.Node) string {
 		return "list"
 	case n.Tag == "!!int":
 		return "int"
+	case n.Tag == "!!float":
+		return "float"
 	case n.Tag == "!!bool":
 		return "bool"
 	default:
