@@ -69,7 +69,7 @@ func TestClientSideManagers(t *testing.T) {
 	labels := `{"f:metadata":{"f:labels":{"f:team":{}}}}`
 	entry := func(manager, op, subresource, fields string) metav1.ManagedFieldsEntry {
 		return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationType(op), Subresource: subresource,
-			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}}
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields)}
 	}
 	tests := map[string]struct {
 		entries []metav1.ManagedFieldsEntry
