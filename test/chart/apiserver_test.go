@@ -14,7 +14,7 @@ import (
 )
 
 // serviceMonitorCRDModule holds the Prometheus Operator's ServiceMonitor
-// CRD (only the full scenario renders a ServiceMonitor).
+// and PrometheusRule CRDs (only the full scenario renders them).
 const serviceMonitorCRDModule = "github.com/prometheus-operator/prometheus-operator@v0.85.0"
 
 // TestManifestsAcceptedByAPIServer dry-runs every rendered manifest of
@@ -50,10 +50,15 @@ func TestManifestsAcceptedByAPIServer(t *testing.T) {
 	run(t, "", "apply", "--server-side", "-f", certManagerCRDs)
 	smDir, smErr := moduleDirOrError(t, serviceMonitorCRDModule)
 	if smErr == nil {
-		run(t, "", "apply", "--server-side", "-f", filepath.Join(smDir, "example", "prometheus-operator-crd", "monitoring.coreos.com_servicemonitors.yaml"))
+		for _, crd := range []string{"monitoring.coreos.com_servicemonitors.yaml", "monitoring.coreos.com_prometheusrules.yaml"} {
+			run(t, "", "apply", "--server-side", "-f", filepath.Join(smDir, "example", "prometheus-operator-crd", crd))
+		}
 	}
 	run(t, "", "wait", "--for=condition=Established", "--timeout=60s", "crd", "--all")
 	run(t, "", "create", "namespace", releaseNamespace)
+	// The full scenario's dashboard ConfigMap goes where its Grafana
+	// sidecar looks (metrics.dashboard.namespace).
+	run(t, "", "create", "namespace", "monitoring")
 	// The helm test's namespace, which its hooks create first: a dry run
 	// creates nothing, so the hooks' objects in it need it to exist.
 	// The same for the ServiceAccount its Pod runs as.
@@ -64,8 +69,8 @@ func TestManifestsAcceptedByAPIServer(t *testing.T) {
 	for _, scenario := range scenarios {
 		t.Run(scenario, func(t *testing.T) {
 			manifests := renderWithTests(t, scenario)
-			if strings.Contains(manifests, "kind: ServiceMonitor") && smErr != nil {
-				controlplane.Unavailable(t, "missing the ServiceMonitor CRD: "+smErr.Error())
+			if (strings.Contains(manifests, "kind: ServiceMonitor") || strings.Contains(manifests, "kind: PrometheusRule")) && smErr != nil {
+				controlplane.Unavailable(t, "missing the Prometheus Operator's CRDs: "+smErr.Error())
 			}
 			out := run(t, manifests, "apply", "--dry-run=server", "-f", "-")
 			objs := decode(t, manifests)
