@@ -1,0 +1,142 @@
+package reports_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	v1alpha1 "github.com/openreports/reports-api/apis/openreports.io/v1alpha1"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+var reportsGVR = schema.GroupVersionResource{Group: "openreports.io", Version: "v1alpha1", Resource: "reports"}
+
+// finding is what `kubectl hygiene audit -o json` prints of one finding.
+type finding struct {
+	Rule    string `json:"rule"`
+	Action  string `json:"action"`
+	Path    string `json:"path"`
+	Message string `json:"message"`
+	Object  struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Namespace  string `json:"namespace"`
+		Name       string `json:"name"`
+	} `json:"object"`
+}
+
+// auditFindings runs the built kubectl-hygiene audit of namespace ns.
+func auditFindings(t *testing.T, hygiene string, f *framework.Framework) []finding {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, hygiene, "audit", "-n", f.Namespace, "-o", "json", "--kubeconfig", f.Kubectl.Kubeconfig)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// Exit status 1 means a finding is a deny: the output is what counts.
+	if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() != 1 {
+		t.Fatalf("kubectl hygiene audit: %v\n%s", err, stderr.String())
+	}
+	var out struct {
+		Findings []finding `json:"findings"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("decoding kubectl hygiene audit -o json: %v\n%s", err, stdout.String())
+	}
+	return out.Findings
+}
+
+// report reads the namespace's Report apply-hygiene; nil while there is none.
+func report(ctx context.Context, t *testing.T, namespace string) (*v1alpha1.Report, error) {
+	t.Helper()
+	cfg, err := framework.ControlPlane(t).RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	client, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	u, err := client.Resource(reportsGVR).Namespace(namespace).Get(ctx, "apply-hygiene", metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r v1alpha1.Report
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// logLine is a line of the server's JSON log.
+type logLine map[string]any
+
+// serverLog reads the (first) server's log lines whose msg is msg.
+func serverLog(t *testing.T, msg string) []logLine {
+	t.Helper()
+	file, err := os.Open(framework.Webhook(t).LogPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	var out []logLine
+	sc := bufio.NewScanner(file)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var line logLine
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line["msg"] == msg {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// scrape returns the server's /metrics.
+func scrape(ctx context.Context, t *testing.T) string {
+	body, _ := framework.Webhook(t).Replicas()[0].Metrics(ctx)
+	return body
+}
+
+// hasLine reports whether text has the line.
+func hasLine(text, line string) bool {
+	for l := range strings.SplitSeq(text, "\n") {
+		if l == line {
+			return true
+		}
+	}
+	return false
+}
+
+// installCRDs applies the OpenReports CRDs of the module this repository
+// requires (config/crd of github.com/openreports/reports-api).
+func installCRDs(t *testing.T, f *framework.Framework) {
+	t.Helper()
+	out, err := exec.CommandContext(t.Context(), "go", "list", "-m", "-f", "{{.Dir}}", "github.com/openreports/reports-api").Output()
+	if err != nil {
+		t.Fatalf("go list -m github.com/openreports/reports-api: %v", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "config", "crd")
+	admin := f.Kubectl
+	admin.Namespace = ""
+	admin.Run(t, "apply", "-f", dir).MustSucceed(t)
+	admin.Run(t, "wait", "--for=condition=Established", "--timeout=60s",
+		"crd/reports.openreports.io", "crd/clusterreports.openreports.io").MustSucceed(t)
+}
