@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -167,6 +168,23 @@ func TestMigratePlan(t *testing.T) {
 	}
 	if strings.Contains(string(ops[0].Value), "kubectl-client-side-apply") {
 		t.Errorf("managedFields of the patch keep kubectl-client-side-apply:\n%s", ops[0].Value)
+	}
+
+	// Keeping last-applied adds kubectl's entry for it to the same patch.
+	kept, err := withLastAppliedEntry(objs[0], time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch, err = m.upgradePatch(kept, mg.Managers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := `{"manager":"kubectl-last-applied","operation":"Apply","apiVersion":"apps/v1","time":"2026-11-23T08:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/last-applied-configuration":{}}}}}`
+	if !strings.Contains(string(patch), entry) {
+		t.Errorf("patch lacks %s:\n%s", entry, patch)
+	}
+	if len(objs[0].GetManagedFields()) != 2 {
+		t.Errorf("withLastAppliedEntry changed the object it was given")
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,8 +31,8 @@ func (m migrator) migrate(ctx context.Context, mg *migration) {
 	client := m.cluster.client(mg.gvr, obj.GetNamespace() != "", obj.GetNamespace())
 	var err error
 	if mg.LastApplied == "kept" && !m.dropLastApplied && !ownedByApply(obj) {
-		if obj, err = m.keepLastApplied(ctx, client, obj); err != nil {
-			m.fail(mg, "keeping last-applied", "nothing was written", err)
+		if obj, err = withLastAppliedEntry(obj, time.Now()); err != nil {
+			m.fail(mg, "upgrading managedFields", "nothing was written", err)
 			return
 		}
 	}
@@ -41,7 +42,7 @@ func (m migrator) migrate(ctx context.Context, mg *migration) {
 		return
 	}
 	if obj, err = m.patch(ctx, client, obj.GetName(), types.JSONPatchType, patch); err != nil {
-		m.fail(mg, "upgrading managedFields", "the upgrade was not written", err)
+		m.fail(mg, "upgrading managedFields", "nothing was written", err)
 		return
 	}
 	mg.Upgrade = upgradeDone
@@ -61,27 +62,25 @@ func (m migrator) migrate(ctx context.Context, mg *migration) {
 	}
 }
 
-// keepLastApplied applies the annotation alone with kubectl's manager for
-// it, as `kubectl apply --server-side` does before its upgrade: a later
-// server-side apply without the annotation then does not remove it. It
-// returns the object as written.
-func (m migrator) keepLastApplied(ctx context.Context, client dynamic.ResourceInterface, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	only := &unstructured.Unstructured{}
-	only.SetGroupVersionKind(obj.GroupVersionKind())
-	only.SetName(obj.GetName())
-	only.SetNamespace(obj.GetNamespace())
-	// The resourceVersion in an apply is a precondition.
-	only.SetResourceVersion(obj.GetResourceVersion())
-	only.SetAnnotations(map[string]string{merge.LastAppliedAnnotation: obj.GetAnnotations()[merge.LastAppliedAnnotation]})
-	data, err := json.Marshal(only.Object)
+// withLastAppliedEntry returns a copy of obj whose managedFields also
+// hold the entry that `kubectl apply --server-side` creates before its
+// upgrade, by applying the annotation alone as kubectl-last-applied: an
+// Apply entry that owns the annotation, so that a later server-side apply
+// without it does not remove it. It goes into the upgrade's own patch
+// rather than a separate apply, which admission webhooks would review as
+// a server-side apply of a manifest holding nothing but the annotation.
+func withLastAppliedEntry(obj *unstructured.Unstructured, now time.Time) (*unstructured.Unstructured, error) {
+	fields, err := lastAppliedSet.ToJSON()
 	if err != nil {
-		return nil, fmt.Errorf("encoding the annotation: %w", err)
+		return nil, fmt.Errorf("encoding the last-applied field: %w", err)
 	}
-	opts := metav1.PatchOptions{FieldManager: lastAppliedManager}
-	if m.dryRun {
-		opts.DryRun = []string{metav1.DryRunAll}
-	}
-	return client.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, opts)
+	out := obj.DeepCopy()
+	t := metav1.NewTime(now)
+	out.SetManagedFields(append(out.GetManagedFields(), metav1.ManagedFieldsEntry{
+		Manager: lastAppliedManager, Operation: metav1.ManagedFieldsOperationApply, APIVersion: obj.GetAPIVersion(),
+		Time: &t, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(string(fields)),
+	}))
+	return out, nil
 }
 
 // patch sends one patch, as a server-side dry run with --dry-run.

@@ -3,7 +3,8 @@
 // what `kubectl hygiene migrate --server-side`, the built binary, prints and
 // writes: after the upgrade a server-side apply deletes the fields its
 // manifest dropped; without it, an applier that does not upgrade (a
-// controller applying through client-go) leaves them behind.
+// controller applying through client-go) leaves them behind. apply-hygiene
+// is installed: migrate's writes must draw no warning from it.
 package migrate_test
 
 import (
@@ -33,7 +34,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building kubectl-hygiene:", err)
 		os.Exit(1)
 	}
-	code := framework.Run(m)
+	code := framework.Run(m, framework.WithWebhook())
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }

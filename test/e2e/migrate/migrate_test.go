@@ -120,6 +120,8 @@ func TestServerSideApplyAfterClientSideApply(t *testing.T) {
 				if res.code != 0 {
 					t.Fatalf("migrate exited %d:\n%s", res.code, res.stderr)
 				}
+				// Nothing on stderr: no warning of apply-hygiene on the writes.
+				framework.WantLines(t, res.stderr)
 				framework.WantLines(t, res.stdout, migrateLines(f.Namespace, fmt.Sprintf(upgradedLine, tc.manager),
 					keptLine(f.Namespace), "1 object(s) upgraded, 0 with nothing to upgrade, 0 failed.")...)
 			}
