@@ -68,6 +68,10 @@ func printMigration(w io.Writer, r migrateReport, m migration) {
 	switch {
 	case m.LastApplied == "kept" && m.Upgrade == upgradeFailed:
 		fmt.Fprintln(w, "  last-applied: kept")
+	case m.LastApplied == "kept" && len(m.Managers) == 0:
+		// --drop-last-applied drops it only after an upgrade.
+		fmt.Fprintf(w, "  last-applied: kept; server-side apply does not need it: drop it with kubectl annotate %s %s-\n",
+			annotateTarget(m), lastAppliedArg)
 	case m.LastApplied == "kept":
 		fmt.Fprintf(w, "  last-applied: kept; server-side apply does not need it: drop it with --drop-last-applied, or kubectl annotate %s %s-\n",
 			annotateTarget(m), lastAppliedArg)

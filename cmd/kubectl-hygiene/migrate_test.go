@@ -213,7 +213,7 @@ func TestMigrateText(t *testing.T) {
   last-applied: kept; server-side apply does not need it: drop it with --drop-last-applied, or kubectl annotate deployment.apps/web -n shop kubectl.kubernetes.io/last-applied-configuration-
   failed: dropping last-applied: boom
 DaemonSet shop/agent: no client-side apply manager left, only the last-applied annotation
-  last-applied: kept; server-side apply does not need it: drop it with --drop-last-applied, or kubectl annotate daemonset.apps/agent -n shop kubectl.kubernetes.io/last-applied-configuration-
+  last-applied: kept; server-side apply does not need it: drop it with kubectl annotate daemonset.apps/agent -n shop kubectl.kubernetes.io/last-applied-configuration-
 0 object(s) upgraded, 1 with nothing to upgrade, 1 failed.
 `
 	if diff := cmp.Diff(want, out.String()); diff != "" {

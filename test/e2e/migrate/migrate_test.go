@@ -2,6 +2,7 @@ package migrate_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -129,6 +130,20 @@ func TestServerSideApplyAfterClientSideApply(t *testing.T) {
 			if diff := cmp.Diff(tc.want, stateOf(t, f)); diff != "" {
 				t.Errorf("deployment/web after the server-side apply (-want +got):\n%s", diff)
 			}
+			if slices.Contains(tc.want.Managers, "kubectl-client-side-apply Update") {
+				return
+			}
+			// Upgraded: migrate finds nothing more to do.
+			res := runHygiene(t, f, "migrate", "--server-side", "-n", f.Namespace)
+			if !tc.want.LastApplied {
+				framework.WantLines(t, res.stdout, "No objects managed by client-side apply.")
+				return
+			}
+			framework.WantLines(t, res.stdout,
+				"Deployment "+f.Namespace+"/web: no client-side apply manager left, only the last-applied annotation",
+				"  last-applied: kept; server-side apply does not need it: drop it with kubectl annotate deployment.apps/web -n "+
+					f.Namespace+" kubectl.kubernetes.io/last-applied-configuration-",
+				"0 object(s) upgraded, 1 with nothing to upgrade, 0 failed.")
 		})
 	}
 }
