@@ -23,7 +23,10 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
-var reportsGVR = schema.GroupVersionResource{Group: "openreports.io", Version: "v1alpha1", Resource: "reports"}
+var (
+	reportsGVR        = schema.GroupVersionResource{Group: "openreports.io", Version: "v1alpha1", Resource: "reports"}
+	clusterReportsGVR = schema.GroupVersionResource{Group: "openreports.io", Version: "v1alpha1", Resource: "clusterreports"}
+)
 
 // finding is what `kubectl hygiene audit -o json` prints of one finding.
 type finding struct {
@@ -39,12 +42,14 @@ type finding struct {
 	} `json:"object"`
 }
 
-// auditFindings runs the built kubectl-hygiene audit of namespace ns.
-func auditFindings(t *testing.T, hygiene string, f *framework.Framework) []finding {
+// auditFindings runs the built kubectl-hygiene audit -o json with args
+// (-n NAMESPACE, or -A --kind …).
+func auditFindings(t *testing.T, hygiene string, f *framework.Framework, args ...string) []finding {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, hygiene, "audit", "-n", f.Namespace, "-o", "json", "--kubeconfig", f.Kubectl.Kubeconfig)
+	args = append([]string{"audit", "-o", "json", "--kubeconfig", f.Kubectl.Kubeconfig}, args...)
+	cmd := exec.CommandContext(ctx, hygiene, args...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -61,7 +66,8 @@ func auditFindings(t *testing.T, hygiene string, f *framework.Framework) []findi
 	return out.Findings
 }
 
-// report reads the namespace's Report apply-hygiene; nil while there is none.
+// report reads the namespace's Report apply-hygiene, or with namespace ""
+// the ClusterReport (the same fields); nil while there is none.
 func report(ctx context.Context, t *testing.T, namespace string) (*v1alpha1.Report, error) {
 	t.Helper()
 	cfg, err := framework.ControlPlane(t).RESTConfig()
@@ -72,7 +78,11 @@ func report(ctx context.Context, t *testing.T, namespace string) (*v1alpha1.Repo
 	if err != nil {
 		return nil, err
 	}
-	u, err := client.Resource(reportsGVR).Namespace(namespace).Get(ctx, "apply-hygiene", metav1.GetOptions{})
+	var target dynamic.ResourceInterface = client.Resource(clusterReportsGVR)
+	if namespace != "" {
+		target = client.Resource(reportsGVR).Namespace(namespace)
+	}
+	u, err := target.Get(ctx, "apply-hygiene", metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}

@@ -14,7 +14,15 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
+// clusterRoles adds ClusterRoles to the kinds (extraKinds): the audit
+// lists them too, and their findings go to the ClusterReport.
+const clusterRoles = "extraKinds[0].group=rbac.authorization.k8s.io,extraKinds[0].version=v1,extraKinds[0].resource=clusterroles,extraKinds[0].scope=Cluster"
+
+// auditResources is the --audit-resources that the chart renders with
+// clusterRoles: the server runs with it and the chart's RBAC.
+const auditResources = "apps/v1/deployments,apps/v1/statefulsets,apps/v1/daemonsets,rbac.authorization.k8s.io/v1/clusterroles"
+
 func TestMain(m *testing.M) {
-	framework.Main(m, framework.WithWebhook("audit.enabled=true", "audit.reports.format=openreports"),
-		framework.WithServerArgs("--audit-interval=2s", "--reports-format=openreports"))
+	framework.Main(m, framework.WithWebhook("audit.enabled=true", "audit.reports.format=openreports", clusterRoles),
+		framework.WithServerArgs("--audit-interval=2s", "--audit-resources="+auditResources, "--reports-format=openreports"))
 }

@@ -22,6 +22,8 @@ import (
 const (
 	imagePath = "spec.template.spec.containers[name=nginx].image"
 	labelPath = "metadata.labels.debug"
+	// lastAppliedPath is the path of findings on the annotation itself.
+	lastAppliedPath = "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]"
 	// missingMsg is the server's log message while the CRDs are missing.
 	missingMsg = "policy report CRDs missing; the audit publishes no reports until they are installed"
 	scanMsg    = "audit scan finished"
@@ -42,6 +44,7 @@ func TestPolicyReports(t *testing.T) {
 		return
 	}
 	t.Run("fixing the drift empties the Report at the next audit", func(t *testing.T) { driftFixed(t, f) })
+	t.Run("a cluster-scoped object's finding is in the ClusterReport until it is gone", func(t *testing.T) { clusterReport(t, f, hygiene) })
 }
 
 func crdsMissing(t *testing.T, f *framework.Framework) {
@@ -97,7 +100,7 @@ func driftReported(t *testing.T, f *framework.Framework, hygiene string) {
 	bot.Run(t, "set", "image", "deployment/web", "nginx=nginx:1.28").MustSucceed(t)
 	bot.Run(t, "label", "deployment/web", "debug=true").MustSucceed(t)
 
-	findings := auditFindings(t, hygiene, f)
+	findings := auditFindings(t, hygiene, f, "-n", f.Namespace)
 	var summary []string
 	for _, fd := range findings {
 		summary = append(summary, fmt.Sprintf("%s %s %s/%s %s", fd.Rule, fd.Action, fd.Object.Kind, fd.Object.Name, fd.Path))
@@ -207,4 +210,68 @@ func driftFixed(t *testing.T, f *framework.Framework) {
 	if diff := cmp.Diff(v1alpha1.ReportSummary{Pass: 2}, rep.Summary); diff != "" {
 		t.Errorf("summary once fixed (-want +got):\n%s", diff)
 	}
+}
+
+func clusterReport(t *testing.T, f *framework.Framework, hygiene string) {
+	role := "made-imperatively-" + f.Namespace
+	admin := f.Kubectl
+	admin.Namespace = ""
+	admin.Run(t, "create", "clusterrole", role, "--verb=get", "--resource=pods").MustSucceed(t)
+	t.Cleanup(func() { admin.Run(t, "delete", "clusterrole", role, "--ignore-not-found") })
+
+	var findings []finding
+	for _, fd := range auditFindings(t, hygiene, f, "-A", "--kind", "clusterroles") {
+		if fd.Object.Namespace == "" {
+			findings = append(findings, fd)
+		}
+	}
+	objects := map[string]bool{}
+	var ours []string
+	for _, fd := range findings {
+		objects[fd.Object.Name] = true
+		if fd.Object.Name == role {
+			ours = append(ours, fd.Rule+" "+fd.Action+" "+fd.Path)
+		}
+	}
+	if diff := cmp.Diff([]string{"missing-last-applied warn " + lastAppliedPath}, ours); diff != "" {
+		t.Fatalf("kubectl hygiene audit findings on clusterrole %s (-want +got):\n%s", role, diff)
+	}
+	want := wantResults(findings)
+	var rep *v1alpha1.Report
+	framework.Eventually(t, 2*time.Minute, "the ClusterReport with the audit's cluster-scoped findings", func(ctx context.Context) (bool, error) {
+		r, err := report(ctx, t, "")
+		if err != nil || r == nil {
+			return false, err
+		}
+		rep = r
+		return cmp.Equal(want, resultsOf(r)), nil
+	})
+	if diff := cmp.Diff(want, resultsOf(rep)); diff != "" {
+		t.Errorf("ClusterReport results (-want +got):\n%s", diff)
+	}
+	roles, err := f.Client.RbacV1().ClusterRoles().List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSummary := v1alpha1.ReportSummary{Pass: len(roles.Items) - len(objects), Warn: len(findings)}
+	if diff := cmp.Diff(wantSummary, rep.Summary); diff != "" {
+		t.Errorf("ClusterReport summary (-want +got):\n%s", diff)
+	}
+
+	// Gone: the ClusterReport keeps no result on it.
+	admin.Run(t, "delete", "clusterrole", role).MustSucceed(t)
+	framework.Eventually(t, 2*time.Minute, "the ClusterReport without a result on clusterrole "+role, func(ctx context.Context) (bool, error) {
+		r, err := report(ctx, t, "")
+		if err != nil || r == nil {
+			return false, err
+		}
+		for _, res := range r.Results {
+			for _, o := range res.Subjects {
+				if o.Name == role {
+					return false, nil
+				}
+			}
+		}
+		return true, nil
+	})
 }
