@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -143,5 +146,56 @@ func TestPublisherWaitsForTheCRDsAndSaysSoOnce(t *testing.T) {
 	}
 	if len(rec.events) != 1 {
 		t.Errorf("events = %v, want only the first", rec.events)
+	}
+}
+
+// A report that cannot be written fails the publish, counted, after the
+// others are written; a namespace being deleted since the scan is skipped.
+func TestPublisherWritesWhatItCanAndCountsFailures(t *testing.T) {
+	tests := map[string]struct {
+		err         error
+		wantErr     string
+		wantFailure float64
+	}{
+		"a report refused": {
+			err:         apierrors.NewForbidden(schema.GroupResource{Group: "openreports.io", Resource: "reports"}, Name, errors.New("no RBAC")),
+			wantErr:     `writing Report shop/apply-hygiene: reports.openreports.io "apply-hygiene" is forbidden: no RBAC`,
+			wantFailure: 1,
+		},
+		"a namespace being deleted": {
+			err: &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 403, Reason: metav1.StatusReasonForbidden,
+				Details: &metav1.StatusDetails{Causes: []metav1.StatusCause{{Type: corev1.NamespaceTerminatingCause}}}}},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			c := newCluster()
+			c.install()
+			c.client.PrependReactor("patch", "reports", func(action clienttesting.Action) (bool, runtime.Object, error) {
+				if action.GetNamespace() == "shop" {
+					return true, nil, tc.err
+				}
+				return false, nil, nil
+			})
+			reg := prometheus.NewRegistry()
+			p, err := NewPublisher(c.client, c.discovery, Options{Format: FormatOpenReports, Registry: reg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = p.Publish(t.Context(), sample(), scanned)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tc.wantErr {
+				t.Errorf("Publish = %q, want %q", got, tc.wantErr)
+			}
+			if diff := cmp.Diff([]string{"ClusterReport /apply-hygiene application/apply-patch+yaml manager=apply-hygiene force=true"}, c.take()); diff != "" {
+				t.Errorf("applied (-want +got):\n%s", diff)
+			}
+			if n := testutil.ToFloat64(p.metrics.failures); n != tc.wantFailure {
+				t.Errorf("apply_hygiene_reports_publish_failures_total = %g, want %g", n, tc.wantFailure)
+			}
+		})
 	}
 }
