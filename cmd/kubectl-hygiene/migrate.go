@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
 
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
@@ -58,6 +59,12 @@ type namedObject struct{ Kind, Name string }
 // NewCmdMigrate returns `kubectl hygiene migrate`.
 func NewCmdMigrate(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect connectFunc) *cobra.Command {
 	o := &MigrateOptions{IOStreams: streams, analyzer: analyzer, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
+	// The server's warnings on the writes (an admission webhook's) are
+	// printed as kubectl prints them.
+	o.kube.WrapConfigFn = func(c *rest.Config) *rest.Config {
+		c.WarningHandler = rest.NewWarningWriter(streams.ErrOut, rest.WarningWriterOptions{Deduplicate: true})
+		return c
+	}
 	cmd := &cobra.Command{
 		Use:   "migrate --server-side [--field-manager NAME] [--dry-run] [--drop-last-applied] [-n NAMESPACE | -A] [-f FILE | TYPE/NAME ...]",
 		Short: "Move objects from client-side to server-side apply without leaving fields behind",

@@ -70,9 +70,8 @@ func TestConcurrentChangeFailsCleanly(t *testing.T) {
 		t.Fatalf("migrate of the object as it is now exited %d:\n%s", res.code, res.stderr)
 	}
 	// apply-hygiene's one warning on the upgrade is about a real orphan:
-	// the label that kubectl label set, which no apply removes (client-go
-	// logs the warning through klog).
-	framework.WantMatch(t, res.stderr, `.*Warning: \[orphaned-field\] Deployment `+f.Namespace+`/web: metadata\.labels\.extra \(\\"1\\", set by kubectl-label at .*`)
+	// the label that kubectl label set, which no apply removes.
+	framework.WantMatch(t, res.stderr, `Warning: \[orphaned-field\] Deployment `+f.Namespace+`/web: metadata\.labels\.extra \("1", set by kubectl-label at \S+\) is in neither your manifest nor last-applied, so kubectl apply will never remove it\. .*`)
 	want := state{Team: "payments", Env: []string{"KEEP", "DEBUG"}, LastApplied: true,
 		Managers: []string{"kubectl Apply", "kubectl-label Update", "kubectl-last-applied Apply"}}
 	if diff := cmp.Diff(want, stateOf(t, f)); diff != "" {
