@@ -71,6 +71,10 @@ type Analysis struct {
 	// ImperativeChanges lists fields that last-applied owns and that a
 	// write other than apply changed or removed.
 	ImperativeChanges []FieldFact `json:"imperativeChanges"`
+	// ApplyOwnedChanges lists fields that a server-side applier owned
+	// (an Apply entry of managedFields) and that a write other than apply
+	// changed or removed; Owners are those appliers.
+	ApplyOwnedChanges []FieldFact `json:"applyOwnedChanges"`
 	// Reverts lists fields whose value someone changed since the previous
 	// apply and that this apply overwrites (kubectl's --overwrite=false
 	// conflict).
@@ -95,6 +99,7 @@ func newAnalysis(obj *unstructured.Unstructured, operation string) *Analysis {
 		Operation:           operation,
 		Drift:               []FieldFact{},
 		ImperativeChanges:   []FieldFact{},
+		ApplyOwnedChanges:   []FieldFact{},
 		Reverts:             []FieldFact{},
 		Orphans:             []FieldFact{},
 		DefaultedDependents: []FieldFact{},

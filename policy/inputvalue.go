@@ -110,7 +110,8 @@ func analysisValue(a *merge.Analysis) (ast.Value, error) {
 	lists := []struct {
 		key   string
 		facts []merge.FieldFact
-	}{{"drift", a.Drift}, {"imperativeChanges", a.ImperativeChanges}, {"reverts", a.Reverts},
+	}{{"drift", a.Drift}, {"imperativeChanges", a.ImperativeChanges},
+		{"applyOwnedChanges", a.ApplyOwnedChanges}, {"reverts", a.Reverts},
 		{"orphans", a.Orphans}, {"defaultedDependents", a.DefaultedDependents}}
 	for _, l := range lists {
 		v, err := factsValue(l.facts)

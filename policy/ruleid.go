@@ -34,6 +34,9 @@ const (
 	RuleInvalidLastApplied RuleID = "invalid-last-applied"
 	// RuleLastAppliedTooLarge: the annotations near the size limit.
 	RuleLastAppliedTooLarge RuleID = "last-applied-too-large"
+	// RuleServerSideOwned: a non-apply write by a person changes a field
+	// that a server-side applier (an Apply entry of managedFields) owns.
+	RuleServerSideOwned RuleID = "server-side-owned"
 )
 
 // Rules returns the IDs of the bundled rules, in the order of design.md
@@ -49,5 +52,6 @@ func Rules() []RuleID {
 		RuleMissingLastApplied,
 		RuleInvalidLastApplied,
 		RuleLastAppliedTooLarge,
+		RuleServerSideOwned,
 	}
 }

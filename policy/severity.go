@@ -20,7 +20,8 @@ const (
 //     (replicas-reset) collapses a scaled workload to one replica.
 //   - medium: a change someone made on purpose is lost or kept wrongly,
 //     but the object stays what a manifest said at some point. The next
-//     apply reverts an edit (imperative-edit, apply-reverts-drift), a
+//     apply reverts an edit (imperative-edit, apply-reverts-drift,
+//     server-side-owned), a
 //     server default is left stale beside the field it depends on
 //     (defaulted-dependent), or applies start failing once the annotation
 //     passes the size limit (last-applied-too-large).
@@ -36,6 +37,7 @@ var severities = map[RuleID]string{
 	RuleApplyRevertsDrift:   SeverityMedium,
 	RuleDefaultedDependent:  SeverityMedium,
 	RuleLastAppliedTooLarge: SeverityMedium,
+	RuleServerSideOwned:     SeverityMedium,
 	RuleOrphanedField:       SeverityLow,
 	RuleMissingLastApplied:  SeverityLow,
 }

@@ -17,6 +17,7 @@ func TestSeverity(t *testing.T) {
 		RuleMissingLastApplied:  "low",
 		RuleInvalidLastApplied:  "high",
 		RuleLastAppliedTooLarge: "medium",
+		RuleServerSideOwned:     "medium",
 		"team-label":            "medium",
 	}
 	got := map[RuleID]string{"team-label": Severity("team-label")}

@@ -131,7 +131,7 @@ func randomAnalysis(r *rand.Rand, ref merge.ObjectRef) *merge.Analysis {
 		LastApplied:       merge.LastAppliedInfo{Status: merge.LastAppliedPresent, Bytes: r.IntN(300000)},
 		AnnotationsBytes:  r.IntN(300000),
 		Drift:             pick(r, nil, []merge.FieldFact{}, []merge.FieldFact{randomFact(r)}),
-		ImperativeChanges: []merge.FieldFact{}, Reverts: []merge.FieldFact{}, Orphans: []merge.FieldFact{},
+		ImperativeChanges: []merge.FieldFact{}, ApplyOwnedChanges: []merge.FieldFact{}, Reverts: []merge.FieldFact{}, Orphans: []merge.FieldFact{},
 		DefaultedDependents: []merge.FieldFact{},
 	}
 	for range pick(r, 0, 0, 1, 2) {
@@ -142,7 +142,7 @@ func randomAnalysis(r *rand.Rand, ref merge.ObjectRef) *merge.Analysis {
 
 // addFinding makes a's analysis not empty.
 func addFinding(r *rand.Rand, a *merge.Analysis) {
-	switch r.IntN(12) {
+	switch r.IntN(13) {
 	case 0:
 		a.LastApplied.Status = merge.LastAppliedMissing
 	case 1:
@@ -166,9 +166,11 @@ func addFinding(r *rand.Rand, a *merge.Analysis) {
 	case 9:
 		a.Rollback = &merge.Rollback{Changes: []merge.FieldFact{}}
 	case 10:
-		*pick(r, &a.ImperativeChanges, &a.Reverts, &a.Orphans, &a.DefaultedDependents) = nil
+		*pick(r, &a.ImperativeChanges, &a.ApplyOwnedChanges, &a.Reverts, &a.Orphans, &a.DefaultedDependents) = nil
 	case 11:
 		a.LastApplied.Error = "present but odd"
+	case 12:
+		a.ApplyOwnedChanges = append(a.ApplyOwnedChanges, randomFact(r))
 	}
 }
 

@@ -35,7 +35,7 @@ func emptyAnalysis(a *merge.Analysis) bool {
 	}
 	return a.LastApplied.Status == merge.LastAppliedPresent && a.LastApplied.Error == "" &&
 		!a.LastAppliedTooLarge &&
-		emptyList(a.ImperativeChanges) && emptyList(a.Reverts) && emptyList(a.Orphans) &&
+		emptyList(a.ImperativeChanges) && emptyList(a.ApplyOwnedChanges) && emptyList(a.Reverts) && emptyList(a.Orphans) &&
 		emptyList(a.DefaultedDependents) &&
 		a.ReplicasReset == nil && a.Rollback == nil
 }
@@ -57,6 +57,7 @@ var silentShapes = []struct {
 			item("lastApplied", ast.NewObject(item("status", ast.String(merge.LastAppliedPresent)))),
 			item("lastAppliedTooLarge", ast.Boolean(false)),
 			item("imperativeChanges", ast.NewArray()),
+			item("applyOwnedChanges", ast.NewArray()),
 			item("reverts", ast.NewArray()),
 			item("orphans", ast.NewArray()),
 			item("defaultedDependents", ast.NewArray()),

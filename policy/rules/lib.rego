@@ -21,6 +21,7 @@ default_config := {
 		"missing-last-applied": {"action": "warn"},
 		"invalid-last-applied": {"action": "warn"},
 		"last-applied-too-large": {"action": "warn"},
+		"server-side-owned": {"action": "warn"},
 	},
 	"breakGlassGroups": [],
 	"exemptions": {"users": [], "groups": [], "serviceAccounts": [], "fieldManagers": []},

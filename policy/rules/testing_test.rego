@@ -19,6 +19,7 @@ empty_analysis := {
 	"lastAppliedTooLarge": false,
 	"drift": [],
 	"imperativeChanges": [],
+	"applyOwnedChanges": [],
 	"reverts": [],
 	"orphans": [],
 	"defaultedDependents": [],

@@ -1,0 +1,73 @@
+package merge
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// applyOwnedChanges lists the fields that a write turned from old into new
+// and that a server-side applier owned before it: an Apply entry of old's
+// managedFields on the main resource (kubectl apply --server-side, a
+// GitOps controller such as Flux's kustomize-controller or Argo CD, Helm
+// 4). The write takes the field over, and the applier's next apply puts
+// its own value back (GitOps controllers apply with force; kubectl apply
+// --server-side stops on the conflict). Each fact's Owners are the
+// appliers that owned the field; Live is the value before the write and
+// Result the value after it.
+//
+// Only changed and removed fields count: a field the write adds is owned
+// by nobody else, so no apply reverts it. Server-managed fields are left
+// out. An object without an Apply entry, the common case, costs one walk
+// over its managedFields entries and no field set.
+func (a *Analyzer) applyOwnedChanges(old, new *unstructured.Unstructured) ([]FieldFact, error) {
+	out := []FieldFact{}
+	if !hasApplyEntry(old.Object) {
+		return out, nil
+	}
+	mfs, err := DecodeManagedFields(old)
+	if err != nil {
+		return nil, err
+	}
+	var appliers []ManagedFields
+	for _, mf := range mfs {
+		if mf.Operation == string(metav1.ManagedFieldsOperationApply) && mf.Subresource == "" {
+			appliers = append(appliers, mf)
+		}
+	}
+	tvs, err := a.fieldSets(stored(old.Object), stored(new.Object))
+	if err != nil {
+		return nil, err
+	}
+	cmp, err := tvs[0].Compare(tvs[1])
+	if err != nil {
+		return nil, fmt.Errorf("comparing old and new object: %w", err)
+	}
+	kind, f := new.GetKind(), newFinder()
+	for _, p := range units(cmp.Modified.Union(cmp.Removed)) {
+		if serverManaged(p) {
+			continue
+		}
+		ows := owners(appliers, p)
+		if len(ows) == 0 {
+			continue
+		}
+		out = append(out, a.fact(kind, p, factValues{live: f.at(old.Object, p), result: f.at(new.Object, p)}, ows))
+	}
+	return out, nil
+}
+
+// hasApplyEntry reports whether obj's managedFields has an Apply entry on
+// the main resource, without decoding any field set.
+func hasApplyEntry(obj map[string]any) bool {
+	meta, _ := obj["metadata"].(map[string]any)
+	entries, _ := meta["managedFields"].([]any)
+	for _, e := range entries {
+		m, _ := e.(map[string]any)
+		if m["operation"] == string(metav1.ManagedFieldsOperationApply) && (m["subresource"] == nil || m["subresource"] == "") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,136 @@
+package merge
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// The ssa-restarted-at fixture's object was applied server-side by
+// kubectl (an Apply entry owning the image, the replicas and the rest of
+// the manifest) and restarted by kubectl-rollout (an Update entry).
+func TestApplyOwnedChanges(t *testing.T) {
+	const image = "spec.template.spec.containers[name=nginx].image"
+	tests := map[string]struct {
+		write func(obj *unstructured.Unstructured)
+		// old changes the stored object's managedFields.
+		old       func(t *testing.T, obj *unstructured.Unstructured)
+		wantPaths []string
+		wantOwner string
+	}{
+		"set image changes a field the applier owns": {
+			write:     setImage("nginx:1.99"),
+			wantPaths: []string{image}, wantOwner: "kubectl",
+		},
+		"scale changes the applied replicas": {
+			write: func(obj *unstructured.Unstructured) {
+				setPath(t, obj, int64(7), "spec", "replicas")
+			},
+			wantPaths: []string{"spec.replicas"}, wantOwner: "kubectl",
+		},
+		"removing an applied env var": {
+			write: func(obj *unstructured.Unstructured) {
+				containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
+				c := containers[0].(map[string]any)
+				delete(c, "env")
+				setPath(t, obj, containers, "spec", "template", "spec", "containers")
+			},
+			wantPaths: []string{"spec.template.spec.containers[name=nginx].env[name=FEATURE_FLAGS]",
+				"spec.template.spec.containers[name=nginx].env[name=LOG_LEVEL]"}, wantOwner: "kubectl",
+		},
+		"a field only kubectl-rollout owns is nobody's apply": {
+			write: func(obj *unstructured.Unstructured) {
+				setPath(t, obj, "2030-01-01T00:00:00Z", "spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt")
+			},
+			wantPaths: nil,
+		},
+		"a new field is owned by nobody": {
+			write: func(obj *unstructured.Unstructured) {
+				setPath(t, obj, int64(30), "spec", "minReadySeconds")
+			},
+			wantPaths: nil,
+		},
+		"an object that no one applied server-side": {
+			write: setImage("nginx:1.99"),
+			old: func(obj *unstructured.Unstructured) {
+				mfs := obj.GetManagedFields()
+				for i := range mfs {
+					if mfs[i].Operation == "Apply" {
+						mfs[i].Operation, mfs[i].Manager = "Update", "kubectl-client-side-apply"
+					}
+				}
+				obj.SetManagedFields(mfs)
+			},
+			wantPaths: nil,
+		},
+		"an Apply entry of a subresource is not the object's applier": {
+			write: setImage("nginx:1.99"),
+			old: func(obj *unstructured.Unstructured) {
+				mfs := obj.GetManagedFields()
+				for i := range mfs {
+					if mfs[i].Operation == "Apply" {
+						mfs[i].Subresource = "status"
+					}
+				}
+				obj.SetManagedFields(mfs)
+			},
+			wantPaths: nil,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			old := readObject(t, "ssa-restarted-at", "new.yaml")
+			if tc.old != nil {
+				tc.old(old)
+			}
+			new := old.DeepCopy()
+			tc.write(new)
+			an, err := NewAnalyzer().AnalyzeUpdate(old, new)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.wantPaths, paths(an.ApplyOwnedChanges)); diff != "" {
+				t.Errorf("apply-owned changes (-want +got):\n%s", diff)
+			}
+			for _, f := range an.ApplyOwnedChanges {
+				if len(f.Owners) != 1 || f.Owners[0].Manager != tc.wantOwner || f.Owners[0].Operation != "Apply" {
+					t.Errorf("%s: owners %+v, want the Apply entry of %s alone", f.Path, f.Owners, tc.wantOwner)
+				}
+			}
+		})
+	}
+}
+
+// The set image fact carries the applied value and the new one.
+func TestApplyOwnedChangeValues(t *testing.T) {
+	old := readObject(t, "ssa-restarted-at", "new.yaml")
+	new := old.DeepCopy()
+	setImage("nginx:1.99")(new)
+	an, err := NewAnalyzer().AnalyzeUpdate(old, new)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(an.ApplyOwnedChanges) != 1 {
+		t.Fatalf("apply-owned changes = %+v, want one", an.ApplyOwnedChanges)
+	}
+	f := an.ApplyOwnedChanges[0]
+	if f.Live != "nginx:1.16.1" || f.Result != "nginx:1.99" {
+		t.Errorf("values live %v, result %v; want nginx:1.16.1 and nginx:1.99", f.Live, f.Result)
+	}
+}
+
+func setImage(image string) func(obj *unstructured.Unstructured) {
+	return func(obj *unstructured.Unstructured) {
+		containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
+		containers[0].(map[string]any)["image"] = image
+		_ = unstructured.SetNestedSlice(obj.Object, containers, "spec", "template", "spec", "containers")
+	}
+}
+
+func setPath(t *testing.T, obj *unstructured.Unstructured, v any, fields ...string) {
+	t.Helper()
+	if err := unstructured.SetNestedField(obj.Object, v, fields...); err != nil {
+		t.Fatal(err)
+	}
+}

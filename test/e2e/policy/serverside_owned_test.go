@@ -1,0 +1,79 @@
+package policy_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// A GitOps controller applies server-side (here kubectl with Flux's
+// kustomize-controller field manager, as Flux's own client-go apply
+// records it); a kubectl set image of the image it applied is reverted at
+// its next reconcile. apply-hygiene warns by default, naming the manager,
+// and denies when configured to; the controller's own applies are not
+// findings.
+func TestEditOfAFieldAGitOpsControllerApplies(t *testing.T) {
+	const dep = "deployment/nginx-deployment"
+	warning := func(f *framework.Framework) string {
+		return "[server-side-owned] Deployment " + f.Namespace + "/nginx-deployment: this write by apply-hygiene-admin (field manager kubectl-set) changes fields that kustomize-controller applies server-side: " +
+			`spec.template.spec.containers[name=nginx].image (applied "nginx:1.14.2", now "nginx:1.99"); its next apply puts the applied values back. ` +
+			"It is managed by Flux (kustomize-controller); make the change in the Git source of its Kustomization"
+	}
+
+	t.Run("warn by default", func(t *testing.T) {
+		f := framework.New(t)
+		k := f.Kubectl
+		apply := k.Run(t, "apply", "--server-side", "--field-manager=kustomize-controller", "-f", seeds+"seed003-v1.yaml").MustSucceed(t)
+		framework.WantLines(t, apply.Stderr)
+
+		set := k.Run(t, "set", "image", dep, "nginx=nginx:1.99").MustSucceed(t)
+		framework.WantLines(t, set.Stdout, "deployment.apps/nginx-deployment image updated")
+		framework.WantLines(t, set.Stderr, "Warning: "+warning(f))
+
+		// The controller's next reconcile puts its image back, with no
+		// finding: an apply is not an edit.
+		again := k.Run(t, "apply", "--server-side", "--force-conflicts", "--field-manager=kustomize-controller", "-f", seeds+"seed003-v1.yaml").MustSucceed(t)
+		framework.WantLines(t, again.Stderr)
+		framework.WantLines(t, k.JSONPath(t, dep, "{.spec.template.spec.containers[0].image}"), "nginx:1.14.2")
+	})
+
+	t.Run("deny when configured", func(t *testing.T) {
+		reconfigure(t, append(slices.Clone(values), "policy.rules.server-side-owned.action=deny")...)
+		f := framework.New(t)
+		k := f.Kubectl
+		k.Run(t, "apply", "--server-side", "--field-manager=kustomize-controller", "-f", seeds+"seed003-v1.yaml").MustSucceed(t)
+
+		set := k.Run(t, "set", "image", dep, "nginx=nginx:1.99")
+		framework.WantLines(t, set.Stderr,
+			`error: failed to patch image update to pod template: admission webhook "validate.apply-hygiene.io" denied the request: `+warning(f))
+		framework.WantLines(t, k.JSONPath(t, dep, "{.spec.template.spec.containers[0].image}"), "nginx:1.14.2")
+	})
+
+	t.Run("kubectl apply --server-side then kubectl scale", func(t *testing.T) {
+		f := framework.New(t)
+		k := f.Kubectl
+		manifest := `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.14.2
+`
+		k.RunWithInput(t, manifest, "apply", "--server-side", "-f", "-").MustSucceed(t)
+		scale := k.Run(t, "scale", "deployment/web", "--replicas=5").MustSucceed(t)
+		framework.WantLines(t, scale.Stderr,
+			"Warning: [server-side-owned] Deployment "+f.Namespace+"/web: this write by apply-hygiene-admin changes fields that kubectl apply --server-side applied: "+
+				"spec.replicas (applied 2, now 5); the next kubectl apply --server-side of the manifest fails on the conflict, or puts the applied values back with --force-conflicts. "+
+				"Put the change in your manifest and apply it with: kubectl apply --server-side -f <manifest>")
+	})
+}
