@@ -20,8 +20,10 @@
 // Warning events on the objects. Its Schedule (a LeaseSchedule, kept in a
 // Lease) carries the start of the last scan from one leader to the next,
 // so that a hand-over does not repeat a scan within the interval; a
-// replica exports the audit gauges only once it has scanned. See Example
-// for a scan and ExampleNewLeaseSchedule for the schedule.
+// replica exports the audit gauges only once it has scanned. After each
+// successful scan it hands the Report to its Publisher, if any (package
+// reports writes policy reports). See Example for a scan and
+// ExampleNewLeaseSchedule for the schedule.
 //
 // audit is a driver like the webhook, and imports neither the webhook nor
 // anything above it: it declares the small interfaces it needs, Evaluator
