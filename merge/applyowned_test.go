@@ -15,7 +15,7 @@ func TestApplyOwnedChanges(t *testing.T) {
 	tests := map[string]struct {
 		write func(obj *unstructured.Unstructured)
 		// old changes the stored object's managedFields.
-		old       func(t *testing.T, obj *unstructured.Unstructured)
+		old       func(obj *unstructured.Unstructured)
 		wantPaths []string
 		wantOwner string
 	}{
