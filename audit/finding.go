@@ -27,6 +27,9 @@ type Finding struct {
 	Object merge.ObjectRef `json:"object"`
 	// UID is the object's UID, for events.
 	UID types.UID `json:"-"`
+	// Fix is what fixes the finding, nil when nothing can safely fix it
+	// without a person (kubectl hygiene audit --fix).
+	Fix *Fix `json:"-"`
 }
 
 // ObjectError is an object that could not be analyzed; the scan goes on.

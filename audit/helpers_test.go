@@ -94,7 +94,7 @@ func newFakeClient(objs ...*unstructured.Unstructured) *dynamicfake.FakeDynamicC
 func withoutMessages(fs []Finding) []Finding {
 	out := []Finding{}
 	for _, f := range fs {
-		f.Message = ""
+		f.Message, f.Fix = "", nil
 		out = append(out, f)
 	}
 	return out

@@ -124,7 +124,7 @@ func (sc *scan) object(ctx context.Context, obj *unstructured.Unstructured) erro
 	if err != nil {
 		return fmt.Errorf("evaluating policies for %s %s: %w", obj.GetKind(), objectName(in.Request.Object), err)
 	}
-	sc.report.Findings = append(sc.report.Findings, findingsOf(decisions, obj)...)
+	sc.report.Findings = append(sc.report.Findings, findingsOf(decisions, obj, an)...)
 	return nil
 }
 
@@ -185,8 +185,9 @@ func audited(obj *unstructured.Unstructured) bool {
 	return false
 }
 
-// findingsOf turns decisions into findings, one per path.
-func findingsOf(decisions []policy.Decision, obj *unstructured.Unstructured) []Finding {
+// findingsOf turns decisions into findings, one per path, each with the
+// fix that merge's analysis an supports.
+func findingsOf(decisions []policy.Decision, obj *unstructured.Unstructured, an *merge.Analysis) []Finding {
 	ref := merge.RefOf(obj)
 	var out []Finding
 	for _, d := range decisions {
@@ -195,7 +196,7 @@ func findingsOf(decisions []policy.Decision, obj *unstructured.Unstructured) []F
 			paths = []string{""}
 		}
 		for _, p := range paths {
-			out = append(out, Finding{Rule: d.Rule, Action: d.Action, Path: p, Message: d.Message, Object: ref, UID: obj.GetUID()})
+			out = append(out, Finding{Rule: d.Rule, Action: d.Action, Path: p, Message: d.Message, Object: ref, UID: obj.GetUID(), Fix: fixOf(d.Rule, p, obj, an)})
 		}
 	}
 	return out

@@ -1,0 +1,45 @@
+package audit
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// Fix is what a finding's fix writes, as merge analyzed the object when
+// the scan read it. kubectl hygiene audit --fix writes it; a finding has
+// one only when the fix is safe to write without asking anyone: a
+// repaired last-applied proven by the object's revisions, or an orphan's
+// guarded remove patch.
+type Fix struct {
+	// LastApplied is the object's last-applied annotation as scanned: a
+	// repair writes only while the annotation still has this value.
+	LastApplied string
+	// Rollback, for stale-last-applied, is merge's analysis of the undo;
+	// its RepairedLastApplied is the annotation to write.
+	Rollback *merge.Rollback
+	// Orphan, for orphaned-field, is merge's fact about the field; its
+	// RemovePatch removes it, test operations first.
+	Orphan *merge.FieldFact
+}
+
+// fixOf returns the fix of the finding of rule on path, nil when there is
+// none that is safe to write.
+func fixOf(rule policy.RuleID, path string, obj *unstructured.Unstructured, an *merge.Analysis) *Fix {
+	switch rule {
+	case policy.RuleStaleLastApplied:
+		if an.Rollback == nil || an.Rollback.RepairedLastApplied == "" {
+			return nil
+		}
+		return &Fix{LastApplied: obj.GetAnnotations()[merge.LastAppliedAnnotation], Rollback: an.Rollback}
+	case policy.RuleOrphanedField:
+		for i := range an.Orphans {
+			o := &an.Orphans[i]
+			if o.Path.String() == path && o.RemovePatch != "" {
+				return &Fix{Orphan: o}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+package audit
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+)
+
+// fixView is what the tests pin of a finding's fix.
+type fixView struct {
+	Rule, Path string
+	// LastApplied and Repaired are the annotation as scanned and as the
+	// repair writes it; Source is where the repair comes from.
+	LastApplied, Repaired, Source string
+	// RemovePatch is the orphan's guarded patch.
+	RemovePatch string
+}
+
+// A finding carries the fix that merge's analysis supports: the repaired
+// last-applied of a stale one, the remove patch of an orphan; a finding
+// that needs a person has none.
+func TestScanFindingsCarryTheirFix(t *testing.T) {
+	stsObjs := readObjects(t, "seed004/statefulset.yaml")
+	scanned := stsObjs[0].GetAnnotations()[merge.LastAppliedAnnotation]
+	revisions := readObjects(t, "seed004/controllerrevisions.yaml")
+	var kept string
+	for _, r := range revisions {
+		if r.GetName() == "my-wonderhoy-app-946448b85" {
+			kept = r.GetAnnotations()[merge.LastAppliedAnnotation]
+		}
+	}
+	if kept == "" || kept == scanned {
+		t.Fatalf("the fixture's restored revision keeps last-applied %q, want v1's", kept)
+	}
+	tests := map[string]struct {
+		objs []*unstructured.Unstructured
+		want []fixView
+	}{
+		"seed 004 with its revisions: the last-applied that the restored revision kept": {
+			objs: append(append([]*unstructured.Unstructured{}, stsObjs...), revisions...),
+			want: []fixView{{Rule: "stale-last-applied", Path: laPath, LastApplied: scanned, Repaired: kept, Source: "controllerRevision"}},
+		},
+		"seed 004 without its revisions: the orphan's guarded patch, and no fix for the drifted image": {
+			objs: stsObjs,
+			want: []fixView{
+				{Rule: "imperative-edit", Path: "spec.template.spec.containers[name=nginx].image"},
+				{Rule: "orphaned-field", Path: "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]",
+					RemovePatch: `[{"op":"test","path":"/spec/template/spec/containers/0/name","value":"nginx"},{"op":"test","path":"/spec/template/spec/containers/0/env/0/name","value":"TO_BE_DELETED"},{"op":"remove","path":"/spec/template/spec/containers/0/env/0"}]`},
+			},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			report, err := NewScanner(newFakeClient(tc.objs...), testAnalyzer(t), testEngine(t)).Scan(t.Context(), Target{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := []fixView{}
+			for _, f := range report.Findings {
+				v := fixView{Rule: string(f.Rule), Path: f.Path}
+				if f.Fix != nil {
+					v.LastApplied = f.Fix.LastApplied
+					if f.Fix.Rollback != nil {
+						v.Repaired, v.Source = f.Fix.Rollback.RepairedLastApplied, f.Fix.Rollback.RepairSource
+					}
+					if f.Fix.Orphan != nil {
+						v.RemovePatch = f.Fix.Orphan.RemovePatch
+					}
+				}
+				got = append(got, v)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("fixes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
