@@ -35,6 +35,12 @@ type AuditOptions struct {
 	Progress bool
 	// ChunkSize is how many objects one list request asks for.
 	ChunkSize int64
+	// Fix is "" (report only), "dry-run" (print each fix as a diff) or
+	// "apply" (write the fixes); --fix alone is "dry-run".
+	Fix string
+	// PauseBeforeWrite, for tests, waits for a line on stdin between the
+	// scan and the writes of --fix=apply.
+	PauseBeforeWrite bool
 
 	// progressLine is set when progress rewrites one terminal line.
 	progressLine bool
@@ -48,7 +54,7 @@ type AuditOptions struct {
 func NewCmdAudit(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect connectFunc) *cobra.Command {
 	o := &AuditOptions{IOStreams: streams, analyzer: analyzer, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
 	cmd := &cobra.Command{
-		Use:   "audit [-A | -n NAMESPACE] [--kind KIND]... [-o table|json|yaml]",
+		Use:   "audit [-A | -n NAMESPACE] [--kind KIND]... [-o table|json|yaml | --fix[=dry-run|apply]]",
 		Short: "Find drift, orphans and stale or missing last-applied in the objects of a cluster",
 		Long: `Scan the objects stored in the cluster for what apply-hygiene's admission
 webhook reports on writes: fields that drifted from last-applied since the
@@ -59,10 +65,19 @@ actions and messages come from the same policies as admission, configured by
 --policy-config (the server's format).
 
 Deployments, StatefulSets and DaemonSets are scanned; --kind adds others.
-The exit status is 1 when any finding's action is deny.`,
+The exit status is 1 when any finding's action is deny.
+
+--fix fixes what needs no person: a last-applied that a rollout undo left
+stale gets the one merge rebuilds from the restored revision, and orphaned
+fields are removed with their guarded JSON patches. Each object's fix is one
+JSON patch whose test operations come first, so an object changed since the
+audit read it is left alone and reported. --fix (or --fix=dry-run) prints
+each fix as a diff and writes nothing; --fix=apply writes them.`,
 		Example: `  kubectl hygiene audit -A
   kubectl hygiene audit -n shop --kind cronjobs -o json
-  kubectl hygiene audit -A --policy-config policy.yaml`,
+  kubectl hygiene audit -A --policy-config policy.yaml
+  kubectl hygiene audit -n shop --fix
+  kubectl hygiene audit -n shop --fix=apply`,
 		Args: noArgs("choose namespaces with -n or -A, and kinds with --kind"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
@@ -81,6 +96,10 @@ The exit status is 1 when any finding's action is deny.`,
 	f.StringVar(&o.PolicyConfig, "policy-config", "", "policy configuration (YAML or JSON, as the server's --policy-config): per-rule actions, exemptions; empty: the defaults")
 	f.BoolVar(&o.Progress, "progress", false, "report progress on stderr also when it is not a terminal")
 	f.Int64Var(&o.ChunkSize, "chunk-size", audit.DefaultPageSize, "how many objects to list per request")
+	f.StringVar(&o.Fix, "fix", "", "fix what needs no person: dry-run (the default of --fix alone) prints each fix as a diff, apply writes them")
+	f.Lookup("fix").NoOptDefVal = fixDryRun
+	f.BoolVar(&o.PauseBeforeWrite, "pause-before-write", false, "for tests: with --fix=apply, wait for a line on stdin before writing")
+	_ = f.MarkHidden("pause-before-write")
 	o.kube.AddFlags(f)
 	return cmd
 }
@@ -108,6 +127,14 @@ func (o *AuditOptions) Validate() error {
 	case "table", "json", "yaml":
 	default:
 		return badInput(fmt.Errorf(`--output must be "table", "json" or "yaml", not %q`, o.Output))
+	}
+	switch o.Fix {
+	case "", fixDryRun, fixApply:
+	default:
+		return badInput(fmt.Errorf(`--fix must be "dry-run" or "apply", not %q`, o.Fix))
+	}
+	if o.Fix != "" && o.Output != "table" {
+		return badInput(fmt.Errorf("--fix prints diffs and lines, not %s: leave out --output", o.Output))
 	}
 	if o.ChunkSize <= 0 {
 		return badInput(fmt.Errorf("--chunk-size must be positive, not %d", o.ChunkSize))
@@ -146,6 +173,13 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 	o.endProgress()
 	if err != nil {
 		return err
+	}
+	if o.Fix != "" {
+		fixErr := o.fix(ctx, c, report)
+		if err := o.outcome(report); fixErr == nil {
+			return err
+		}
+		return fixErr
 	}
 	if err := o.print(report); err != nil {
 		return err
