@@ -1,0 +1,187 @@
+package auditfix_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+const (
+	lastAppliedExpr = `{.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}`
+	restartedAtExpr = `{.spec.template.metadata.annotations.kubectl\.kubernetes\.io/restartedAt}`
+	restartedAtPath = "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"
+	sts             = "statefulset.apps/my-wonderhoy-app"
+)
+
+// Seed 004 undone before apply-hygiene was installed: audit --fix shows
+// the repair of last-applied and writes nothing; --fix=apply writes the
+// last-applied that the restored ControllerRevision kept, so the next
+// apply of a manifest without TO_BE_DELETED deletes it.
+func TestFixRepairsLastAppliedThatAnUndoLeftStale(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	k.Run(t, "apply", "-f", "testdata/seed004-v1.yaml").MustSucceed(t)
+	f.WaitForRevisions(t, "app=my-wonderhoy-app", 1)
+	v1 := k.JSONPath(t, sts, lastAppliedExpr)
+	k.Run(t, "apply", "-f", "testdata/seed004-v2.yaml").MustSucceed(t)
+	f.WaitForRevisions(t, "app=my-wonderhoy-app", 2)
+	v2 := k.JSONPath(t, sts, lastAppliedExpr)
+	k.Run(t, "rollout", "undo", sts, "--to-revision=1").MustSucceed(t)
+	revision := restoredRevision(t, f)
+
+	res := runHygiene(t, f, "audit", "--fix")
+	wantExit(t, res, 0)
+	framework.WantLines(t, res.stdout, append(append(
+		[]string{sts + " fixed (dry run): last-applied set to the one that ControllerRevision " + revision + " (revision 3) kept"},
+		seed004Diff...),
+		"Dry run: nothing was written; 0 findings left to you. Write the fixes with --fix=apply.")...)
+	if got := k.JSONPath(t, sts, lastAppliedExpr); got != v2 {
+		t.Errorf("the dry run wrote last-applied:\n%s\nwant it left at v2's:\n%s", got, v2)
+	}
+
+	res = runHygiene(t, f, "audit", "--fix=apply")
+	wantExit(t, res, 0)
+	framework.WantLines(t, res.stdout,
+		sts+" fixed: last-applied set to the one that ControllerRevision "+revision+" (revision 3) kept",
+		"1 object fixed, 0 findings left to you.")
+	if got := k.JSONPath(t, sts, lastAppliedExpr); got != v1 {
+		t.Errorf("last-applied after the fix:\n%s\nwant v1's:\n%s", got, v1)
+	}
+	framework.WantLines(t, runHygiene(t, f, "audit").stdout, "No findings in 1 objects.")
+
+	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/seed004-v3.yaml").MustSucceed(t).Stdout, sts+" configured")
+	framework.WantLines(t, k.JSONPath(t, sts, "{.spec.template.spec.containers[0].env}"), `[{"name":"ANOTHER_ENV","value":"who cares?"}]`)
+	framework.WantLines(t, k.JSONPath(t, sts, lastAppliedExpr),
+		`{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"annotations":{},"labels":{"app":"my-wonderhoy-app"},"name":"my-wonderhoy-app","namespace":"`+f.Namespace+`"},`+
+			`"spec":{"replicas":3,"selector":{"matchLabels":{"app":"my-wonderhoy-app"}},"serviceName":"my-wonderhoy-app","template":{"metadata":{"labels":{"app":"my-wonderhoy-app"}},`+
+			`"spec":{"containers":[{"env":[{"name":"ANOTHER_ENV","value":"who cares?"}],"image":"nginx:a-fixed-version","name":"nginx"}]}}}}`)
+}
+
+// seed004Diff is the dry run's diff of last-applied: v2's, with the
+// broken image and without TO_BE_DELETED, becomes v1's.
+var seed004Diff = []string{
+	"--- " + sts + " last-applied (live)",
+	"+++ " + sts + " last-applied (fixed)",
+	"@@ -28,11 +28,15 @@",
+	"           {",
+	`             "env": [`,
+	"               {",
+	`+                "name": "TO_BE_DELETED",`,
+	`+                "value": "needs to be deleted!"`,
+	"+              },",
+	"+              {",
+	`                 "name": "ANOTHER_ENV",`,
+	`                 "value": "who cares?"`,
+	"               }",
+	"             ],",
+	`-            "image": "nginx:a-broken-version",`,
+	`+            "image": "nginx:latest",`,
+	`             "name": "nginx"`,
+	"           }",
+	"         ]",
+}
+
+// restoredRevision waits until the StatefulSet controller has renumbered
+// the ControllerRevision that the undo restored to 3, and returns its
+// name.
+func restoredRevision(t *testing.T, f *framework.Framework) string {
+	t.Helper()
+	var name string
+	framework.Eventually(t, 30*time.Second, "the restored ControllerRevision renumbered to 3", func(context.Context) (bool, error) {
+		name = f.Kubectl.JSONPath(t, "controllerrevisions", `{range .items[?(@.revision==3)]}{.metadata.name}{end}`)
+		return name != "", nil
+	})
+	return name
+}
+
+// A Deployment restarted and then applied again keeps restartedAt: the
+// dry run shows its removal as a diff of the object and writes nothing;
+// --fix=apply removes it and says that the pods roll, and the next apply
+// of the same manifest changes nothing. A Deployment made by kubectl
+// create is left to the user, with the command of its finding.
+func TestFixRemovesRestartedAtAndSaysThePodsRoll(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	k.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t)
+	k.Run(t, "rollout", "restart", "deployment/web").MustSucceed(t)
+	k.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t)
+	k.Run(t, "create", "deployment", "made", "--image=nginx:1.14.2", "--replicas=0").MustSucceed(t)
+	restartedAt := k.JSONPath(t, "deployment/web", restartedAtExpr)
+	version := k.JSONPath(t, "deployment/web", "{.metadata.resourceVersion}")
+	generation := k.JSONPath(t, "deployment/web", "{.metadata.generation}")
+	notFixed := "deployment.apps/made not fixed: missing-last-applied metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]; " +
+		"fix it with: kubectl apply set-last-applied -f <manifest> --create-annotation"
+
+	res := runHygiene(t, f, "audit", "--fix")
+	wantExit(t, res, 0)
+	framework.WantLines(t, res.stdout, append(append(
+		[]string{"deployment.apps/web fixed (dry run): removed " + restartedAtPath + " (rolls the pods)"},
+		restartDiff(restartedAt)...),
+		notFixed,
+		"Dry run: nothing was written; 1 finding left to you. Write the fixes with --fix=apply.")...)
+	if got := k.JSONPath(t, "deployment/web", "{.metadata.resourceVersion}"); got != version {
+		t.Errorf("the dry run wrote: resourceVersion %s, want %s", got, version)
+	}
+
+	res = runHygiene(t, f, "audit", "--fix=apply")
+	wantExit(t, res, 0)
+	framework.WantLines(t, res.stdout,
+		"deployment.apps/web fixed: removed "+restartedAtPath+" (rolls the pods)",
+		notFixed,
+		"1 object fixed, 1 finding left to you.")
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.template.metadata}"), `{"labels":{"app":"web"}}`)
+	if got := k.JSONPath(t, "deployment/web", "{.metadata.generation}"); got == generation {
+		t.Errorf("generation stayed %s: the pod template did not change", got)
+	}
+	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t).Stdout, "deployment.apps/web unchanged")
+}
+
+// restartDiff is the dry run's diff of Deployment web's YAML (without
+// status and managedFields): restartedAt, and with it the template's
+// annotations, go.
+func restartDiff(restartedAt string) []string {
+	return []string{
+		"--- deployment.apps/web (live)",
+		"+++ deployment.apps/web (fixed)",
+		"@@ -23,8 +23,6 @@",
+		"     type: RollingUpdate",
+		"   template:",
+		"     metadata:",
+		"-      annotations:",
+		`-        kubectl.kubernetes.io/restartedAt: "` + restartedAt + `"`,
+		"       labels:",
+		"         app: web",
+		"     spec:",
+	}
+}
+
+// A change between the audit's read and its write makes the guarded
+// patch fail: the error names the object, nothing is written, the exit
+// status is 1; the audit run again fixes the object as it is now.
+func TestFixLeavesAnObjectChangedSinceTheAudit(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	k.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t)
+	k.Run(t, "rollout", "restart", "deployment/web").MustSucceed(t)
+	k.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t)
+	const changed = "2001-01-01T00:00:00Z"
+
+	res := runPaused(t, f, func() {
+		k.Run(t, "patch", "deployment/web", "--type=merge",
+			"-p", `{"spec":{"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":"`+changed+`"}}}}}`).MustSucceed(t)
+	}, "audit", "--fix=apply")
+	wantExit(t, res, 1)
+	framework.WantLines(t, res.stderr,
+		"paused before writing: press Enter to go on",
+		"error: deployment.apps/web was not fixed: it changed since the audit read it; nothing was written to it. Run the audit again to see it as it is now",
+		"error: 1 object of 1 not fixed")
+	framework.WantLines(t, res.stdout, "0 objects fixed, 0 findings left to you.")
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", restartedAtExpr), changed)
+
+	res = runHygiene(t, f, "audit", "--fix=apply")
+	wantExit(t, res, 0)
+	framework.WantLines(t, res.stdout, "deployment.apps/web fixed: removed "+restartedAtPath+" (rolls the pods)", "1 object fixed, 0 findings left to you.")
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.template.metadata}"), `{"labels":{"app":"web"}}`)
+}
