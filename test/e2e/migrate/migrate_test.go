@@ -108,8 +108,14 @@ func TestServerSideApplyAfterClientSideApply(t *testing.T) {
 		"after migrate kubectl apply --server-side deletes them": {
 			migrate: []string{},
 			manager: "kubectl",
-			apply:   kubectlSSA(),
-			want:    with(dropped, "kubectl Apply", "kubectl-last-applied Apply"),
+			// Upgraded beforehand, the apply draws no warning of
+			// apply-hygiene.
+			apply: func(t *testing.T, f *framework.Framework) {
+				res := f.Kubectl.Run(t, "apply", "--server-side", "-f", v2).MustSucceed(t)
+				framework.WantLines(t, res.Stdout, "deployment.apps/web serverside-applied")
+				framework.WantLines(t, res.Stderr)
+			},
+			want: with(dropped, "kubectl Apply", "kubectl-last-applied Apply"),
 		},
 	}
 	for name, tc := range tests {
