@@ -27,6 +27,8 @@ const (
 	// missingMsg is the server's log message while the CRDs are missing.
 	missingMsg = "policy report CRDs missing; the audit publishes no reports until they are installed"
 	scanMsg    = "audit scan finished"
+	// installedMsg is its log message once they are installed.
+	installedMsg = "the policy report CRDs are installed now; publishing the audit's reports"
 )
 
 // The steps run in order on one control plane: the CRDs are absent, then
@@ -38,6 +40,7 @@ func TestPolicyReports(t *testing.T) {
 		return
 	}
 	installCRDs(t, f)
+	t.Run("once the CRDs are installed the server says so", func(t *testing.T) { crdsInstalled(t) })
 	hygiene := framework.HygienePlugin(t)
 	t.Run("drift becomes a Report equal to kubectl hygiene audit", func(t *testing.T) { driftReported(t, f, hygiene) })
 	if t.Failed() {
@@ -86,6 +89,20 @@ func crdsMissing(t *testing.T, f *framework.Framework) {
 		"(openreports.io/v1alpha1, reports format openreports) are not installed: the audit's findings are not published as policy reports until they are."}
 	if diff := cmp.Diff(wantNotes, notes); diff != "" {
 		t.Errorf("ReportsCRDMissing events (-want +got):\n%s", diff)
+	}
+}
+
+func crdsInstalled(t *testing.T) {
+	gauge := `apply_hygiene_reports_crd_missing{format="openreports"} 0`
+	framework.Eventually(t, time.Minute, "/metrics line "+gauge, func(ctx context.Context) (bool, error) {
+		return hasLine(scrape(ctx, t), gauge), nil
+	})
+	lines := serverLog(t, installedMsg)
+	if len(lines) != 1 || lines[0]["level"] != "info" || lines[0]["groupVersion"] != "openreports.io/v1alpha1" {
+		t.Errorf("log lines %q: %v, want one at level info for openreports.io/v1alpha1", installedMsg, lines)
+	}
+	if n := len(serverLog(t, missingMsg)); n != 1 {
+		t.Errorf("%d log lines %q, want still 1", n, missingMsg)
 	}
 }
 
