@@ -26,14 +26,11 @@ type ruleGroup struct {
 }
 
 // ruleGroups renders the chart's PrometheusRule with the default
-// thresholds and returns its spec: the rule file promtool reads.
-func ruleGroups(t *testing.T, audit bool) []byte {
+// thresholds and more values (--set), and returns its spec: the rule file
+// promtool reads.
+func ruleGroups(t *testing.T, set string) []byte {
 	t.Helper()
-	set := "metrics.prometheusRule.enabled=true"
-	if audit {
-		set += ",audit.enabled=true"
-	}
-	objs := decode(t, render(t, "default", "--set", set, "--show-only", "templates/prometheusrule.yaml"))
+	objs := decode(t, render(t, "default", "--set", "metrics.prometheusRule.enabled=true"+set, "--show-only", "templates/prometheusrule.yaml"))
 	if len(objs) != 1 || objs[0].GetKind() != "PrometheusRule" {
 		t.Fatalf("rendered %d objects, want one PrometheusRule", len(objs))
 	}
@@ -43,6 +40,10 @@ func ruleGroups(t *testing.T, audit bool) []byte {
 	}
 	return spec
 }
+
+// allAlerts are the values (after metrics.prometheusRule.enabled) that
+// render every alert.
+const allAlerts = ",audit.enabled=true,audit.reports.format=openreports"
 
 // promtool runs the pinned promtool in dir and returns its output lines.
 func promtool(t *testing.T, dir string, args ...string) []string {
@@ -64,7 +65,7 @@ func promtool(t *testing.T, dir string, args ...string) []string {
 // nor on look-alike series.
 func TestPrometheusRuleUnitTests(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "rules.yaml"), ruleGroups(t, true), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "rules.yaml"), ruleGroups(t, allAlerts), 0o644); err != nil {
 		t.Fatalf("writing the rules: %v", err)
 	}
 	tests, err := os.ReadFile(filepath.Join("testdata", "promtool", "alerts_test.yaml"))
@@ -76,7 +77,7 @@ func TestPrometheusRuleUnitTests(t *testing.T) {
 	}
 
 	got := promtool(t, dir, "check", "rules", "rules.yaml")
-	if diff := cmp.Diff([]string{"Checking rules.yaml", "  SUCCESS: 9 rules found"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"Checking rules.yaml", "  SUCCESS: 10 rules found"}, got); diff != "" {
 		t.Errorf("promtool check rules (-want +got):\n%s", diff)
 	}
 	got = promtool(t, dir, "test", "rules", "alerts_test.yaml")
@@ -91,19 +92,22 @@ func TestPrometheusRuleUnitTests(t *testing.T) {
 // runbook_url whose anchor is a heading of docs/operations.md.
 func TestPrometheusRuleAlerts(t *testing.T) {
 	anchors := operationsAnchors(t)
+	admission := []string{
+		"ApplyHygieneReviewErrors", "ApplyHygieneWebhookRejectingWrites", "ApplyHygieneWebhookFailingOpen",
+		"ApplyHygieneSlowReviews", "ApplyHygieneSlowWebhookCalls", "ApplyHygienePolicyLoadFailed", "ApplyHygieneDenialsSpiking",
+	}
+	audit := append(admission[:len(admission):len(admission)], "ApplyHygieneAuditTooOld", "ApplyHygieneAuditNeverSucceeded")
 	tests := map[string]struct {
-		audit bool
-		want  []string
+		set  string
+		want []string
 	}{
-		"without the audit, no audit alert": {want: []string{
-			"ApplyHygieneReviewErrors", "ApplyHygieneWebhookRejectingWrites", "ApplyHygieneWebhookFailingOpen",
-			"ApplyHygieneSlowReviews", "ApplyHygieneSlowWebhookCalls", "ApplyHygienePolicyLoadFailed", "ApplyHygieneDenialsSpiking",
-		}},
-		"with the audit, also the audit's": {audit: true, want: []string{
-			"ApplyHygieneReviewErrors", "ApplyHygieneWebhookRejectingWrites", "ApplyHygieneWebhookFailingOpen",
-			"ApplyHygieneSlowReviews", "ApplyHygieneSlowWebhookCalls", "ApplyHygienePolicyLoadFailed", "ApplyHygieneDenialsSpiking",
-			"ApplyHygieneAuditTooOld", "ApplyHygieneAuditNeverSucceeded",
-		}},
+		"without the audit, no audit alert":           {want: admission},
+		"reports without the audit, no audit alert":   {set: ",audit.reports.format=openreports", want: admission},
+		"with the audit, also the audit's":            {set: ",audit.enabled=true", want: audit},
+		"with the audit's reports, also the reports'": {set: allAlerts, want: append(audit, "ApplyHygieneReportCRDsMissing")},
+		"the reports' values missing, as after an upgrade with --reuse-values": {
+			set: ",audit.enabled=true,audit.reports=null", want: audit,
+		},
 	}
 	const runbook = "https://github.com/apply-hygiene/apply-hygiene/blob/main/docs/operations.md#"
 	for name, tc := range tests {
@@ -111,7 +115,7 @@ func TestPrometheusRuleAlerts(t *testing.T) {
 			var spec struct {
 				Groups []ruleGroup `json:"groups"`
 			}
-			if err := yaml.Unmarshal(ruleGroups(t, tc.audit), &spec); err != nil {
+			if err := yaml.Unmarshal(ruleGroups(t, tc.set), &spec); err != nil {
 				t.Fatalf("decoding the rule groups: %v", err)
 			}
 			var got []string

@@ -225,7 +225,7 @@ func dashboardQueries(t *testing.T) []query {
 }
 
 // alertQueries are the expressions of every alert of the PrometheusRule,
-// rendered with the audit's alerts.
+// rendered with the audit's and the reports' alerts.
 func alertQueries(t *testing.T) []query {
 	t.Helper()
 	root, err := controlplane.RepoRoot()
@@ -234,7 +234,7 @@ func alertQueries(t *testing.T) []query {
 	}
 	helm := filepath.Join(controlplane.RequireTools(t, "helm"), "helm")
 	cmd := exec.CommandContext(t.Context(), helm, "template", "ah", filepath.Join(root, "charts", "apply-hygiene"),
-		"--set", "metrics.prometheusRule.enabled=true,audit.enabled=true", "--show-only", "templates/prometheusrule.yaml")
+		"--set", "metrics.prometheusRule.enabled=true,audit.enabled=true,audit.reports.format=openreports", "--show-only", "templates/prometheusrule.yaml")
 	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
