@@ -83,7 +83,8 @@ without it (a GitOps tool's manager) leave the fields behind. Run migrate
 with their manager name before they take over.
 
 Every write carries the resourceVersion that was read: an object that
-changed in between is not written, and migrate says so. --dry-run sends the
+changed in between is not written, and migrate says so; an object saved
+with kubectl get -o yaml (-f) is migrated only if unchanged since. --dry-run sends the
 writes as server-side dry runs. --drop-last-applied then removes the
 last-applied annotation of each object whose upgrade succeeded.
 
