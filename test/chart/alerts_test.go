@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,7 +97,7 @@ func TestPrometheusRuleAlerts(t *testing.T) {
 		"ApplyHygieneReviewErrors", "ApplyHygieneWebhookRejectingWrites", "ApplyHygieneWebhookFailingOpen",
 		"ApplyHygieneSlowReviews", "ApplyHygieneSlowWebhookCalls", "ApplyHygienePolicyLoadFailed", "ApplyHygieneDenialsSpiking",
 	}
-	audit := append(admission[:len(admission):len(admission)], "ApplyHygieneAuditTooOld", "ApplyHygieneAuditNeverSucceeded")
+	audit := slices.Concat(admission, []string{"ApplyHygieneAuditTooOld", "ApplyHygieneAuditNeverSucceeded"})
 	tests := map[string]struct {
 		set  string
 		want []string
@@ -104,7 +105,7 @@ func TestPrometheusRuleAlerts(t *testing.T) {
 		"without the audit, no audit alert":           {want: admission},
 		"reports without the audit, no audit alert":   {set: ",audit.reports.format=openreports", want: admission},
 		"with the audit, also the audit's":            {set: ",audit.enabled=true", want: audit},
-		"with the audit's reports, also the reports'": {set: allAlerts, want: append(audit, "ApplyHygieneReportCRDsMissing")},
+		"with the audit's reports, also the reports'": {set: allAlerts, want: slices.Concat(audit, []string{"ApplyHygieneReportCRDsMissing"})},
 		"the reports' values missing, as after an upgrade with --reuse-values": {
 			set: ",audit.enabled=true,audit.reports=null", want: audit,
 		},
