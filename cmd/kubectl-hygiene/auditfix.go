@@ -37,8 +37,11 @@ type objectFix struct {
 }
 
 // planFixes groups the findings that have a fix by object, in the
-// report's order, and returns the others apart.
-func planFixes(findings []audit.Finding) (fixes []*objectFix, notFixed []audit.Finding) {
+// report's order, and returns the others apart: notFixed need a person;
+// deferred are the orphans of objects whose last-applied is repaired,
+// since an orphan is a field that last-applied lacks and the repaired one
+// may have it: the audit run again after the repair judges them.
+func planFixes(findings []audit.Finding) (fixes []*objectFix, notFixed, deferred []audit.Finding) {
 	byObject := map[merge.ObjectRef]*objectFix{}
 	for _, f := range findings {
 		if f.Fix == nil {
@@ -57,7 +60,13 @@ func planFixes(findings []audit.Finding) (fixes []*objectFix, notFixed []audit.F
 			of.removals = append(of.removals, f)
 		}
 	}
-	return fixes, notFixed
+	for _, of := range fixes {
+		if of.repair != nil {
+			deferred = append(deferred, of.removals...)
+			of.removals = nil
+		}
+	}
+	return fixes, notFixed, deferred
 }
 
 // jsonPatchOp is one RFC 6902 operation.
@@ -142,13 +151,19 @@ func repairText(rb *merge.Rollback) string {
 }
 
 // notFixedText is the line of a finding that audit --fix leaves to a
-// person, with the command its message names.
-func notFixedText(f audit.Finding) string {
-	s := fmt.Sprintf("%s not fixed: %s %s", displayName(f.Object), f.Rule, f.Path)
+// person, with the command its message names; name names its object.
+func notFixedText(name string, f audit.Finding) string {
+	s := fmt.Sprintf("%s not fixed: %s %s", name, f.Rule, f.Path)
 	if c := policy.FixCommand(f.Message); c != "" {
 		return s + "; fix it with: " + c
 	}
 	return s + "; see the message: " + f.Message
+}
+
+// deferredText is the line of an orphan left for after the repair of its
+// object's last-applied; name names its object.
+func deferredText(name string, f audit.Finding) string {
+	return fmt.Sprintf("%s not fixed yet: %s %s; last-applied is repaired first, run the audit again to see whether the field is still an orphan", name, f.Rule, f.Path)
 }
 
 // displayName names an object as kubectl does: deployment.apps/web.
@@ -159,4 +174,13 @@ func displayName(ref merge.ObjectRef) string {
 		kind += "." + gv.Group
 	}
 	return kind + "/" + ref.Name
+}
+
+// objectName is displayName, followed by the namespace when the audit
+// scanned every namespace: "deployment.apps/web (namespace shop)".
+func (o *AuditOptions) objectName(ref merge.ObjectRef) string {
+	if o.AllNamespaces && ref.Namespace != "" {
+		return displayName(ref) + " (namespace " + ref.Namespace + ")"
+	}
+	return displayName(ref)
 }

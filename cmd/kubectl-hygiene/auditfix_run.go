@@ -32,7 +32,7 @@ var errChanged = errors.New("it changed since the audit read it; nothing was wri
 // findings left to a person, and returns an error naming the objects
 // that were not fixed.
 func (o *AuditOptions) fix(ctx context.Context, c *cluster, r *audit.Report) error {
-	fixes, notFixed := planFixes(r.Findings)
+	fixes, notFixed, deferred := planFixes(r.Findings)
 	if o.Fix == fixApply && o.PauseBeforeWrite {
 		fmt.Fprintln(o.ErrOut, "paused before writing: press Enter to go on")
 		if _, err := bufio.NewReader(o.In).ReadString('\n'); err != nil {
@@ -49,13 +49,16 @@ func (o *AuditOptions) fix(ctx context.Context, c *cluster, r *audit.Report) err
 		}
 		if err != nil {
 			failed++
-			fmt.Fprintf(o.ErrOut, "error: %s was not fixed: %v\n", displayName(of.ref), err)
+			fmt.Fprintf(o.ErrOut, "error: %s was not fixed: %v\n", o.objectName(of.ref), err)
 		}
 	}
-	for _, f := range notFixed {
-		fmt.Fprintln(o.Out, notFixedText(f))
+	for _, f := range deferred {
+		fmt.Fprintln(o.Out, deferredText(o.objectName(f.Object), f))
 	}
-	o.fixSummary(len(fixes), failed, len(notFixed))
+	for _, f := range notFixed {
+		fmt.Fprintln(o.Out, notFixedText(o.objectName(f.Object), f))
+	}
+	o.fixSummary(len(fixes), failed, len(notFixed)+len(deferred))
 	if failed > 0 {
 		return &exitError{code: exitFailure, err: fmt.Errorf("%s of %d not fixed", plural(failed, "object"), len(fixes))}
 	}
@@ -93,7 +96,7 @@ func (o *AuditOptions) writeFix(ctx context.Context, c *cluster, of *objectFix) 
 	case err != nil:
 		return fmt.Errorf("patching: %w", err)
 	}
-	_, err = fmt.Fprintf(o.Out, "%s fixed: %s\n", displayName(of.ref), of.summary())
+	_, err = fmt.Fprintf(o.Out, "%s fixed: %s\n", o.objectName(of.ref), of.summary())
 	return err
 }
 
@@ -131,7 +134,7 @@ func (o *AuditOptions) previewFix(ctx context.Context, c *cluster, of *objectFix
 		return err
 	}
 	name := displayName(of.ref)
-	out := fmt.Sprintf("%s fixed (dry run): %s\n", name, of.summary())
+	out := fmt.Sprintf("%s fixed (dry run): %s\n", o.objectName(of.ref), of.summary())
 	if of.repair != nil {
 		from, err := prettyJSON(of.repair.LastApplied)
 		if err != nil {

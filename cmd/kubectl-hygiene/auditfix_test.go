@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -10,7 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/apply-hygiene/apply-hygiene/audit"
 	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
 // auditFixFiles are the fake cluster of the audit --fix tests: seed 004
@@ -54,9 +57,9 @@ func TestAuditFixApply(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	want := []string{
-		"statefulset.apps/my-wonderhoy-app fixed: last-applied set to the one that ControllerRevision my-wonderhoy-app-946448b85 (revision 1) kept",
-		"deployment.apps/web fixed: removed spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] (rolls the pods)",
-		"deployment.apps/made not fixed: missing-last-applied metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]; fix it with: kubectl apply set-last-applied -f <manifest> --create-annotation",
+		"statefulset.apps/my-wonderhoy-app (namespace default) fixed: last-applied set to the one that ControllerRevision my-wonderhoy-app-946448b85 (revision 1) kept",
+		"deployment.apps/web (namespace shop) fixed: removed spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] (rolls the pods)",
+		"deployment.apps/made (namespace shop) not fixed: missing-last-applied metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]; fix it with: kubectl apply set-last-applied -f <manifest> --create-annotation",
 		"2 objects fixed, 1 finding left to you.",
 	}
 	after := clusterObjects(t, connect)
@@ -125,4 +128,125 @@ func clusterObjects(t *testing.T, connect connectFunc) map[string]*unstructured.
 		}
 	}
 	return out
+}
+
+// A Deployment rolled back to an older ReplicaSet gets last-applied
+// rebuilt for the restored template: the undo's change (image back to
+// 1.14.2, TO_BE_DELETED back) applied to the stale last-applied.
+func TestAuditFixRebuildsLastAppliedOfAnUndoneDeployment(t *testing.T) {
+	connect := fakeCluster(t, "testdata/auditfix/undone.yaml")
+	stdout, stderr, code := runCluster(t, connect, "audit", "-n", "shop", "--fix=apply")
+	if code != exitOK || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	want := "deployment.apps/web fixed: last-applied rebuilt for the pod template of ReplicaSet web-aaa (revision 3)\n" +
+		"1 object fixed, 0 findings left to you.\n"
+	if diff := cmp.Diff(want, stdout); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+	got := clusterObjects(t, connect)["shop/Deployment/web"].GetAnnotations()[merge.LastAppliedAnnotation]
+	wantLA := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{},"name":"web","namespace":"shop"},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},` +
+		`"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"env":[{"name":"TO_BE_DELETED","value":"needs to be deleted!"},{"name":"ANOTHER_ENV","value":"who cares?"}],"image":"nginx:1.14.2","name":"nginx"}]}}}}` + "\n"
+	if diff := cmp.Diff(wantLA, got); diff != "" {
+		t.Errorf("last-applied (-want +got):\n%s", diff)
+	}
+}
+
+func TestPlanFixes(t *testing.T) {
+	web := merge.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}
+	sts := merge.ObjectRef{APIVersion: "apps/v1", Kind: "StatefulSet", Namespace: "shop", Name: "db"}
+	envPatch := func(i int, name string) string {
+		return fmt.Sprintf(`[{"op":"test","path":"/spec/template/spec/containers/0/env/%d/name","value":%q},{"op":"remove","path":"/spec/template/spec/containers/0/env/%d"}]`, i, name, i)
+	}
+	orphan := func(ref merge.ObjectRef, path, patch string) audit.Finding {
+		return audit.Finding{Rule: policy.RuleOrphanedField, Object: ref, Path: path, Fix: &audit.Fix{Orphan: &merge.FieldFact{RemovePatch: patch}}}
+	}
+	stale := audit.Finding{Rule: policy.RuleStaleLastApplied, Object: sts, Path: lastAppliedPath,
+		Fix: &audit.Fix{LastApplied: "{}\n", Rollback: &merge.Rollback{RepairedLastApplied: `{"a":1}` + "\n"}}}
+	edit := audit.Finding{Rule: policy.RuleImperativeEdit, Object: web, Path: "spec.replicas"}
+	findings := []audit.Finding{
+		orphan(web, "spec.template.spec.containers[name=nginx].env[name=A]", envPatch(1, "A")),
+		orphan(web, "spec.template.spec.containers[name=nginx].env[name=B]", envPatch(10, "B")),
+		edit,
+		orphan(sts, "metadata.labels[x]", `[{"op":"test","path":"/metadata/labels/x","value":"y"},{"op":"remove","path":"/metadata/labels/x"}]`),
+		stale,
+	}
+	fixes, notFixed, deferred := planFixes(findings)
+	if len(fixes) != 2 || fixes[0].ref != web || fixes[1].ref != sts {
+		t.Fatalf("fixes = %+v, want web's then db's", fixes)
+	}
+	if diff := cmp.Diff([]audit.Finding{edit}, notFixed); diff != "" {
+		t.Errorf("not fixed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]audit.Finding{findings[3]}, deferred); diff != "" {
+		t.Errorf("deferred until the repair (-want +got):\n%s", diff)
+	}
+	tests := map[string]struct {
+		fix  *objectFix
+		want string
+	}{
+		"every test first, then the removals from the end of the list backwards": {
+			fix: fixes[0],
+			want: `[{"op":"test","path":"/spec/template/spec/containers/0/env/1/name","value":"A"},{"op":"test","path":"/spec/template/spec/containers/0/env/10/name","value":"B"},` +
+				`{"op":"remove","path":"/spec/template/spec/containers/0/env/10"},{"op":"remove","path":"/spec/template/spec/containers/0/env/1"}]`,
+		},
+		"the repair tests the annotation as scanned before it replaces it": {
+			fix: fixes[1],
+			want: `[{"op":"test","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration","value":"{}\n"},` +
+				`{"op":"replace","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration","value":"{\"a\":1}\n"}]`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := tc.fix.patch()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, string(got)); diff != "" {
+				t.Errorf("patch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Only an orphan whose message says that removing it rolls the pods is
+// shown as rolling them.
+func TestFixSummarySaysWhichRemovalsRollThePods(t *testing.T) {
+	of := &objectFix{removals: []audit.Finding{
+		{Path: "spec.template.metadata.annotations[a]", Message: "[orphaned-field] … Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: …"},
+		{Path: "metadata.labels[b]", Message: "[orphaned-field] … Remove it with: …"},
+	}}
+	want := "removed spec.template.metadata.annotations[a] (rolls the pods); removed metadata.labels[b]"
+	if got := of.summary(); got != want {
+		t.Errorf("summary = %q, want %q", got, want)
+	}
+}
+
+func TestUnifiedDiff(t *testing.T) {
+	tests := map[string]struct {
+		a, b, want string
+	}{
+		"equal texts have no diff": {a: "a\nb\n", b: "a\nb\n", want: ""},
+		"a line removed in the middle, three lines of context": {
+			a:    "1\n2\n3\n4\n5\n6\n7\n8\n9\n",
+			b:    "1\n2\n3\n4\n6\n7\n8\n9\n",
+			want: "--- from\n+++ to\n@@ -2,7 +2,6 @@\n 2\n 3\n 4\n-5\n 6\n 7\n 8\n",
+		},
+		"two changes far apart make two hunks": {
+			a:    "a\n1\n2\n3\n4\n5\n6\n7\n8\nb\n",
+			b:    "A\n1\n2\n3\n4\n5\n6\n7\n8\nB\n",
+			want: "--- from\n+++ to\n@@ -1,4 +1,4 @@\n-a\n+A\n 1\n 2\n 3\n@@ -7,4 +7,4 @@\n 6\n 7\n 8\n-b\n+B\n",
+		},
+		"lines added to an empty text": {
+			a: "", b: "x\ny\n",
+			want: "--- from\n+++ to\n@@ -0,0 +1,2 @@\n+x\n+y\n",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, unifiedDiff("from", "to", tc.a, tc.b)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
 }
