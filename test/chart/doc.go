@@ -4,9 +4,12 @@
 // schema, the documentation of every value (and the README table generated
 // from it), the exact RBAC rules, and server-side dry runs of every
 // rendered manifest against a real API server started with
-// hack/controlplane, with cert-manager's own CRDs installed.
+// hack/controlplane, with cert-manager's own CRDs installed; promtool's
+// checks and unit tests of the PrometheusRule's alerts
+// (testdata/promtool), and the Grafana dashboard's ConfigMap.
 //
-// The tests exec the pinned helm and kubectl from .cache/bin (make tools).
+// The tests exec the pinned helm, kubectl and promtool from .cache/bin
+// (make tools).
 // Without them the tests skip, naming the missing binary, unless
 // APPLY_HYGIENE_E2E=required, which turns the skip into a failure.
 package chart
