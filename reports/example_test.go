@@ -1,8 +1,16 @@
 package reports_test
 
 import (
+	"context"
 	"fmt"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	discoveryfake "k8s.io/client-go/discovery/fake"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
 	"github.com/apply-hygiene/apply-hygiene/merge"
@@ -41,4 +49,37 @@ func Example() {
 	// imperative-edit fail medium spec.replicas
 	// fix: kubectl apply edit-last-applied deployment/web -n shop
 	// pass=1 fail=1 warn=0 dropped=0
+}
+
+// ExampleNewPublisher publishes a scan to a cluster (here fake clients)
+// that serves the OpenReports CRDs: one server-side apply per report.
+func ExampleNewPublisher() {
+	disc := &discoveryfake.FakeDiscovery{Fake: &clienttesting.Fake{Resources: []*metav1.APIResourceList{{
+		GroupVersion: "openreports.io/v1alpha1",
+		APIResources: []metav1.APIResource{{Name: "reports", Namespaced: true}, {Name: "clusterreports"}},
+	}}}}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		{Group: "openreports.io", Version: "v1alpha1", Resource: "reports"}:        "ReportList",
+		{Group: "openreports.io", Version: "v1alpha1", Resource: "clusterreports"}: "ClusterReportList",
+	})
+	client.PrependReactor("patch", "*", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		patch := action.(clienttesting.PatchAction)
+		fmt.Println(patch.GetPatchType(), patch.GetResource().Resource, patch.GetNamespace()+"/"+patch.GetName())
+		return true, nil, nil
+	})
+	p, err := reports.NewPublisher(client, disc, reports.Options{Format: reports.FormatOpenReports})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	scan := &audit.Report{
+		Findings: []audit.Finding{{Rule: policy.RuleMissingLastApplied, Action: policy.ActionWarn, Message: "[missing-last-applied] …",
+			Object: merge.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}}},
+		Namespaces: map[string]int{"shop": 1},
+	}
+	if err := p.Publish(context.Background(), scan, time.Now()); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// application/apply-patch+yaml reports shop/apply-hygiene
 }
