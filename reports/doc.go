@@ -24,5 +24,5 @@
 // while they are missing it says so once (an error in the log, a Warning
 // event ReportsCRDMissing on the server's own Pod) and in the gauge
 // apply_hygiene_reports_crd_missing{format}, and publishes again as soon
-// as they appear. See Example.
+// as they appear. See Example and ExampleNewPublisher.
 package reports
