@@ -160,3 +160,35 @@ func operationsAnchors(t *testing.T) map[string]bool {
 	}
 	return anchors
 }
+
+// TestPrometheusRuleOfEveryScenarioChecks runs promtool check rules on the
+// PrometheusRule of every scenario that renders one, with its own
+// thresholds and labels.
+func TestPrometheusRuleOfEveryScenarioChecks(t *testing.T) {
+	checked := 0
+	for _, scenario := range scenarios {
+		for _, o := range decode(t, render(t, scenario)) {
+			if o.GetKind() != "PrometheusRule" {
+				continue
+			}
+			checked++
+			t.Run(scenario, func(t *testing.T) {
+				spec, err := yaml.Marshal(o.Object["spec"])
+				if err != nil {
+					t.Fatalf("encoding the rule groups: %v", err)
+				}
+				dir := t.TempDir()
+				if err := os.WriteFile(filepath.Join(dir, "rules.yaml"), spec, 0o644); err != nil {
+					t.Fatalf("writing the rules: %v", err)
+				}
+				got := promtool(t, dir, "check", "rules", "rules.yaml")
+				if len(got) != 2 || got[0] != "Checking rules.yaml" || !strings.HasPrefix(got[1], "  SUCCESS: ") {
+					t.Errorf("promtool check rules:\n%s", strings.Join(got, "\n"))
+				}
+			})
+		}
+	}
+	if checked == 0 {
+		t.Error("no scenario renders a PrometheusRule")
+	}
+}
