@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -38,7 +39,7 @@ func TestManifestReplicas(t *testing.T) {
 				mfs := obj.GetManagedFields()
 				for i := range mfs {
 					if mfs[i].Operation == "Apply" {
-						mfs[i].FieldsV1.Raw = []byte(`{"f:spec":{"f:minReadySeconds":{}}}`)
+						mfs[i].FieldsV1 = metav1.NewFieldsV1(`{"f:spec":{"f:minReadySeconds":{}}}`)
 					}
 				}
 				obj.SetManagedFields(mfs)

@@ -39,6 +39,10 @@ type Input struct {
 	// The orphaned-field message prints each orphan's RemovePatch as a
 	// kubectl patch command.
 	Analysis *merge.Analysis `json:"analysis,omitempty"`
+	// Autoscaling lists the HorizontalPodAutoscalers that scale the
+	// object; nil (left out) when none does, or when they are unknown
+	// (the server's cache has not synced, or the lookup failed).
+	Autoscaling *Autoscaling `json:"autoscaling,omitempty"`
 }
 
 // Request summarizes an admission request.

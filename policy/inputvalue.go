@@ -30,6 +30,35 @@ func inputValue(in *Input) (ast.Value, error) {
 		}
 		fields = append(fields, item("analysis", an))
 	}
+	if in.Autoscaling != nil {
+		v, err := autoscalingValue(in.Autoscaling)
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, item("autoscaling", v))
+	}
+	return ast.NewObject(fields...), nil
+}
+
+func autoscalingValue(a *Autoscaling) (ast.Value, error) {
+	list := ast.NullValue
+	if a.Autoscalers != nil {
+		terms := make([]*ast.Term, len(a.Autoscalers))
+		for i, h := range a.Autoscalers {
+			terms[i] = ast.NewTerm(ast.NewObject(item("name", str(h.Name)),
+				item("minReplicas", number(h.MinReplicas)), item("maxReplicas", number(h.MaxReplicas)),
+				item("currentReplicas", number(h.CurrentReplicas)), item("desiredReplicas", number(h.DesiredReplicas))))
+		}
+		list = ast.NewArray(terms...)
+	}
+	fields := [][2]*ast.Term{item("autoscalers", list)}
+	if a.ManifestReplicas != nil {
+		v, err := jsonValue(a.ManifestReplicas)
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, item("manifestReplicas", v))
+	}
 	return ast.NewObject(fields...), nil
 }
 
@@ -120,6 +149,11 @@ func analysisValue(a *merge.Analysis) (ast.Value, error) {
 		}
 		fields = append(fields, item(l.key, v))
 	}
+	appliers, err := ownersValue(a.Appliers)
+	if err != nil {
+		return nil, err
+	}
+	fields = append(fields, item("appliers", appliers))
 	if a.ReplicasReset != nil {
 		v, err := factValue(a.ReplicasReset)
 		if err != nil {
@@ -169,15 +203,11 @@ func factValue(f *merge.FieldFact) (ast.Value, error) {
 		fields = append(fields, item(kv.key, v))
 	}
 	if len(f.Owners) > 0 {
-		terms := make([]*ast.Term, len(f.Owners))
-		for i, o := range f.Owners {
-			v, err := ownerValue(o)
-			if err != nil {
-				return nil, err
-			}
-			terms[i] = ast.NewTerm(v)
+		v, err := ownersValue(f.Owners)
+		if err != nil {
+			return nil, err
 		}
-		fields = append(fields, item("owners", ast.NewArray(terms...)))
+		fields = append(fields, item("owners", v))
 	}
 	if len(f.DependsOn) > 0 {
 		fields = append(fields, item("dependsOn", str(f.DependsOn.String())))
@@ -189,6 +219,18 @@ func factValue(f *merge.FieldFact) (ast.Value, error) {
 		fields = append(fields, item("removePatch", str(f.RemovePatch)))
 	}
 	return ast.NewObject(fields...), nil
+}
+
+func ownersValue(owners []merge.Owner) (ast.Value, error) {
+	terms := make([]*ast.Term, len(owners))
+	for i, o := range owners {
+		v, err := ownerValue(o)
+		if err != nil {
+			return nil, err
+		}
+		terms[i] = ast.NewTerm(v)
+	}
+	return ast.NewArray(terms...), nil
 }
 
 func ownerValue(o merge.Owner) (ast.Value, error) {

@@ -19,6 +19,8 @@ func TestInputValueMatchesJSON(t *testing.T) {
 	tests := map[string]*Input{
 		"an input without analysis and with nil labels and groups": {Classification: Controller},
 		"an input with every optional field set":                   everyField(t),
+		"an input with autoscalers but no manifest replicas": {Classification: ClientSideApply,
+			Autoscaling: &Autoscaling{Autoscalers: []Autoscaler{{Name: "web", MinReplicas: 1, MaxReplicas: 10}}}},
 	}
 	dirs, err := fs.ReadDir(fixtures, "testdata")
 	if err != nil {
@@ -83,6 +85,8 @@ func everyField(t *testing.T) *Input {
 	in.Analysis.Rollback = &merge.Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 3, Confirmed: true,
 		StaleLastApplied: true, RepairSource: "rebuilt", RepairedLastApplied: "{}\n", Changes: []merge.FieldFact{fact}}
 	in.Request.Object.Namespace = ""
+	in.Autoscaling = &Autoscaling{ManifestReplicas: float64(3), Autoscalers: []Autoscaler{
+		{Name: "web", MinReplicas: 2, MaxReplicas: 10, CurrentReplicas: 3, DesiredReplicas: 5}, {Name: "bad\xff"}}}
 	return in
 }
 

@@ -37,6 +37,9 @@ const (
 	// RuleServerSideOwned: a non-apply write by a person changes a field
 	// that a server-side applier (an Apply entry of managedFields) owns.
 	RuleServerSideOwned RuleID = "server-side-owned"
+	// RuleReplicasAutoscaled: an apply's manifest sets replicas while a
+	// HorizontalPodAutoscaler scales the object.
+	RuleReplicasAutoscaled RuleID = "replicas-autoscaled"
 )
 
 // Rules returns the IDs of the bundled rules, in the order of design.md
@@ -53,5 +56,6 @@ func Rules() []RuleID {
 		RuleInvalidLastApplied,
 		RuleLastAppliedTooLarge,
 		RuleServerSideOwned,
+		RuleReplicasAutoscaled,
 	}
 }

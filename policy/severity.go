@@ -21,7 +21,7 @@ const (
 //   - medium: a change someone made on purpose is lost or kept wrongly,
 //     but the object stays what a manifest said at some point. The next
 //     apply reverts an edit (imperative-edit, apply-reverts-drift,
-//     server-side-owned), a
+//     server-side-owned) or the autoscaler's count (replicas-autoscaled), a
 //     server default is left stale beside the field it depends on
 //     (defaulted-dependent), or applies start failing once the annotation
 //     passes the size limit (last-applied-too-large).
@@ -38,6 +38,7 @@ var severities = map[RuleID]string{
 	RuleDefaultedDependent:  SeverityMedium,
 	RuleLastAppliedTooLarge: SeverityMedium,
 	RuleServerSideOwned:     SeverityMedium,
+	RuleReplicasAutoscaled:  SeverityMedium,
 	RuleOrphanedField:       SeverityLow,
 	RuleMissingLastApplied:  SeverityLow,
 }

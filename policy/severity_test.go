@@ -18,6 +18,7 @@ func TestSeverity(t *testing.T) {
 		RuleInvalidLastApplied:  "high",
 		RuleLastAppliedTooLarge: "medium",
 		RuleServerSideOwned:     "medium",
+		RuleReplicasAutoscaled:  "medium",
 		"team-label":            "medium",
 	}
 	got := map[RuleID]string{"team-label": Severity("team-label")}

@@ -35,7 +35,7 @@ func emptyAnalysis(a *merge.Analysis) bool {
 	}
 	return a.LastApplied.Status == merge.LastAppliedPresent && a.LastApplied.Error == "" &&
 		!a.LastAppliedTooLarge &&
-		emptyList(a.ImperativeChanges) && emptyList(a.ApplyOwnedChanges) && emptyList(a.Reverts) && emptyList(a.Orphans) &&
+		emptyList(a.ImperativeChanges) && emptyList(a.ApplyOwnedChanges) && a.Appliers != nil && len(a.Appliers) == 0 && emptyList(a.Reverts) && emptyList(a.Orphans) &&
 		emptyList(a.DefaultedDependents) &&
 		a.ReplicasReset == nil && a.Rollback == nil
 }
@@ -58,6 +58,7 @@ var silentShapes = []struct {
 			item("lastAppliedTooLarge", ast.Boolean(false)),
 			item("imperativeChanges", ast.NewArray()),
 			item("applyOwnedChanges", ast.NewArray()),
+			item("appliers", ast.NewArray()),
 			item("reverts", ast.NewArray()),
 			item("orphans", ast.NewArray()),
 			item("defaultedDependents", ast.NewArray()),
@@ -141,7 +142,9 @@ func inputRef(path string) *ast.Term {
 	return ast.NewTerm(ref)
 }
 
-// silentOn reports whether set may skip Rego for in.
+// silentOn reports whether set may skip Rego for in. The shapes that
+// silenceOf evaluates have no autoscaling part: an input with one is
+// always evaluated.
 func (s *policySet) silentOn(in *Input) bool {
-	return slices.Contains(s.silent, in.Classification) && emptyAnalysis(in.Analysis)
+	return slices.Contains(s.silent, in.Classification) && emptyAnalysis(in.Analysis) && in.Autoscaling == nil
 }

@@ -22,6 +22,7 @@ default_config := {
 		"invalid-last-applied": {"action": "warn"},
 		"last-applied-too-large": {"action": "warn"},
 		"server-side-owned": {"action": "warn"},
+		"replicas-autoscaled": {"action": "warn"},
 	},
 	"breakGlassGroups": [],
 	"exemptions": {"users": [], "groups": [], "serviceAccounts": [], "fieldManagers": []},

@@ -64,3 +64,34 @@ test_reset_without_result_says_removed if {
 	contains(d.message, "which last-applied has, so this apply removes it (now 5). To hand replicas over")
 	not contains(d.message, "to 1")
 }
+
+# The repair action: the mutating webhook keeps the live count and says so.
+test_repair_keeps_the_live_count if {
+	ds := replicas_reset.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"replicasReset": reset})
+		with data.applyhygiene.config as {"rules": {"replicas-reset": {"action": "repair"}}}
+	t.actions(ds) == {["replicas-reset", "repair"]}
+	t.paths(ds) == {"spec.replicas"}
+	t.all_start_with_rule(ds)
+	{d.message | some d in ds} == {"[replicas-reset] Deployment default/nginx: the manifest drops spec.replicas, which last-applied has; apply-hygiene keeps its live value 5 in this request, and last-applied no longer has it, so from now on kubectl apply leaves it to kubectl scale or an autoscaler."}
+}
+
+# repair for people leaves service accounts at their own default (warn)
+# unless configured too.
+test_repair_for_service_accounts_is_configured_apart if {
+	ds := replicas_reset.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"replicasReset": reset})
+		with input.request.user as t.robot
+		with data.applyhygiene.config as {"rules": {"replicas-reset": {"action": "repair"}}}
+	t.actions(ds) == {["replicas-reset", "warn"]}
+	ds_repair := replicas_reset.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"replicasReset": reset})
+		with input.request.user as t.robot
+		with data.applyhygiene.config as {"rules": {"replicas-reset": {"action": "repair", "serviceAccountAction": "repair"}}}
+	t.actions(ds_repair) == {["replicas-reset", "repair"]}
+}
+
+# A namespace in dryrun mode only records the finding: nothing is kept.
+test_repair_in_a_dryrun_namespace_is_dryrun if {
+	ds := replicas_reset.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"replicasReset": reset})
+		with input.namespace.labels as {"apply-hygiene.io/enforcement": "dryrun"}
+		with data.applyhygiene.config as {"rules": {"replicas-reset": {"action": "repair"}}}
+	t.actions(ds) == {["replicas-reset", "dryrun"]}
+}
