@@ -14,7 +14,9 @@ import (
 // guarded remove patch.
 type Fix struct {
 	// LastApplied is the object's last-applied annotation as scanned: a
-	// repair writes only while the annotation still has this value.
+	// fix writes only while the annotation still has this value, since
+	// both facts are judged against it (an apply in between may have
+	// taken the orphan into last-applied).
 	LastApplied string
 	// Rollback, for stale-last-applied, is merge's analysis of the undo;
 	// its RepairedLastApplied is the annotation to write.
@@ -37,7 +39,7 @@ func fixOf(rule policy.RuleID, path string, obj *unstructured.Unstructured, an *
 		for i := range an.Orphans {
 			o := &an.Orphans[i]
 			if o.Path.String() == path && o.RemovePatch != "" {
-				return &Fix{Orphan: o}
+				return &Fix{LastApplied: obj.GetAnnotations()[merge.LastAppliedAnnotation], Orphan: o}
 			}
 		}
 	}

@@ -47,7 +47,7 @@ func TestScanFindingsCarryTheirFix(t *testing.T) {
 			objs: stsObjs,
 			want: []fixView{
 				{Rule: "imperative-edit", Path: "spec.template.spec.containers[name=nginx].image"},
-				{Rule: "orphaned-field", Path: "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]",
+				{Rule: "orphaned-field", Path: "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]", LastApplied: scanned,
 					RemovePatch: `[{"op":"test","path":"/spec/template/spec/containers/0/name","value":"nginx"},{"op":"test","path":"/spec/template/spec/containers/0/env/0/name","value":"TO_BE_DELETED"},{"op":"remove","path":"/spec/template/spec/containers/0/env/0"}]`},
 			},
 		},

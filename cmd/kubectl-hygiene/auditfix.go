@@ -76,15 +76,19 @@ type jsonPatchOp struct {
 	Value any    `json:"value,omitempty"`
 }
 
-// patch is the object's JSON patch: every test first (the last-applied
-// repair tests the annotation as the audit read it; each orphan's remove
-// patch tests its value and the merge keys on the way), then the writes,
+// patch is the object's JSON patch: every test first, then the writes,
 // the removals from the end of the object backwards so that removing a
-// list element shifts none that is still to go.
+// list element shifts none that is still to go. The tests: last-applied
+// as the audit read it, which both the repair and the orphans were judged
+// against, and each orphan's own guards (its value, the merge keys on the
+// way).
 func (of *objectFix) patch() ([]byte, error) {
 	var tests, writes, removes []jsonPatchOp
+	guard, guarded := of.lastApplied()
+	if guarded {
+		tests = append(tests, jsonPatchOp{Op: "test", Path: lastAppliedPointer, Value: guard})
+	}
 	if of.repair != nil {
-		tests = append(tests, jsonPatchOp{Op: "test", Path: lastAppliedPointer, Value: of.repair.LastApplied})
 		writes = append(writes, jsonPatchOp{Op: "replace", Path: lastAppliedPointer, Value: of.repair.Rollback.RepairedLastApplied})
 	}
 	for _, f := range of.removals {
@@ -106,6 +110,20 @@ func (of *objectFix) patch() ([]byte, error) {
 		return nil, fmt.Errorf("encoding the patch of %s: %w", displayName(of.ref), err)
 	}
 	return raw, nil
+}
+
+// lastApplied is the annotation as the audit read it, from any of the
+// object's fixes (one scan read them all); false when none has it.
+func (of *objectFix) lastApplied() (string, bool) {
+	if of.repair != nil {
+		return of.repair.LastApplied, true
+	}
+	for _, f := range of.removals {
+		if f.Fix.LastApplied != "" {
+			return f.Fix.LastApplied, true
+		}
+	}
+	return "", false
 }
 
 // comparePointers orders JSON pointers token by token, list indices by

@@ -159,7 +159,7 @@ func TestPlanFixes(t *testing.T) {
 		return fmt.Sprintf(`[{"op":"test","path":"/spec/template/spec/containers/0/env/%d/name","value":%q},{"op":"remove","path":"/spec/template/spec/containers/0/env/%d"}]`, i, name, i)
 	}
 	orphan := func(ref merge.ObjectRef, path, patch string) audit.Finding {
-		return audit.Finding{Rule: policy.RuleOrphanedField, Object: ref, Path: path, Fix: &audit.Fix{Orphan: &merge.FieldFact{RemovePatch: patch}}}
+		return audit.Finding{Rule: policy.RuleOrphanedField, Object: ref, Path: path, Fix: &audit.Fix{LastApplied: "{}\n", Orphan: &merge.FieldFact{RemovePatch: patch}}}
 	}
 	stale := audit.Finding{Rule: policy.RuleStaleLastApplied, Object: sts, Path: lastAppliedPath,
 		Fix: &audit.Fix{LastApplied: "{}\n", Rollback: &merge.Rollback{RepairedLastApplied: `{"a":1}` + "\n"}}}
@@ -185,9 +185,10 @@ func TestPlanFixes(t *testing.T) {
 		fix  *objectFix
 		want string
 	}{
-		"every test first, then the removals from the end of the list backwards": {
+		"every test first, last-applied as scanned too, then the removals from the end of the list backwards": {
 			fix: fixes[0],
-			want: `[{"op":"test","path":"/spec/template/spec/containers/0/env/1/name","value":"A"},{"op":"test","path":"/spec/template/spec/containers/0/env/10/name","value":"B"},` +
+			want: `[{"op":"test","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration","value":"{}\n"},` +
+				`{"op":"test","path":"/spec/template/spec/containers/0/env/1/name","value":"A"},{"op":"test","path":"/spec/template/spec/containers/0/env/10/name","value":"B"},` +
 				`{"op":"remove","path":"/spec/template/spec/containers/0/env/10"},{"op":"remove","path":"/spec/template/spec/containers/0/env/1"}]`,
 		},
 		"the repair tests the annotation as scanned before it replaces it": {
