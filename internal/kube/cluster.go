@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -24,13 +25,25 @@ var (
 // request), the revisions of a workload, the labels of a namespace. Every
 // read is a direct API call made only when asked: it keeps no informers and
 // no cluster-wide caches, only namespace labels for a short time (they are
-// read on every request and change rarely). It is safe for concurrent use.
+// read on every request and change rarely); HorizontalPodAutoscalers come
+// from an Autoscalers cache when given one (WithAutoscalers). It is safe
+// for concurrent use.
 type Cluster struct {
-	client   dynamic.Interface
-	ttl      time.Duration
-	mu       sync.Mutex
-	labels   map[string]cachedLabels
-	maxCache int
+	client      dynamic.Interface
+	ttl         time.Duration
+	mu          sync.Mutex
+	labels      map[string]cachedLabels
+	maxCache    int
+	autoscalers *Autoscalers
+}
+
+// ClusterOption configures a Cluster.
+type ClusterOption func(*Cluster)
+
+// WithAutoscalers makes Cluster.Autoscalers read the cache a instead of
+// listing: the server's way, one watch instead of a list per review.
+func WithAutoscalers(a *Autoscalers) ClusterOption {
+	return func(c *Cluster) { c.autoscalers = a }
 }
 
 type cachedLabels struct {
@@ -40,8 +53,23 @@ type cachedLabels struct {
 
 // NewCluster returns a Cluster on client that keeps namespace labels for
 // ttl (0 disables the cache).
-func NewCluster(client dynamic.Interface, ttl time.Duration) *Cluster {
-	return &Cluster{client: client, ttl: ttl, labels: map[string]cachedLabels{}, maxCache: 4096}
+func NewCluster(client dynamic.Interface, ttl time.Duration, opts ...ClusterOption) *Cluster {
+	c := &Cluster{client: client, ttl: ttl, labels: map[string]cachedLabels{}, maxCache: 4096}
+	for _, opt := range opts {
+		opt(c)
+	}
+	return c
+}
+
+// Autoscalers returns the HorizontalPodAutoscalers that scale obj (see
+// Targets), sorted by name: from the cache of WithAutoscalers (an error
+// wrapping ErrAutoscalersNotSynced until it has synced), else listed in
+// obj's namespace.
+func (c *Cluster) Autoscalers(ctx context.Context, obj *unstructured.Unstructured) ([]*autoscalingv2.HorizontalPodAutoscaler, error) {
+	if c.autoscalers != nil {
+		return c.autoscalers.Targeting(obj)
+	}
+	return listAutoscalers(ctx, c.client, obj)
 }
 
 // Object returns the object gvr/namespace/name.
