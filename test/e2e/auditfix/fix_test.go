@@ -221,3 +221,36 @@ func TestFixLeavesAnObjectChangedSinceTheAudit(t *testing.T) {
 		})
 	}
 }
+
+// A Deployment undone before apply-hygiene was installed: ReplicaSets
+// carry no last-applied, so --fix=apply rebuilds it for the restored
+// template (the undo's change applied to the stale one), which is v1's;
+// the next apply of v3 deletes TO_BE_DELETED.
+func TestFixRebuildsLastAppliedOfAnUndoneDeployment(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	const deploy = "deployment.apps/undone"
+	k.Run(t, "apply", "-f", "testdata/deployment-v1.yaml").MustSucceed(t)
+	f.WaitForRevisions(t, "app=undone", 1)
+	v1 := k.JSONPath(t, deploy, lastAppliedExpr)
+	first := k.JSONPath(t, "replicasets", "{.items[0].metadata.name}")
+	k.Run(t, "apply", "-f", "testdata/deployment-v2.yaml").MustSucceed(t)
+	f.WaitForRevisions(t, "app=undone", 2)
+	k.Run(t, "rollout", "undo", deploy, "--to-revision=1").MustSucceed(t)
+	framework.Eventually(t, 30*time.Second, "ReplicaSet "+first+" renumbered to 3", func(context.Context) (bool, error) {
+		return k.JSONPath(t, "replicaset/"+first, `{.metadata.annotations.deployment\.kubernetes\.io/revision}`) == "3", nil
+	})
+
+	res := runHygiene(t, f, "audit", "--fix=apply")
+	wantExit(t, res, 0)
+	framework.WantLines(t, res.stdout,
+		deploy+" fixed: last-applied rebuilt for the pod template of ReplicaSet "+first+" (revision 3)",
+		"1 object fixed, 0 findings left to you.")
+	if got := k.JSONPath(t, deploy, lastAppliedExpr); got != v1 {
+		t.Errorf("last-applied after the fix:\n%s\nwant v1's:\n%s", got, v1)
+	}
+
+	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/deployment-v3.yaml").MustSucceed(t).Stdout, deploy+" configured")
+	framework.WantLines(t, k.JSONPath(t, deploy, "{.spec.template.spec.containers[0].env}"), `[{"name":"ANOTHER_ENV","value":"who cares?"}]`)
+	framework.WantLines(t, k.JSONPath(t, deploy, "{.spec.template.spec.containers[0].image}"), "nginx:1.17.0")
+}
