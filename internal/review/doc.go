@@ -18,7 +18,9 @@
 // two passes (Mutate, then Validate on the repaired object) without
 // importing the webhook. review imports neither of them; it reads the
 // cluster through the small Cluster interface (a *kube.Cluster in the
-// server) and decides through Evaluator (a *policy.Engine).
+// server) and decides through Evaluator (a *policy.Engine). A Cluster that
+// is also an AutoscalerCluster gives the HorizontalPodAutoscalers that
+// scale the object (input.autoscaling); a failed lookup leaves them out.
 //
 // See ExampleReviewer.
 package review

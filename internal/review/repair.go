@@ -6,6 +6,7 @@ import (
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
@@ -22,6 +23,8 @@ func (rv *Review) Repair(decisions []policy.Decision) ([]byte, error) {
 			err = repairLastApplied(obj, rv.Input.Analysis)
 		case policy.RuleDefaultedDependent, policy.RuleOrphanedField:
 			err = removePaths(obj, d.Paths)
+		case policy.RuleReplicasReset:
+			err = keepReplicas(obj, rv.Old)
 		default:
 			err = fmt.Errorf("rule %s asked for %s, which apply-hygiene cannot carry out for it", d.Rule, d.Action)
 		}
@@ -46,6 +49,25 @@ func repairLastApplied(obj *unstructured.Unstructured, an *merge.Analysis) error
 	}
 	ann[lastAppliedAnnotation] = an.Rollback.RepairedLastApplied
 	obj.SetAnnotations(ann)
+	return nil
+}
+
+// keepReplicas performs the hand-over of replicas that kubectl documents
+// (apply edit-last-applied, then apply without them) in one request: obj,
+// written by an apply whose manifest dropped spec.replicas, gets the live
+// count of old back. Its new last-applied has no replicas already, so the
+// next apply leaves them alone too. Only spec.replicas changes.
+func keepReplicas(obj, old *unstructured.Unstructured) error {
+	if old == nil {
+		return fmt.Errorf("no stored object to keep spec.replicas from")
+	}
+	live, found, err := unstructured.NestedFieldNoCopy(old.Object, "spec", "replicas")
+	if err != nil || !found || live == nil {
+		return fmt.Errorf("the stored object has no spec.replicas to keep")
+	}
+	if err := unstructured.SetNestedField(obj.Object, runtime.DeepCopyJSONValue(live), "spec", "replicas"); err != nil {
+		return fmt.Errorf("setting spec.replicas: %w", err)
+	}
 	return nil
 }
 

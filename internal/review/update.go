@@ -65,6 +65,7 @@ func (r *Reviewer) ReviewUpdate(ctx context.Context, u Update, pass Pass) (*Revi
 		return nil, err
 	}
 	in.Namespace.Name = ns
+	in.Autoscaling = r.autoscaling(ctx, w, class)
 	decisions, err := r.evaluator.Evaluate(ctx, in)
 	if err != nil {
 		return nil, fmt.Errorf("evaluating policies: %w", err)

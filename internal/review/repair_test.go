@@ -1,0 +1,70 @@
+package review
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// An apply whose manifest drops replicas=2 after a scale to 5: the server
+// defaulted the count to 1. With replicas-reset's repair action the
+// mutating pass keeps 5 and the new last-applied (without replicas), and
+// the validating pass then finds nothing; with the default action the
+// validating pass denies.
+func TestReplicasResetRepairKeepsTheLiveCount(t *testing.T) {
+	const repairMessage = "[replicas-reset] Deployment shop/web: the manifest drops spec.replicas, which last-applied has; apply-hygiene keeps its live value 5 " +
+		"in this request, and last-applied no longer has it, so from now on kubectl apply leaves it to kubectl scale or an autoscaler."
+	old, new := web(t, 5, int64(2)), web(t, 1, nil)
+
+	r := NewReviewer(nil, engine(t, policy.Config{Rules: map[string]policy.RuleConfig{"replicas-reset": {Action: policy.ActionRepair}}}), cluster{})
+	mutating, err := r.ReviewUpdate(t.Context(), apply(old, new), Mutate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repairs := mutating.DecisionsWith(policy.ActionRepair)
+	if diff := cmp.Diff([]string{"repair " + repairMessage}, decisionsOf(&Review{Decisions: repairs})); diff != "" {
+		t.Fatalf("mutating pass (-want +got):\n%s", diff)
+	}
+	raw, err := mutating.Repair(repairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repaired := &unstructured.Unstructured{}
+	if err := repaired.UnmarshalJSON(raw); err != nil {
+		t.Fatal(err)
+	}
+	want := new.DeepCopy()
+	want.Object["spec"] = map[string]any{"replicas": int64(5)}
+	if diff := cmp.Diff(want.Object, repaired.Object); diff != "" {
+		t.Errorf("repaired object (-want +got):\n%s", diff)
+	}
+	validating, err := r.ReviewUpdate(t.Context(), apply(old, repaired), Validate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := decisionsOf(validating); len(got) != 0 {
+		t.Errorf("validating pass after the repair decided %q, want nothing", got)
+	}
+
+	denying := NewReviewer(nil, engine(t, policy.Config{}), cluster{})
+	rv, err := denying.ReviewUpdate(t.Context(), apply(old, new), Validate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rv.DecisionsWith(policy.ActionDeny); len(got) != 1 || got[0].Rule != policy.RuleReplicasReset {
+		t.Errorf("default action: deny decisions %+v, want replicas-reset's", got)
+	}
+}
+
+func TestKeepReplicasWithoutALiveCountFails(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{}}}
+	if err := keepReplicas(obj, obj.DeepCopy()); err == nil {
+		t.Error("keepReplicas succeeded without a stored spec.replicas")
+	}
+	if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "replicas"); found {
+		t.Error("keepReplicas set spec.replicas without a stored count")
+	}
+}
