@@ -3,6 +3,8 @@ package merge
 import (
 	"fmt"
 
+	"k8s.io/client-go/util/csaupgrade"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -39,7 +41,7 @@ func (a *Analyzer) AnalyzeServerSideApply(old, new *unstructured.Unstructured, m
 		return nil, err
 	}
 	applied := appliedFields(mfs, manager)
-	if applied == nil {
+	if applied == nil || manager == LastAppliedManager {
 		return an, nil
 	}
 	tvs, err := a.fieldSets(written(old.Object), written(new.Object))
@@ -59,7 +61,8 @@ func (a *Analyzer) AnalyzeServerSideApply(old, new *unstructured.Unstructured, m
 	if original != nil {
 		recorded = original.Object
 	}
-	an.Orphans = a.serverSideOrphans(kind, ssaObjects{live: old.Object, result: new.Object, lastApplied: recorded}, result, applied, mfs)
+	objs := ssaObjects{live: old.Object, result: new.Object, lastApplied: recorded, migrated: migratedManagers(old)}
+	an.Orphans = a.serverSideOrphans(kind, objs, result, applied, mfs)
 	an.Orphans = withRemovePatches(new.Object, an.Orphans)
 	in := applyInput{kind: kind, live: old, manifest: &unstructured.Unstructured{Object: config}, result: new}
 	an.DefaultedDependents = a.defaultedDependents(in, config)
@@ -87,6 +90,51 @@ func appliedFields(mfs []ManagedFields, manager string) *fieldpath.Set {
 // apply (nil when there is none).
 type ssaObjects struct {
 	live, result, lastApplied map[string]any
+	// migrated are the managers whose fields kubectl moves to the applier
+	// right after the apply (see migratedManagers).
+	migrated map[string]bool
+}
+
+// LastAppliedManager is the field manager of kubectl apply --server-side's
+// own server-side apply of the last-applied annotation alone, which it
+// sends after the apply of the manifest before it upgrades the
+// managedFields of client-side apply (saveLastApplyAnnotationIfNecessary
+// in k8s.io/kubectl's apply.go): bookkeeping, not a manifest, so its
+// analysis lists nothing.
+const LastAppliedManager = "kubectl-last-applied"
+
+// lastAppliedFieldSet is the set of the last-applied annotation alone.
+var lastAppliedFieldSet = fieldpath.NewSet(fieldpath.MakePathOrDie("metadata", "annotations", LastAppliedAnnotation))
+
+// migratedManagers returns the managers of old's Update entries that own
+// the last-applied annotation. Right after a server-side apply, kubectl
+// (for any --field-manager, and the tools that apply through kubectl's
+// code, such as Argo CD) moves these managers' fields to the applier with
+// csaupgrade and applies again, which deletes the ones the manifest
+// dropped (migrateToSSAIfNecessary in k8s.io/kubectl's apply.go). So a
+// field that only they own is no orphan of this apply: listing it would be
+// a false warning on every first kubectl apply --server-side of an object
+// applied client-side. A client that applies without that upgrade (a
+// client-go applier) keeps such fields; apply-hygiene cannot tell it from
+// kubectl at admission, so those are missed, never falsely reported
+// (kubectl hygiene migrate lists them).
+func migratedManagers(old *unstructured.Unstructured) map[string]bool {
+	out := map[string]bool{}
+	for _, e := range csaupgrade.FindFieldsOwners(old.GetManagedFields(), metav1.ManagedFieldsOperationUpdate, lastAppliedFieldSet) {
+		out[e.Manager] = true
+	}
+	return out
+}
+
+// migratedAway reports whether every owner in ows is an Update entry of a
+// migrated manager.
+func (o ssaObjects) migratedAway(ows []Owner) bool {
+	for _, w := range ows {
+		if w.Operation != string(metav1.ManagedFieldsOperationUpdate) || !o.migrated[w.Manager] {
+			return false
+		}
+	}
+	return len(ows) > 0
 }
 
 // serverSideOrphans lists the fields of result outside applied that people
@@ -112,6 +160,9 @@ func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, ap
 			return
 		}
 		ows := owners(mfs, p)
+		if objs.migratedAway(ows) {
+			return
+		}
 		leftover := ow.onlyClientSideAppliers(ows) && f.at(objs.lastApplied, p).ok
 		if !ow.setByPerson(ows) && !leftover {
 			return

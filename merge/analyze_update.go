@@ -30,11 +30,11 @@ func (a *Analyzer) analyzeUpdate(old, new *unstructured.Unstructured) (*Analysis
 	if hasNew && (!hadOld || oldRaw != newRaw) {
 		return a.analyzeAppliedUpdate(old, new, original, parsed, an)
 	}
-	applyOwned, err := a.applyOwnedChanges(old, new)
+	appliers, applyOwned, err := a.applyOwnedChanges(old, new)
 	if err != nil {
 		return nil, err
 	}
-	an.ApplyOwnedChanges = applyOwned
+	an.Appliers, an.ApplyOwnedChanges = appliers, applyOwned
 	if original == nil {
 		return an, nil
 	}

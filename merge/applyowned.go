@@ -7,7 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// applyOwnedChanges lists the fields that a write turned from old into new
+// applyOwnedChanges returns the server-side appliers of old (its Apply
+// entries on the main resource) and lists the fields that a write turned from old into new
 // and that a server-side applier owned before it: an Apply entry of old's
 // managedFields on the main resource (kubectl apply --server-side, a
 // GitOps controller such as Flux's kustomize-controller or Argo CD, Helm
@@ -21,28 +22,29 @@ import (
 // by nobody else, so no apply reverts it. Server-managed fields are left
 // out. An object without an Apply entry, the common case, costs one walk
 // over its managedFields entries and no field set.
-func (a *Analyzer) applyOwnedChanges(old, new *unstructured.Unstructured) ([]FieldFact, error) {
-	out := []FieldFact{}
+func (a *Analyzer) applyOwnedChanges(old, new *unstructured.Unstructured) ([]Owner, []FieldFact, error) {
+	out, who := []FieldFact{}, []Owner{}
 	if !hasApplyEntry(old.Object) {
-		return out, nil
+		return who, out, nil
 	}
 	mfs, err := DecodeManagedFields(old)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var appliers []ManagedFields
 	for _, mf := range mfs {
 		if mf.Operation == string(metav1.ManagedFieldsOperationApply) && mf.Subresource == "" {
 			appliers = append(appliers, mf)
+			who = append(who, mf.Owner)
 		}
 	}
 	tvs, err := a.fieldSets(stored(old.Object), stored(new.Object))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cmp, err := tvs[0].Compare(tvs[1])
 	if err != nil {
-		return nil, fmt.Errorf("comparing old and new object: %w", err)
+		return nil, nil, fmt.Errorf("comparing old and new object: %w", err)
 	}
 	kind, f := new.GetKind(), newFinder()
 	for _, p := range units(cmp.Modified.Union(cmp.Removed)) {
@@ -55,7 +57,7 @@ func (a *Analyzer) applyOwnedChanges(old, new *unstructured.Unstructured) ([]Fie
 		}
 		out = append(out, a.fact(kind, p, factValues{live: f.at(old.Object, p), result: f.at(new.Object, p)}, ows))
 	}
-	return out, nil
+	return who, out, nil
 }
 
 // hasApplyEntry reports whether obj's managedFields has an Apply entry on

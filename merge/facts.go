@@ -75,6 +75,10 @@ type Analysis struct {
 	// (an Apply entry of managedFields) and that a write other than apply
 	// changed or removed; Owners are those appliers.
 	ApplyOwnedChanges []FieldFact `json:"applyOwnedChanges"`
+	// Appliers are the server-side appliers of the object before a write
+	// other than apply: its Apply entries of managedFields on the main
+	// resource (kubectl apply --server-side, a GitOps controller).
+	Appliers []Owner `json:"appliers"`
 	// Reverts lists fields whose value someone changed since the previous
 	// apply and that this apply overwrites (kubectl's --overwrite=false
 	// conflict).
@@ -100,6 +104,7 @@ func newAnalysis(obj *unstructured.Unstructured, operation string) *Analysis {
 		Drift:               []FieldFact{},
 		ImperativeChanges:   []FieldFact{},
 		ApplyOwnedChanges:   []FieldFact{},
+		Appliers:            []Owner{},
 		Reverts:             []FieldFact{},
 		Orphans:             []FieldFact{},
 		DefaultedDependents: []FieldFact{},

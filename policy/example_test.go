@@ -113,7 +113,7 @@ decisions contains lib.decision_or("no-edit-by-bob", "deny", "[no-edit-by-bob] b
 			Classification: class,
 			Analysis: &merge.Analysis{
 				LastApplied:       merge.LastAppliedInfo{Status: merge.LastAppliedPresent},
-				ImperativeChanges: []merge.FieldFact{}, ApplyOwnedChanges: []merge.FieldFact{}, Reverts: []merge.FieldFact{},
+				ImperativeChanges: []merge.FieldFact{}, ApplyOwnedChanges: []merge.FieldFact{}, Appliers: []merge.Owner{}, Reverts: []merge.FieldFact{},
 				Orphans: []merge.FieldFact{}, DefaultedDependents: []merge.FieldFact{},
 			},
 		})

@@ -131,7 +131,7 @@ func randomAnalysis(r *rand.Rand, ref merge.ObjectRef) *merge.Analysis {
 		LastApplied:       merge.LastAppliedInfo{Status: merge.LastAppliedPresent, Bytes: r.IntN(300000)},
 		AnnotationsBytes:  r.IntN(300000),
 		Drift:             pick(r, nil, []merge.FieldFact{}, []merge.FieldFact{randomFact(r)}),
-		ImperativeChanges: []merge.FieldFact{}, ApplyOwnedChanges: []merge.FieldFact{}, Reverts: []merge.FieldFact{}, Orphans: []merge.FieldFact{},
+		ImperativeChanges: []merge.FieldFact{}, ApplyOwnedChanges: []merge.FieldFact{}, Appliers: []merge.Owner{}, Reverts: []merge.FieldFact{}, Orphans: []merge.FieldFact{},
 		DefaultedDependents: []merge.FieldFact{},
 	}
 	for range pick(r, 0, 0, 1, 2) {
@@ -142,7 +142,7 @@ func randomAnalysis(r *rand.Rand, ref merge.ObjectRef) *merge.Analysis {
 
 // addFinding makes a's analysis not empty.
 func addFinding(r *rand.Rand, a *merge.Analysis) {
-	switch r.IntN(13) {
+	switch r.IntN(14) {
 	case 0:
 		a.LastApplied.Status = merge.LastAppliedMissing
 	case 1:
@@ -171,6 +171,8 @@ func addFinding(r *rand.Rand, a *merge.Analysis) {
 		a.LastApplied.Error = "present but odd"
 	case 12:
 		a.ApplyOwnedChanges = append(a.ApplyOwnedChanges, randomFact(r))
+	case 13:
+		a.Appliers = append(a.Appliers, merge.Owner{Manager: "argocd-controller", Operation: "Apply"})
 	}
 }
 

@@ -137,7 +137,7 @@ func TestFullEvaluationIsSilentForNothing(t *testing.T) {
 // added to one of them.
 func TestEmptyAnalysisCoversEveryField(t *testing.T) {
 	checked := []string{"lastApplied.status", "lastApplied.error", "lastAppliedTooLarge",
-		"imperativeChanges", "applyOwnedChanges", "reverts", "orphans", "defaultedDependents", "replicasReset", "rollback"}
+		"imperativeChanges", "applyOwnedChanges", "appliers", "reverts", "orphans", "defaultedDependents", "replicasReset", "rollback"}
 	unknown := []string{"object", "operation", "strategy", "lastApplied.bytes", "annotationsBytes", "drift"}
 	var fields []string
 	for name, typ := range map[string]reflect.Type{"": reflect.TypeFor[merge.Analysis](), "lastApplied.": reflect.TypeFor[merge.LastAppliedInfo]()} {

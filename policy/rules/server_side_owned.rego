@@ -14,7 +14,7 @@ import data.applyhygiene.lib
 # classifications are the writes by people that are not an apply. Not
 # rollout-restart: the restartedAt annotation it adds is a new field no
 # applier owns, and a server-side apply removes only what its applier
-# applied, so the restart holds.
+# applied, so the restart holds; but see restart_undone below.
 classifications := {"imperative", "scale"}
 
 last_applied_paths := {c.path | some c in input.analysis.imperativeChanges}
@@ -77,4 +77,28 @@ message(m) := sprintf(
 } else := sprintf(
 	"[server-side-owned] %s: %s changes fields that %s applies server-side: %s; its next apply puts the applied values back (controllers apply with force). Make the change in what %s applies",
 	[lib.describe, writer, m, fields(m), m],
+)
+
+# A kubectl rollout restart of an object Argo CD applies: Argo CD compares
+# the whole live object with Git, sees the restartedAt annotation as a
+# difference, and with self-heal syncs it away, which undoes the restart
+# (argoproj/argo-helm#3654, argoproj/argo-cd discussion 12410). Argo CD
+# documents two ways out: its own restart action, or ignoring the
+# annotation in the Application's ignoreDifferences. Flux's
+# kustomize-controller leaves fields it does not own, so a restart holds
+# there and nothing is said.
+restart_undoers := {"argocd-controller"}
+
+decisions contains lib.decision("server-side-owned", restart_message(m), [restarted_at]) if {
+	input.classification == "rollout-restart"
+	some o in input.analysis.appliers
+	m := o.manager
+	m in restart_undoers
+}
+
+restarted_at := "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"
+
+restart_message(m) := sprintf(
+	"[server-side-owned] %s: kubectl rollout restart adds %s, which Git does not have, to an object that Argo CD applies (field manager %s); with self-heal Argo CD syncs it away and the restart is undone. Restart through Argo CD with: argocd app actions run <application> restart --kind %s --resource-name %s, or add /spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt to the Application's ignoreDifferences",
+	[lib.describe, restarted_at, m, input.request.object.kind, input.request.object.name],
 )

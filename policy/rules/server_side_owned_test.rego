@@ -79,3 +79,26 @@ test_no_decision_for_applies_controllers_restarts_and_undos if {
 test_nothing_without_apply_owned_changes if {
 	count(server_side_owned.decisions) == 0 with input as t.make_input("imperative", "kubectl-set", {})
 }
+
+argocd := {"manager": "argocd-controller", "operation": "Apply", "time": "2024-05-01T09:00:00Z"}
+
+test_rollout_restart_of_an_argo_cd_object_names_the_workaround if {
+	ds := server_side_owned.decisions with input as t.make_input("rollout-restart", "kubectl-rollout", {"appliers": [argocd]})
+	t.actions(ds) == {["server-side-owned", "warn"]}
+	t.paths(ds) == {"spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"}
+	t.all_start_with_rule(ds)
+	some d in ds
+	endswith(d.message, concat("", [
+		"with self-heal Argo CD syncs it away and the restart is undone. Restart through Argo CD with: ",
+		"argocd app actions run <application> restart --kind Deployment --resource-name nginx, ",
+		"or add /spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt to the Application's ignoreDifferences",
+	]))
+}
+
+test_rollout_restart_of_a_flux_object_holds if {
+	count(server_side_owned.decisions) == 0 with input as t.make_input("rollout-restart", "kubectl-rollout", {"appliers": [flux]})
+}
+
+test_an_edit_of_an_argo_cd_object_without_owned_changes_says_nothing if {
+	count(server_side_owned.decisions) == 0 with input as t.make_input("imperative", "kubectl-edit", {"appliers": [argocd]})
+}

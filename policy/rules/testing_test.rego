@@ -20,6 +20,7 @@ empty_analysis := {
 	"drift": [],
 	"imperativeChanges": [],
 	"applyOwnedChanges": [],
+	"appliers": [],
 	"reverts": [],
 	"orphans": [],
 	"defaultedDependents": [],

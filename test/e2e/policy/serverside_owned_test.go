@@ -77,3 +77,81 @@ spec:
 				"Put the change in your manifest and apply it with: kubectl apply --server-side -f <manifest>")
 	})
 }
+
+// The first kubectl apply --server-side of an object applied client-side:
+// kubectl applies, records last-applied under kubectl-last-applied, moves
+// client-side apply's fields to its own manager and applies again, which
+// deletes what the manifest dropped. No request of the four is warned
+// about: the fields dropped are gone at the end, not orphaned.
+func TestFirstServerSideApplyAfterClientSideApplyIsSilent(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	v1 := `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web, team: payments}
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.14.2
+        env:
+        - {name: LOG_LEVEL, value: info}
+        - {name: DEBUG, value: "true"}
+`
+	v2 := `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web}
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.14.2
+        env:
+        - {name: LOG_LEVEL, value: info}
+`
+	k.RunWithInput(t, v1, "apply", "-f", "-").MustSucceed(t)
+	apply := k.RunWithInput(t, v2, "apply", "--server-side", "-f", "-").MustSucceed(t)
+	framework.WantLines(t, apply.Stdout, "deployment.apps/web serverside-applied")
+	framework.WantLines(t, apply.Stderr)
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.metadata.labels}"), `{"app":"web"}`)
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.template.spec.containers[0].env}"), `[{"name":"LOG_LEVEL","value":"info"}]`)
+}
+
+// A kubectl rollout restart of a Deployment Argo CD applies server-side:
+// self-heal would sync the restartedAt annotation away, so the warning
+// names Argo CD's own restart action and the ignoreDifferences way out.
+// The restart goes through.
+func TestRolloutRestartOfAnArgoCDObjectNamesTheWorkaround(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	k.Run(t, "apply", "--server-side", "--field-manager=argocd-controller", "-f", seeds+"seed003-v1.yaml").MustSucceed(t)
+	restart := k.Run(t, "rollout", "restart", "deployment/nginx-deployment").MustSucceed(t)
+	framework.WantLines(t, restart.Stdout, "deployment.apps/nginx-deployment restarted")
+	framework.WantLines(t, restart.Stderr,
+		"Warning: [server-side-owned] Deployment "+f.Namespace+"/nginx-deployment: kubectl rollout restart adds spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt], "+
+			"which Git does not have, to an object that Argo CD applies (field manager argocd-controller); with self-heal Argo CD syncs it away and the restart is undone. "+
+			"Restart through Argo CD with: argocd app actions run <application> restart --kind Deployment --resource-name nginx-deployment, "+
+			"or add /spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt to the Application's ignoreDifferences")
+
+	// The same restart of an object Flux applies holds: nothing to say.
+	g := framework.New(t)
+	g.Kubectl.Run(t, "apply", "--server-side", "--field-manager=kustomize-controller", "-f", seeds+"seed003-v1.yaml").MustSucceed(t)
+	flux := g.Kubectl.Run(t, "rollout", "restart", "deployment/nginx-deployment").MustSucceed(t)
+	framework.WantLines(t, flux.Stderr)
+}
