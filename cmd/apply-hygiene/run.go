@@ -78,7 +78,11 @@ func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(
 	if opts.AdmissionEvents {
 		reviewerOpts = append(reviewerOpts, webhook.WithEventRecorder(mgr.GetEventRecorder("apply-hygiene")))
 	}
-	reviewer := webhook.NewReviewer(engine, kube.NewCluster(dyn, opts.NamespaceCacheTTL), reviewerOpts...)
+	autoscalers, err := addAutoscalers(mgr, cfg)
+	if err != nil {
+		return err
+	}
+	reviewer := webhook.NewReviewer(engine, kube.NewCluster(dyn, opts.NamespaceCacheTTL, kube.WithAutoscalers(autoscalers)), reviewerOpts...)
 	if err := mgr.AddReadyzCheck("shutdown", notShuttingDown.Check); err != nil {
 		return fmt.Errorf("adding the shutdown readiness check: %w", err)
 	}
@@ -106,6 +110,24 @@ func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(
 		return fmt.Errorf("running the manager: %w", err)
 	}
 	return nil
+}
+
+// addAutoscalers runs the cache of HorizontalPodAutoscalers that the
+// reviews read (replicas-autoscaled) in every replica. Until it has synced
+// the reviews go on without autoscalers.
+func addAutoscalers(mgr manager.Manager, cfg *rest.Config) (*kube.Autoscalers, error) {
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("creating the API client: %w", err)
+	}
+	autoscalers, err := kube.NewAutoscalers(client)
+	if err != nil {
+		return nil, err
+	}
+	if err := mgr.Add(autoscalers); err != nil {
+		return nil, fmt.Errorf("adding the HorizontalPodAutoscaler cache: %w", err)
+	}
+	return autoscalers, nil
 }
 
 // addCertManager runs self-managed TLS: the certificate must be in

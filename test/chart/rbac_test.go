@@ -17,11 +17,15 @@ var (
 	// webhook's on a denied or warned write (--admission-events, on by
 	// default) and the periodic audit's.
 	eventsRule = rbacv1.PolicyRule{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}}
+	// hpaRule keeps the cache of HorizontalPodAutoscalers (list, then
+	// watch) that replicas-autoscaled reads.
+	hpaRule = rbacv1.PolicyRule{APIGroups: []string{"autoscaling"}, Resources: []string{"horizontalpodautoscalers"}, Verbs: []string{"list", "watch"}}
 	// clusterRules are cluster-wide reads for the analysis, and events.
 	clusterRules = []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"deployments", "statefulsets"}, Verbs: []string{"get"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"controllerrevisions", "replicasets"}, Verbs: []string{"list"}},
+		hpaRule,
 		eventsRule,
 	}
 	// allClusterRules are clusterRules for kinds=all: the parents of every
@@ -31,6 +35,7 @@ var (
 		{APIGroups: []string{""}, Resources: []string{"replicationcontrollers"}, Verbs: []string{"get"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"deployments", "replicasets", "statefulsets"}, Verbs: []string{"get"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"controllerrevisions", "replicasets"}, Verbs: []string{"list"}},
+		hpaRule,
 		eventsRule,
 	}
 	// namespaceRules are in the release namespace only.
