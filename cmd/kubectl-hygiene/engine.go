@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -54,6 +55,9 @@ type judge struct {
 	// labels returns the labels of a namespace: read from the cluster
 	// when connected, none offline.
 	labels func(ctx context.Context, namespace string) map[string]string
+	// autoscalers finds the HorizontalPodAutoscalers of an object when
+	// connected (cluster.autoscalers); nil offline.
+	autoscalers func(ctx context.Context, obj *unstructured.Unstructured) ([]*autoscalingv2.HorizontalPodAutoscaler, error)
 }
 
 // load prepares the engine with the flags and, when c is not nil, the
@@ -81,7 +85,7 @@ func (p *policyFlags) load(ctx context.Context, c *cluster, errOut io.Writer) (*
 	}
 	j := &judge{engine: engine, user: policy.User{Groups: []string{}}, labels: noLabels}
 	if c != nil {
-		j.user, j.labels = c.whoami(ctx), c.namespaceLabels
+		j.user, j.labels, j.autoscalers = c.whoami(ctx), c.namespaceLabels, c.autoscalers
 	}
 	fmt.Fprintf(errOut, "using %s and %s\n", cfgFrom, userPolicies(engine))
 	if inst.note != "" {
