@@ -43,6 +43,7 @@ func fakeCluster(t *testing.T, files ...string) connectFunc {
 		{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "DaemonSet"}, "daemonsets"},
 		{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}, "replicasets"},
 		{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ControllerRevision"}, "controllerrevisions"},
+		{schema.GroupVersionKind{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler"}, "horizontalpodautoscalers"},
 		{schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, "configmaps"},
 		{schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, "namespaces"},
 	} {
