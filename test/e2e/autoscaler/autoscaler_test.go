@@ -1,0 +1,149 @@
+package autoscaler_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// reconfigure installs the chart with values for the rest of the test,
+// and with none again afterwards.
+func reconfigure(t *testing.T, values ...string) {
+	t.Helper()
+	cp := framework.ControlPlane(t)
+	if err := framework.Webhook(t).Reconfigure(t.Context(), cp, values...); err != nil {
+		t.Fatalf("reconfiguring apply-hygiene: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := framework.Webhook(t).Reconfigure(context.Background(), cp); err != nil {
+			t.Errorf("restoring apply-hygiene's values: %v", err)
+		}
+	})
+}
+
+// autoscaled applies testdata/web.yaml (replicas: 1) and the autoscaler
+// of testdata/hpa.yaml (minReplicas 3), and waits until the autoscaler
+// has scaled the Deployment to 3 and says it wants 3.
+func autoscaled(t *testing.T, f *framework.Framework) {
+	t.Helper()
+	k := f.Kubectl
+	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t).Stdout, "deployment.apps/web created")
+	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/hpa.yaml").MustSucceed(t).Stdout, "horizontalpodautoscaler.autoscaling/web created")
+	framework.Eventually(t, 2*time.Minute, "the autoscaler to scale web to its minReplicas", func(ctx context.Context) (bool, error) {
+		hpa, err := f.Client.AutoscalingV2().HorizontalPodAutoscalers(f.Namespace).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		dep, err := f.Client.AppsV1().Deployments(f.Namespace).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return hpa.Status.DesiredReplicas == 3 && dep.Spec.Replicas != nil && *dep.Spec.Replicas == 3, nil
+	})
+}
+
+// autoscaledMessage is replicas-autoscaled's message about web.yaml while
+// the autoscaler wants 3.
+func autoscaledMessage(ns string) string {
+	return "[replicas-autoscaled] Deployment " + ns + "/web: the manifest sets spec.replicas to 1, but HorizontalPodAutoscaler web scales this Deployment " +
+		"(it wants 3 replicas now, between 3 and 10), so every apply fights the autoscaler: it sets the count back to 1 and the autoscaler scales it again. " +
+		"Drop replicas from the manifest to leave them to the autoscaler; that apply is replicas-reset's hand-over (its repair action keeps the live count)."
+}
+
+// replicas is the Deployment's spec.replicas as kubectl get prints it.
+func replicas(t *testing.T, k framework.Kubectl) string {
+	t.Helper()
+	return k.JSONPath(t, "deployment/web", "{.spec.replicas}")
+}
+
+// An HPA scales web from the manifest's 1 to its minReplicas 3; applying
+// the manifest again sets 1 back: apply-hygiene warns, naming the
+// autoscaler and its desired count (and apply-reverts-drift names the
+// controller's change it discards), as kubectl hygiene diff predicted.
+// With deny configured the apply is denied and replicas stay 3.
+func TestApplySettingReplicasOfAnAutoscaledDeployment(t *testing.T) {
+	p := framework.NewPredictor(t)
+	t.Run("warns by default", func(t *testing.T) {
+		f := framework.New(t)
+		autoscaled(t, f)
+		res := p.Apply(t, f.Kubectl, "testdata/web.yaml").MustSucceed(t)
+		framework.WantLines(t, res.Stdout, "deployment.apps/web configured")
+		// The autoscaler's /scale write records no time in managedFields.
+		framework.WantLines(t, strings.Join(slices.Sorted(slices.Values(res.StderrLines())), "\n"),
+			"Warning: [apply-reverts-drift] Deployment "+f.Namespace+"/web: this apply sets spec.replicas back to 1, discarding 3 set by kube-controller-manager since the last apply. "+
+				"To keep that value, put it in your manifest before you apply; see every drifted field with: kubectl hygiene explain deployment/web -n "+f.Namespace,
+			"Warning: "+autoscaledMessage(f.Namespace))
+	})
+
+	t.Run("denies when configured", func(t *testing.T) {
+		reconfigure(t, "policy.rules.replicas-autoscaled.action=deny")
+		f := framework.New(t)
+		autoscaled(t, f)
+		const file = "testdata/web.yaml"
+		res := p.Apply(t, f.Kubectl, file).MustFail(t)
+		lines := res.StderrLines()
+		framework.WantLines(t, lines[len(lines)-1], fmt.Sprintf("for: %q: error when patching %q: ", file, file)+framework.DeniedPrefix+autoscaledMessage(f.Namespace))
+		framework.WantLines(t, replicas(t, f.Kubectl), "3")
+	})
+}
+
+// With replicas-reset's repair action, the apply that drops replicas from
+// the manifest of an autoscaled Deployment keeps the live count (3, the
+// autoscaler's) and says so; last-applied no longer has replicas, so the
+// next apply of the same manifest changes nothing and says nothing.
+func TestApplyDroppingReplicasIsRepaired(t *testing.T) {
+	reconfigure(t, "policy.rules.replicas-reset.action=repair")
+	p := framework.NewPredictor(t)
+	f := framework.New(t)
+	k := f.Kubectl
+	autoscaled(t, f)
+
+	res := p.Apply(t, k, "testdata/web-no-replicas.yaml").MustSucceed(t)
+	framework.WantLines(t, res.Stdout, "deployment.apps/web configured")
+	framework.WantLines(t, res.Stderr, "Warning: [replicas-reset] Deployment "+f.Namespace+"/web: the manifest drops spec.replicas, which last-applied has; "+
+		"apply-hygiene keeps its live value 3 in this request, and last-applied no longer has it, so from now on kubectl apply leaves it to kubectl scale or an autoscaler.")
+	framework.WantLines(t, k.Run(t, "get", "deployment/web", "-o", "custom-columns=NAME:.metadata.name,REPLICAS:.spec.replicas").MustSucceed(t).Stdout,
+		"NAME   REPLICAS", "web    3")
+	if la := k.JSONPath(t, "deployment/web", `{.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}`); strings.Contains(la, `"replicas"`) {
+		t.Errorf("last-applied still has replicas: %s", la)
+	}
+
+	again := p.Apply(t, k, "testdata/web-no-replicas.yaml").MustSucceed(t)
+	framework.WantLines(t, again.Stdout, "deployment.apps/web unchanged")
+	framework.WantLines(t, again.Stderr)
+	framework.WantLines(t, replicas(t, k), "3")
+}
+
+// Without an autoscaler of the Deployment (one of another Deployment in
+// the namespace does not count), nothing new is said: changing replicas
+// in the manifest is silent, and dropping them is denied by replicas-reset
+// as before.
+func TestWithoutAutoscalerNothingNewIsSaid(t *testing.T) {
+	p := framework.NewPredictor(t)
+	f := framework.New(t)
+	k := f.Kubectl
+	k.Run(t, "apply", "-f", "testdata/hpa-api.yaml").MustSucceed(t)
+	k.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t)
+
+	res := p.Apply(t, k, "testdata/web-4.yaml").MustSucceed(t)
+	framework.WantLines(t, res.Stdout, "deployment.apps/web configured")
+	framework.WantLines(t, res.Stderr)
+
+	// Not through the Predictor: diff computes no server defaults, so it
+	// predicts "removes it (now 4)" where the server resets replicas to 1.
+	const file = "testdata/web-no-replicas.yaml"
+	denied := k.Run(t, "apply", "-f", file).MustFail(t)
+	lines := denied.StderrLines()
+	framework.WantLines(t, lines[len(lines)-1], fmt.Sprintf("for: %q: error when patching %q: ", file, file)+framework.DeniedPrefix+
+		"[replicas-reset] Deployment "+f.Namespace+"/web: the manifest drops spec.replicas, which last-applied has, so this apply resets it from 4 to 1. "+
+		"To hand replicas over to kubectl scale or an autoscaler, first delete it from last-applied with: kubectl apply edit-last-applied deployment/web -n "+f.Namespace+
+		", then apply the manifest without it.")
+	framework.WantLines(t, replicas(t, k), "4")
+}
