@@ -62,7 +62,8 @@ const (
 	// and warns.
 	Validate Pass = iota
 	// Mutate reviews the writes whose decisions the mutating webhook can
-	// carry out: applies (defaulted dependents, pruned orphans) and rollout
+	// carry out: applies (defaulted dependents, pruned orphans, replicas
+	// kept by replicas-reset's repair) and rollout
 	// undos (stale last-applied). Analyzing other writes there would only
 	// repeat the validating pass's work.
 	Mutate
