@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -11,9 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/apply-hygiene/apply-hygiene/audit"
 	"github.com/apply-hygiene/apply-hygiene/merge"
-	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
 // auditFixFiles are the fake cluster of the audit --fix tests: seed 004
@@ -149,77 +146,6 @@ func TestAuditFixRebuildsLastAppliedOfAnUndoneDeployment(t *testing.T) {
 		`"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"env":[{"name":"TO_BE_DELETED","value":"needs to be deleted!"},{"name":"ANOTHER_ENV","value":"who cares?"}],"image":"nginx:1.14.2","name":"nginx"}]}}}}` + "\n"
 	if diff := cmp.Diff(wantLA, got); diff != "" {
 		t.Errorf("last-applied (-want +got):\n%s", diff)
-	}
-}
-
-func TestPlanFixes(t *testing.T) {
-	web := merge.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}
-	sts := merge.ObjectRef{APIVersion: "apps/v1", Kind: "StatefulSet", Namespace: "shop", Name: "db"}
-	envPatch := func(i int, name string) string {
-		return fmt.Sprintf(`[{"op":"test","path":"/spec/template/spec/containers/0/env/%d/name","value":%q},{"op":"remove","path":"/spec/template/spec/containers/0/env/%d"}]`, i, name, i)
-	}
-	orphan := func(ref merge.ObjectRef, path, patch string) audit.Finding {
-		return audit.Finding{Rule: policy.RuleOrphanedField, Object: ref, Path: path, Fix: &audit.Fix{LastApplied: "{}\n", Orphan: &merge.FieldFact{RemovePatch: patch}}}
-	}
-	stale := audit.Finding{Rule: policy.RuleStaleLastApplied, Object: sts, Path: lastAppliedPath,
-		Fix: &audit.Fix{LastApplied: "{}\n", Rollback: &merge.Rollback{RepairedLastApplied: `{"a":1}` + "\n"}}}
-	edit := audit.Finding{Rule: policy.RuleImperativeEdit, Object: web, Path: "spec.replicas"}
-	findings := []audit.Finding{
-		orphan(web, "spec.template.spec.containers[name=nginx].env[name=A]", envPatch(1, "A")),
-		orphan(web, "spec.template.spec.containers[name=nginx].env[name=B]", envPatch(10, "B")),
-		edit,
-		orphan(sts, "metadata.labels[x]", `[{"op":"test","path":"/metadata/labels/x","value":"y"},{"op":"remove","path":"/metadata/labels/x"}]`),
-		stale,
-	}
-	fixes, notFixed, deferred := planFixes(findings)
-	if len(fixes) != 2 || fixes[0].ref != web || fixes[1].ref != sts {
-		t.Fatalf("fixes = %+v, want web's then db's", fixes)
-	}
-	if diff := cmp.Diff([]audit.Finding{edit}, notFixed); diff != "" {
-		t.Errorf("not fixed (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]audit.Finding{findings[3]}, deferred); diff != "" {
-		t.Errorf("deferred until the repair (-want +got):\n%s", diff)
-	}
-	tests := map[string]struct {
-		fix  *objectFix
-		want string
-	}{
-		"every test first, last-applied as scanned too, then the removals from the end of the list backwards": {
-			fix: fixes[0],
-			want: `[{"op":"test","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration","value":"{}\n"},` +
-				`{"op":"test","path":"/spec/template/spec/containers/0/env/1/name","value":"A"},{"op":"test","path":"/spec/template/spec/containers/0/env/10/name","value":"B"},` +
-				`{"op":"remove","path":"/spec/template/spec/containers/0/env/10"},{"op":"remove","path":"/spec/template/spec/containers/0/env/1"}]`,
-		},
-		"the repair tests the annotation as scanned before it replaces it": {
-			fix: fixes[1],
-			want: `[{"op":"test","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration","value":"{}\n"},` +
-				`{"op":"replace","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration","value":"{\"a\":1}\n"}]`,
-		},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			got, err := tc.fix.patch()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, string(got)); diff != "" {
-				t.Errorf("patch (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-// Only an orphan whose message says that removing it rolls the pods is
-// shown as rolling them.
-func TestFixSummarySaysWhichRemovalsRollThePods(t *testing.T) {
-	of := &objectFix{removals: []audit.Finding{
-		{Path: "spec.template.metadata.annotations[a]", Message: "[orphaned-field] … Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: …"},
-		{Path: "metadata.labels[b]", Message: "[orphaned-field] … Remove it with: …"},
-	}}
-	want := "removed spec.template.metadata.annotations[a] (rolls the pods); removed metadata.labels[b]"
-	if got := of.summary(); got != want {
-		t.Errorf("summary = %q, want %q", got, want)
 	}
 }
 

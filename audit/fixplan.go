@@ -1,0 +1,180 @@
+package audit
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+)
+
+// rollsPodsPhrase is how the orphaned-field rule says that removing the
+// field changes a pod template whose change starts a rollout
+// (template_change in policy/rules/lib.rego). A fix repeats the rule's
+// judgement; it has none of its own.
+const rollsPodsPhrase = "so it rolls the pods"
+
+// lastAppliedPointer is the JSON pointer to the last-applied annotation.
+var lastAppliedPointer = "/metadata/annotations/" + strings.ReplaceAll(merge.LastAppliedAnnotation, "/", "~1")
+
+// ObjectFix is every fix of one object, written as one guarded JSON patch
+// (Patch). kubectl hygiene audit --fix and the periodic audit's Fixer
+// both write it.
+type ObjectFix struct {
+	// Object names the object.
+	Object merge.ObjectRef
+	// UID is the object's UID as scanned, for events.
+	UID types.UID
+	// Repair is the stale-last-applied finding whose Fix writes the
+	// repaired last-applied, nil when there is none.
+	Repair *Finding
+	// Removals are the orphaned-field findings whose fields go.
+	Removals []Finding
+}
+
+// PlanFixes groups the findings that have a fix by object, in the
+// report's order, and returns the others apart: notFixed need a person;
+// deferred are the orphans of objects whose last-applied is repaired,
+// since an orphan is a field that last-applied lacks and the repaired one
+// may have it: the audit run again after the repair judges them.
+func PlanFixes(findings []Finding) (fixes []*ObjectFix, notFixed, deferred []Finding) {
+	byObject := map[merge.ObjectRef]*ObjectFix{}
+	for _, f := range findings {
+		if f.Fix == nil {
+			notFixed = append(notFixed, f)
+			continue
+		}
+		of := byObject[f.Object]
+		if of == nil {
+			of = &ObjectFix{Object: f.Object, UID: f.UID}
+			byObject[f.Object] = of
+			fixes = append(fixes, of)
+		}
+		if f.Fix.Rollback != nil {
+			of.Repair = &f
+		} else {
+			of.Removals = append(of.Removals, f)
+		}
+	}
+	for _, of := range fixes {
+		if of.Repair != nil {
+			deferred = append(deferred, of.Removals...)
+			of.Removals = nil
+		}
+	}
+	return fixes, notFixed, deferred
+}
+
+// Findings are the findings the fix fixes: the repaired stale
+// last-applied, or the removed orphans.
+func (of *ObjectFix) Findings() []Finding {
+	if of.Repair != nil {
+		return []Finding{*of.Repair}
+	}
+	return of.Removals
+}
+
+// jsonPatchOp is one RFC 6902 operation.
+type jsonPatchOp struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Value any    `json:"value,omitempty"`
+}
+
+// Patch is the object's JSON patch: every test first, then the writes,
+// the removals from the end of the object backwards so that removing a
+// list element shifts none that is still to go. The tests: last-applied
+// as the audit read it, which both the repair and the orphans were judged
+// against, and each orphan's own guards (its value, the merge keys on the
+// way).
+func (of *ObjectFix) Patch() ([]byte, error) {
+	var tests, writes, removes []jsonPatchOp
+	if guard, guarded := of.lastApplied(); guarded {
+		tests = append(tests, jsonPatchOp{Op: "test", Path: lastAppliedPointer, Value: guard})
+	}
+	if of.Repair != nil {
+		writes = append(writes, jsonPatchOp{Op: "replace", Path: lastAppliedPointer, Value: of.Repair.Fix.Rollback.RepairedLastApplied})
+	}
+	for _, f := range of.Removals {
+		var ops []jsonPatchOp
+		if err := json.Unmarshal([]byte(f.Fix.Orphan.RemovePatch), &ops); err != nil {
+			return nil, fmt.Errorf("decoding the remove patch of %s: %w", f.Path, err)
+		}
+		for _, op := range ops {
+			if op.Op == "test" {
+				tests = append(tests, op)
+			} else {
+				removes = append(removes, op)
+			}
+		}
+	}
+	slices.SortStableFunc(removes, func(a, b jsonPatchOp) int { return comparePointers(b.Path, a.Path) })
+	raw, err := json.Marshal(slices.Concat(tests, writes, removes))
+	if err != nil {
+		return nil, fmt.Errorf("encoding the patch of %s %s: %w", of.Object.Kind, objectName(of.Object), err)
+	}
+	return raw, nil
+}
+
+// lastApplied is the annotation as the audit read it, from any of the
+// object's fixes (one scan read them all); false when none has it.
+func (of *ObjectFix) lastApplied() (string, bool) {
+	if of.Repair != nil {
+		return of.Repair.Fix.LastApplied, true
+	}
+	for _, f := range of.Removals {
+		if f.Fix.LastApplied != "" {
+			return f.Fix.LastApplied, true
+		}
+	}
+	return "", false
+}
+
+// comparePointers orders JSON pointers token by token, list indices by
+// number, a pointer after its prefixes.
+func comparePointers(a, b string) int {
+	x, y := strings.Split(a, "/"), strings.Split(b, "/")
+	for i := 0; i < len(x) && i < len(y); i++ {
+		if x[i] == y[i] {
+			continue
+		}
+		m, errM := strconv.Atoi(x[i])
+		n, errN := strconv.Atoi(y[i])
+		if errM == nil && errN == nil {
+			return cmp.Compare(m, n)
+		}
+		return cmp.Compare(x[i], y[i])
+	}
+	return cmp.Compare(len(x), len(y))
+}
+
+// Summary says what the fix does, e.g. "removed
+// spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]
+// (rolls the pods)". It names fields and revisions, never a value.
+func (of *ObjectFix) Summary() string {
+	var parts []string
+	if of.Repair != nil {
+		parts = append(parts, repairText(of.Repair.Fix.Rollback))
+	}
+	for _, f := range of.Removals {
+		s := "removed " + f.Path
+		if strings.Contains(f.Message, rollsPodsPhrase) {
+			s += " (rolls the pods)"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// repairText names where the repaired last-applied comes from.
+func repairText(rb *merge.Rollback) string {
+	if rb.RepairSource == "controllerRevision" {
+		return fmt.Sprintf("last-applied set to the one that %s %s (revision %d) kept", rb.RevisionKind, rb.RevisionName, rb.Revision)
+	}
+	return fmt.Sprintf("last-applied rebuilt for the pod template of %s %s (revision %d)", rb.RevisionKind, rb.RevisionName, rb.Revision)
+}

@@ -1,0 +1,82 @@
+package audit
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+func TestPlanFixes(t *testing.T) {
+	web := merge.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}
+	sts := merge.ObjectRef{APIVersion: "apps/v1", Kind: "StatefulSet", Namespace: "shop", Name: "db"}
+	envPatch := func(i int, name string) string {
+		return fmt.Sprintf(`[{"op":"test","path":"/spec/template/spec/containers/0/env/%d/name","value":%q},{"op":"remove","path":"/spec/template/spec/containers/0/env/%d"}]`, i, name, i)
+	}
+	orphan := func(ref merge.ObjectRef, path, patch string) Finding {
+		return Finding{Rule: policy.RuleOrphanedField, Object: ref, Path: path, Fix: &Fix{LastApplied: "{}\n", Orphan: &merge.FieldFact{RemovePatch: patch}}}
+	}
+	stale := Finding{Rule: policy.RuleStaleLastApplied, Object: sts, Path: "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]",
+		Fix: &Fix{LastApplied: "{}\n", Rollback: &merge.Rollback{RepairedLastApplied: `{"a":1}` + "\n"}}}
+	edit := Finding{Rule: policy.RuleImperativeEdit, Object: web, Path: "spec.replicas"}
+	findings := []Finding{
+		orphan(web, "spec.template.spec.containers[name=nginx].env[name=A]", envPatch(1, "A")),
+		orphan(web, "spec.template.spec.containers[name=nginx].env[name=B]", envPatch(10, "B")),
+		edit,
+		orphan(sts, "metadata.labels[x]", `[{"op":"test","path":"/metadata/labels/x","value":"y"},{"op":"remove","path":"/metadata/labels/x"}]`),
+		stale,
+	}
+	fixes, notFixed, deferred := PlanFixes(findings)
+	if len(fixes) != 2 || fixes[0].Object != web || fixes[1].Object != sts {
+		t.Fatalf("fixes = %+v, want web's then db's", fixes)
+	}
+	if diff := cmp.Diff([]Finding{edit}, notFixed); diff != "" {
+		t.Errorf("not fixed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]Finding{findings[3]}, deferred); diff != "" {
+		t.Errorf("deferred until the repair (-want +got):\n%s", diff)
+	}
+	tests := map[string]struct {
+		fix  *ObjectFix
+		want string
+	}{
+		"every test first, last-applied as scanned too, then the removals from the end of the list backwards": {
+			fix: fixes[0],
+			want: `[{"op":"test","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration","value":"{}\n"},` +
+				`{"op":"test","path":"/spec/template/spec/containers/0/env/1/name","value":"A"},{"op":"test","path":"/spec/template/spec/containers/0/env/10/name","value":"B"},` +
+				`{"op":"remove","path":"/spec/template/spec/containers/0/env/10"},{"op":"remove","path":"/spec/template/spec/containers/0/env/1"}]`,
+		},
+		"the repair tests the annotation as scanned before it replaces it": {
+			fix: fixes[1],
+			want: `[{"op":"test","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration","value":"{}\n"},` +
+				`{"op":"replace","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration","value":"{\"a\":1}\n"}]`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := tc.fix.Patch()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, string(got)); diff != "" {
+				t.Errorf("patch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Only an orphan whose message says that removing it rolls the pods is
+// shown as rolling them.
+func TestFixSummarySaysWhichRemovalsRollThePods(t *testing.T) {
+	of := &ObjectFix{Removals: []Finding{
+		{Path: "spec.template.metadata.annotations[a]", Message: "[orphaned-field] … Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: …"},
+		{Path: "metadata.labels[b]", Message: "[orphaned-field] … Remove it with: …"},
+	}}
+	want := "removed spec.template.metadata.annotations[a] (rolls the pods); removed metadata.labels[b]"
+	if got := of.Summary(); got != want {
+		t.Errorf("summary = %q, want %q", got, want)
+	}
+}
