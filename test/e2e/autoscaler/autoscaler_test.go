@@ -28,13 +28,15 @@ func reconfigure(t *testing.T, values ...string) {
 	})
 }
 
-// autoscaled applies testdata/web.yaml (replicas: 1) and the autoscaler
-// of testdata/hpa.yaml (minReplicas 3), and waits until the autoscaler
-// has scaled the Deployment to 3 and says it wants 3.
-func autoscaled(t *testing.T, f *framework.Framework) {
+// autoscaled applies testdata/web.yaml (replicas: 1) with kubectl apply
+// and applyArgs, and the autoscaler of testdata/hpa.yaml (minReplicas 3),
+// and waits until the autoscaler has scaled the Deployment to 3 and says
+// it wants 3.
+func autoscaled(t *testing.T, f *framework.Framework, applyArgs ...string) {
 	t.Helper()
 	k := f.Kubectl
-	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t).Stdout, "deployment.apps/web created")
+	apply := append(append([]string{"apply"}, applyArgs...), "-f", "testdata/web.yaml")
+	framework.WantLines(t, k.Run(t, apply...).MustSucceed(t).Stdout, "deployment.apps/web "+map[bool]string{true: "serverside-applied", false: "created"}[len(applyArgs) > 0])
 	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/hpa.yaml").MustSucceed(t).Stdout, "horizontalpodautoscaler.autoscaling/web created")
 	framework.Eventually(t, 2*time.Minute, "the autoscaler to scale web to its minReplicas", func(ctx context.Context) (bool, error) {
 		hpa, err := f.Client.AutoscalingV2().HorizontalPodAutoscalers(f.Namespace).Get(ctx, "web", metav1.GetOptions{})
@@ -80,6 +82,24 @@ func TestApplySettingReplicasOfAnAutoscaledDeployment(t *testing.T) {
 			"Warning: [apply-reverts-drift] Deployment "+f.Namespace+"/web: this apply sets spec.replicas back to 1, discarding 3 set by kube-controller-manager since the last apply. "+
 				"To keep that value, put it in your manifest before you apply; see every drifted field with: kubectl hygiene explain deployment/web -n "+f.Namespace,
 			"Warning: "+autoscaledMessage(f.Namespace))
+	})
+
+	// A GitOps controller applies server-side with force: the applied
+	// configuration has replicas, so it fights the autoscaler as well.
+	// (Without --force-conflicts the API server refuses the apply before
+	// admission: kube-controller-manager owns the count it scaled.)
+	t.Run("server-side apply with force", func(t *testing.T) {
+		f := framework.New(t)
+		autoscaled(t, f, "--server-side", "--field-manager=kustomize-controller")
+		res := f.Kubectl.Run(t, "apply", "--server-side", "--force-conflicts", "--field-manager=kustomize-controller", "-f", "testdata/web.yaml").MustSucceed(t)
+		framework.WantLines(t, res.Stdout, "deployment.apps/web serverside-applied")
+		framework.WantLines(t, res.Stderr, "Warning: "+autoscaledMessage(f.Namespace))
+
+		// The configuration without replicas leaves them to the autoscaler:
+		// nothing is said.
+		res = f.Kubectl.Run(t, "apply", "--server-side", "--field-manager=kustomize-controller", "-f", "testdata/web-no-replicas.yaml").MustSucceed(t)
+		framework.WantLines(t, res.Stdout, "deployment.apps/web serverside-applied")
+		framework.WantLines(t, res.Stderr)
 	})
 
 	t.Run("denies when configured", func(t *testing.T) {
