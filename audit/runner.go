@@ -42,6 +42,15 @@ type RunnerOptions struct {
 	// Publisher receives the report of each successful scan, after the
 	// gauges and events, e.g. to write policy reports. Default: nil.
 	Publisher Publisher
+	// Fixer, when set, writes the fixes of each scan's findings (PlanFixes:
+	// the repaired stale last-applied, the orphans' guarded removals)
+	// right after the scan; the gauges, events and Publisher then get the
+	// report without the findings fixed. Each object fixed gets a log line
+	// and a Normal event AuditFixed (on Recorder), and the counter
+	// apply_hygiene_audit_fixes_total{rule,result} (on Registry) counts the
+	// findings by result: applied, conflict or error. Default: nil,
+	// nothing is written.
+	Fixer *Fixer
 }
 
 // DefaultInterval is the default time between two scans.
@@ -56,6 +65,7 @@ type Runner struct {
 	scanner *Scanner
 	opts    RunnerOptions
 	metrics *metrics
+	fixes   *prometheus.CounterVec
 	events  *eventLimiter
 	clock   clock.Clock
 	// lastStart is when this Runner's last scan started, successful or
@@ -87,10 +97,19 @@ func NewRunner(scanner *Scanner, opts RunnerOptions) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	fixReg := opts.Registry
+	if opts.Fixer == nil {
+		fixReg = nil
+	}
+	fixes, err := newFixesCounter(fixReg)
+	if err != nil {
+		return nil, err
+	}
 	return &Runner{
 		scanner: scanner,
 		opts:    opts,
 		metrics: m,
+		fixes:   fixes,
 		events:  newEventLimiter(opts.Recorder, opts.EventInterval, opts.EventBudget),
 		clock:   clock.RealClock{},
 	}, nil
@@ -170,8 +189,8 @@ func (r *Runner) record(ctx context.Context, started time.Time) {
 	}
 }
 
-// RunOnce scans once, then updates the gauges, records the events and
-// publishes the report.
+// RunOnce scans once, then writes the fixes (RunnerOptions.Fixer),
+// updates the gauges, records the events and publishes the report.
 func (r *Runner) RunOnce(ctx context.Context) (*Report, error) {
 	return r.runOnce(ctx, r.clock.Now())
 }
@@ -186,6 +205,7 @@ func (r *Runner) runOnce(ctx context.Context, start time.Time) (*Report, error) 
 	for _, e := range report.Errors {
 		log.Error(e.Err, "audit could not analyze an object", "kind", e.Object.Kind, "namespace", e.Object.Namespace, "name", e.Object.Name)
 	}
+	report = r.fix(ctx, report)
 	finished := r.clock.Now()
 	r.metrics.export(report, float64(finished.UnixNano())/1e9)
 	sent := r.events.record(report, finished)

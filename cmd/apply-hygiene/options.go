@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
+	"github.com/apply-hygiene/apply-hygiene/audit"
 	"github.com/apply-hygiene/apply-hygiene/certs"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 	"github.com/apply-hygiene/apply-hygiene/reports"
@@ -60,6 +61,9 @@ type Options struct {
 	// AuditResources are the resources the periodic audit lists
 	// (group/version/resource); empty: audit.DefaultResources.
 	AuditResources []string
+	// AuditFix lets the periodic audit write the fixes that need no person
+	// (audit.Fixer, field manager audit.FixFieldManager); default false.
+	AuditFix bool
 	// ReportsFormat is the policy report format the periodic audit
 	// publishes: none, openreports or wgpolicy (default none).
 	ReportsFormat string
@@ -105,6 +109,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"findings become the gauge apply_hygiene_audit_findings and Warning events; 0 turns it off")
 	fs.StringSliceVar(&o.AuditResources, "audit-resources", nil, "the resources the periodic audit lists, as group/version/resource "+
 		"(version/resource for the core group, e.g. v1/configmaps); empty: apps/v1 deployments, statefulsets and daemonsets")
+	fs.BoolVar(&o.AuditFix, "audit-fix", false, "let the periodic audit fix what needs no person, as kubectl hygiene audit --fix=apply: "+
+		"write the repaired last-applied of an object undone before apply-hygiene was installed and remove orphaned fields, each object with one guarded JSON patch "+
+		"(field manager "+audit.FixFieldManager+"; needs patch on the audited kinds); each fix is logged, counted in apply_hygiene_audit_fixes_total and recorded as a Normal event AuditFixed")
 	fs.StringVar(&o.ReportsFormat, "reports-format", string(reports.FormatNone), "publish the periodic audit's findings as policy reports, "+
 		"one per namespace and one for cluster-scoped objects, updated in place at every audit: openreports (openreports.io/v1alpha1 Report, ClusterReport), "+
 		"wgpolicy (wgpolicyk8s.io/v1alpha2 PolicyReport, ClusterPolicyReport) or none; needs --audit-interval and the format's CRDs "+
@@ -148,6 +155,9 @@ func (o *Options) Validate() error {
 	}
 	if o.AuditInterval > 0 && o.Namespace == "" {
 		errs = append(errs, errors.New("--namespace is required with --audit-interval (for leader election)"))
+	}
+	if o.AuditFix && o.AuditInterval == 0 {
+		errs = append(errs, errors.New("--audit-fix fixes what the periodic audit finds: it needs --audit-interval"))
 	}
 	errs = append(errs, o.validateReports()...)
 	if _, err := auditResources(o.AuditResources); err != nil {

@@ -217,6 +217,10 @@ func addAudit(mgr manager.Manager, cfg *rest.Config, dyn dynamic.Interface, scan
 	if err != nil {
 		return err
 	}
+	var fixer *audit.Fixer
+	if opts.AuditFix {
+		fixer = audit.NewFixer(dyn, mgr.GetRESTMapper(), audit.FixFieldManager)
+	}
 	runner, err := audit.NewRunner(scanner, audit.RunnerOptions{
 		Target:    audit.Target{Resources: resources},
 		Interval:  opts.AuditInterval,
@@ -224,6 +228,7 @@ func addAudit(mgr manager.Manager, cfg *rest.Config, dyn dynamic.Interface, scan
 		Recorder:  recorder,
 		Schedule:  audit.NewLeaseSchedule(client.CoordinationV1(), opts.Namespace, auditScheduleLease, identity),
 		Publisher: publisher,
+		Fixer:     fixer,
 	})
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 )
 
@@ -180,6 +181,48 @@ func TestRBACGetsExactlyTheScaleParents(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("get rules differ from the intercepted /scale parents (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// audit.fix adds patch on exactly the kinds the audit lists (the full
+// scenario's: the apps workloads and the extra kind), nothing else, and
+// the server's --audit-fix; without it, neither.
+func TestRBACAuditFixPatchesExactlyTheAuditedKinds(t *testing.T) {
+	widgetsList := rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"list"}}
+	widgets := rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"get"}}
+	patches := []rbacv1.PolicyRule{
+		{APIGroups: []string{"apps"}, Resources: []string{"daemonsets", "deployments", "statefulsets"}, Verbs: []string{"patch"}},
+		{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"patch"}},
+	}
+	base := concat(clusterRules[:2], []rbacv1.PolicyRule{widgets}, clusterRules[2:], auditClusterRules, []rbacv1.PolicyRule{widgetsList})
+	tests := map[string]struct {
+		set         []string
+		wantCluster []rbacv1.PolicyRule
+		wantFlag    bool
+	}{
+		"audit.fix=true patches the audited kinds":      {set: []string{"--set", "audit.fix=true"}, wantCluster: concat(base, patches), wantFlag: true},
+		"audit.fix=false (the default) patches nothing": {wantCluster: base},
+		"audit.fix=true without the audit patches nothing": {
+			set:         []string{"--set", "audit.fix=true", "--set", "audit.enabled=false"},
+			wantCluster: concat(clusterRules[:2], []rbacv1.PolicyRule{widgets}, clusterRules[2:]),
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			objs := decode(t, render(t, "full", tc.set...))
+			cr := only[rbacv1.ClusterRole](t, objs, "ClusterRole")
+			if diff := cmp.Diff(tc.wantCluster, cr.Rules); diff != "" {
+				t.Errorf("ClusterRole rules (-want +got):\n%s", diff)
+			}
+			role := only[rbacv1.Role](t, objs, "Role")
+			if diff := cmp.Diff(namespaceRules, role.Rules); diff != "" {
+				t.Errorf("Role rules (-want +got):\n%s", diff)
+			}
+			args := only[appsv1.Deployment](t, objs, "Deployment").Spec.Template.Spec.Containers[0].Args
+			if got := slices.Contains(args, "--audit-fix"); got != tc.wantFlag {
+				t.Errorf("--audit-fix in the server's args: %t, want %t (args %q)", got, tc.wantFlag, args)
 			}
 		})
 	}
