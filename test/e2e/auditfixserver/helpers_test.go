@@ -1,0 +1,74 @@
+package auditfixserver_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+const (
+	restartedAtExpr = `{.spec.template.metadata.annotations.kubectl\.kubernetes\.io/restartedAt}`
+	restartedAtPath = "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"
+	// fixedNote is the note of the AuditFixed event on web.
+	fixedNote = "apply-hygiene's audit fixed it (field manager apply-hygiene-audit): removed " + restartedAtPath + " (rolls the pods)"
+)
+
+// restartedAndApplied applies testdata/web.yaml, restarts it with kubectl
+// rollout restart and applies it again: restartedAt, which no apply
+// removes, is an orphaned field. It returns restartedAt's value.
+func restartedAndApplied(t *testing.T, f *framework.Framework) string {
+	t.Helper()
+	k := f.Kubectl
+	k.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t)
+	k.Run(t, "rollout", "restart", "deployment/web").MustSucceed(t)
+	restartedAt := k.JSONPath(t, "deployment/web", restartedAtExpr)
+	if restartedAt == "" {
+		t.Fatal("kubectl rollout restart set no restartedAt")
+	}
+	k.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t)
+	return restartedAt
+}
+
+// metrics is the server's /metrics.
+func metrics(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	body, err := framework.Webhook(t).Replicas()[0].Metrics(ctx)
+	if err != nil {
+		t.Logf("reading the metrics: %v", err)
+	}
+	return body
+}
+
+// metricLines are the lines of the server's /metrics that start with
+// prefix.
+func metricLines(ctx context.Context, t *testing.T, prefix string) []string {
+	t.Helper()
+	var out []string
+	for _, l := range strings.Split(metrics(ctx, t), "\n") {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// events are the events of reason on deployment web in the test's
+// namespace, as "<type> <reason> <action>: <note>".
+func events(ctx context.Context, t *testing.T, f *framework.Framework, reason string) ([]string, error) {
+	t.Helper()
+	list, err := f.Client.EventsV1().Events(f.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range list.Items {
+		if e.Regarding.Kind == "Deployment" && e.Regarding.Name == "web" && e.Reason == reason {
+			out = append(out, e.Type+" "+e.Reason+" "+e.Action+": "+e.Note)
+		}
+	}
+	return out, nil
+}
