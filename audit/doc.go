@@ -22,7 +22,10 @@
 // so that a hand-over does not repeat a scan within the interval; a
 // replica exports the audit gauges only once it has scanned. After each
 // successful scan it hands the Report to its Publisher, if any (package
-// reports writes policy reports). See Example for a scan and
+// reports writes policy reports). With RunnerOptions.Fixer it first
+// writes the fixes that need no person (PlanFixes: one guarded JSON patch
+// per object, the same as kubectl hygiene audit --fix=apply, which uses
+// PlanFixes and a Fixer too). See Example for a scan and
 // ExampleNewLeaseSchedule for the schedule.
 //
 // audit is a driver like the webhook, and imports neither the webhook nor
