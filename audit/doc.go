@@ -25,7 +25,7 @@
 // reports writes policy reports). With RunnerOptions.Fixer it first
 // writes the fixes that need no person (PlanFixes: one guarded JSON patch
 // per object, the same as kubectl hygiene audit --fix=apply, which uses
-// PlanFixes and a Fixer too). See Example for a scan and
+// PlanFixes and a Fixer too; see ExamplePlanFixes). See Example for a scan and
 // ExampleNewLeaseSchedule for the schedule.
 //
 // audit is a driver like the webhook, and imports neither the webhook nor
