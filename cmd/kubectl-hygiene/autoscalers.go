@@ -25,5 +25,5 @@ func (c judgeCluster) Autoscalers(ctx context.Context, obj *unstructured.Unstruc
 // autoscalers lists the HorizontalPodAutoscalers that scale obj (one list
 // call in its namespace; the server keeps a cache instead).
 func (c *cluster) autoscalers(ctx context.Context, obj *unstructured.Unstructured) ([]*autoscalingv2.HorizontalPodAutoscaler, error) {
-	return kube.NewCluster(c.dynamic, 0).Autoscalers(ctx, obj)
+	return kube.ListAutoscalers(ctx, c.dynamic, obj)
 }

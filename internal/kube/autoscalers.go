@@ -124,9 +124,10 @@ func sortByName(hpas []*autoscalingv2.HorizontalPodAutoscaler) {
 	slices.SortFunc(hpas, func(a, b *autoscalingv2.HorizontalPodAutoscaler) int { return strings.Compare(a.Name, b.Name) })
 }
 
-// listAutoscalers lists the HorizontalPodAutoscalers of obj's namespace
-// with client and keeps those that scale obj: the lookup without a cache.
-func listAutoscalers(ctx context.Context, client dynamic.Interface, obj *unstructured.Unstructured) ([]*autoscalingv2.HorizontalPodAutoscaler, error) {
+// ListAutoscalers lists the HorizontalPodAutoscalers of obj's namespace
+// with client and returns those that scale obj, sorted by name: the
+// one-off lookup of a command (kubectl hygiene diff), one list call.
+func ListAutoscalers(ctx context.Context, client dynamic.Interface, obj *unstructured.Unstructured) ([]*autoscalingv2.HorizontalPodAutoscaler, error) {
 	list, err := client.Resource(hpaGVR).Namespace(obj.GetNamespace()).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("listing the HorizontalPodAutoscalers of namespace %s: %w", obj.GetNamespace(), err)

@@ -97,7 +97,7 @@ func TestAutoscalersCacheFindsTheTargetingOnes(t *testing.T) {
 	}
 }
 
-func TestAutoscalersListedWithoutACache(t *testing.T) {
+func TestListAutoscalers(t *testing.T) {
 	scheme := runtime.NewScheme()
 	if err := autoscalingv2.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
@@ -108,11 +108,17 @@ func TestAutoscalersListedWithoutACache(t *testing.T) {
 	}
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme,
 		map[schema.GroupVersionResource]string{hpaGVR: "HorizontalPodAutoscalerList"}, objs...)
-	got, err := NewCluster(client, 0).Autoscalers(t.Context(), deployment("shop", "web"))
+	got, err := ListAutoscalers(t.Context(), client, deployment("shop", "web"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(wantWeb, names(got)); diff != "" {
 		t.Errorf("autoscalers of shop/web (-want +got):\n%s", diff)
+	}
+	// A Cluster without a cache knows none, and lists nothing.
+	before := len(client.Actions())
+	none, err := NewCluster(client, 0).Autoscalers(t.Context(), deployment("shop", "web"))
+	if err != nil || len(none) != 0 || len(client.Actions()) != before {
+		t.Errorf("Cluster without a cache: %v, %v, %d calls; want none, no error, no call", names(none), err, len(client.Actions())-before)
 	}
 }

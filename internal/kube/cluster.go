@@ -40,8 +40,8 @@ type Cluster struct {
 // ClusterOption configures a Cluster.
 type ClusterOption func(*Cluster)
 
-// WithAutoscalers makes Cluster.Autoscalers read the cache a instead of
-// listing: the server's way, one watch instead of a list per review.
+// WithAutoscalers makes Cluster.Autoscalers read the cache a: the
+// server's way, one watch instead of a list per review.
 func WithAutoscalers(a *Autoscalers) ClusterOption {
 	return func(c *Cluster) { c.autoscalers = a }
 }
@@ -62,14 +62,15 @@ func NewCluster(client dynamic.Interface, ttl time.Duration, opts ...ClusterOpti
 }
 
 // Autoscalers returns the HorizontalPodAutoscalers that scale obj (see
-// Targets), sorted by name: from the cache of WithAutoscalers (an error
-// wrapping ErrAutoscalersNotSynced until it has synced), else listed in
-// obj's namespace.
-func (c *Cluster) Autoscalers(ctx context.Context, obj *unstructured.Unstructured) ([]*autoscalingv2.HorizontalPodAutoscaler, error) {
-	if c.autoscalers != nil {
-		return c.autoscalers.Targeting(obj)
+// Targets), sorted by name, from the cache of WithAutoscalers (an error
+// wrapping ErrAutoscalersNotSynced until it has synced). Without a cache
+// it knows none and makes no call: a review must not cost a list
+// (ListAutoscalers is the one-off lookup).
+func (c *Cluster) Autoscalers(_ context.Context, obj *unstructured.Unstructured) ([]*autoscalingv2.HorizontalPodAutoscaler, error) {
+	if c.autoscalers == nil {
+		return nil, nil
 	}
-	return listAutoscalers(ctx, c.client, obj)
+	return c.autoscalers.Targeting(obj)
 }
 
 // Object returns the object gvr/namespace/name.

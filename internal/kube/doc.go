@@ -3,7 +3,8 @@
 // the revisions of a workload (its ReplicaSets or ControllerRevisions, by
 // its own selector) and the labels of a namespace, with a short cache;
 // the HorizontalPodAutoscalers that scale an object (Cluster.Autoscalers:
-// from the informer cache of Autoscalers in the server, listed otherwise);
+// from the informer cache of Autoscalers in the server; ListAutoscalers
+// for a one-off lookup);
 // and, in Schemas, the structural schemas of custom resources from the
 // API server's OpenAPI v3 documents, kept current (merge.WithSchemas).
 // That is its one job.

@@ -40,7 +40,9 @@ import (
 // parent: get; a DaemonSet has none, and the chart grants no get on it), a
 // rollout undo candidate of each (the revisions: list), and the namespace
 // labels of every review (get), and the events it records on the denied
-// scales (events.k8s.io) — and, with audit.enabled, a scan of the
+// scales (events.k8s.io), plus the list and watch of the
+// HorizontalPodAutoscaler cache (autoscalerCalls) — and, with
+// audit.enabled, a scan of the
 // audit.Scanner over objects whose template is older than last-applied
 // (list of the kinds, of the revisions, get of namespaces).
 func TestClusterRoleIsExactlyWhatTheCodeCalls(t *testing.T) {
@@ -48,9 +50,11 @@ func TestClusterRoleIsExactlyWhatTheCodeCalls(t *testing.T) {
 		values []string
 		calls  func(t *testing.T) []string
 	}{
-		"admission only (the default)": {calls: reviewerCalls},
+		"admission only (the default)": {calls: func(t *testing.T) []string {
+			return union(reviewerCalls(t), autoscalerCalls(t))
+		}},
 		"with the periodic audit": {values: []string{"audit.enabled=true"}, calls: func(t *testing.T) []string {
-			return union(reviewerCalls(t), auditCalls(t), recorderCalls)
+			return union(reviewerCalls(t), autoscalerCalls(t), auditCalls(t), recorderCalls)
 		}},
 	}
 	for name, tc := range tests {
