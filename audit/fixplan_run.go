@@ -8,6 +8,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/events"
 	"github.com/apply-hygiene/apply-hygiene/merge"
@@ -86,7 +87,7 @@ func (r *Runner) writeFix(ctx context.Context, log logr.Logger, of *ObjectFix) s
 		return fixConflict
 	case err != nil:
 		if ctx.Err() == nil {
-			log.Error(err, "audit could not fix an object", "kind", ref.Kind, "namespace", ref.Namespace, "name", ref.Name)
+			log.Error(redacted(ref, err), "audit could not fix an object", "kind", ref.Kind, "namespace", ref.Namespace, "name", ref.Name)
 		}
 		return fixError
 	}
@@ -97,6 +98,15 @@ func (r *Runner) writeFix(ctx context.Context, log logr.Logger, of *ObjectFix) s
 		r.opts.Recorder.Eventf(events.Regarding(ref.APIVersion, ref.Kind, ref.Namespace, ref.Name, of.UID), nil, corev1.EventTypeNormal, FixedReason, EventAction, "%s", truncate(note, maxNote))
 	}
 	return fixApplied
+}
+
+// redacted is err, but for a Secret only the API server's reason: a validation error may quote a field's value, and a Secret's
+// values stay out of the log.
+func redacted(ref merge.ObjectRef, err error) error {
+	if ref.Kind != "Secret" || ref.APIVersion != "v1" {
+		return err
+	}
+	return fmt.Errorf("patching the Secret: the API server answered %s (its message is not logged)", apierrors.ReasonForError(err))
 }
 
 // findingKey is one finding: its rule on one field of one object.

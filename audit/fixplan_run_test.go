@@ -15,8 +15,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -136,5 +138,31 @@ func TestRunnerWithoutFixerHasNoFixesCounter(t *testing.T) {
 	}
 	if err := reg.Register(prometheus.NewCounterVec(prometheus.CounterOpts{Name: "apply_hygiene_audit_fixes_total", Help: "x"}, []string{"rule", "result"})); err != nil {
 		t.Errorf("registering apply_hygiene_audit_fixes_total: %v; want it free without a Fixer", err)
+	}
+}
+
+// A failed fix of a Secret logs the API server's reason only: a
+// validation error may quote the value.
+func TestRedactedKeepsSecretValuesOutOfTheLog(t *testing.T) {
+	invalid := apierrors.NewInvalid(schema.GroupKind{Kind: "Secret"}, "db", field.ErrorList{field.Invalid(field.NewPath("data", "password"), "hunter2", "bad")})
+	tests := map[string]struct {
+		ref  merge.ObjectRef
+		want string
+	}{
+		"a Secret: the reason only": {
+			ref:  merge.ObjectRef{APIVersion: "v1", Kind: "Secret", Namespace: "shop", Name: "db"},
+			want: "patching the Secret: the API server answered Invalid (its message is not logged)",
+		},
+		"a ConfigMap: the whole error": {
+			ref:  merge.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "shop", Name: "db"},
+			want: invalid.Error(),
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, redacted(tc.ref, invalid).Error()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
