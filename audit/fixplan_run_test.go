@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -34,9 +36,9 @@ func testMapper() meta.RESTMapper {
 }
 
 // The Runner with a Fixer removes a restarted Deployment's restartedAt
-// once, counts it, records a Normal event AuditFixed and leaves the fixed
-// finding out of the gauges and Warning events; the next scan finds
-// nothing to fix.
+// once, logs it in one line, counts it, records a Normal event AuditFixed
+// and leaves the fixed finding out of the gauges and Warning events; the
+// next scan finds nothing to fix.
 func TestRunnerFixesWithTheFixer(t *testing.T) {
 	client := newFakeClient(readObjects(t, "deployments/restarted.yaml")...)
 	reg := prometheus.NewRegistry()
@@ -47,9 +49,21 @@ func TestRunnerFixesWithTheFixer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report, err := r.RunOnce(t.Context())
+	var fixedLines []string
+	logger := funcr.NewJSON(func(obj string) {
+		if strings.Contains(obj, `"msg":"audit fixed an object"`) {
+			fixedLines = append(fixedLines, obj)
+		}
+	}, funcr.Options{})
+	ctx := logr.NewContext(t.Context(), logger)
+	report, err := r.RunOnce(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	wantLine := `{"logger":"audit","level":0,"msg":"audit fixed an object","kind":"Deployment","namespace":"shop","name":"web",` +
+		`"fix":"removed spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] (rolls the pods)"}`
+	if diff := cmp.Diff([]string{wantLine}, fixedLines); diff != "" {
+		t.Errorf("log lines (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]Finding{}, report.Findings); diff != "" {
 		t.Errorf("findings left after the fix (-want +got):\n%s", diff)
@@ -69,8 +83,11 @@ func TestRunnerFixesWithTheFixer(t *testing.T) {
 	if got, found, _ := unstructured.NestedString(live.Object, "spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt"); found {
 		t.Errorf("restartedAt = %q after the fix, want it removed", got)
 	}
-	if _, err := r.RunOnce(t.Context()); err != nil {
+	if _, err := r.RunOnce(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if len(fixedLines) != 1 {
+		t.Errorf("the second scan fixed again: %q", fixedLines)
 	}
 	want := `
 # HELP apply_hygiene_audit_fixes_total Findings the periodic audit fixed (audit.fix), by rule and result: applied, conflict (the object changed or went since the scan; nothing was written) or error.
