@@ -7,6 +7,15 @@ import data.applyhygiene.lib
 decisions contains lib.decision("apply-reverts-drift", message(r), [r.path]) if {
 	input.classification == "client-side-apply"
 	some r in input.analysis.reverts
+	not autoscaled(r)
+}
+
+# autoscaled(r) is true when replicas-autoscaled reports this apply's
+# spec.replicas already: the count it puts back is the autoscaler's, and
+# that warning says so with the autoscaler's name.
+autoscaled(r) if {
+	r.path == "spec.replicas"
+	some d in data.applyhygiene.rules.replicas_autoscaled.decisions
 }
 
 # change(r) says what the apply does to the field.

@@ -47,3 +47,19 @@ test_no_revert_no_decision if {
 	ds := apply_reverts_drift.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {})
 	count(ds) == 0
 }
+
+# With an autoscaler of the object, replicas-autoscaled names it; the
+# revert of its count is not said twice. Without one, or with that rule
+# off, the revert is reported.
+hpa := {"name": "web", "minReplicas": 3, "maxReplicas": 10, "currentReplicas": 5, "desiredReplicas": 5}
+
+test_replicas_an_autoscaler_scales_are_left_to_replicas_autoscaled if {
+	autoscaled_in := object.union(
+		t.make_input("client-side-apply", "kubectl-client-side-apply", {"reverts": [scaled]}),
+		{"autoscaling": {"manifestReplicas": 2, "autoscalers": [hpa]}},
+	)
+	count(apply_reverts_drift.decisions) == 0 with input as autoscaled_in
+	count(apply_reverts_drift.decisions) == 1 with input as autoscaled_in
+		with data.applyhygiene.config as {"rules": {"replicas-autoscaled": {"action": "off"}}}
+	count(apply_reverts_drift.decisions) == 1 with input as object.union(autoscaled_in, {"autoscaling": {"manifestReplicas": 2, "autoscalers": []}})
+}
