@@ -101,6 +101,9 @@ func TestRBACIsExactlyWhatTheServerCalls(t *testing.T) {
 		"common": {
 			wantCluster: concat(clusterRules, commonAuditListRules,
 				[]rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"persistentvolumes"}, Verbs: []string{"list"}}},
+				// audit.reports.format=openreports: server-side apply of
+				// new reports needs create, and the publisher lists its own.
+				[]rbacv1.PolicyRule{{APIGroups: []string{"openreports.io"}, Resources: []string{"clusterreports", "reports"}, Verbs: []string{"create", "list", "patch"}}},
 				selfManagedClusterRules),
 			wantNamespace: concat(namespaceRules, selfManagedNamespaceRules),
 		},
