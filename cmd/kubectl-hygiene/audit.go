@@ -107,18 +107,9 @@ each fix as a diff and writes nothing; --fix=apply writes them.`,
 // Complete reads the namespace; it does not connect.
 func (o *AuditOptions) Complete(cmd *cobra.Command, _ []string) error {
 	o.progressLine = isTerminal(o.ErrOut)
-	if o.AllNamespaces {
-		if cmd.Flags().Changed("namespace") {
-			return badInput(errors.New("--all-namespaces (-A) and --namespace (-n) exclude each other"))
-		}
-		return nil
-	}
-	ns, err := namespaceOf(o.kube)
-	if err != nil {
-		return badInput(err)
-	}
-	o.Namespace = ns
-	return nil
+	var err error
+	o.Namespace, err = namespaceScope(cmd, o.AllNamespaces, o.kube)
+	return err
 }
 
 // Validate checks the flags.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -51,6 +52,23 @@ func connect(flags *genericclioptions.ConfigFlags) (*cluster, error) {
 }
 
 // namespaceOf returns -n, or the namespace of the kubeconfig's context.
+// namespaceScope is the namespace a command that may span the cluster
+// works in: "" with --all-namespaces (-A), which excludes -n, else
+// namespaceOf. Its errors are bad input.
+func namespaceScope(cmd *cobra.Command, all bool, flags *genericclioptions.ConfigFlags) (string, error) {
+	if all {
+		if cmd.Flags().Changed("namespace") {
+			return "", badInput(errors.New("--all-namespaces (-A) and --namespace (-n) exclude each other"))
+		}
+		return "", nil
+	}
+	ns, err := namespaceOf(flags)
+	if err != nil {
+		return "", badInput(err)
+	}
+	return ns, nil
+}
+
 func namespaceOf(flags *genericclioptions.ConfigFlags) (string, error) {
 	if flags.Namespace != nil && *flags.Namespace != "" {
 		return *flags.Namespace, nil

@@ -126,18 +126,9 @@ func (o *MigrateOptions) Complete(cmd *cobra.Command, args []string) error {
 		}
 		o.Objects = append(o.Objects, namedObject{Kind: kind, Name: name})
 	}
-	if o.AllNamespaces {
-		if cmd.Flags().Changed("namespace") {
-			return badInput(errors.New("--all-namespaces (-A) and --namespace (-n) exclude each other"))
-		}
-		return nil
-	}
-	ns, err := namespaceOf(o.kube)
-	if err != nil {
-		return badInput(err)
-	}
-	o.Namespace = ns
-	return nil
+	var err error
+	o.Namespace, err = namespaceScope(cmd, o.AllNamespaces, o.kube)
+	return err
 }
 
 // Validate checks the flags.
