@@ -86,47 +86,9 @@ spec:
 func TestFirstServerSideApplyAfterClientSideApplyIsSilent(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
-	v1 := `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  labels: {app: web, team: payments}
-spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: web
-        image: nginx:1.14.2
-        env:
-        - {name: LOG_LEVEL, value: info}
-        - {name: DEBUG, value: "true"}
-`
-	v2 := `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  labels: {app: web}
-spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: web
-        image: nginx:1.14.2
-        env:
-        - {name: LOG_LEVEL, value: info}
-`
-	k.RunWithInput(t, v1, "apply", "-f", "-").MustSucceed(t)
-	apply := k.RunWithInput(t, v2, "apply", "--server-side", "-f", "-").MustSucceed(t)
+	// v2 drops the label team and the env var DEBUG.
+	k.Run(t, "apply", "-f", "testdata/client-side-then-server-side-v1.yaml").MustSucceed(t)
+	apply := k.Run(t, "apply", "--server-side", "-f", "testdata/client-side-then-server-side-v2.yaml").MustSucceed(t)
 	framework.WantLines(t, apply.Stdout, "deployment.apps/web serverside-applied")
 	framework.WantLines(t, apply.Stderr)
 	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.metadata.labels}"), `{"app":"web"}`)
