@@ -28,7 +28,7 @@ func runHygiene(t *testing.T, f *framework.Framework, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, hygiene, append(args, "--kubeconfig", f.Kubectl.Kubeconfig)...)
+	cmd := exec.CommandContext(ctx, framework.HygieneBinary(t), append(args, "--kubeconfig", f.Kubectl.Kubeconfig)...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

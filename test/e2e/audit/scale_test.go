@@ -119,7 +119,7 @@ func createDeployments(t *testing.T, cfg *rest.Config, namespace string, from, t
 // the test's namespace and returns its wall time and peak RSS.
 func binaryAudit(t *testing.T, f *framework.Framework) (time.Duration, int64) {
 	t.Helper()
-	cmd := exec.CommandContext(t.Context(), hygiene, "audit", "-n", f.Namespace, "-o", "json", "--kubeconfig", f.Kubectl.Kubeconfig)
+	cmd := exec.CommandContext(t.Context(), framework.HygieneBinary(t), "audit", "-n", f.Namespace, "-o", "json", "--kubeconfig", f.Kubectl.Kubeconfig)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	started := time.Now()
 	if out, err := cmd.CombinedOutput(); err != nil {

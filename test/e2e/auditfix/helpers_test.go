@@ -25,7 +25,7 @@ type result struct {
 // kubeconfig and the test's namespace.
 func hygieneCmd(ctx context.Context, t *testing.T, f *framework.Framework, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, hygiene, append(args, "-n", f.Namespace, "--kubeconfig", f.Kubectl.Kubeconfig)...)
+	cmd := exec.CommandContext(ctx, framework.HygieneBinary(t), append(args, "-n", f.Namespace, "--kubeconfig", f.Kubectl.Kubeconfig)...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	return cmd
 }

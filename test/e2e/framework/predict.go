@@ -35,9 +35,18 @@ type Predictor struct {
 	applies, messages, silent int
 }
 
-// NewPredictor returns a Predictor with a kubectl-hygiene built once for
-// the package (into the framework's home, removed with the control plane).
+// NewPredictor returns a Predictor with the package's kubectl-hygiene
+// (HygieneBinary).
 func NewPredictor(t *testing.T) *Predictor {
+	t.Helper()
+	return &Predictor{bin: HygieneBinary(t), home: t.TempDir()}
+}
+
+// HygieneBinary returns the kubectl-hygiene binary, built once for the
+// package into a directory of its own in the framework's home (removed
+// with the control plane): a directory to put on PATH for kubectl's
+// plugin discovery.
+func HygieneBinary(t *testing.T) string {
 	t.Helper()
 	requireEnv(t)
 	shared.once.Do(func() {
@@ -50,10 +59,10 @@ func NewPredictor(t *testing.T) *Predictor {
 	if shared.err != nil {
 		t.Fatal(shared.err)
 	}
-	return &Predictor{bin: shared.path, home: t.TempDir()}
+	return shared.path
 }
 
-// shared is the kubectl-hygiene that NewPredictor builds once.
+// shared is the kubectl-hygiene that HygieneBinary builds once.
 var shared struct {
 	once sync.Once
 	path string

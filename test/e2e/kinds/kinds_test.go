@@ -43,7 +43,7 @@ func TestEveryKind(t *testing.T) {
 		"rbac/v1 ClusterRoleBinding (cluster-scoped)":                    "clusterrolebinding",
 	}
 	grantBreakGlass(t)
-	plugins := filepath.Dir(framework.HygienePlugin(t))
+	plugins := filepath.Dir(framework.HygieneBinary(t))
 	pred := framework.NewPredictor(t)
 	t.Cleanup(func() {
 		// Three applies per kind: v2 warns about the orphan, v3 about the

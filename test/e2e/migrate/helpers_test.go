@@ -1,16 +1,10 @@
 package migrate_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -18,34 +12,6 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
-
-// result is one run of the kubectl-hygiene binary.
-type result struct {
-	stdout, stderr string
-	code           int
-}
-
-// runHygiene runs the built kubectl-hygiene with the framework's kubeconfig.
-func runHygiene(t *testing.T, f *framework.Framework, args ...string) result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, hygiene, append(args, "--kubeconfig", f.Kubectl.Kubeconfig)...)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	res := result{stdout: stdout.String(), stderr: stderr.String()}
-	var exitErr *exec.ExitError
-	switch {
-	case errors.As(err, &exitErr):
-		res.code = exitErr.ExitCode()
-	case err != nil:
-		t.Fatalf("running kubectl-hygiene %s: %v", strings.Join(args, " "), err)
-	}
-	t.Logf("$ kubectl hygiene %s (exit %d)\n%s%s", strings.Join(args, " "), res.code, res.stdout, res.stderr)
-	return res
-}
 
 // clientGoApply applies the manifest server-side through client-go as
 // manager, the way a controller does: a plain apply patch, without the

@@ -8,33 +8,11 @@
 package migrate_test
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
-// hygiene is the kubectl-hygiene binary that TestMain builds, and removes
-// when the tests end.
-var hygiene string
-
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "kubectl-hygiene-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "creating a directory for kubectl-hygiene:", err)
-		os.Exit(1)
-	}
-	hygiene = filepath.Join(dir, "kubectl-hygiene")
-	build := exec.Command("go", "build", "-o", hygiene, "github.com/apply-hygiene/apply-hygiene/cmd/kubectl-hygiene")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building kubectl-hygiene:", err)
-		os.Exit(1)
-	}
-	code := framework.Run(m, framework.WithWebhook())
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
+	framework.Main(m, framework.WithWebhook())
 }

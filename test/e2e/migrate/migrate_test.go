@@ -123,13 +123,13 @@ func TestServerSideApplyAfterClientSideApply(t *testing.T) {
 			f := framework.New(t)
 			f.Kubectl.Run(t, "apply", "-f", v1).MustSucceed(t)
 			if tc.migrate != nil {
-				res := runHygiene(t, f, append([]string{"migrate", "--server-side", "-n", f.Namespace}, tc.migrate...)...)
-				if res.code != 0 {
-					t.Fatalf("migrate exited %d:\n%s", res.code, res.stderr)
+				res := f.Hygiene(t, append([]string{"migrate", "--server-side", "-n", f.Namespace}, tc.migrate...)...)
+				if res.ExitCode != 0 {
+					t.Fatalf("migrate exited %d:\n%s", res.ExitCode, res.Stderr)
 				}
 				// Nothing on stderr: no warning of apply-hygiene on the writes.
-				framework.WantLines(t, res.stderr)
-				framework.WantLines(t, res.stdout, migrateLines(f.Namespace, fmt.Sprintf(upgradedLine, tc.manager),
+				framework.WantLines(t, res.Stderr)
+				framework.WantLines(t, res.Stdout, migrateLines(f.Namespace, fmt.Sprintf(upgradedLine, tc.manager),
 					keptLine(f.Namespace), "1 object(s) upgraded, 0 with nothing to upgrade, 0 failed.")...)
 			}
 			tc.apply(t, f)
@@ -140,12 +140,12 @@ func TestServerSideApplyAfterClientSideApply(t *testing.T) {
 				return
 			}
 			// Upgraded: migrate finds nothing more to do.
-			res := runHygiene(t, f, "migrate", "--server-side", "-n", f.Namespace)
+			res := f.Hygiene(t, "migrate", "--server-side", "-n", f.Namespace)
 			if !tc.want.LastApplied {
-				framework.WantLines(t, res.stdout, "No objects managed by client-side apply.")
+				framework.WantLines(t, res.Stdout, "No objects managed by client-side apply.")
 				return
 			}
-			framework.WantLines(t, res.stdout,
+			framework.WantLines(t, res.Stdout,
 				"Deployment "+f.Namespace+"/web: no client-side apply manager left, only the last-applied annotation",
 				"  last-applied: kept; server-side apply does not need it: drop it with kubectl annotate deployment.apps/web -n "+
 					f.Namespace+" kubectl.kubernetes.io/last-applied-configuration-",

@@ -21,13 +21,13 @@ func TestDryRunWritesNothing(t *testing.T) {
 	f.Kubectl.Run(t, "apply", "-f", v1).MustSucceed(t)
 	before := managedFieldsOf(t, f)
 
-	res := runHygiene(t, f, "migrate", "--server-side", "--dry-run", "--drop-last-applied", "-n", f.Namespace)
-	if res.code != 0 {
-		t.Fatalf("migrate --dry-run exited %d:\n%s", res.code, res.stderr)
+	res := f.Hygiene(t, "migrate", "--server-side", "--dry-run", "--drop-last-applied", "-n", f.Namespace)
+	if res.ExitCode != 0 {
+		t.Fatalf("migrate --dry-run exited %d:\n%s", res.ExitCode, res.Stderr)
 	}
 	// Nothing on stderr: no warning of apply-hygiene on the writes.
-	framework.WantLines(t, res.stderr)
-	framework.WantLines(t, res.stdout, migrateLines(f.Namespace, fmt.Sprintf(dryRunLine, "kubectl"),
+	framework.WantLines(t, res.Stderr)
+	framework.WantLines(t, res.Stdout, migrateLines(f.Namespace, fmt.Sprintf(dryRunLine, "kubectl"),
 		"  last-applied: would be dropped (dry run)",
 		"1 object(s) would be upgraded (dry run: nothing was written), 0 with nothing to upgrade, 0 failed.")...)
 	if diff := cmp.Diff(before, managedFieldsOf(t, f)); diff != "" {
@@ -51,27 +51,27 @@ func TestConcurrentChangeFailsCleanly(t *testing.T) {
 	k.Run(t, "label", "deployment/web", "extra=1").MustSucceed(t)
 	before := managedFieldsOf(t, f)
 
-	res := runHygiene(t, f, "migrate", "--server-side", "-f", saved)
-	if res.code != 1 {
-		t.Errorf("migrate of the changed object exited %d, want 1", res.code)
+	res := f.Hygiene(t, "migrate", "--server-side", "-f", saved)
+	if res.ExitCode != 1 {
+		t.Errorf("migrate of the changed object exited %d, want 1", res.ExitCode)
 	}
-	framework.WantLines(t, res.stdout, migrateLines(f.Namespace, "  failed: Deployment "+f.Namespace+"/web changed since resourceVersion "+rv+
+	framework.WantLines(t, res.Stdout, migrateLines(f.Namespace, "  failed: Deployment "+f.Namespace+"/web changed since resourceVersion "+rv+
 		" was read: nothing was written; run kubectl hygiene migrate again to migrate it as it is now",
 		"  last-applied: kept",
 		"0 object(s) upgraded, 0 with nothing to upgrade, 1 failed.")...)
-	framework.WantLines(t, res.stderr, "error: 1 object(s) could not be migrated")
+	framework.WantLines(t, res.Stderr, "error: 1 object(s) could not be migrated")
 	if diff := cmp.Diff(before, managedFieldsOf(t, f)); diff != "" {
 		t.Errorf("the refused migration changed deployment/web (-before +after):\n%s", diff)
 	}
 
 	// The manifest names the object; the live one is migrated.
-	res = runHygiene(t, f, "migrate", "--server-side", "-f", v1, "-n", f.Namespace)
-	if res.code != 0 {
-		t.Fatalf("migrate of the object as it is now exited %d:\n%s", res.code, res.stderr)
+	res = f.Hygiene(t, "migrate", "--server-side", "-f", v1, "-n", f.Namespace)
+	if res.ExitCode != 0 {
+		t.Fatalf("migrate of the object as it is now exited %d:\n%s", res.ExitCode, res.Stderr)
 	}
 	// apply-hygiene's one warning on the upgrade is about a real orphan:
 	// the label that kubectl label set, which no apply removes.
-	framework.WantMatch(t, res.stderr, `Warning: \[orphaned-field\] Deployment `+f.Namespace+`/web: metadata\.labels\.extra \("1", set by kubectl-label at \S+\) is in neither your manifest nor last-applied, so kubectl apply will never remove it\. .*`)
+	framework.WantMatch(t, res.Stderr, `Warning: \[orphaned-field\] Deployment `+f.Namespace+`/web: metadata\.labels\.extra \("1", set by kubectl-label at \S+\) is in neither your manifest nor last-applied, so kubectl apply will never remove it\. .*`)
 	want := state{Team: "payments", Env: []string{"KEEP", "DEBUG"}, LastApplied: true,
 		Managers: []string{"kubectl Apply", "kubectl-label Update", "kubectl-last-applied Apply"}}
 	if diff := cmp.Diff(want, stateOf(t, f)); diff != "" {
@@ -114,18 +114,18 @@ func TestDropLastAppliedJSON(t *testing.T) {
 	}
 	k.RunWithInput(t, strings.ReplaceAll(string(other), "web", "ssa-only"), "apply", "--server-side", "-f", "-").MustSucceed(t)
 
-	res := runHygiene(t, f, "migrate", "--server-side", "--drop-last-applied", "-n", f.Namespace, "-o", "json")
-	if res.code != 0 {
-		t.Fatalf("migrate exited %d:\n%s", res.code, res.stderr)
+	res := f.Hygiene(t, "migrate", "--server-side", "--drop-last-applied", "-n", f.Namespace, "-o", "json")
+	if res.ExitCode != 0 {
+		t.Fatalf("migrate exited %d:\n%s", res.ExitCode, res.Stderr)
 	}
 	// Nothing on stderr: no warning of apply-hygiene on the writes.
-	framework.WantLines(t, res.stderr)
+	framework.WantLines(t, res.Stderr)
 	var got migrateJSON
-	if err := json.Unmarshal([]byte(res.stdout), &got); err != nil {
-		t.Fatalf("decoding migrate -o json: %v\n%s", err, res.stdout)
+	if err := json.Unmarshal([]byte(res.Stdout), &got); err != nil {
+		t.Fatalf("decoding migrate -o json: %v\n%s", err, res.Stdout)
 	}
 	if len(got.Objects) != 1 {
-		t.Fatalf("migrate listed %d objects, want deployment/web alone:\n%s", len(got.Objects), res.stdout)
+		t.Fatalf("migrate listed %d objects, want deployment/web alone:\n%s", len(got.Objects), res.Stdout)
 	}
 	obj := got.Objects[0]
 	summary := []string{got.FieldManager, obj.Object.Kind, obj.Object.Namespace, obj.Object.Name, strings.Join(obj.Managers, ","), obj.Upgrade, obj.LastApplied, obj.Error}
@@ -161,6 +161,6 @@ func TestDropLastAppliedJSON(t *testing.T) {
 	if diff := cmp.Diff(want, stateOf(t, f)); diff != "" {
 		t.Errorf("deployment/web after kubectl apply --server-side (-want +got):\n%s", diff)
 	}
-	res = runHygiene(t, f, "migrate", "--server-side", "-n", f.Namespace)
-	framework.WantLines(t, res.stdout, "No objects managed by client-side apply.")
+	res = f.Hygiene(t, "migrate", "--server-side", "-n", f.Namespace)
+	framework.WantLines(t, res.Stdout, "No objects managed by client-side apply.")
 }

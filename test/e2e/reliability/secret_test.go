@@ -61,7 +61,7 @@ func TestSecretValuesAppearNowhere(t *testing.T) {
 	outputs = append(outputs, reapplied)
 	// Drift left for the audit to find: the service account's edit again.
 	outputs = append(outputs, robot.Run(t, "patch", "secret/canary", "-p", editPatch).MustSucceed(t))
-	hygiene := framework.HygienePlugin(t)
+	hygiene := framework.HygieneBinary(t)
 	for _, output := range []string{"table", "json"} {
 		r := runHygiene(t, f, hygiene, "audit", "-n", f.Namespace, "--kind", "secrets", "-o", output)
 		if r.ExitCode > 1 || !strings.Contains(r.Stdout, "canary") {

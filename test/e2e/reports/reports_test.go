@@ -41,7 +41,7 @@ func TestPolicyReports(t *testing.T) {
 	}
 	installCRDs(t, f)
 	t.Run("once the CRDs are installed the server says so", func(t *testing.T) { crdsInstalled(t) })
-	hygiene := framework.HygienePlugin(t)
+	hygiene := framework.HygieneBinary(t)
 	t.Run("drift becomes a Report equal to kubectl hygiene audit", func(t *testing.T) { driftReported(t, f, hygiene) })
 	if t.Failed() {
 		return

@@ -49,7 +49,7 @@ func TestPolicyReport(t *testing.T) {
 	f.Kubectl.Run(t, "create", "deployment", "made", "--image=nginx:1.27", "--replicas=0").MustSucceed(t)
 	f.Kubectl.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t)
 	f.KubectlAsServiceAccount(t, "ci-bot").Run(t, "set", "image", "deployment/web", "nginx=nginx:1.28").MustSucceed(t)
-	hygiene := framework.HygienePlugin(t)
+	hygiene := framework.HygieneBinary(t)
 	want := audited(t, hygiene, f)
 	if got := len(want); got != 2 {
 		t.Fatalf("kubectl hygiene audit found %d findings, want 2: %+v", got, want)
