@@ -33,11 +33,7 @@ func TestOneReplicaKilledAtATime(t *testing.T) {
 	n := applies(t)
 	before := w.LB().Stats()
 	var kills record
-	loads := f.ApplyLoad(t, clients, n/clients, func(ctx context.Context, done <-chan struct{}) error {
-		at, err := oneAtATime(ctx, done, w, 2*time.Second, func(_ context.Context, r *devenv.Replica) error { return r.Kill() })
-		kills.set(at)
-		return err
-	})
+	loads := f.ApplyLoad(t, clients, n/clients, killOneAtATime(w, &kills))
 	inFlight := 0
 	for i := range loads {
 		l := &loads[i]
@@ -56,8 +52,45 @@ func TestOneReplicaKilledAtATime(t *testing.T) {
 	t.Logf("%d applies, %d failed, %d cut off in flight (%d kills of one replica at a time; connections per replica %v, "+
 		"%d connections cut off with bytes unanswered, %d dials redispatched)",
 		n, failed, inFlight, len(kills.times()), stats.Connections, stats.CutOff, stats.DialFailures)
-	if len(kills.times()) < 2*len(w.Replicas()) {
-		t.Errorf("%d kills during the applies, want at least two of each replica", len(kills.times()))
+	checkKills(t, w, kills.times(), stats)
+}
+
+// The same kills under the chart's default failurePolicy Ignore: no write
+// fails. A review cut off by a kill fails open: the API server lets that
+// write through unreviewed and counts it in
+// apiserver_admission_webhook_fail_open_count, which the run reports.
+func TestOneReplicaKilledAtATimeUnderIgnore(t *testing.T) {
+	f := framework.New(t)
+	w := framework.Webhook(t)
+	withFailurePolicy(t, "Ignore")
+	n := applies(t)
+	before, openBefore := w.LB().Stats(), failedOpen(t, f)
+	var kills record
+	loads := f.ApplyLoad(t, clients, n/clients, killOneAtATime(w, &kills))
+	failed := report(t, f, loads)
+	stats := w.LB().Stats().Sub(before)
+	t.Logf("%d applies, %d failed (%d kills of one replica at a time; %d webhook calls failed open; connections per replica %v, "+
+		"%d dials redispatched)", n, failed, len(kills.times()), failedOpen(t, f)-openBefore, stats.Connections, stats.DialFailures)
+	checkKills(t, w, kills.times(), stats)
+}
+
+// killOneAtATime is the disruption of the kill runs: one replica at a
+// time killed with SIGKILL every ~2s and started again; kills records
+// when.
+func killOneAtATime(w *devenv.Webhook, kills *record) func(ctx context.Context, done <-chan struct{}) error {
+	return func(ctx context.Context, done <-chan struct{}) error {
+		at, err := oneAtATime(ctx, done, w, 2*time.Second, func(_ context.Context, r *devenv.Replica) error { return r.Kill() })
+		kills.set(at)
+		return err
+	}
+}
+
+// checkKills fails t unless each replica was killed at least twice during
+// the applies while the other always served.
+func checkKills(t *testing.T, w *devenv.Webhook, kills []time.Time, stats devenv.LoadBalancerStats) {
+	t.Helper()
+	if len(kills) < 2*len(w.Replicas()) {
+		t.Errorf("%d kills during the applies, want at least two of each replica", len(kills))
 	}
 	if stats.NoReadyReplica > 0 {
 		t.Errorf("the load balancer found no ready replica for %d connections, want 0: one replica always runs", stats.NoReadyReplica)

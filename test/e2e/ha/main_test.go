@@ -3,7 +3,8 @@
 // connections go only to replicas whose /readyz passes) with failurePolicy
 // Fail, and loses one replica at a time while 8 clients apply: killed with
 // SIGKILL as a crash or an OOM kill would, and replaced one by one as a
-// rolling upgrade does (SIGTERM, graceful shutdown, a new process).
+// rolling upgrade does (SIGTERM, graceful shutdown, a new process). The
+// kills run once more under the chart's default failurePolicy Ignore.
 //
 // The runs make 1,000 applies each; APPLY_HYGIENE_HA_APPLIES sets another
 // number for the long runs of docs/reliability.md.
