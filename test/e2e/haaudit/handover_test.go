@@ -41,6 +41,7 @@ func handOver(t *testing.T, disrupt func(*devenv.Replica) error, within time.Dur
 	f := framework.New(t)
 	w := framework.Webhook(t)
 	ctx := t.Context()
+	f.InstallOpenReportsCRDs(t)
 	created := time.Now()
 	f.Kubectl.Run(t, "create", "deployment", "made-imperatively", "--image=nginx:1.27").MustSucceed(t)
 
@@ -124,7 +125,13 @@ func handOver(t *testing.T, disrupt func(*devenv.Replica) error, within time.Dur
 	if events < seenScans || events > seenScans+unsure {
 		t.Errorf("%d MissingLastApplied events on deployment/made-imperatively, want one per scan that saw it: %d (+%d that may have)", events, seenScans, unsure)
 	}
-	t.Logf("hand-over from replica %d to %d in %s; %d scans since the create, one per interval; %d events; findings exported by replica %d only",
+	// Both replicas publish the same Report by server-side apply: the
+	// hand-over leaves one Report with the finding once.
+	want := []string{"apply-hygiene: missing-last-applied Deployment/made-imperatively"}
+	if got := reportResults(t, f); !slices.Equal(got, want) {
+		t.Errorf("the namespace's Reports after the hand-over: %q, want %q", got, want)
+	}
+	t.Logf("hand-over from replica %d to %d in %s; %d scans since the create, one per interval; %d events; findings exported by replica %d only; one Report with one result",
 		old.Index, leader.Index, handOverTime.Round(time.Millisecond), n, events, leader.Index)
 }
 

@@ -13,6 +13,8 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	v1alpha1 "github.com/openreports/reports-api/apis/openreports.io/v1alpha1"
+
 	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
@@ -189,4 +191,24 @@ func eventCount(ctx context.Context, t *testing.T, f *framework.Framework, name,
 		}
 	}
 	return n
+}
+
+// reportResults are the OpenReports Reports of the namespace, one line per
+// result: "<report>: <rule> <kind>/<name>" of each object it names.
+func reportResults(t *testing.T, f *framework.Framework) []string {
+	t.Helper()
+	var list v1alpha1.ReportList
+	out := f.Kubectl.Run(t, "get", "reports.openreports.io", "-o", "json").MustSucceed(t)
+	if err := json.Unmarshal([]byte(out.Stdout), &list); err != nil {
+		t.Fatalf("decoding the Reports: %v", err)
+	}
+	var lines []string
+	for _, r := range list.Items {
+		for _, res := range r.Results {
+			for _, s := range res.Subjects {
+				lines = append(lines, fmt.Sprintf("%s: %s %s/%s", r.Name, res.Rule, s.Kind, s.Name))
+			}
+		}
+	}
+	return lines
 }

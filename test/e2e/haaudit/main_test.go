@@ -4,7 +4,8 @@
 // when the leader is killed, at once when it shuts down, and the audit
 // still runs exactly once per interval across the replicas (the schedule
 // Lease), with one event per interval and the findings exported by the
-// replica that audits.
+// replica that audits, which also publishes the namespace's one
+// OpenReports Report.
 package haaudit_test
 
 import (
@@ -21,10 +22,10 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	framework.Main(m, framework.WithWebhook("audit.enabled=true"), framework.WithReplicas(2),
+	framework.Main(m, framework.WithWebhook("audit.enabled=true", "audit.reports.format=openreports"), framework.WithReplicas(2),
 		framework.WithServerArgs("--audit-interval="+interval.String(),
 			"--leader-election-lease-duration="+leaseDuration.String(),
 			"--leader-election-renew-deadline=3s",
 			"--leader-election-retry-period="+retryPeriod.String(),
-			"--shutdown-delay=0s"))
+			"--shutdown-delay=0s", "--reports-format=openreports"))
 }

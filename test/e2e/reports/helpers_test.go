@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -133,20 +132,4 @@ func hasLine(text, line string) bool {
 		}
 	}
 	return false
-}
-
-// installCRDs applies the OpenReports CRDs of the module this repository
-// requires (config/crd of github.com/openreports/reports-api).
-func installCRDs(t *testing.T, f *framework.Framework) {
-	t.Helper()
-	out, err := exec.CommandContext(t.Context(), "go", "list", "-m", "-f", "{{.Dir}}", "github.com/openreports/reports-api").Output()
-	if err != nil {
-		t.Fatalf("go list -m github.com/openreports/reports-api: %v", err)
-	}
-	dir := filepath.Join(strings.TrimSpace(string(out)), "config", "crd")
-	admin := f.Kubectl
-	admin.Namespace = ""
-	admin.Run(t, "apply", "-f", dir).MustSucceed(t)
-	admin.Run(t, "wait", "--for=condition=Established", "--timeout=60s",
-		"crd/reports.openreports.io", "crd/clusterreports.openreports.io").MustSucceed(t)
 }

@@ -39,7 +39,7 @@ func TestPolicyReports(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	installCRDs(t, f)
+	f.InstallOpenReportsCRDs(t)
 	t.Run("once the CRDs are installed the server says so", func(t *testing.T) { crdsInstalled(t) })
 	hygiene := framework.HygieneBinary(t)
 	t.Run("drift becomes a Report equal to kubectl hygiene audit", func(t *testing.T) { driftReported(t, f, hygiene) })
