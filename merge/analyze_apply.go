@@ -220,8 +220,25 @@ func (a *Analyzer) replicasReset(in applyInput, manifest map[string]any) *FieldF
 	if res, live := at(in.result.Object, p), at(in.live.Object, p); res.ok && live.ok && jsonEqual(res.v, live.v) {
 		return nil
 	}
-	f := a.fact(in.kind, p, factValues{live: at(in.live.Object, p), result: at(in.result.Object, p), lastApplied: orig}, nil)
+	res := at(in.result.Object, p)
+	if !res.ok && defaultsReplicas(in.live.GetAPIVersion(), in.kind) {
+		res = presence{v: int64(1), ok: true}
+	}
+	f := a.fact(in.kind, p, factValues{live: at(in.live.Object, p), result: res, lastApplied: orig}, nil)
 	return &f
+}
+
+// defaultsReplicas reports whether the API server sets spec.replicas to 1
+// when an object of this kind has none (the defaulting functions of apps/v1
+// and core/v1). An object the API server wrote has the default already; a
+// result predicted without the server (kubectl hygiene diff) gets it here.
+// No library exports those defaults: they live in k8s.io/kubernetes.
+func defaultsReplicas(apiVersion, kind string) bool {
+	switch apiVersion + " " + kind {
+	case "apps/v1 Deployment", "apps/v1 StatefulSet", "apps/v1 ReplicaSet", "v1 ReplicationController":
+		return true
+	}
+	return false
 }
 
 // dependent is a field that the server defaults from another one and that

@@ -79,6 +79,11 @@ func TestReplicasResetIsNotAlsoARevert(t *testing.T) {
 	if an.ReplicasReset == nil {
 		t.Fatal("no replicas reset")
 	}
+	// The result is predicted here, without the API server: it gets the
+	// server's default of a Deployment's replicas, as the webhook sees it.
+	if got := an.ReplicasReset.Result; got != int64(1) {
+		t.Errorf("replicas reset result %v (%T), want the server's default 1", got, got)
+	}
 	for _, r := range an.Reverts {
 		if r.Path.String() == "spec.replicas" {
 			t.Errorf("spec.replicas is a revert too: %+v", r)

@@ -153,10 +153,8 @@ func TestWithoutAutoscalerNothingNewIsSaid(t *testing.T) {
 	framework.WantLines(t, res.Stdout, "deployment.apps/web configured")
 	framework.WantLines(t, res.Stderr)
 
-	// Not through the Predictor: diff computes no server defaults, so it
-	// predicts "removes it (now 4)" where the server resets replicas to 1.
 	const file = "testdata/web-no-replicas.yaml"
-	denied := k.Run(t, "apply", "-f", file).MustFail(t)
+	denied := p.Apply(t, k, file).MustFail(t)
 	lines := denied.StderrLines()
 	framework.WantLines(t, lines[len(lines)-1], fmt.Sprintf("for: %q: error when patching %q: ", file, file)+framework.DeniedPrefix+
 		"[replicas-reset] Deployment "+f.Namespace+"/web: the manifest drops spec.replicas, which last-applied has, so this apply resets it from 4 to 1. "+
