@@ -57,6 +57,14 @@ func (k Kubectl) RunWithInput(t *testing.T, stdin string, args ...string) Result
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+k.Kubeconfig, "HOME="+env.home, "KUBECTL_COMMAND_HEADERS=true")
 	cmd.Env = append(cmd.Env, k.Env...)
 	cmd.Stdin = strings.NewReader(stdin)
+	return runKubectl(t, cmd, args)
+}
+
+// runKubectl runs cmd, a kubectl command whose arguments after "kubectl" are
+// args, and returns what it printed and its exit code, which it logs. It
+// fails t only when cmd cannot be run at all.
+func runKubectl(t *testing.T, cmd *exec.Cmd, args []string) Result {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

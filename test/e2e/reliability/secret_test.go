@@ -1,18 +1,15 @@
 package reliability_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -61,9 +58,8 @@ func TestSecretValuesAppearNowhere(t *testing.T) {
 	outputs = append(outputs, reapplied)
 	// Drift left for the audit to find: the service account's edit again.
 	outputs = append(outputs, robot.Run(t, "patch", "secret/canary", "-p", editPatch).MustSucceed(t))
-	hygiene := framework.HygieneBinary(t)
 	for _, output := range []string{"table", "json"} {
-		r := runHygiene(t, f, hygiene, "audit", "-n", f.Namespace, "--kind", "secrets", "-o", output)
+		r := f.Hygiene(t, "audit", "-n", f.Namespace, "--kind", "secrets", "-o", output)
 		if r.ExitCode > 1 || !strings.Contains(r.Stdout, "canary") {
 			t.Errorf("kubectl hygiene audit -o %s: exit %d, want 0 or 1 and findings about secret/canary\n%s%s", output, r.ExitCode, r.Stdout, r.Stderr)
 		}
@@ -113,27 +109,6 @@ func waitReviewingSecrets(t *testing.T, k framework.Kubectl, editPatch string) [
 		return r.ExitCode != 0, nil
 	})
 	return results
-}
-
-// runHygiene runs the kubectl-hygiene binary as the test's admin.
-func runHygiene(t *testing.T, f *framework.Framework, bin string, args ...string) framework.Result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append(args, "--kubeconfig", f.Kubectl.Kubeconfig)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := framework.Result{Args: append([]string{"hygiene"}, args...), Stdout: stdout.String(), Stderr: stderr.String()}
-	var exitErr *exec.ExitError
-	switch {
-	case errors.As(err, &exitErr):
-		r.ExitCode = exitErr.ExitCode()
-	case err != nil:
-		t.Fatalf("running kubectl-hygiene %s: %v", strings.Join(args, " "), err)
-	}
-	t.Logf("$ kubectl hygiene %s\n%s%s(exit %d)", strings.Join(args, " "), r.Stdout, r.Stderr, r.ExitCode)
-	return r
 }
 
 func secretManifest(token, password string) string {
