@@ -51,7 +51,6 @@ func connect(flags *genericclioptions.ConfigFlags) (*cluster, error) {
 	return &cluster{dynamic: dyn, mapper: mapper, schemas: schemas}, nil
 }
 
-// namespaceOf returns -n, or the namespace of the kubeconfig's context.
 // namespaceScope is the namespace a command that may span the cluster
 // works in: "" with --all-namespaces (-A), which excludes -n, else
 // namespaceOf. Its errors are bad input.
@@ -69,6 +68,7 @@ func namespaceScope(cmd *cobra.Command, all bool, flags *genericclioptions.Confi
 	return ns, nil
 }
 
+// namespaceOf returns -n, or the namespace of the kubeconfig's context.
 func namespaceOf(flags *genericclioptions.ConfigFlags) (string, error) {
 	if flags.Namespace != nil && *flags.Namespace != "" {
 		return *flags.Namespace, nil
