@@ -67,7 +67,7 @@ func TestEveryQueriedMetricIsExported(t *testing.T) {
 		return err == nil && strings.Contains(body, finding), err
 	})
 	failOpen(t, k)
-	apiserver := scrapeAPIServer(t, f)
+	apiserver := f.APIServerMetrics(t)
 
 	exported := map[string]map[string]bool{"server": sampleNames(t, server), "API server": sampleNames(t, apiserver)}
 	checked := 0
@@ -134,15 +134,6 @@ func failOpen(t *testing.T, k framework.Kubectl) {
 		}
 	}()
 	k.Run(t, "label", "deployment/web", "example.com/unreviewed=true").MustSucceed(t)
-}
-
-func scrapeAPIServer(t *testing.T, f *framework.Framework) string {
-	t.Helper()
-	raw, err := f.Client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(t.Context())
-	if err != nil {
-		t.Fatalf("scraping the API server: %v", err)
-	}
-	return string(raw)
 }
 
 // sampleNames are the names of the samples of a /metrics page.

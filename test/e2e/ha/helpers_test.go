@@ -144,12 +144,8 @@ func withFailurePolicy(t *testing.T, policy string) {
 // over both webhooks).
 func failedOpen(t *testing.T, f *framework.Framework) int {
 	t.Helper()
-	raw, err := f.Client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(t.Context())
-	if err != nil {
-		t.Fatalf("scraping the API server: %v", err)
-	}
 	total := 0
-	for _, line := range strings.Split(string(raw), "\n") {
+	for _, line := range strings.Split(f.APIServerMetrics(t), "\n") {
 		if !strings.HasPrefix(line, "apiserver_admission_webhook_fail_open_count{") || !strings.Contains(line, `.apply-hygiene.io"`) {
 			continue
 		}
