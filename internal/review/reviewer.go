@@ -129,16 +129,25 @@ func (r *Reviewer) objects(ctx context.Context, req *admissionv1.AdmissionReques
 }
 
 // ScaleReplicas decodes the Scale object of a /scale request and returns
-// its spec.replicas; the error wraps ErrBadRequest when there is none.
+// its spec.replicas. A Scale without one is a scale to zero: replicas is
+// omitempty in every Scale version, so the API server sends "spec":{} for
+// `kubectl scale --replicas=0` (and for the HPA or KEDA scaling to zero).
+// The error wraps ErrBadRequest only for a body no API server sends: no
+// Scale object, or a spec.replicas that is not an integer.
 func ScaleReplicas(req *admissionv1.AdmissionRequest) (int64, error) {
 	scaleGVK := schema.GroupVersionKind{Group: req.Kind.Group, Version: req.Kind.Version, Kind: req.Kind.Kind}
 	scale, err := decodeObject(req.Object, scaleGVK, "object")
 	if err != nil {
 		return 0, err
 	}
-	replicas, found, err := unstructured.NestedInt64(scale.Object, "spec", "replicas")
-	if err != nil || !found {
-		return 0, fmt.Errorf("%w: the Scale object has no spec.replicas", ErrBadRequest)
+	spec, _ := scale.Object["spec"].(map[string]any)
+	value, found := spec["replicas"]
+	if !found || value == nil {
+		return 0, nil
+	}
+	replicas, ok := value.(int64)
+	if !ok {
+		return 0, fmt.Errorf("%w: the Scale object's spec.replicas is %v, not an integer", ErrBadRequest, value)
 	}
 	return replicas, nil
 }

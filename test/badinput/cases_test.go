@@ -50,7 +50,7 @@ var generators = map[string]func(t *testing.T) []byte{
 	"object-is-null":          edit(func(r review) { r.req()["object"] = nil }),
 	"old-object-missing":      edit(func(r review) { delete(r.req(), "oldObject") }),
 	"object-and-old-swapped":  edit(func(r review) { r.req()["object"], r.req()["oldObject"] = r.req()["oldObject"], r.req()["object"] }),
-	"scale-without-replicas":  edit(scaleWithoutReplicas),
+	"scale-to-zero":           edit(scaleToZero),
 	"kind-without-group":      edit(func(r review) { r.req()["kind"] = map[string]any{"kind": "Deployment"} }),
 	"managed-fields-not-list": edit(func(r review) { r.editBoth(func(o map[string]any) { meta(o)["managedFields"] = "x" }) }),
 	"containers-not-list": edit(func(r review) {
@@ -254,13 +254,17 @@ func connect(r review) {
 	req["options"] = nil
 }
 
-// scaleWithoutReplicas is a /scale update whose Scale has no spec.replicas.
-func scaleWithoutReplicas(r review) {
+// scaleToZero is `kubectl scale --replicas=0` of Deployment web as the
+// API server sends it: the Scale's spec.replicas is omitempty, so a scale
+// to zero has "spec":{}.
+func scaleToZero(r review) {
 	req := r.req()
 	req["subResource"] = "scale"
 	req["kind"] = map[string]any{"group": "autoscaling", "version": "v1", "kind": "Scale"}
 	req["object"] = map[string]any{"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": map[string]any{"name": "web"}, "spec": map[string]any{}}
 	req["oldObject"] = map[string]any{"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": map[string]any{"name": "web"}, "spec": map[string]any{"replicas": 3}}
+	req["operation"] = "UPDATE"
+	req["options"] = map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "PatchOptions"}
 }
 
 func deepCopy(m map[string]any) map[string]any {

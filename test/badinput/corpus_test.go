@@ -52,6 +52,11 @@ func badRequest(message string) outcome {
 	return outcome{Status: http.StatusBadRequest, Message: message}
 }
 
+// denied is a denial whose message starts with message.
+func denied(message string) outcome {
+	return outcome{Status: http.StatusOK, Message: message}
+}
+
 func allowedWith(warnings ...string) outcome {
 	return outcome{Status: http.StatusOK, Allowed: true, Warnings: warnings}
 }
@@ -68,7 +73,9 @@ func TestBadInputGetsAClearAnswer(t *testing.T) {
 			mutating: badRequest("bad admission request: oldObject is empty")},
 		"object-of-another-kind": {validating: badRequest(otherKind), mutating: badRequest(otherKind)},
 		"kind-without-group":     {validating: badRequest(noGroup), mutating: badRequest(noGroup)},
-		"scale-without-replicas": {validating: badRequest(noReplicas), mutating: badRequest(noReplicas)},
+		// A Scale without spec.replicas is a scale to zero (omitempty):
+		// last-applied owns replicas (3), so a person's scale is denied.
+		"scale-to-zero": {validating: denied(scaleToZeroDenied), mutating: allowed},
 		// controller-runtime decodes any AdmissionReview apiVersion into
 		// v1 and echoes it in the answer; the API server only sends the
 		// versions of admissionReviewVersions (v1).
@@ -111,10 +118,10 @@ func TestBadInputGetsAClearAnswer(t *testing.T) {
 }
 
 const (
-	noRequest  = "bad admission request: the AdmissionReview has no request (uid, operation and kind are required)"
-	otherKind  = "bad admission request: object is a ConfigMap (v1), but the request declares Deployment (apps/v1)"
-	noGroup    = "bad admission request: object is a Deployment (apps/v1), but the request declares Deployment ()"
-	noReplicas = "bad admission request: the Scale object has no spec.replicas"
+	noRequest         = "bad admission request: the AdmissionReview has no request (uid, operation and kind are required)"
+	otherKind         = "bad admission request: object is a ConfigMap (v1), but the request declares Deployment (apps/v1)"
+	noGroup           = "bad admission request: object is a Deployment (apps/v1), but the request declares Deployment ()"
+	scaleToZeroDenied = "[imperative-edit] Deployment deployment-apply/web: this write by apply-hygiene-admin changes fields that last-applied owns: spec.replicas (last-applied 3, now 0); "
 
 	managedFieldsNotList = "bad admission request: object: metadata.managedFields is a string, not a list"
 )
