@@ -41,11 +41,14 @@ type Update struct {
 
 // ReviewUpdate classifies, analyzes and evaluates u, exactly as Review
 // does an UPDATE request once decoded: Review ends here. It returns nil
-// (and no error) for a controller's write and for writes that the pass
-// does not review.
+// (and no error) for a write to an object being deleted (beingDeleted), a
+// controller's write and writes that the pass does not review.
 func (r *Reviewer) ReviewUpdate(ctx context.Context, u Update, pass Pass) (*Review, error) {
 	if u.Old == nil || u.New == nil {
 		return nil, errors.New("reviewing an update needs the old and the new object")
+	}
+	if beingDeleted(u.Old) {
+		return nil, nil
 	}
 	w := newWrite(u.Subresource, u.FieldManager, u.User, u.Old, u.New)
 	class := classify(w)
@@ -101,4 +104,16 @@ func requestSummary(u Update, w write) policy.Request {
 			ServiceAccount: isServiceAccount(u.User),
 		},
 	}
+}
+
+// beingDeleted reports whether obj is being deleted: the API server has
+// set its deletionTimestamp and waits for its finalizers. No rule acts on
+// a write to it (no denial, warning, repair or prune, whoever writes):
+// there is no next apply to such an object, and the writes it still gets
+// (a controller or a person removing a finalizer, so that the deletion
+// can finish) must never be held up. Its finalizers are never an
+// imperative edit. Deciding it here, before classification, keeps it in
+// one place for every driver of the core.
+func beingDeleted(obj *unstructured.Unstructured) bool {
+	return obj.GetDeletionTimestamp() != nil
 }
