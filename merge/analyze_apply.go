@@ -164,10 +164,9 @@ func changedSinceApply(orig, cur presence, ows []Owner, ow ownership) bool {
 // orphans lists the fields of result outside known (the new manifest and
 // the previous last-applied) that a person set outside apply (see
 // ownership.setByPerson), except server-managed ones, empty values and
-// spec.replicas: leaving replicas out of the manifest is the documented
-// way to hand it to `kubectl scale` or an autoscaler. A field that an
-// applier owns (server defaults included) or that nobody owns is never an
-// orphan, nor is a field of a built-in kind whose value is the one the
+// the workload's state (workloadState: spec.replicas, spec.paused). A
+// field that an applier owns (server defaults included) or that nobody
+// owns is never an orphan, nor is a field of a built-in kind whose value is the one the
 // server defaults it to (isServerDefault). A struct that is wholly outside
 // known is one orphan (see wholeStruct); resultTV is result's typed value, for its schema.
 func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *typed.TypedValue, resultSet, known *fieldpath.Set, mfs []ManagedFields) []FieldFact {
@@ -181,7 +180,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 	extra.Leaves().Iterate(func(fp fieldpath.Path) {
 		p := wholeStruct(topElement(Path(fp), inExtra), resultTV, known)
 		key := p.String()
-		if seen[key] || serverManaged(p) || key == "spec.replicas" {
+		if seen[key] || serverManaged(p) || workloadState(key) {
 			return
 		}
 		seen[key] = true

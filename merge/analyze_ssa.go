@@ -151,7 +151,7 @@ func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, ap
 	resultSet.Difference(applied).Leaves().Iterate(func(fp fieldpath.Path) {
 		p := topElement(Path(fp), inExtra)
 		key := p.String()
-		if seen[key] || serverManaged(p) || key == "spec.replicas" {
+		if seen[key] || serverManaged(p) || workloadState(key) {
 			return
 		}
 		seen[key] = true

@@ -203,8 +203,8 @@ func ExampleAnalyzer_Explain() {
 	  "managedFields":[
 	    {"manager":"kubectl-client-side-apply","operation":"Update","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:revisionHistoryLimit":{}}}},
 	    {"manager":"kubectl-edit","operation":"Update","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:minReadySeconds":{}}}},
-	    {"manager":"kubectl-patch","operation":"Update","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:paused":{}}}}]},
-	  "spec":{"minReadySeconds":7,"revisionHistoryLimit":10,"paused":true}}`)
+	    {"manager":"kubectl-patch","operation":"Update","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:progressDeadlineSeconds":{}}}}]},
+	  "spec":{"minReadySeconds":7,"revisionHistoryLimit":10,"progressDeadlineSeconds":120}}`)
 	ex, err := merge.NewAnalyzer().Explain(live)
 	if err != nil {
 		fmt.Println("error:", err)
@@ -218,6 +218,6 @@ func ExampleAnalyzer_Explain() {
 	// kind Deployment lastApplied: true default: false drift: false orphan: false
 	// metadata.name web lastApplied: true default: false drift: false orphan: false
 	// spec.minReadySeconds 7 lastApplied: true default: false drift: true orphan: false
-	// spec.paused true lastApplied: false default: false drift: false orphan: true
+	// spec.progressDeadlineSeconds 120 lastApplied: false default: false drift: false orphan: true
 	// spec.revisionHistoryLimit 10 lastApplied: false default: true drift: false orphan: false
 }

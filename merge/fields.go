@@ -89,3 +89,20 @@ func serverAnnotation(key string) bool {
 	}
 	return false
 }
+
+// workloadState reports whether the field at path key (kubectl notation)
+// is the state of a workload that a command sets, rather than
+// configuration that a write left behind, so that it is never an orphan:
+//   - spec.replicas: leaving replicas out of the manifest is the
+//     documented way to hand it to `kubectl scale` or an autoscaler;
+//   - spec.paused: `kubectl rollout pause` sets it, and pause, apply,
+//     `kubectl rollout resume` is the documented way to batch changes of a
+//     Deployment. Removing it (the orphan's command, or prune) would
+//     resume the rollout half-way. Custom resources that have the field
+//     (Argo Rollouts, Cluster API) mean the same by it.
+//
+// A manifest that has either field owns it as any other: apply removes it
+// when the manifest drops it.
+func workloadState(key string) bool {
+	return key == "spec.replicas" || key == "spec.paused"
+}
