@@ -2,7 +2,10 @@
 // repair, deny and warn beyond the seeds (defaulted-dependent,
 // replicas-reset, apply-reverts-drift), the namespace enforcement label,
 // prune mode, server-side apply orphans and user policies from ConfigMaps,
-// with apply-hygiene installed from the chart (url mode).
+// and, under failurePolicy Fail, the everyday writes that no rule may hold
+// up (a scale to zero, an apply during a rollout pause, a write to an
+// object being deleted), with apply-hygiene installed from the chart (url
+// mode).
 package policy_test
 
 import (
