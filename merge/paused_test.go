@@ -24,7 +24,7 @@ func pausedByRollout(t *testing.T, obj *unstructured.Unstructured, manager strin
 			continue
 		}
 		var fields map[string]any
-		if err := json.Unmarshal(mfs[i].FieldsV1.Raw, &fields); err != nil {
+		if err := json.Unmarshal(mfs[i].FieldsV1.GetRawBytes(), &fields); err != nil {
 			t.Fatal(err)
 		}
 		spec, _ := fields["f:spec"].(map[string]any)
@@ -37,7 +37,7 @@ func pausedByRollout(t *testing.T, obj *unstructured.Unstructured, manager strin
 		if err != nil {
 			t.Fatal(err)
 		}
-		mfs[i].FieldsV1 = &metav1.FieldsV1{Raw: raw}
+		mfs[i].FieldsV1 = metav1.NewFieldsV1(string(raw))
 		found = true
 	}
 	if !found {
