@@ -167,11 +167,13 @@ func (sc *scan) namespaceLabels(ctx context.Context, name string) map[string]str
 }
 
 // audited reports whether obj is apply's business: objects that another
-// object controls (ReplicaSets of a Deployment) are its controller's, and
+// object controls (ReplicaSets of a Deployment) are its controller's,
+// objects being deleted (a deletionTimestamp, finalizers pending) have no
+// next apply, as admission does not review their writes either, and
 // objects without last-applied that no person made with kubectl (Helm's,
 // an operator's, server-side apply's) never were client-side apply's.
 func audited(obj *unstructured.Unstructured) bool {
-	if metav1.GetControllerOfNoCopy(obj) != nil {
+	if metav1.GetControllerOfNoCopy(obj) != nil || obj.GetDeletionTimestamp() != nil {
 		return false
 	}
 	if _, ok := obj.GetAnnotations()[merge.LastAppliedAnnotation]; ok {

@@ -61,6 +61,14 @@ func TestScanFindings(t *testing.T) {
 				{Rule: "orphaned-field", Action: policy.ActionWarn, Path: "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]", Object: sts, UID: "d2287d0e-ea2f-4d0c-b678-c08a32bc4f5a"},
 			},
 		},
+		"an edited object being deleted is on its way out: no finding": {
+			files: []string{"deployments/edited.yaml"},
+			adjust: func(objs []*unstructured.Unstructured) {
+				objs[0].Object["metadata"].(map[string]any)["deletionTimestamp"] = "2024-05-02T10:00:00Z"
+				objs[0].SetFinalizers([]string{"example.com/hold"})
+			},
+			want: []Finding{},
+		},
 		"an object made by kubectl create misses last-applied": {
 			files:   []string{"deployments/created.yaml"},
 			want:    []Finding{{Rule: "missing-last-applied", Action: policy.ActionWarn, Path: laPath, Object: web, UID: "uid-web"}},
