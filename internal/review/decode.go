@@ -13,7 +13,12 @@ import (
 )
 
 // ErrBadRequest marks a request that cannot be reviewed as sent; the
-// webhook answers it with HTTP 400.
+// webhook answers it with HTTP 400. Only what no API server sends is one
+// (no request, an UPDATE without its objects, objects of another kind or
+// name than the request declares, malformed managedFields): every request
+// kube-apiserver really sends gets an allow, a warning or a denial, since
+// under failurePolicy Fail an error fails the user's write and under
+// Ignore it fails open.
 var ErrBadRequest = errors.New("bad admission request")
 
 // decodeObject decodes one object of the request and checks that it is of
