@@ -32,10 +32,13 @@ type revision struct {
 // template equals one of revisions (the object's ReplicaSets or
 // ControllerRevisions, as stored). It returns nil when it is not. For an
 // undo it also computes the last-applied that matches the restored
-// template: the one the ControllerRevision kept in its annotations
-// (StatefulSet, DaemonSet) when that one matches the template, else the old
-// last-applied with the undo's template change applied to it (always for a
-// Deployment: ReplicaSets never carry last-applied).
+// template: the old last-applied with the fields that the undo restored
+// (the pod template; a Deployment's annotations) changed where their
+// restored values are proven a manifest's, by the manifest the
+// ControllerRevision kept in its annotations (StatefulSet, DaemonSet) when
+// that one matches the template, else by managedFields and the revisions
+// (always for a Deployment: ReplicaSets never carry last-applied). See
+// undoProof.
 func (a *Analyzer) DetectRollback(old, new *unstructured.Unstructured, revisions []*unstructured.Unstructured) (*Rollback, error) {
 	tplPath := Path{fieldName("spec"), fieldName("template")}
 	oldT, newT := at(old.Object, tplPath), at(new.Object, tplPath)

@@ -128,7 +128,7 @@ func TestStaleRollbackScope(t *testing.T) {
 		},
 		"seed 004's Deployment twin after the controller renumbered the restored ReplicaSet": {
 			dir: "undo-deployment-twin", live: "live.yaml", revisions: "revisions.yaml",
-			edit: func(t *testing.T, _ *unstructured.Unstructured, revs []*unstructured.Unstructured) {
+			edit: func(_ *testing.T, _ *unstructured.Unstructured, revs []*unstructured.Unstructured) {
 				annots := revs[0].GetAnnotations()
 				annots[deploymentRevisionAnnotation], annots[revisionHistoryAnnotation] = "3", "1"
 				revs[0].SetAnnotations(annots)
@@ -199,25 +199,17 @@ func container(la map[string]any) map[string]any {
 // the first container's image, with the value it has.
 func moveImageTo(t *testing.T, obj *unstructured.Unstructured, manager string) {
 	t.Helper()
-	mfs := obj.GetManagedFields()
-	for i := range mfs {
-		if mfs[i].Manager != ClientSideApplyManager {
-			continue
-		}
-		var fields map[string]any
-		if err := json.Unmarshal(mfs[i].FieldsV1.Raw, &fields); err != nil {
-			t.Fatal(err)
-		}
-		unstructured.RemoveNestedField(fields, "f:spec", "f:template", "f:spec", "f:containers", `k:{"name":"nginx"}`, "f:image")
-		raw, err := json.Marshal(fields)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mfs[i].FieldsV1.Raw = raw
+	entries, _, err := unstructured.NestedSlice(obj.Object, "metadata", "managedFields")
+	if err != nil {
+		t.Fatal(err)
 	}
-	set := mfs[0].DeepCopy()
-	set.Manager = manager
-	set.Subresource = ""
-	set.FieldsV1.Raw = []byte(`{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{"f:image":{}}}}}}}`)
-	obj.SetManagedFields(append(mfs, *set))
+	image := []string{"fieldsV1", "f:spec", "f:template", "f:spec", "f:containers", `k:{"name":"nginx"}`, "f:image"}
+	for _, e := range entries {
+		if e := e.(map[string]any); e["manager"] == ClientSideApplyManager {
+			unstructured.RemoveNestedField(e, image...)
+		}
+	}
+	set := map[string]any{"apiVersion": "apps/v1", "fieldsType": "FieldsV1", "manager": manager, "operation": "Update", "time": "2026-11-22T02:22:52Z"}
+	mustSet(t, &unstructured.Unstructured{Object: set}, map[string]any{}, image...)
+	mustSet(t, obj, append(entries, set), "metadata", "managedFields")
 }
