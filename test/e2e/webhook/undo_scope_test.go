@@ -141,3 +141,34 @@ func lines(s string) []string {
 	}
 	return []string{s}
 }
+
+// kubectl rollout undo of a Deployment restores its annotations from the
+// ReplicaSet too (kubectl's DeploymentRollbacker): the repair covers them
+// as it covers the template, so last-applied says v1 again, with the
+// annotation v1 set and without the one a robot stamped, and applying v1
+// changes nothing.
+func TestDeploymentUndoRepairCoversTheAnnotationsItRestores(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	const short = "deployment/web"
+	applyPredicted(t, k, "testdata/deployment-annotated-v1.yaml").MustSucceed(t)
+	f.WaitForRevisions(t, "app=web", 1)
+	applyPredicted(t, k, "testdata/deployment-annotated-v2.yaml").MustSucceed(t)
+	f.WaitForRevisions(t, "app=web", 2)
+	robot := k.Run(t, "annotate", short, "reloader.example/seen=1", "--field-manager=reloader").MustSucceed(t)
+	framework.WantLines(t, robot.Stdout, "deployment.apps/web annotated")
+	framework.WantLines(t, robot.Stderr)
+
+	undo := k.Run(t, "rollout", "undo", short).MustSucceed(t)
+	framework.WantLines(t, undo.Stdout, "deployment.apps/web rolled back")
+	framework.WantLines(t, undo.Stderr, kubectlUndoWarning("deployments", "web"),
+		staleRepairedWarning("Deployment", f.Namespace, "web", short))
+	la := viewLastApplied(t, k, short)
+	if got := fmt.Sprint(la["metadata"].(map[string]any)["annotations"]); got != "map[team:a]" {
+		t.Errorf("last-applied annotations after the undo = %s, want map[team:a]", got)
+	}
+
+	apply := applyPredicted(t, k, "testdata/deployment-annotated-v1.yaml").MustSucceed(t)
+	framework.WantLines(t, apply.Stdout, "deployment.apps/web unchanged")
+	framework.WantLines(t, apply.Stderr)
+}
