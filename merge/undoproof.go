@@ -145,8 +145,8 @@ func adjacentApply(old *unstructured.Unstructured, rev revision, revs []revision
 
 // setAt sets p in dst to src's value at p, creating the maps on the way.
 // A list element on the way that dst lacks is copied whole from src when
-// whole is set; otherwise p is left alone (its parts would be a partial
-// element). A list element that p adds goes where src has it relative to
+// whole is set (src is a manifest); otherwise p is left alone (its parts
+// would be a partial element). A list element that p adds goes where src has it relative to
 // the elements dst shares with src.
 func setAt(dst map[string]any, p Path, src map[string]any, whole bool) {
 	var cur any = dst
@@ -163,7 +163,7 @@ func setAt(dst map[string]any, p Path, src map[string]any, whole bool) {
 				return
 			}
 			next, present := m[*pe.FieldName]
-			if last || (!present && whole) {
+			if last {
 				m[*pe.FieldName] = deepCopyJSON(srcNext)
 				return
 			}
