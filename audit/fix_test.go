@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -43,6 +44,11 @@ func TestScanFindingsCarryTheirFix(t *testing.T) {
 			objs: append(append([]*unstructured.Unstructured{}, stsObjs...), revisions...),
 			want: []fixView{{Rule: "stale-last-applied", Path: laPath, LastApplied: scanned, Repaired: kept, Source: "controllerRevision"}},
 		},
+		"seed 004 whose v2 manifest set minReadySeconds and scaled to 5: the repair takes only the template from the revision": {
+			objs: append(append([]*unstructured.Unstructured{}, scaledWithMinReady(t, stsObjs[0])), revisions...),
+			want: []fixView{{Rule: "stale-last-applied", Path: laPath, LastApplied: withMinReadyAndReplicas(t, scanned),
+				Repaired: withMinReadyAndReplicas(t, kept), Source: "controllerRevision"}},
+		},
 		"seed 004 without its revisions: the orphan's guarded patch, and no fix for the drifted image": {
 			objs: stsObjs,
 			want: []fixView{
@@ -77,4 +83,37 @@ func TestScanFindingsCarryTheirFix(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scaledWithMinReady returns seed 004's StatefulSet as if its v2 manifest
+// had set minReadySeconds: 10 and replicas: 5 (last-applied and live).
+func scaledWithMinReady(t *testing.T, sts *unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	out := sts.DeepCopy()
+	annots := out.GetAnnotations()
+	annots[merge.LastAppliedAnnotation] = withMinReadyAndReplicas(t, annots[merge.LastAppliedAnnotation])
+	out.SetAnnotations(annots)
+	for field, v := range map[string]int64{"minReadySeconds": 10, "replicas": 5} {
+		if err := unstructured.SetNestedField(out.Object, v, "spec", field); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// withMinReadyAndReplicas returns the last-applied la with spec
+// minReadySeconds: 10 and replicas: 5, in kubectl's format.
+func withMinReadyAndReplicas(t *testing.T, la string) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(la), &m); err != nil {
+		t.Fatal(err)
+	}
+	spec := m["spec"].(map[string]any)
+	spec["minReadySeconds"], spec["replicas"] = 10, 5
+	raw, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw) + "\n"
 }

@@ -171,10 +171,12 @@ func (of *ObjectFix) Summary() string {
 	return strings.Join(parts, "; ")
 }
 
-// repairText names where the repaired last-applied comes from.
+// repairText names where the repaired last-applied comes from. Either way
+// the repair changes only the pod template's fields (and a Deployment's
+// annotations) that the undo restored and that it proves a manifest's.
 func repairText(rb *merge.Rollback) string {
 	if rb.RepairSource == "controllerRevision" {
-		return fmt.Sprintf("last-applied set to the one that %s %s (revision %d) kept", rb.RevisionKind, rb.RevisionName, rb.Revision)
+		return fmt.Sprintf("last-applied's pod template set to the one that %s %s (revision %d) kept", rb.RevisionKind, rb.RevisionName, rb.Revision)
 	}
 	return fmt.Sprintf("last-applied rebuilt for the pod template of %s %s (revision %d)", rb.RevisionKind, rb.RevisionName, rb.Revision)
 }

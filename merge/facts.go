@@ -131,12 +131,15 @@ type Rollback struct {
 	// StaleLastApplied is set when last-applied no longer describes the
 	// restored template, i.e. RepairedLastApplied differs from it.
 	StaleLastApplied bool `json:"staleLastApplied"`
-	// RepairSource says where RepairedLastApplied comes from:
-	// "controllerRevision" (the annotation kept in the revision) or
-	// "rebuilt" (the undo's template change applied to the old last-applied).
+	// RepairSource says what proves the restored template fields of
+	// RepairedLastApplied: "controllerRevision" (the manifest kept in the
+	// revision's annotations) or "rebuilt" (managedFields before the undo
+	// and the revisions).
 	RepairSource string `json:"repairSource,omitempty"`
 	// RepairedLastApplied is the annotation value to write, in kubectl's
-	// format. Empty when the object had no usable last-applied.
+	// format: the old last-applied with only the restored fields that the
+	// repair proves a manifest's changed. Empty when the object had no
+	// usable last-applied.
 	RepairedLastApplied string `json:"repairedLastApplied,omitempty"`
 	// Changes lists the template fields that the undo changed.
 	Changes []FieldFact `json:"changes"`

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
@@ -22,8 +20,11 @@ type revision struct {
 	// the one it was created with (a restored ReplicaSet is renumbered).
 	number, first int64
 	template      any
-	created       time.Time
-	lastApplied   string
+	// numbers are every number it has had (a restored ReplicaSet keeps
+	// the earlier ones in its revision-history annotation).
+	numbers     []int64
+	created     time.Time
+	lastApplied string
 }
 
 // DetectRollback reports whether the write that turned old into new is a
@@ -31,10 +32,13 @@ type revision struct {
 // template equals one of revisions (the object's ReplicaSets or
 // ControllerRevisions, as stored). It returns nil when it is not. For an
 // undo it also computes the last-applied that matches the restored
-// template: the one the ControllerRevision kept in its annotations
-// (StatefulSet, DaemonSet) when that one matches the template, else the old
-// last-applied with the undo's template change applied to it (always for a
-// Deployment: ReplicaSets never carry last-applied).
+// template: the old last-applied with the fields that the undo restored
+// (the pod template; a Deployment's annotations) changed where their
+// restored values are proven a manifest's, by the manifest the
+// ControllerRevision kept in its annotations (StatefulSet, DaemonSet) when
+// that one matches the template, else by managedFields and the revisions
+// (always for a Deployment: ReplicaSets never carry last-applied). See
+// undoProof.
 func (a *Analyzer) DetectRollback(old, new *unstructured.Unstructured, revisions []*unstructured.Unstructured) (*Rollback, error) {
 	tplPath := Path{fieldName("spec"), fieldName("template")}
 	oldT, newT := at(old.Object, tplPath), at(new.Object, tplPath)
@@ -58,7 +62,7 @@ func (a *Analyzer) DetectRollback(old, new *unstructured.Unstructured, revisions
 	if err != nil {
 		return rb, nil //nolint:nilerr // without a usable last-applied there is nothing to repair
 	}
-	if err := a.repair(rb, rev, old, new, original); err != nil {
+	if err := a.repair(rb, rev, old, new, original, revisions); err != nil {
 		return nil, err
 	}
 	return rb, nil
@@ -91,22 +95,64 @@ func (a *Analyzer) undoChanges(old, new *unstructured.Unstructured) ([]FieldFact
 	})
 }
 
-func (a *Analyzer) repair(rb *Rollback, rev revision, old, new, original *unstructured.Unstructured) error {
-	if rev.lastApplied != "" && a.matchesTemplate(rev.lastApplied, new) {
-		rb.RepairSource, rb.RepairedLastApplied = "controllerRevision", rev.lastApplied
-	} else {
-		rebuilt, err := a.rebuildLastApplied(old, new, original)
-		if err != nil {
-			return err
-		}
-		rb.RepairSource, rb.RepairedLastApplied = "rebuilt", rebuilt
+// repair computes the last-applied that matches the restored template,
+// changing only what the undo restored and only what it proves (see
+// undoProof).
+func (a *Analyzer) repair(rb *Rollback, rev revision, old, new, original *unstructured.Unstructured, revisions []*unstructured.Unstructured) error {
+	changes, err := a.restoredPaths(old, new)
+	if err != nil {
+		return err
 	}
-	var repaired map[string]any
-	if err := json.Unmarshal([]byte(rb.RepairedLastApplied), &repaired); err != nil {
-		return fmt.Errorf("decoding repaired last-applied: %w", err)
+	revs := revisionsOf(revisions, new)
+	pr, err := a.newUndoProof(rev, revs, old, new, original, changes)
+	if err != nil {
+		return err
+	}
+	repaired := pr.repairedLastApplied(changes)
+	raw, err := json.Marshal(repaired)
+	if err != nil {
+		return fmt.Errorf("encoding repaired last-applied: %w", err)
+	}
+	rb.RepairSource, rb.RepairedLastApplied = "rebuilt", string(raw)+"\n"
+	if pr.manifest != nil {
+		rb.RepairSource = "controllerRevision"
 	}
 	rb.StaleLastApplied = !jsonEqual(repaired, original.Object)
 	return nil
+}
+
+// restoredPaths lists what the undo from old to new changed among what an
+// undo restores: the pod template, and a Deployment's annotations (kubectl
+// copies the ReplicaSet's), without the ones apply and the controller
+// keep (last-applied, the revision).
+func (a *Analyzer) restoredPaths(old, new *unstructured.Unstructured) ([]Path, error) {
+	tvs, err := a.fieldSets(stored(old.Object), stored(new.Object))
+	if err != nil {
+		return nil, err
+	}
+	cmp, err := tvs[0].Compare(tvs[1])
+	if err != nil {
+		return nil, fmt.Errorf("comparing old and new object: %w", err)
+	}
+	var out []Path
+	for _, p := range units(cmp.Modified.Union(cmp.Removed).Union(cmp.Added)) {
+		annotation := new.GetKind() == "Deployment" && len(p) == 3 && patternOf(p[:2]) == "metadata.annotations" && !serverManaged(p)
+		if isTemplatePath(p) || annotation {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// revisionsOf returns the revisions among rs that owner owns.
+func revisionsOf(rs []*unstructured.Unstructured, owner *unstructured.Unstructured) []revision {
+	var out []revision
+	for _, r := range rs {
+		if rev, ok := revisionOf(r); ok && ownedBy(r, owner) {
+			out = append(out, rev)
+		}
+	}
+	return out
 }
 
 func matchRevision(owner *unstructured.Unstructured, template any, revisions []*unstructured.Unstructured) (revision, bool) {
@@ -151,6 +197,7 @@ func revisionOf(r *unstructured.Unstructured) (revision, bool) {
 		rev.template = tpl
 		fmt.Sscan(r.GetAnnotations()[deploymentRevisionAnnotation], &rev.number) //nolint:errcheck // 0 when absent
 		rev.first = firstNumber(r.GetAnnotations())
+		rev.numbers = numbersOf(r.GetAnnotations())
 	case "ControllerRevision":
 		tpl, ok := at(r.Object, Path{fieldName("data"), fieldName("spec"), fieldName("template")}).v.(map[string]any)
 		if !ok {
@@ -164,6 +211,7 @@ func revisionOf(r *unstructured.Unstructured) (revision, bool) {
 			rev.number = int64(f)
 		}
 		rev.first = rev.number
+		rev.numbers = []int64{rev.number}
 		rev.lastApplied = r.GetAnnotations()[LastAppliedAnnotation]
 	default:
 		return rev, false
@@ -220,57 +268,6 @@ func (a *Analyzer) matchesTemplate(raw string, obj *unstructured.Unstructured) b
 		}
 	})
 	return ok
-}
-
-// rebuildLastApplied applies the undo's change to the pod template (old
-// live to new live) to the old last-applied.
-func (a *Analyzer) rebuildLastApplied(old, new, original *unstructured.Unstructured) (string, error) {
-	onlyTemplate := func(obj *unstructured.Unstructured) ([]byte, error) {
-		tpl, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "template")
-		return json.Marshal(map[string]any{"spec": map[string]any{"template": tpl}})
-	}
-	from, err := onlyTemplate(old)
-	if err != nil {
-		return "", fmt.Errorf("encoding old template: %w", err)
-	}
-	to, err := onlyTemplate(new)
-	if err != nil {
-		return "", fmt.Errorf("encoding new template: %w", err)
-	}
-	la, err := json.Marshal(original.Object)
-	if err != nil {
-		return "", fmt.Errorf("encoding last-applied: %w", err)
-	}
-	out, err := a.patchTemplate(new, from, to, la)
-	if err != nil {
-		return "", fmt.Errorf("rebuilding last-applied: %w", err)
-	}
-	return string(out) + "\n", nil
-}
-
-func (a *Analyzer) patchTemplate(obj *unstructured.Unstructured, from, to, target []byte) ([]byte, error) {
-	dataStruct, err := a.scheme.New(obj.GroupVersionKind())
-	if err != nil {
-		patch, err := jsonpatch.CreateMergePatch(from, to)
-		if err != nil {
-			return nil, err
-		}
-		return jsonpatch.MergePatch(target, patch)
-	}
-	patch, err := strategicpatch.CreateTwoWayMergePatch(from, to, dataStruct)
-	if err != nil {
-		return nil, err
-	}
-	out, err := strategicpatch.StrategicMergePatch(target, patch, dataStruct)
-	if err != nil {
-		return nil, err
-	}
-	// Re-encode so that keys are sorted as kubectl writes them.
-	var m map[string]any
-	if err := json.Unmarshal(out, &m); err != nil {
-		return nil, err
-	}
-	return json.Marshal(m)
 }
 
 func (a *Analyzer) templateChanges(old, new *unstructured.Unstructured) ([]FieldFact, error) {

@@ -56,7 +56,12 @@ func (a *Analyzer) StaleRollback(live *unstructured.Unstructured, revisions []*u
 	if !restoredOlder(revs[current], revs[described], live.GetAnnotations()[LastAppliedAnnotation]) {
 		return nil, nil
 	}
+	// The object before the undo, as far as it is known: without
+	// managedFields, which are live's (the undo's manager owns what it
+	// restored), so the repair takes as the applier's only the values
+	// last-applied has.
 	old := live.DeepCopy()
+	old.SetManagedFields(nil)
 	if err := unstructured.SetNestedField(old.Object, runtimeDeepCopy(revs[described].template.(map[string]any)), "spec", "template"); err != nil {
 		return nil, fmt.Errorf("building the object before the undo: %w", err)
 	}
@@ -148,12 +153,23 @@ func restoredOlder(current, described revision, lastApplied string) bool {
 // firstNumber is the smallest revision number a ReplicaSet has had.
 func firstNumber(annotations map[string]string) int64 {
 	first := int64(-1)
-	values := strings.Split(annotations[revisionHistoryAnnotation], ",")
-	for _, s := range append(values, annotations[deploymentRevisionAnnotation]) {
-		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-		if err == nil && (first < 0 || n < first) {
+	for _, n := range numbersOf(annotations) {
+		if first < 0 || n < first {
 			first = n
 		}
 	}
 	return first
+}
+
+// numbersOf lists every revision number a ReplicaSet has had: its
+// revision-history and its revision.
+func numbersOf(annotations map[string]string) []int64 {
+	var out []int64
+	values := strings.Split(annotations[revisionHistoryAnnotation], ",")
+	for _, s := range append(values, annotations[deploymentRevisionAnnotation]) {
+		if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }

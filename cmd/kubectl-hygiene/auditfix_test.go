@@ -54,7 +54,7 @@ func TestAuditFixApply(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	want := []string{
-		"statefulset.apps/my-wonderhoy-app (namespace default) fixed: last-applied set to the one that ControllerRevision my-wonderhoy-app-946448b85 (revision 1) kept",
+		"statefulset.apps/my-wonderhoy-app (namespace default) fixed: last-applied's pod template set to the one that ControllerRevision my-wonderhoy-app-946448b85 (revision 1) kept",
 		"deployment.apps/web (namespace shop) fixed: removed spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] (rolls the pods)",
 		"deployment.apps/made (namespace shop) not fixed: missing-last-applied metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]; fix it with: kubectl apply set-last-applied -f <manifest> --create-annotation",
 		"2 objects fixed, 1 finding left to you.",

@@ -37,7 +37,7 @@ func TestFixRepairsLastAppliedThatAnUndoLeftStale(t *testing.T) {
 	res := runHygiene(t, f, "audit", "--fix")
 	wantExit(t, res, 0)
 	framework.WantLines(t, res.stdout, append(append(
-		[]string{sts + " fixed (dry run): last-applied set to the one that ControllerRevision " + revision + " (revision 3) kept"},
+		[]string{sts + " fixed (dry run): last-applied's pod template set to the one that ControllerRevision " + revision + " (revision 3) kept"},
 		seed004Diff...),
 		"Dry run: nothing was written; 0 findings left to you. Write the fixes with --fix=apply.")...)
 	if got := k.JSONPath(t, sts, lastAppliedExpr); got != v2 {
@@ -47,7 +47,7 @@ func TestFixRepairsLastAppliedThatAnUndoLeftStale(t *testing.T) {
 	res = runHygiene(t, f, "audit", "--fix=apply")
 	wantExit(t, res, 0)
 	framework.WantLines(t, res.stdout,
-		sts+" fixed: last-applied set to the one that ControllerRevision "+revision+" (revision 3) kept",
+		sts+" fixed: last-applied's pod template set to the one that ControllerRevision "+revision+" (revision 3) kept",
 		"1 object fixed, 0 findings left to you.")
 	if got := k.JSONPath(t, sts, lastAppliedExpr); got != v1 {
 		t.Errorf("last-applied after the fix:\n%s\nwant v1's:\n%s", got, v1)
@@ -60,6 +60,36 @@ func TestFixRepairsLastAppliedThatAnUndoLeftStale(t *testing.T) {
 		`{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"annotations":{},"labels":{"app":"my-wonderhoy-app"},"name":"my-wonderhoy-app","namespace":"`+f.Namespace+`"},`+
 			`"spec":{"replicas":3,"selector":{"matchLabels":{"app":"my-wonderhoy-app"}},"serviceName":"my-wonderhoy-app","template":{"metadata":{"labels":{"app":"my-wonderhoy-app"}},`+
 			`"spec":{"containers":[{"env":[{"name":"ANOTHER_ENV","value":"who cares?"}],"image":"nginx:a-fixed-version","name":"nginx"}]}}}}`)
+}
+
+// Seed 004 undone before apply-hygiene was installed, with a v2 that also
+// set minReadySeconds: --fix=apply takes only the pod template from the
+// revision's manifest and keeps minReadySeconds, so the next apply of v3,
+// which drops it, deletes it.
+func TestFixKeepsWhatTheUndoDidNotRestore(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	k.Run(t, "apply", "-f", "testdata/seed004-v1.yaml").MustSucceed(t)
+	f.WaitForRevisions(t, "app=my-wonderhoy-app", 1)
+	v1 := k.JSONPath(t, sts, lastAppliedExpr)
+	k.Run(t, "apply", "-f", "testdata/seed004-minready-v2.yaml").MustSucceed(t)
+	f.WaitForRevisions(t, "app=my-wonderhoy-app", 2)
+	k.Run(t, "rollout", "undo", sts, "--to-revision=1").MustSucceed(t)
+	revision := restoredRevision(t, f)
+
+	res := runHygiene(t, f, "audit", "--fix=apply")
+	wantExit(t, res, 0)
+	framework.WantLines(t, res.stdout,
+		sts+" fixed: last-applied's pod template set to the one that ControllerRevision "+revision+" (revision 3) kept",
+		"1 object fixed, 0 findings left to you.")
+	want := strings.Replace(v1, `"spec":{"replicas":3,`, `"spec":{"minReadySeconds":10,"replicas":3,`, 1)
+	if got := k.JSONPath(t, sts, lastAppliedExpr); got != want || want == v1 {
+		t.Errorf("last-applied after the fix:\n%s\nwant v1's with minReadySeconds: 10:\n%s", got, want)
+	}
+
+	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/seed004-v3.yaml").MustSucceed(t).Stdout, sts+" configured")
+	framework.WantLines(t, k.JSONPath(t, sts, "{.spec.minReadySeconds}"))
+	framework.WantLines(t, k.JSONPath(t, sts, "{.spec.template.spec.containers[0].env}"), `[{"name":"ANOTHER_ENV","value":"who cares?"}]`)
 }
 
 // seed004Diff is the dry run's diff of last-applied: v2's, with the

@@ -1,0 +1,268 @@
+package merge
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// An undo repair changes last-applied only where the undo restored
+// something and only where it proves the restored value came from a
+// manifest; a miss (the next apply warns about an orphan) beats a false
+// write (the next apply deletes a field a tool or a person set, and with a
+// template field rolls every pod).
+//
+// What an undo restores: kubectl's rollbackers replace spec.template, and
+// for a Deployment metadata.annotations with the ReplicaSet's (keeping
+// last-applied and the revision bookkeeping). Nothing else: minReadySeconds,
+// replicas and every other field keep the current last-applied's values.
+//
+// What proves a restored value:
+//   - the manifest of the restored revision, which a ControllerRevision
+//     keeps in its annotations (StatefulSet, DaemonSet) when it describes
+//     the restored template: each template field it has is the manifest's,
+//     each it lacks is not;
+//   - for a field the undo changed or removed, that last-applied has it
+//     and only client-side appliers own its old value (managedFields of
+//     the object before the undo): a manifest field, not one that kubectl
+//     set/rollout/edit or a robot stamped;
+//   - for a template field the undo adds that last-applied does not have,
+//     that the replaced template was made by the apply of last-applied
+//     right after the restored one (adjacentApply): that apply deleted the
+//     field, which it does only for a field its previous last-applied had.
+//     A restartedAt that a second undo adds back has no such proof: the
+//     template it replaces was itself restored by an undo.
+
+// undoProof decides, path by path, what an undo repair may write.
+type undoProof struct {
+	old, new, original map[string]any
+	// manifest is the restored revision's manifest, nil when no revision
+	// kept one that describes the restored template.
+	manifest map[string]any
+	// owned tells, for a path, whether only client-side appliers own its
+	// value in the object before the undo.
+	owned func(Path) bool
+	// adjacent: adjacentApply holds.
+	adjacent bool
+}
+
+// repairedLastApplied returns original with the undo's restored paths
+// changed as far as proof allows.
+func (pr *undoProof) repairedLastApplied(paths []Path) map[string]any {
+	out := runtimeDeepCopy(pr.original)
+	for _, p := range paths {
+		pr.repairPath(out, p)
+	}
+	return out
+}
+
+func (pr *undoProof) repairPath(out map[string]any, p Path) {
+	o, n, l := at(pr.old, p), at(pr.new, p), at(pr.original, p)
+	switch {
+	case pr.manifest != nil && isTemplatePath(p):
+		if at(pr.manifest, p).ok {
+			setAt(out, p, pr.manifest, true)
+		} else if l.ok {
+			removeAt(out, p)
+		}
+	case o.ok: // changed or removed
+		if !l.ok || !pr.owned(p) {
+			return
+		}
+		if n.ok {
+			setAt(out, p, pr.new, false)
+		} else {
+			removeAt(out, p)
+		}
+	case l.ok: // added where last-applied has the path
+		setAt(out, p, pr.new, false)
+	case pr.adjacent && isTemplatePath(p):
+		setAt(out, p, pr.new, false)
+	}
+}
+
+func isTemplatePath(p Path) bool {
+	return len(p) > 2 && patternOf(p[:2]) == "spec.template"
+}
+
+// newUndoProof gathers the proof for the undo from old to new that
+// restored rev. A ControllerRevision's manifest counts only when it
+// describes the restored template (matchesTemplate).
+func (a *Analyzer) newUndoProof(rev revision, revs []revision, old, new, original *unstructured.Unstructured, changes []Path) (*undoProof, error) {
+	pr := &undoProof{old: old.Object, new: new.Object, original: original.Object}
+	if rev.lastApplied != "" && a.matchesTemplate(rev.lastApplied, new) {
+		if err := json.Unmarshal([]byte(rev.lastApplied), &pr.manifest); err != nil {
+			return nil, fmt.Errorf("decoding the last-applied of %s %s: %w", rev.kind, rev.name, err)
+		}
+	}
+	mfs, err := DecodeManagedFields(old)
+	if err != nil {
+		return nil, err
+	}
+	if len(mfs) == 0 {
+		// No managedFields (the audit's reconstruction of the object
+		// before the undo): only a value last-applied has counts.
+		pr.owned = func(p Path) bool { return sameAt(p, at(pr.original, p), at(pr.old, p)) }
+	} else {
+		ow := a.ownershipOf(mfs)
+		pr.owned = func(p Path) bool { return ow.onlyClientSideAppliers(owners(mfs, p)) }
+	}
+	pr.adjacent = rev.kind == "ReplicaSet" && adjacentApply(old, rev, revs, changes, pr)
+	return pr, nil
+}
+
+// adjacentApply reports whether old's template was made from rev's by the
+// apply of old's last-applied: old's revision is the one created right
+// after rev held the newest number, it was never restored (an undo
+// renumbers a ReplicaSet and records its numbers in revision-history), and
+// every template field in which it differs from rev and that it has is
+// owned by client-side appliers alone — at least one.
+func adjacentApply(old *unstructured.Unstructured, rev revision, revs []revision, changes []Path, pr *undoProof) bool {
+	current := currentRevision(old, revs)
+	if current < 0 {
+		return false
+	}
+	c := revs[current]
+	if c.first != c.number || !slices.Contains(rev.numbers, c.number-1) {
+		return false
+	}
+	applied := 0
+	for _, p := range changes {
+		if !isTemplatePath(p) || !at(pr.old, p).ok {
+			continue
+		}
+		if !at(pr.original, p).ok || !pr.owned(p) {
+			return false
+		}
+		applied++
+	}
+	return applied > 0
+}
+
+// setAt sets p in dst to src's value at p, creating the maps on the way.
+// A list element on the way that dst lacks is copied whole from src when
+// whole is set (src is a manifest); otherwise p is left alone (its parts
+// would be a partial element). A list element that p adds goes where src has it relative to
+// the elements dst shares with src.
+func setAt(dst map[string]any, p Path, src map[string]any, whole bool) {
+	var cur any = dst
+	var srcCur any = src
+	for i, pe := range p {
+		srcNext, _, ok := step(srcCur, pe)
+		if !ok {
+			return
+		}
+		last := i == len(p)-1
+		if pe.FieldName != nil {
+			m, ok := cur.(map[string]any)
+			if !ok {
+				return
+			}
+			next, present := m[*pe.FieldName]
+			if last {
+				m[*pe.FieldName] = deepCopyJSON(srcNext)
+				return
+			}
+			if !present || next == nil {
+				next = map[string]any{}
+				m[*pe.FieldName] = next
+			}
+			cur, srcCur = next, srcNext
+			continue
+		}
+		next, idx, present := step(cur, pe)
+		if !present {
+			if last || whole {
+				insertElement(dst, p[:i], pe, srcCur, srcNext)
+			}
+			return
+		}
+		if last {
+			l, _ := cur.([]any)
+			l[idx] = deepCopyJSON(srcNext)
+			return
+		}
+		cur, srcCur = next, srcNext
+	}
+}
+
+// insertElement adds elem, the element pe of srcList, to the list at
+// parent in dst, after the last element that precedes it in srcList.
+func insertElement(dst map[string]any, parent Path, pe fieldpath.PathElement, srcList, elem any) {
+	l, _ := lookup(dst, parent)
+	list, _ := l.([]any)
+	sl, _ := srcList.([]any)
+	pos := slices.IndexFunc(sl, func(x any) bool { return jsonEqual(x, elem) })
+	insert := 0
+	for j, x := range list {
+		if k := slices.IndexFunc(sl, func(y any) bool { return sameElement(pe, x, y) }); k >= 0 && k < pos {
+			insert = j + 1
+		}
+	}
+	list = slices.Insert(slices.Clone(list), insert, deepCopyJSON(elem))
+	replaceAt(dst, parent, list)
+}
+
+// sameElement reports whether x and y are the same element of a list
+// whose elements pe names: by their key fields, or by value.
+func sameElement(pe fieldpath.PathElement, x, y any) bool {
+	xm, ok1 := x.(map[string]any)
+	ym, ok2 := y.(map[string]any)
+	if pe.Key == nil || !ok1 || !ok2 {
+		return jsonEqual(x, y)
+	}
+	for _, f := range *pe.Key {
+		if !jsonEqual(xm[f.Name], ym[f.Name]) {
+			return false
+		}
+	}
+	return true
+}
+
+// replaceAt sets the value at p in dst, whose parents exist.
+func replaceAt(dst map[string]any, p Path, v any) {
+	if len(p) == 0 {
+		return
+	}
+	parent, ok := lookup(dst, p[:len(p)-1])
+	if !ok {
+		return
+	}
+	pe := p[len(p)-1]
+	if pe.FieldName != nil {
+		if m, ok := parent.(map[string]any); ok {
+			m[*pe.FieldName] = v
+		}
+		return
+	}
+	if _, idx, ok := step(parent, pe); ok {
+		parent.([]any)[idx] = v
+	}
+}
+
+// removeAt removes p from dst, when it is there.
+func removeAt(dst map[string]any, p Path) {
+	if len(p) == 0 {
+		return
+	}
+	parent, ok := lookup(dst, p[:len(p)-1])
+	if !ok {
+		return
+	}
+	pe := p[len(p)-1]
+	if pe.FieldName != nil {
+		if m, ok := parent.(map[string]any); ok {
+			delete(m, *pe.FieldName)
+		}
+		return
+	}
+	if _, idx, ok := step(parent, pe); ok {
+		replaceAt(dst, p[:len(p)-1], slices.Delete(slices.Clone(parent.([]any)), idx, idx+1))
+	}
+}
+
+func deepCopyJSON(v any) any { return runtime.DeepCopyJSONValue(v) }
