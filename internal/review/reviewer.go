@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -100,14 +101,16 @@ func (r *Reviewer) Review(ctx context.Context, req *admissionv1.AdmissionRequest
 		return nil, nil
 	}
 	old, new, err := r.objects(ctx, req)
-	if err != nil {
+	if err != nil || old == nil {
 		return nil, err
 	}
 	return r.ReviewUpdate(ctx, updateOf(req, old, new), pass)
 }
 
 // objects returns the old and new object of an UPDATE; for /scale, the
-// parent as stored and as it would be with the new replica count.
+// parent as stored and as it would be with the new replica count at the
+// field the parent's kind keeps it (scaleReplicasPath), or none (nil, and
+// no error) when that field cannot be known.
 func (r *Reviewer) objects(ctx context.Context, req *admissionv1.AdmissionRequest) (old, new *unstructured.Unstructured, err error) {
 	if req.SubResource != "scale" {
 		return decodePair(req)
@@ -117,13 +120,17 @@ func (r *Reviewer) objects(ctx context.Context, req *admissionv1.AdmissionReques
 		return nil, nil, err
 	}
 	gvr := schema.GroupVersionResource{Group: req.Resource.Group, Version: req.Resource.Version, Resource: req.Resource.Resource}
+	path, ok := r.scaleReplicasPath(ctx, gvr)
+	if !ok {
+		return nil, nil, nil
+	}
 	parent, err := r.cluster.Object(ctx, gvr, req.Namespace, req.Name)
 	if err != nil {
 		return nil, nil, err
 	}
 	scaled := parent.DeepCopy()
-	if err := unstructured.SetNestedField(scaled.Object, replicas, "spec", "replicas"); err != nil {
-		return nil, nil, fmt.Errorf("setting replicas on %s %s/%s: %w", parent.GetKind(), req.Namespace, req.Name, err)
+	if err := unstructured.SetNestedField(scaled.Object, replicas, path...); err != nil {
+		return nil, nil, fmt.Errorf("setting replicas at %s on %s %s/%s: %w", strings.Join(path, "."), parent.GetKind(), req.Namespace, req.Name, err)
 	}
 	return parent, scaled, nil
 }
