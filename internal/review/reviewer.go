@@ -91,7 +91,8 @@ type Review struct {
 
 // Review decodes, classifies, analyzes and evaluates req. It returns nil
 // (and no error) for requests it has no opinion on (anything but UPDATE, a
-// controller's write) and for those that the pass does not review. An
+// controller's write, a /scale write whose count field cannot be known:
+// see ScaleCluster) and for those that the pass does not review. An
 // error that wraps ErrBadRequest means req itself is malformed.
 func (r *Reviewer) Review(ctx context.Context, req *admissionv1.AdmissionRequest, pass Pass) (*Review, error) {
 	if req.UID == "" || req.Operation == "" || req.Kind.Kind == "" {
