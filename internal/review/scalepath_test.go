@@ -151,6 +151,10 @@ func TestScaleSetsTheCountAtTheScalePath(t *testing.T) {
 			want:     []string{"imperative-edit deny [spec.workers.count]"},
 			wantSpec: `{"replicas":3,"workers":{"count":0,"image":"worker:1"}}`, wantCalls: 1,
 		},
+		"a custom resource whose stored parent has a null on the path: nothing is reviewed": {
+			gvr: queuesGVR, manifest: queue(`{"replicas":3,"workers":null}`),
+			paths: map[schema.GroupVersionResource][]string{queuesGVR: {"spec", "workers", "count"}}, wantCalls: 1,
+		},
 		"a custom resource whose CRD cannot be read: nothing is reviewed": {
 			gvr: queuesGVR, manifest: queue(`{"replicas":3}`), wantCalls: 1,
 		},
