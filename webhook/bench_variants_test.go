@@ -279,7 +279,8 @@ func asEdit(review, _ map[string]any) {
 
 // asCustomResource makes the objects of a Deployment review into
 // widgets.example.com/v1 objects of kind Widget: a custom resource without
-// a Go type, merged with JSON merge patch and deduced field sets.
+// a Go type, merged with JSON merge patch and deduced field sets. The
+// cluster gets the Widget CRD, whose /scale sets spec.replicas.
 func asCustomResource(review, cluster map[string]any) {
 	req := review["request"].(map[string]any)
 	for _, k := range []string{"kind", "requestKind"} {
@@ -300,6 +301,21 @@ func asCustomResource(review, cluster map[string]any) {
 				`"apiVersion":"apps/v1"`, `"apiVersion":"example.com/v1"`, 1), `"kind":"Deployment"`, `"kind":"Widget"`, 1)
 		}
 	})
+	items, _ := cluster["items"].([]any)
+	cluster["items"] = append(items, widgetsCRD())
+}
+
+// widgetsCRD is the CRD of widgets.example.com with the scale
+// subresource of a Deployment's.
+func widgetsCRD() map[string]any {
+	return map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets.example.com"},
+		"spec": map[string]any{"group": "example.com", "scope": "Namespaced",
+			"names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget"},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
+				"subresources": map[string]any{"scale": map[string]any{"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}}}}},
+	}
 }
 
 func asWidget(obj map[string]any) {

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/kube"
+	"github.com/apply-hygiene/apply-hygiene/internal/review"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -21,7 +23,10 @@ type fakeCluster struct {
 	labels  map[string]string
 }
 
-var _ Cluster = (*fakeCluster)(nil)
+var (
+	_ Cluster             = (*fakeCluster)(nil)
+	_ review.ScaleCluster = (*fakeCluster)(nil)
+)
 
 func loadCluster(t *testing.T, path string) *fakeCluster {
 	t.Helper()
@@ -47,6 +52,17 @@ func (c *fakeCluster) Object(_ context.Context, gvr schema.GroupVersionResource,
 		}
 	}
 	return nil, fmt.Errorf("reading %s %s/%s: not found", gvr.Resource, namespace, name)
+}
+
+// ScaleReplicasPath reads the CRD <resource>.<group> of the snapshot, as
+// kube.Cluster reads it from the API server.
+func (c *fakeCluster) ScaleReplicasPath(_ context.Context, gvr schema.GroupVersionResource) ([]string, error) {
+	for _, o := range c.objects {
+		if o.GetKind() == "CustomResourceDefinition" && o.GetName() == gvr.Resource+"."+gvr.Group {
+			return kube.SpecReplicasPath(o, gvr.Version)
+		}
+	}
+	return nil, fmt.Errorf("reading customresourcedefinition %s.%s: not found", gvr.Resource, gvr.Group)
 }
 
 func (c *fakeCluster) Revisions(_ context.Context, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {

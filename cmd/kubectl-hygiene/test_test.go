@@ -138,3 +138,14 @@ func TestTestRejectsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// kubectl hygiene test judges the /scale of a custom resource where its
+// CRD (among the case's objects) says the Scale sets the count, spec.size,
+// not at spec.replicas, which the Queue's manifest also has; without the
+// CRD the scale is not reviewed, as in the server.
+func TestTestJudgesACustomResourceScaleAtItsCRDsPath(t *testing.T) {
+	stdout, stderr, code := runCmd(t, "test", "testdata/customscale")
+	if code != exitOK || stderr != "" || stdout != "2 passed, 0 failed\n" {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 	"github.com/apply-hygiene/apply-hygiene/internal/review"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
@@ -47,8 +48,10 @@ type testCase struct {
 	// NamespaceLabels are the labels of the request's namespace.
 	NamespaceLabels map[string]string `json:"namespaceLabels,omitempty"`
 	// Objects are what the webhook would read from the cluster: the parent
-	// of a /scale request, the ReplicaSets or ControllerRevisions of a
-	// rollout undo. Inline, or the path of a file (a List, or documents).
+	// of a /scale request (and the CustomResourceDefinition of a custom
+	// resource's, which says where its /scale sets the count), the
+	// ReplicaSets or ControllerRevisions of a rollout undo. Inline, or the
+	// path of a file (a List, or documents).
 	Objects json.RawMessage `json:"objects,omitempty"`
 	// Expect are the decisions the webhook carries out: repair and prune
 	// of the mutating pass, deny, warn and dryrun of the validating pass.
@@ -218,7 +221,10 @@ type offlineCluster struct {
 	labels  map[string]string
 }
 
-var _ review.Cluster = (*offlineCluster)(nil)
+var (
+	_ review.Cluster      = (*offlineCluster)(nil)
+	_ review.ScaleCluster = (*offlineCluster)(nil)
+)
 
 func (c testCase) cluster(dir string) (*offlineCluster, error) {
 	oc := &offlineCluster{labels: c.NamespaceLabels}
@@ -253,6 +259,17 @@ func (c *offlineCluster) Object(_ context.Context, gvr schema.GroupVersionResour
 		}
 	}
 	return nil, fmt.Errorf("reading %s %s/%s: not in the test case's objects", gvr.Resource, namespace, name)
+}
+
+// ScaleReplicasPath implements review.ScaleCluster with the
+// CustomResourceDefinition <resource>.<group> of the test case's objects.
+func (c *offlineCluster) ScaleReplicasPath(_ context.Context, gvr schema.GroupVersionResource) ([]string, error) {
+	for _, o := range c.objects {
+		if o.GetKind() == "CustomResourceDefinition" && o.GetName() == gvr.Resource+"."+gvr.Group {
+			return kube.SpecReplicasPath(o, gvr.Version)
+		}
+	}
+	return nil, fmt.Errorf("reading customresourcedefinition %s.%s: not in the test case's objects", gvr.Resource, gvr.Group)
 }
 
 // Revisions implements review.Cluster.

@@ -1,5 +1,7 @@
 // Package kube reads from the API server what the reviews need beyond the
 // object under review: an object by name (the parent of a /scale request),
+// the field a custom resource's /scale sets (Cluster.ScaleReplicasPath,
+// from its CRD),
 // the revisions of a workload (its ReplicaSets or ControllerRevisions, by
 // its own selector) and the labels of a namespace, with a short cache;
 // the HorizontalPodAutoscalers that scale an object (Cluster.Autoscalers:

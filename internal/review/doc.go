@@ -21,6 +21,11 @@
 // server) and decides through Evaluator (a *policy.Engine). A Cluster that
 // is also an AutoscalerCluster gives the HorizontalPodAutoscalers that
 // scale the object (input.autoscaling); a failed lookup leaves them out.
+// A /scale write is reviewed as its parent with the new count at the field
+// the Scale sets: spec.replicas for the built-in kinds, the CRD's
+// specReplicasPath for a custom resource, from a Cluster that is also a
+// ScaleCluster; when that field cannot be known, the write is not
+// reviewed.
 //
 // See ExampleReviewer.
 package review

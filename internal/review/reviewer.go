@@ -3,7 +3,9 @@ package review
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -90,7 +92,8 @@ type Review struct {
 
 // Review decodes, classifies, analyzes and evaluates req. It returns nil
 // (and no error) for requests it has no opinion on (anything but UPDATE, a
-// controller's write) and for those that the pass does not review. An
+// controller's write, a /scale write whose count field cannot be known:
+// see ScaleCluster) and for those that the pass does not review. An
 // error that wraps ErrBadRequest means req itself is malformed.
 func (r *Reviewer) Review(ctx context.Context, req *admissionv1.AdmissionRequest, pass Pass) (*Review, error) {
 	if req.UID == "" || req.Operation == "" || req.Kind.Kind == "" {
@@ -100,14 +103,16 @@ func (r *Reviewer) Review(ctx context.Context, req *admissionv1.AdmissionRequest
 		return nil, nil
 	}
 	old, new, err := r.objects(ctx, req)
-	if err != nil {
+	if err != nil || old == nil {
 		return nil, err
 	}
 	return r.ReviewUpdate(ctx, updateOf(req, old, new), pass)
 }
 
 // objects returns the old and new object of an UPDATE; for /scale, the
-// parent as stored and as it would be with the new replica count.
+// parent as stored and as it would be with the new replica count at the
+// field the parent's kind keeps it (scaleReplicasPath), or none (nil, and
+// no error) when that field cannot be known or set.
 func (r *Reviewer) objects(ctx context.Context, req *admissionv1.AdmissionRequest) (old, new *unstructured.Unstructured, err error) {
 	if req.SubResource != "scale" {
 		return decodePair(req)
@@ -117,13 +122,21 @@ func (r *Reviewer) objects(ctx context.Context, req *admissionv1.AdmissionReques
 		return nil, nil, err
 	}
 	gvr := schema.GroupVersionResource{Group: req.Resource.Group, Version: req.Resource.Version, Resource: req.Resource.Resource}
+	path, ok := r.scaleReplicasPath(ctx, gvr)
+	if !ok {
+		return nil, nil, nil
+	}
 	parent, err := r.cluster.Object(ctx, gvr, req.Namespace, req.Name)
 	if err != nil {
 		return nil, nil, err
 	}
 	scaled := parent.DeepCopy()
-	if err := unstructured.SetNestedField(scaled.Object, replicas, "spec", "replicas"); err != nil {
-		return nil, nil, fmt.Errorf("setting replicas on %s %s/%s: %w", parent.GetKind(), req.Namespace, req.Name, err)
+	if err := unstructured.SetNestedField(scaled.Object, replicas, path...); err != nil {
+		// The API server sets the count the same way and fails on the
+		// same object: the parent changed since (a null on the path).
+		logr.FromContextOrDiscard(ctx).V(1).Info("scale path not settable on the parent, not reviewing the scale",
+			"resource", gvr.String(), "path", strings.Join(path, "."), "error", err.Error())
+		return nil, nil, nil
 	}
 	return parent, scaled, nil
 }

@@ -62,6 +62,10 @@ var (
 		{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: []string{"list"}},
 		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterrolebindings", "clusterroles", "rolebindings", "roles"}, Verbs: []string{"list"}},
 	}
+	// widgetsCRDRule reads the CRD of widgets.example.com, the extra kind
+	// with scale of the full and all scenarios: the field its /scale sets.
+	widgetsCRDRule = rbacv1.PolicyRule{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"},
+		ResourceNames: []string{"widgets.example.com"}, Verbs: []string{"get"}}
 	// selfManagedClusterRules let the certs package inject the caBundle.
 	selfManagedClusterRules = []rbacv1.PolicyRule{
 		{
@@ -91,7 +95,7 @@ func TestRBACIsExactlyWhatTheServerCalls(t *testing.T) {
 		"cert-manager": {wantCluster: clusterRules, wantNamespace: namespaceRules},
 		"url":          {wantCluster: clusterRules, wantNamespace: namespaceRules},
 		"full": {
-			wantCluster: concat(clusterRules[:2], []rbacv1.PolicyRule{widgets}, clusterRules[2:], auditClusterRules,
+			wantCluster: concat(clusterRules[:2], []rbacv1.PolicyRule{widgets, widgetsCRDRule}, clusterRules[2:], auditClusterRules,
 				[]rbacv1.PolicyRule{{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"list"}}}),
 			wantNamespace: namespaceRules,
 		},
@@ -108,9 +112,10 @@ func TestRBACIsExactlyWhatTheServerCalls(t *testing.T) {
 			wantNamespace: concat(namespaceRules, selfManagedNamespaceRules),
 		},
 		// Every kind, but get only on the parents of the /scale requests
-		// it intercepts: never on Secrets or anything else.
+		// it intercepts (and the CRD of the custom one, by name): never on
+		// Secrets or anything else.
 		"all": {
-			wantCluster:   concat(allClusterRules[:3], []rbacv1.PolicyRule{widgets}, allClusterRules[3:], selfManagedClusterRules),
+			wantCluster:   concat(allClusterRules[:3], []rbacv1.PolicyRule{widgets, widgetsCRDRule}, allClusterRules[3:], selfManagedClusterRules),
 			wantNamespace: concat(namespaceRules, selfManagedNamespaceRules),
 		},
 	}
@@ -149,9 +154,11 @@ func concat(lists ...[]rbacv1.PolicyRule) []rbacv1.PolicyRule {
 }
 
 // The server gets an intercepted object only as the parent of a /scale
-// request (internal/review's objects): in every scenario the ClusterRole's
-// get rules, but for namespaces, name exactly the parents of the /scale
-// subresources the webhooks intercept.
+// request (internal/review's objects), and a CRD only to find where the
+// /scale of its custom resource sets the count: in every scenario the
+// ClusterRole's get rules, but for namespaces, name exactly the parents of
+// the /scale subresources the webhooks intercept, and its get by name of
+// CRDs exactly <parent>.<group> of those outside the built-in groups.
 func TestRBACGetsExactlyTheScaleParents(t *testing.T) {
 	for _, scenario := range scenarios {
 		t.Run(scenario, func(t *testing.T) {
@@ -166,18 +173,27 @@ func TestRBACGetsExactlyTheScaleParents(t *testing.T) {
 					}
 					for _, g := range rule.APIGroups {
 						want[g+"/"+parent] = true
+						if g != "" && g != "apps" {
+							want["apiextensions.k8s.io/customresourcedefinitions "+parent+"."+g] = true
+						}
 					}
 				}
 			}
 			got := map[string]bool{}
 			for _, rule := range only[rbacv1.ClusterRole](t, objs, "ClusterRole").Rules {
-				if !slices.Contains(rule.Verbs, "get") || len(rule.ResourceNames) > 0 {
+				if !slices.Contains(rule.Verbs, "get") {
 					continue
 				}
 				for _, g := range rule.APIGroups {
 					for _, res := range rule.Resources {
-						if g+"/"+res != "/namespaces" {
+						switch {
+						case g+"/"+res == "/namespaces":
+						case len(rule.ResourceNames) == 0:
 							got[g+"/"+res] = true
+						case g+"/"+res == "apiextensions.k8s.io/customresourcedefinitions":
+							for _, name := range rule.ResourceNames {
+								got[g+"/"+res+" "+name] = true
+							}
 						}
 					}
 				}
@@ -199,7 +215,7 @@ func TestRBACAuditFixPatchesExactlyTheAuditedKinds(t *testing.T) {
 		{APIGroups: []string{"apps"}, Resources: []string{"daemonsets", "deployments", "statefulsets"}, Verbs: []string{"patch"}},
 		{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"patch"}},
 	}
-	base := concat(clusterRules[:2], []rbacv1.PolicyRule{widgets}, clusterRules[2:], auditClusterRules, []rbacv1.PolicyRule{widgetsList})
+	base := concat(clusterRules[:2], []rbacv1.PolicyRule{widgets, widgetsCRDRule}, clusterRules[2:], auditClusterRules, []rbacv1.PolicyRule{widgetsList})
 	tests := map[string]struct {
 		set         []string
 		wantCluster []rbacv1.PolicyRule
@@ -209,7 +225,7 @@ func TestRBACAuditFixPatchesExactlyTheAuditedKinds(t *testing.T) {
 		"audit.fix=false (the default) patches nothing": {wantCluster: base},
 		"audit.fix=true without the audit patches nothing": {
 			set:         []string{"--set", "audit.fix=true", "--set", "audit.enabled=false"},
-			wantCluster: concat(clusterRules[:2], []rbacv1.PolicyRule{widgets}, clusterRules[2:]),
+			wantCluster: concat(clusterRules[:2], []rbacv1.PolicyRule{widgets, widgetsCRDRule}, clusterRules[2:]),
 		},
 	}
 	for name, tc := range tests {

@@ -165,6 +165,23 @@ scale subresource.
 {{- end }}
 
 {{/*
+The CRDs the server reads (get, by name) to find where the /scale of a
+custom resource sets its count (subresources.scale.specReplicasPath): the
+CRD <resource>.<group> of each extraKinds resource with a scale subresource
+outside the built-in groups ("" and apps, whose kinds keep spec.replicas).
+*/}}
+{{- define "apply-hygiene.scaleCRDs" -}}
+{{- $names := list }}
+{{- range .Values.extraKinds }}
+{{- $group := include "apply-hygiene.group" .group }}
+{{- if and (has "scale" (default list .subresources)) (ne $group "") (ne $group "apps") }}
+{{- $names = append $names (printf "%s.%s" .resource $group) }}
+{{- end }}
+{{- end }}
+{{- toYaml (dict "names" (uniq $names)) }}
+{{- end }}
+
+{{/*
 The resources the periodic audit lists, per group: {group, version,
 resources}. The preset's kinds without subresources (the common kinds for
 all: listing every object of every kind each interval is not an audit), but

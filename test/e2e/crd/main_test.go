@@ -1,10 +1,12 @@
 // Package crd_test checks custom resources analyzed with their CRD's
 // structural schema, read by the server from the API server's OpenAPI v3
 // (issue 15, item 2): facts inside a list-map name the element, and a
-// changed CRD is used without a restart. apply-hygiene is installed from
-// the chart (url mode) with the Route resource as an extraKinds entry, and
-// the server runs with the chart's service account: reading /openapi/v3
-// needs no RBAC of its own.
+// changed CRD is used without a restart; and the /scale of a custom
+// resource sets the field its CRD's specReplicasPath names. apply-hygiene
+// is installed from the chart (url mode) with the Route resource and the
+// Queue resource with its scale subresource as extraKinds entries, and the
+// server runs with the chart's service account: reading /openapi/v3 needs
+// no RBAC of its own, reading the Queue CRD the chart's get by name.
 package crd_test
 
 import (
@@ -15,5 +17,6 @@ import (
 
 func TestMain(m *testing.M) {
 	framework.Main(m, framework.WithWebhook(
-		"extraKinds[0].group=example.com", "extraKinds[0].version=v1", "extraKinds[0].resource=routes"))
+		"extraKinds[0].group=example.com", "extraKinds[0].version=v1", "extraKinds[0].resource=routes",
+		"extraKinds[1].group=example.com", "extraKinds[1].version=v1", "extraKinds[1].resource=queues", "extraKinds[1].subresources={scale}"))
 }

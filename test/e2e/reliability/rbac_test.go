@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	"sigs.k8s.io/yaml"
@@ -44,7 +45,9 @@ import (
 // HorizontalPodAutoscaler cache (autoscalerCalls) — and, with
 // audit.enabled, a scan of the
 // audit.Scanner over objects whose template is older than last-applied
-// (list of the kinds, of the revisions, get of namespaces).
+// (list of the kinds, of the revisions, get of namespaces); with a custom
+// resource with scale among extraKinds, /scale of it (its CRD: get by
+// name, the only grant by name; the parent: get).
 func TestClusterRoleIsExactlyWhatTheCodeCalls(t *testing.T) {
 	tests := map[string]struct {
 		values []string
@@ -56,6 +59,12 @@ func TestClusterRoleIsExactlyWhatTheCodeCalls(t *testing.T) {
 		"with the periodic audit": {values: []string{"audit.enabled=true"}, calls: func(t *testing.T) []string {
 			return union(reviewerCalls(t), autoscalerCalls(t), auditCalls(t), recorderCalls)
 		}},
+		"with a custom resource with scale among extraKinds": {
+			values: []string{"extraKinds[0].group=example.com,extraKinds[0].version=v1,extraKinds[0].resource=queues,extraKinds[0].subresources={scale}"},
+			calls: func(t *testing.T) []string {
+				return union(reviewerCalls(t), autoscalerCalls(t), customScaleCalls(t))
+			},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -64,6 +73,38 @@ func TestClusterRoleIsExactlyWhatTheCodeCalls(t *testing.T) {
 			}
 		})
 	}
+}
+
+// customScaleCalls returns the calls of a review of alice's /scale of a
+// custom resource, Queue team/web, whose CRD sets spec.size: the CRD (get,
+// by name), the parent (get) and the namespace labels (get).
+func customScaleCalls(t *testing.T) []string {
+	t.Helper()
+	queues := schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "queues"}
+	crd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": map[string]any{"name": "queues.example.com"},
+		"spec": map[string]any{"group": "example.com", "versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
+			"subresources": map[string]any{"scale": map[string]any{"specReplicasPath": ".spec.size", "statusReplicasPath": ".status.size"}}}}},
+	}}
+	queue := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Queue", "metadata": map[string]any{"name": "web", "namespace": "team"},
+		"spec": map[string]any{"size": int64(2)},
+	}}
+	la, err := json.Marshal(queue.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	queue.SetAnnotations(map[string]string{"kubectl.kubernetes.io/last-applied-configuration": string(la)})
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds(), namespace(), crd, queue)
+	handler := webhook.NewReviewer(newPolicyEngine(t), kube.NewCluster(client, 0)).Validating()
+	req := scaleRequest(t, "Queue", queues)
+	resp := handler.Handle(logf.IntoContext(t.Context(), logr.Discard()), admission.Request{AdmissionRequest: req})
+	// last-applied owns spec.size: alice's scale is denied, which proves
+	// the review read the CRD's path.
+	if resp.Allowed || resp.Result == nil || resp.Result.Code != 403 {
+		t.Fatalf("scale of a Queue: %+v, want the imperative-edit denial", resp.Result)
+	}
+	return actions(client)
 }
 
 // recorderCalls are the events of the audit and of the webhook (on a
@@ -192,12 +233,21 @@ func (f eventRecorderFunc) Eventf(runtime.Object, runtime.Object, string, string
 	f()
 }
 
-// actions returns "group/resource verb" of every call made with client.
+// namedResources are the resources the server reads by name only, and
+// the chart grants by name (resourceNames).
+var namedResources = map[string]bool{"customresourcedefinitions": true}
+
+// actions returns "group/resource verb" of every call made with client,
+// followed by the name for namedResources.
 func actions(client *dynamicfake.FakeDynamicClient) []string {
 	seen := map[string]bool{}
 	for _, a := range client.Actions() {
 		gvr := a.GetResource()
-		seen[gvr.Group+"/"+gvr.Resource+" "+a.GetVerb()] = true
+		call := gvr.Group + "/" + gvr.Resource + " " + a.GetVerb()
+		if namedResources[gvr.Resource] {
+			call += " " + a.(clienttesting.GetAction).GetName()
+		}
+		seen[call] = true
 	}
 	return sortedKeys(seen)
 }
@@ -251,7 +301,8 @@ func raw(t *testing.T, obj map[string]any) runtime.RawExtension {
 
 // clusterRoleGrants renders the chart in url mode with values and the
 // pinned helm, and returns "group/resource verb" of every rule of its
-// ClusterRole.
+// ClusterRole, followed by the name for each name of a rule with
+// resourceNames.
 func clusterRoleGrants(t *testing.T, values ...string) []string {
 	t.Helper()
 	binDir := controlplane.RequireTools(t, "helm")
@@ -279,13 +330,21 @@ func clusterRoleGrants(t *testing.T, values ...string) []string {
 		}
 		found = true
 		for _, r := range cr.Rules {
-			if len(r.ResourceNames) > 0 || len(r.NonResourceURLs) > 0 {
-				t.Errorf("rule %+v: the server reads by no name", r)
+			if len(r.NonResourceURLs) > 0 {
+				t.Errorf("rule %+v: the server calls no non-resource URL", r)
 			}
 			for _, g := range r.APIGroups {
 				for _, res := range r.Resources {
+					if namedResources[res] != (len(r.ResourceNames) > 0) {
+						t.Errorf("rule %+v: the server reads %s by name only", r, res)
+					}
 					for _, v := range r.Verbs {
-						granted[g+"/"+res+" "+v] = true
+						if len(r.ResourceNames) == 0 {
+							granted[g+"/"+res+" "+v] = true
+						}
+						for _, name := range r.ResourceNames {
+							granted[g+"/"+res+" "+v+" "+name] = true
+						}
 					}
 				}
 			}
