@@ -36,9 +36,13 @@ func (m migrator) migrate(ctx context.Context, mg *migration) {
 			return
 		}
 	}
-	patch, err := m.upgradePatch(obj, mg.Managers)
+	patch, err := m.upgradePatch(obj, mg)
 	if err != nil {
 		m.fail(mg, "upgrading managedFields", "nothing was written", err)
+		return
+	}
+	if patch == nil {
+		// Every field stays with client-side apply.
 		return
 	}
 	if obj, err = m.patch(ctx, client, obj.GetName(), types.JSONPatchType, patch); err != nil {
