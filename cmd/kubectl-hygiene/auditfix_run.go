@@ -39,7 +39,7 @@ func (o *AuditOptions) fix(ctx context.Context, c *cluster, r *audit.Report) err
 		}
 		if err != nil {
 			failed++
-			fmt.Fprintf(o.ErrOut, "error: %s was not fixed: %v\n", o.objectName(of.Object), err)
+			fmt.Fprintf(o.ErrOut, "error: %s was not fixed: %v\n", o.objectName(of.Object), audit.RedactError(of.Object, err))
 		}
 	}
 	for _, f := range deferred {
