@@ -33,6 +33,8 @@ var podSpecDefaults = map[string]any{
 	"dnsPolicy":                     "ClusterFirst",
 	"schedulerName":                 "default-scheduler",
 	"terminationGracePeriodSeconds": int64(30),
+	// An empty object the server adds to every pod spec.
+	"securityContext": map[string]any{},
 }
 
 // containerDefaults are the defaults of a container (and an init
@@ -42,6 +44,8 @@ var containerDefaults = map[string]any{
 	"terminationMessagePolicy":            "File",
 	"ports[].protocol":                    "TCP",
 	"env[].valueFrom.fieldRef.apiVersion": "v1",
+	// An empty object the server adds to every container.
+	"resources": map[string]any{},
 }
 
 // probeDefaults are the defaults of a liveness, readiness or startup

@@ -39,7 +39,7 @@ func (o *AuditOptions) fix(ctx context.Context, c *cluster, r *audit.Report) err
 		}
 		if err != nil {
 			failed++
-			fmt.Fprintf(o.ErrOut, "error: %s was not fixed: %v\n", o.objectName(of.Object), err)
+			fmt.Fprintf(o.ErrOut, "error: %s was not fixed: %v\n", o.objectName(of.Object), audit.RedactError(of.Object, err))
 		}
 	}
 	for _, f := range deferred {
@@ -88,11 +88,11 @@ func (o *AuditOptions) previewFix(ctx context.Context, fixer *audit.Fixer, of *a
 	name := displayName(of.Object)
 	out := fmt.Sprintf("%s fixed (dry run): %s\n", o.objectName(of.Object), of.Summary())
 	if of.Repair != nil {
-		from, err := prettyJSON(of.Repair.Fix.LastApplied)
+		from, err := prettyJSON(merge.RedactSecretJSON(of.Object.Kind, of.Repair.Fix.LastApplied))
 		if err != nil {
 			return err
 		}
-		to, err := prettyJSON(of.Repair.Fix.Rollback.RepairedLastApplied)
+		to, err := prettyJSON(merge.RedactSecretJSON(of.Object.Kind, of.Repair.Fix.Rollback.RepairedLastApplied))
 		if err != nil {
 			return err
 		}
@@ -105,12 +105,13 @@ func (o *AuditOptions) previewFix(ctx context.Context, fixer *audit.Fixer, of *a
 	return err
 }
 
-// shownYAML is the object's YAML as a diff shows it: without status,
+// shownYAML is the object's YAML as a diff shows it: a Secret's values
+// redacted (merge.RedactSecret), without status,
 // managedFields and last-applied (the repair shows that one on its own),
 // and without empty maps, which the API server drops from built-in kinds
 // (the annotations of a pod template whose last annotation goes).
 func shownYAML(obj *unstructured.Unstructured) string {
-	shown := obj.DeepCopy()
+	shown := &unstructured.Unstructured{Object: merge.RedactSecret(obj.DeepCopy().Object)}
 	unstructured.RemoveNestedField(shown.Object, "status")
 	unstructured.RemoveNestedField(shown.Object, "metadata", "managedFields")
 	unstructured.RemoveNestedField(shown.Object, "metadata", "annotations", merge.LastAppliedAnnotation)

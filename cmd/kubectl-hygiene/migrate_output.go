@@ -86,17 +86,21 @@ func printMigration(w io.Writer, r migrateReport, m migration) {
 // lastAppliedArg is the annotation as `kubectl annotate` names it.
 const lastAppliedArg = "kubectl.kubernetes.io/last-applied-configuration"
 
-// printFields lists the fields the manifest set and counts the server
-// defaults, which -o json lists.
+// printFields lists the fields the manifest set, counts the server
+// defaults, which -o json lists, and lists the fields that stay with
+// client-side apply.
 func printFields(w io.Writer, fields []strandedField) {
 	defaults := 0
-	var set []strandedField
+	var set, stay []strandedField
 	for _, f := range fields {
-		if f.Default {
+		switch {
+		case f.Default:
 			defaults++
-			continue
+		case f.Stays:
+			stay = append(stay, f)
+		default:
+			set = append(set, f)
 		}
-		set = append(set, f)
 	}
 	if len(set) > 0 {
 		fmt.Fprintln(w, "  fields it owns, which a server-side apply that drops them leaves behind unless upgraded:")
@@ -106,6 +110,12 @@ func printFields(w io.Writer, fields []strandedField) {
 	}
 	if defaults > 0 {
 		fmt.Fprintf(w, "  and %d field(s) the server defaulted (a manifest that leaves them out gets the default again; -o json lists them)\n", defaults)
+	}
+	if len(stay) > 0 {
+		fmt.Fprintln(w, "  fields that stay with client-side apply, as neither last-applied nor the server's defaults have them (the new manager's apply would delete them):")
+		for _, f := range stay {
+			fmt.Fprintf(w, "    %s\n", f.Path)
+		}
 	}
 }
 

@@ -44,7 +44,8 @@ type migration struct {
 	Managers []string `json:"managers"`
 	// Fields are the fields those managers own: a server-side apply that
 	// drops them from its manifest leaves them behind unless the
-	// managedFields are upgraded.
+	// managedFields are upgraded. The upgrade moves those last-applied
+	// has and the server's defaults; the others stay.
 	Fields []strandedField `json:"fields"`
 	// Upgrade is "upgraded", "would upgrade" (dry run), "nothing to
 	// upgrade" or "failed".
@@ -66,10 +67,15 @@ type strandedField struct {
 	// LastApplied is set when last-applied has the field: the manifest
 	// set it.
 	LastApplied bool `json:"lastApplied"`
-	// Default is set when the server defaulted the field when client-side
-	// apply created the object: a manifest that leaves it out gets the
-	// default again.
+	// Default is set when last-applied does not have the field and its
+	// value is the server's default (merge.IsServerDefault): a manifest
+	// that leaves it out gets the default again.
 	Default bool `json:"default"`
+	// Stays is set when the field is neither: no manifest is known to
+	// have set it (spec.replicas after the hand-over to an autoscaler), so
+	// it stays with client-side apply, whose Update entry keeps it, rather
+	// than move to a manager whose next apply would delete it.
+	Stays bool `json:"stays"`
 }
 
 // migrator plans and writes the migrations.
@@ -135,22 +141,11 @@ func (m migrator) strandedFields(obj *unstructured.Unstructured, managers []stri
 		if slices.ContainsFunc(f.Owners, func(o merge.Owner) bool {
 			return o.Operation == string(metav1.ManagedFieldsOperationUpdate) && o.Subresource == "" && slices.Contains(managers, o.Manager)
 		}) {
-			out = append(out, strandedField{Path: f.Path, LastApplied: f.LastApplied, Default: f.Default})
+			def := !f.LastApplied && merge.IsServerDefault(obj.Object, f.Path)
+			out = append(out, strandedField{Path: f.Path, LastApplied: f.LastApplied, Default: def, Stays: !f.LastApplied && !def})
 		}
 	}
 	return out, nil
-}
-
-// upgradePatch is kubectl's JSON patch that moves the managers' fields to
-// the server-side apply manager; it replaces metadata.resourceVersion with
-// the one read, so that the server refuses it with a conflict when the
-// object changed in between.
-func (m migrator) upgradePatch(obj *unstructured.Unstructured, managers []string) ([]byte, error) {
-	patch, err := csaupgrade.UpgradeManagedFieldsPatch(obj, sets.New(managers...), m.manager)
-	if err != nil {
-		return nil, fmt.Errorf("computing the managedFields upgrade: %w", err)
-	}
-	return patch, nil
 }
 
 // ownedByApply reports whether an Apply manager owns the last-applied

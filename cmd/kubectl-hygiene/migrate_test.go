@@ -115,7 +115,7 @@ func TestMigratePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var fromManifest []string
+	var fromManifest, stays []string
 	defaults := 0
 	for _, f := range mg.Fields {
 		switch {
@@ -123,9 +123,14 @@ func TestMigratePlan(t *testing.T) {
 			fromManifest = append(fromManifest, f.Path.String())
 		case f.Default:
 			defaults++
+		case f.Stays:
+			stays = append(stays, f.Path.String())
 		default:
-			t.Errorf("%s is neither in last-applied nor a default", f.Path)
+			t.Errorf("%s is neither in last-applied nor a default, and does not stay", f.Path)
 		}
+	}
+	if len(stays) > 0 {
+		t.Errorf("fields that stay with client-side apply: %v, want none", stays)
 	}
 	want := []string{
 		"metadata.labels.app", "metadata.labels.team", "spec.replicas", "spec.selector", "spec.template.metadata.labels.app",
@@ -139,7 +144,7 @@ func TestMigratePlan(t *testing.T) {
 	if defaults != 14 {
 		t.Errorf("%d defaults, want 14", defaults)
 	}
-	patch, err := m.upgradePatch(objs[0], mg.Managers)
+	patch, err := m.upgradePatch(objs[0], mg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +180,7 @@ func TestMigratePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	patch, err = m.upgradePatch(kept, mg.Managers)
+	patch, err = m.upgradePatch(kept, mg)
 	if err != nil {
 		t.Fatal(err)
 	}

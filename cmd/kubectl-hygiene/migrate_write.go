@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/apply-hygiene/apply-hygiene/audit"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -36,9 +37,13 @@ func (m migrator) migrate(ctx context.Context, mg *migration) {
 			return
 		}
 	}
-	patch, err := m.upgradePatch(obj, mg.Managers)
+	patch, err := m.upgradePatch(obj, mg)
 	if err != nil {
 		m.fail(mg, "upgrading managedFields", "nothing was written", err)
+		return
+	}
+	if patch == nil {
+		// Every field stays with client-side apply.
 		return
 	}
 	if obj, err = m.patch(ctx, client, obj.GetName(), types.JSONPatchType, patch); err != nil {
@@ -115,6 +120,7 @@ func describeWriteError(mg *migration, step, unwritten string, err error) string
 		return fmt.Sprintf("%s %s changed since resourceVersion %s was read: %s; run kubectl hygiene migrate again to migrate it as it is now",
 			mg.Object.Kind, objectName(mg.Object), mg.ResourceVersion, unwritten)
 	}
+	err = audit.RedactError(mg.Object, err)
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {
 		return fmt.Sprintf("%s: %s", step, status.Status().Message)

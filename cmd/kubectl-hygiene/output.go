@@ -173,40 +173,22 @@ func status(f merge.FieldInfo) string {
 	return strings.Join(s, ",")
 }
 
-// redactItem hides a Secret's values in the patch and the result: its data,
-// its stringData and its last-applied annotation, which holds them too.
+// redactItem hides a Secret's values in the patch and the result with
+// merge's redaction: its data, its stringData and its last-applied
+// annotation, which holds them too.
 func redactItem(item *diffItem) {
-	if item.Object.Kind != "Secret" || item.Object.APIVersion != "v1" {
+	if !merge.IsSecret(item.Object.Kind) {
 		return
 	}
 	if item.Result != nil {
-		item.Result = &unstructured.Unstructured{Object: redactSecret(item.Result.DeepCopy().Object)}
+		item.Result = &unstructured.Unstructured{Object: merge.RedactSecret(item.Result.DeepCopy().Object)}
 	}
 	var patch map[string]any
 	if json.Unmarshal(item.Patch, &patch) == nil && patch != nil {
-		if data, err := json.Marshal(redactSecret(patch)); err == nil {
+		if data, err := json.Marshal(merge.RedactSecretPatch(item.Object.Kind, patch)); err == nil {
 			item.Patch = data
 		}
 	}
-}
-
-func redactSecret(obj map[string]any) map[string]any {
-	for _, field := range []string{"data", "stringData"} {
-		if m, ok := obj[field].(map[string]any); ok {
-			for k, v := range m {
-				if v != nil {
-					m[k] = merge.Redacted
-				}
-			}
-		}
-	}
-	if annots, ok, _ := unstructured.NestedMap(obj, "metadata", "annotations"); ok {
-		if _, has := annots[merge.LastAppliedAnnotation]; has {
-			annots[merge.LastAppliedAnnotation] = merge.Redacted
-			_ = unstructured.SetNestedMap(obj, annots, "metadata", "annotations")
-		}
-	}
-	return obj
 }
 
 // maxMessageValue is the length at which values in explain's table are
