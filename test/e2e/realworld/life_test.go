@@ -75,7 +75,7 @@ func (l *life) live() map[string]any {
 // lastApplied decodes the last-applied annotation of obj; nil when there
 // is none or it is not JSON.
 func lastApplied(obj map[string]any) map[string]any {
-	v, _ := path("metadata", "annotations").key(lastAppliedKey).lookup(obj)
+	v, _ := path("metadata", "annotations").Key(lastAppliedKey).Lookup(obj)
 	s, _ := v.(string)
 	var la map[string]any
 	if json.Unmarshal([]byte(s), &la) != nil {
@@ -101,7 +101,7 @@ func check(t *testing.T, lg *ledger, object, step string, want expectation, res 
 	ms := compare(want, got)
 	command := "kubectl " + strings.Join(res.Args, " ")
 	for i := range ms {
-		ms[i].object, ms[i].step, ms[i].command = object, step, command
+		ms[i].Object, ms[i].Step, ms[i].Command = object, step, command
 	}
 	lg.record(ms, others)
 	if res.ExitCode != 0 && !hasDenial(got) {
@@ -112,7 +112,7 @@ func check(t *testing.T, lg *ledger, object, step string, want expectation, res 
 
 func hasDenial(got []reported) bool {
 	for _, r := range got {
-		if r.action == deny {
+		if r.Action == deny {
 			return true
 		}
 	}
@@ -186,8 +186,8 @@ func (l *life) waitObserved() {
 		if err != nil {
 			return false, err
 		}
-		gen, _ := generationPath.lookup(obj)
-		seen, _ := path("status", "observedGeneration").lookup(obj)
+		gen, _ := generationPath.Lookup(obj)
+		seen, _ := path("status", "observedGeneration").Lookup(obj)
 		g, _ := gen.(float64)
 		s, _ := seen.(float64)
 		return s >= g, nil
