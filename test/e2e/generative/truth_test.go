@@ -1,0 +1,177 @@
+package generative_test
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// The truth model: what a correct tool reports, from who did what in the
+// sequence and the objects read around each step, never from what
+// apply-hygiene says.
+
+type fieldPath = framework.FieldPath
+
+// lastAppliedKey is the annotation of client-side apply.
+const lastAppliedKey = "kubectl.kubernetes.io/last-applied-configuration"
+
+// bookkeeping are the annotations the controllers and kubectl keep for
+// themselves; the truth model does not compare them.
+var bookkeeping = map[string]bool{
+	lastAppliedKey:                                    true,
+	"deployment.kubernetes.io/revision":               true,
+	"deployment.kubernetes.io/revision-history":       true,
+	"deployment.kubernetes.io/desired-replicas":       true,
+	"deployment.kubernetes.io/max-replicas":           true,
+	"deprecated.daemonset.template.generation":        true,
+	"autoscaling.alpha.kubernetes.io/conditions":      true,
+	"autoscaling.alpha.kubernetes.io/current-metrics": true,
+}
+
+// relevant is the part of an object that writers set: everything but
+// status and the metadata the server and the controllers keep, with the
+// labels and the annotations but bookkeeping.
+func relevant(obj map[string]any) map[string]any {
+	if obj == nil {
+		return nil
+	}
+	out := map[string]any{}
+	for k, v := range obj {
+		switch k {
+		case "apiVersion", "kind", "status", "metadata":
+		default:
+			out[k] = v
+		}
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	if labels, ok := meta["labels"]; ok {
+		out["metadata"] = map[string]any{"labels": labels}
+	}
+	if annotations, _ := meta["annotations"].(map[string]any); len(annotations) > 0 {
+		kept := map[string]any{}
+		for k, v := range annotations {
+			if !bookkeeping[k] {
+				kept[k] = v
+			}
+		}
+		if len(kept) > 0 {
+			m, _ := out["metadata"].(map[string]any)
+			if m == nil {
+				m = map[string]any{}
+				out["metadata"] = m
+			}
+			m["annotations"] = kept
+		}
+	}
+	return out
+}
+
+// changed lists the fields a step changed, added or removed.
+func changed(before, after map[string]any) []fieldPath {
+	return framework.ChangedPaths(framework.Path(), relevant(before), relevant(after))
+}
+
+// lastApplied decodes the last-applied annotation of obj; nil when there
+// is none or it is not JSON.
+func lastApplied(obj map[string]any) map[string]any {
+	v, _ := framework.Path("metadata", "annotations").Key(lastAppliedKey).Lookup(obj)
+	s, _ := v.(string)
+	var la map[string]any
+	if json.Unmarshal([]byte(s), &la) != nil {
+		return nil
+	}
+	return la
+}
+
+// ownedMoves are the fields a write moved away from last-applied: fields
+// last-applied has whose value the write changed or removed so that live
+// differs from last-applied there. A write that also rewrote last-applied
+// (edit or replace with --save-config, an apply) moves none.
+func ownedMoves(before, after map[string]any) []fieldPath {
+	la := lastApplied(before)
+	if la == nil || !cmp.Equal(la, lastApplied(after)) {
+		return nil
+	}
+	var out []fieldPath
+	for _, q := range changed(before, after) {
+		if _, owned := q.Lookup(la); owned && !framework.SameAt(q, la, after) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// applyTruth is what a correct tool reports for an apply.
+type applyTruth struct {
+	// orphans are the fields a person set outside apply that are live
+	// after the apply and in neither the manifest nor last-applied.
+	orphans []fieldPath
+	// reverts are the fields a person set since the previous apply that
+	// had drifted from last-applied and that the apply changed or
+	// removed.
+	reverts []fieldPath
+}
+
+// truthOfApply computes applyTruth for an apply of manifest that turned
+// before into after, from the fields people set (planted).
+func truthOfApply(planted []fieldPath, manifest, before, after map[string]any) applyTruth {
+	la := lastApplied(before)
+	var t applyTruth
+	for _, p := range planted {
+		_, live := p.Lookup(after)
+		_, inManifest := p.Lookup(manifest)
+		_, inLastApplied := p.Lookup(la)
+		if live && !inManifest && !inLastApplied {
+			t.orphans = append(t.orphans, p)
+		}
+		drifted := !framework.SameAt(p, before, la)
+		if drifted && !framework.SameAt(p, before, after) {
+			t.reverts = append(t.reverts, p)
+		}
+	}
+	return t
+}
+
+// names reports whether a path that a message names is the field q or a
+// field inside it.
+func names(reported string, q fieldPath) bool {
+	s := q.String()
+	return reported == s || strings.HasPrefix(reported, s+".") || strings.HasPrefix(reported, s+"[")
+}
+
+// namesAny reports whether reported names one of qs (names).
+func namesAny(reported string, qs []fieldPath) bool {
+	for _, q := range qs {
+		if names(reported, q) {
+			return true
+		}
+	}
+	return false
+}
+
+// related reports whether one of a and b is inside the other.
+func related(a, b fieldPath) bool { return names(a.String(), b) || names(b.String(), a) }
+
+// repairBeyondProof lists the fields where an undo's repair changed
+// last-applied beyond what the undo restored: outside spec.template (and,
+// for a Deployment, its annotations, which the undo copies from the
+// ReplicaSet), or at a field that a writer set outside apply.
+func repairBeyondProof(kind string, before, after map[string]any, outside []fieldPath) []fieldPath {
+	var out []fieldPath
+	for _, c := range framework.ChangedPaths(framework.Path(), lastApplied(before), lastApplied(after)) {
+		s := c.String()
+		restored := strings.HasPrefix(s, "spec.template.") ||
+			(kind == "Deployment" && strings.HasPrefix(s, "metadata.annotations"))
+		tool := false
+		for _, o := range outside {
+			tool = tool || related(c, o)
+		}
+		if !restored || tool {
+			out = append(out, c)
+		}
+	}
+	return out
+}
