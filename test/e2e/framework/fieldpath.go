@@ -245,3 +245,6 @@ func sortedKeys(m map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Element reports whether p ends at an element of a list keyed by name.
+func (p FieldPath) Element() bool { return len(p) > 0 && p[len(p)-1].element }

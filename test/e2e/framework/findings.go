@@ -89,12 +89,14 @@ var (
 	orphanPath = regexp.MustCompile(`^(\S+) \(`)
 	revertPath = regexp.MustCompile(`^this apply (?:sets (\S+) back to |removes (\S+), discarding )`)
 	editPaths  = regexp.MustCompile(`(?:owns: |, )(\S+) \((?:last-applied |now )`)
+	// appliedPaths are the fields of a server-side-owned message.
+	appliedPaths = regexp.MustCompile(`(?:server-side: |, )(\S+) \((?:applied |now )`)
 )
 
 // messagePaths returns the field paths a rule's message names: one for
 // orphaned-field and apply-reverts-drift, each listed field for
-// imperative-edit, "" for the rest (and for a message that does not
-// parse, which then matches no expectation).
+// imperative-edit and server-side-owned, "" for the rest (and for a
+// message that does not parse, which then matches no expectation).
 func messagePaths(rule, msg string) []string {
 	switch rule {
 	case "orphaned-field":
@@ -105,9 +107,13 @@ func messagePaths(rule, msg string) []string {
 		if m := revertPath.FindStringSubmatch(msg); m != nil {
 			return []string{m[1] + m[2]}
 		}
-	case "imperative-edit":
+	case "imperative-edit", "server-side-owned":
+		fields := editPaths
+		if rule == "server-side-owned" {
+			fields = appliedPaths
+		}
 		var out []string
-		for _, m := range editPaths.FindAllStringSubmatch(msg, -1) {
+		for _, m := range fields.FindAllStringSubmatch(msg, -1) {
 			out = append(out, m[1])
 		}
 		if len(out) > 0 {

@@ -36,6 +36,13 @@ func TestParseOutput(t *testing.T) {
 			},
 			wantOthers: []string{"Warning: resource deployments/web was previously managed with 'kubectl apply'."},
 		},
+		"a server-side-owned warning lists the applied fields": {
+			stderr: `Warning: [server-side-owned] Deployment ns/web: this write by alice (field manager kubectl-set) changes fields that kustomize-controller applies server-side: spec.template.spec.containers[name=server].resources.requests.cpu (applied "100m", now "120m"), spec.replicas (applied 2, now 3); its next apply puts the applied values back. It is managed by Flux (kustomize-controller); make the change in the Git source of its Kustomization`,
+			want: []Finding{
+				{Action: warn, Rule: "server-side-owned", Path: "spec.template.spec.containers[name=server].resources.requests.cpu"},
+				{Action: warn, Rule: "server-side-owned", Path: "spec.replicas"},
+			},
+		},
 		"a rule without a single field": {
 			stderr: "Warning: [stale-last-applied] Deployment ns/web: rollout undo restored revision 1 but …",
 			want:   []Finding{{Action: warn, Rule: "stale-last-applied", Path: ""}},

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // ledger collects the steps, writers and failures of every sequence; they
@@ -19,6 +20,17 @@ type ledger struct {
 	// metricErrors are the webhook errors only the API server's metrics
 	// saw.
 	metricErrors int
+	// start is when the sequences started, and stepsTook how long until
+	// the last one finished its steps (before minimising).
+	start     time.Time
+	stepsTook time.Duration
+}
+
+// finished notes that a sequence finished its steps.
+func (l *ledger) finished() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stepsTook = max(l.stepsTook, time.Since(l.start))
 }
 
 // sequenceFailure is a failure of one sequence.
@@ -52,7 +64,7 @@ func (l *ledger) add(sequence string, steps []step, failures []failure) []string
 }
 
 // maxMinimised bounds how many distinct failures a run minimises.
-const maxMinimised = 6
+const maxMinimised = 4
 
 // script records the minimised script of a failure signature.
 func (l *ledger) script(signature, s string) {

@@ -177,6 +177,7 @@ func (r *runner) run(i int, s step) bool {
 		predicted = r.p.Predict(r.t, r.as(alice), fmt.Sprintf("step %d", i+1), file)
 	}
 	res := r.as(s.As).RunWithInput(r.t, s.Stdin, s.Args...)
+	r.t.Logf("STEP %d: %s, as %s: exit %d (last-applied before: %v)", i+1, s.Writer, s.As, res.ExitCode, lastApplied(before) != nil)
 	if s.Kind == finalizerRemoval && res.ExitCode == 0 {
 		r.waitGone()
 	}

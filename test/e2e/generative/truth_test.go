@@ -2,6 +2,7 @@ package generative_test
 
 import (
 	"encoding/json"
+	"sort"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
@@ -69,9 +70,46 @@ func relevant(obj map[string]any) map[string]any {
 	return out
 }
 
-// changed lists the fields a step changed, added or removed.
+// changed lists the fields a step changed, added or removed, down to
+// the keys of a map that one side does not have, as apply-hygiene's
+// messages name them (an element of a named list stays whole).
 func changed(before, after map[string]any) []fieldPath {
-	return framework.ChangedPaths(framework.Path(), relevant(before), relevant(after))
+	a, b := relevant(before), relevant(after)
+	var out []fieldPath
+	for _, p := range framework.ChangedPaths(framework.Path(), a, b) {
+		va, _ := p.Lookup(a)
+		vb, _ := p.Lookup(b)
+		out = append(out, leaves(p, va, vb)...)
+	}
+	return out
+}
+
+// leaves expands a path where a map was added or removed into the paths
+// of its keys; a list element stays whole.
+func leaves(p fieldPath, a, b any) []fieldPath {
+	ma, _ := a.(map[string]any)
+	mb, _ := b.(map[string]any)
+	whole := ma
+	if whole == nil {
+		whole = mb
+	}
+	if (a != nil && b != nil) || len(whole) == 0 || p.Element() {
+		return []fieldPath{p}
+	}
+	keys := make([]string, 0, len(whole))
+	for k := range whole {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []fieldPath
+	for _, k := range keys {
+		if a == nil {
+			out = append(out, leaves(p.Key(k), nil, whole[k])...)
+		} else {
+			out = append(out, leaves(p.Key(k), whole[k], nil)...)
+		}
+	}
+	return out
 }
 
 // lastApplied decodes the last-applied annotation of obj; nil when there
