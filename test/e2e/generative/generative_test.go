@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,15 +44,29 @@ func TestGenerative(t *testing.T) {
 	var lg ledger
 	lg.start = time.Now()
 	t.Run("sequence", func(t *testing.T) {
-		for i := 0; i*sequenceLength < steps; i++ {
-			o := objects[i%len(objects)]
-			n := min(sequenceLength, steps-i*sequenceLength)
-			name := fmt.Sprintf("%03d-%s-%s", i, o.kind, o.name)
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				runSequence(t, &lg, p, name, o, seed+uint64(i)*1_000_003, n)
-			})
+		// Sequences wait mostly on the API server and kubectl: run more
+		// of them at once than go test's -parallel (the cores) would.
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for range parallel(t) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					o := objects[i%len(objects)]
+					n := min(sequenceLength, steps-i*sequenceLength)
+					name := fmt.Sprintf("%03d-%s-%s", i, o.kind, o.name)
+					t.Run(name, func(t *testing.T) {
+						runSequence(t, &lg, p, name, o, seed+uint64(i)*1_000_003, n)
+					})
+				}
+			}()
 		}
+		for i := 0; i*sequenceLength < steps; i++ {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
 	})
 	lg.metricErrors = metricErrors(t, f) - errorsBefore
 	summary := lg.summary()
@@ -82,6 +97,20 @@ func budget(t *testing.T) (seed uint64, steps int) {
 		steps = v
 	}
 	return seed, steps
+}
+
+// parallel is how many sequences run at once: GENERATIVE_PARALLEL, 4 by
+// default.
+func parallel(t *testing.T) int {
+	n := 4
+	if s := os.Getenv("GENERATIVE_PARALLEL"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 {
+			t.Fatalf("GENERATIVE_PARALLEL=%q: want a positive number", s)
+		}
+		n = v
+	}
+	return n
 }
 
 // runSequence generates and runs one sequence of n steps on o, records it

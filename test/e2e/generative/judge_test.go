@@ -27,11 +27,15 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 		effect = before
 	}
 	truth := truthOfApply(r.planted(), manifest, before, effect)
+	// A revert of what a writer that is no person set (an autoscaler's
+	// replicas) is true too, but not required.
+	robots := truthOfApply(r.setByRobots(), manifest, before, effect)
 	for _, g := range got {
 		switch {
 		case g.Action == framework.Deny && g.Rule == "replicas-reset" && resets(before, manifest):
 		case g.Action == framework.Deny:
 			r.fail(i, "apply-passes", falseDenial, "%s", g.Line)
+		case g.Rule == "apply-reverts-drift" && namesAny(g.Path, robots.reverts):
 		case g.Rule == "orphaned-field" && namesAny(g.Path, truth.orphans):
 			if slices.Contains(remedied, g.Path) {
 				r.fail(i, "remedy-sticks", falseWarning, "the printed command removed %s, and the apply reports it again: %s", g.Path, g.Line)

@@ -91,19 +91,3 @@ func ensure(obj map[string]any, keys ...string) map[string]any {
 	}
 	return cur
 }
-
-// mergeInto merges the JSON merge patch p into m, as the API server does.
-func mergeInto(m, p map[string]any) {
-	for k, v := range p {
-		pm, isMap := v.(map[string]any)
-		mm, hasMap := m[k].(map[string]any)
-		switch {
-		case v == nil:
-			delete(m, k)
-		case isMap && hasMap:
-			mergeInto(mm, pm)
-		default:
-			m[k] = v
-		}
-	}
-}

@@ -100,7 +100,7 @@ func (r *runner) runRemedies(i int) {
 			r.fail(i, "remedy-changes", falseWarning, "the command printed for %s changes nothing: %s", path, cmd)
 		default:
 			r.remedied = append(r.remedied, path)
-			r.record(step{As: alice}, res, before, after)
+			r.record(step{As: alice}, before, after)
 		}
 	}
 	r.orphanCommands = nil
@@ -117,7 +117,7 @@ func webhookErrorCount(metrics string) (int, error) {
 			continue
 		}
 		rejected := strings.HasPrefix(line, "apiserver_admission_webhook_rejection_count{") &&
-			!(strings.Contains(line, `error_type="no_error"`) && strings.Contains(line, `rejection_code="403"`))
+			(!strings.Contains(line, `error_type="no_error"`) || !strings.Contains(line, `rejection_code="403"`))
 		if !rejected && !strings.HasPrefix(line, "apiserver_admission_webhook_fail_open_count{") {
 			continue
 		}

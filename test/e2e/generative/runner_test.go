@@ -206,7 +206,12 @@ func (r *runner) run(i int, s step) bool {
 	}
 	passed := res.ExitCode == 0
 	if passed {
-		r.record(s, res, before, after)
+		r.record(s, before, after)
+	}
+	if s.Kind != clientSideApply {
+		// The printed commands are for the object as that apply left
+		// it: only the very next step runs them.
+		r.orphanCommands = nil
 	}
 	return passed
 }
@@ -261,6 +266,18 @@ func (r *runner) planted() []fieldPath {
 	return out
 }
 
+// setByRobots are the live fields that writers other than people set
+// outside apply (an undo's restored fields are a person's).
+func (r *runner) setByRobots() []fieldPath {
+	var out []fieldPath
+	for _, f := range r.fields {
+		if !f.person && !f.undo {
+			out = append(out, f.path)
+		}
+	}
+	return out
+}
+
 // outside are the fields a writer set outside apply but by an undo.
 func (r *runner) outside() []fieldPath {
 	var out []fieldPath
@@ -273,7 +290,7 @@ func (r *runner) outside() []fieldPath {
 }
 
 // record updates who set which field after step s passed.
-func (r *runner) record(s step, res framework.Result, before, after map[string]any) {
+func (r *runner) record(s step, before, after map[string]any) {
 	switch {
 	case after == nil || before == nil:
 		r.fields, r.ssa = map[string]setField{}, nil

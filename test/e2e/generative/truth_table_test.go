@@ -117,6 +117,13 @@ func TestTruthOfApply(t *testing.T) {
 			before:   `{"spec":{"template":{"spec":{"containers":[{"name":"app","env":[{"name":"A","value":"1"}]}]}}}}`,
 			after:    `{"spec":{"template":{"spec":{"containers":[{"name":"app","env":[{"name":"A","value":"1"}]}]}}}}`,
 		},
+		"scaled replicas the manifest leaves out are handed over, no orphan": {
+			planted:  []fieldPath{framework.ReplicasPath},
+			manifest: `{"spec":{"minReadySeconds":1}}`,
+			la:       `{"spec":{"minReadySeconds":1}}`,
+			before:   `{"spec":{"replicas":3,"minReadySeconds":1}}`,
+			after:    `{"spec":{"replicas":3,"minReadySeconds":1}}`,
+		},
 		"no field a person set, nothing to report": {
 			manifest: `{"spec":{"replicas":1}}`,
 			la:       `{"spec":{"replicas":1}}`,

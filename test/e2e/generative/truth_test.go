@@ -162,7 +162,10 @@ func truthOfApply(planted []fieldPath, manifest, before, after map[string]any) a
 		_, live := p.Lookup(after)
 		_, inManifest := p.Lookup(manifest)
 		_, inLastApplied := p.Lookup(la)
-		if live && !inManifest && !inLastApplied {
+		// Replicas a manifest leaves out are handed to kubectl scale or
+		// an autoscaler (docs/rules.md): never an orphan.
+		handedOver := p.String() == "spec.replicas"
+		if live && !inManifest && !inLastApplied && !handedOver {
 			t.orphans = append(t.orphans, p)
 		}
 		drifted := !framework.SameAt(p, before, la)

@@ -146,10 +146,10 @@ var catalogue = []writer{
 }
 
 // person is a command run by alice.
-func person(args ...string) step { return step{As: alice, Args: args} }
+func person(args ...string) step { return step{As: alice, Kind: write, Args: args} }
 
 // as is a command run by a writer that is not a person.
-func as(w who, args ...string) step { return step{As: w, Args: args} }
+func as(w who, args ...string) step { return step{As: w, Kind: write, Args: args} }
 
 // ssa is kubectl apply --server-side --force-conflicts of m under a field
 // manager, as a GitOps controller or a person applies server-side.
