@@ -119,12 +119,20 @@ func runSequence(t *testing.T, lg *ledger, p *framework.Predictor, name string, 
 	g := newGen(seed, o)
 	r := newRunner(t, o, p)
 	var steps []step
+	finished := false
+	defer func() {
+		if !finished {
+			// The harness gave up (t.Fatal): the steps run still count.
+			lg.add(name, steps, r.failures)
+		}
+	}()
 	for i := 0; i < n; i++ {
 		s := g.step()
 		steps = append(steps, s)
 		g.observe(s, r.run(i, s))
 		g.exists, g.deleting = r.state()
 	}
+	finished = true
 	lg.finished()
 	for _, sig := range lg.add(name, steps, r.failures) {
 		lg.script(sig, minimised(t, p, o, steps, r.failures, sig))

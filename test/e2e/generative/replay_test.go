@@ -23,7 +23,7 @@ func (r *runner) replay(i int, s step, before map[string]any, reapply bool) (eff
 	r.t.Helper()
 	ctx := context.Background()
 	ns, err := r.f.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		GenerateName: r.f.Namespace + "-replay-", Labels: map[string]string{ignoredLabel: "true"},
+		GenerateName: "generative-replay-", Labels: map[string]string{ignoredLabel: "true"},
 	}}, metav1.CreateOptions{})
 	if err != nil {
 		r.t.Fatalf("creating a replay namespace: %v", err)

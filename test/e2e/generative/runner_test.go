@@ -169,7 +169,7 @@ func (r *runner) run(i int, s step) bool {
 	}
 	before := r.get(r.f.Namespace)
 	var predicted func(framework.Result) []string
-	if s.Kind == clientSideApply && s.As == alice && before != nil && r.p != nil {
+	if s.Kind == clientSideApply && s.As == alice && len(s.Args) == 3 && before != nil && r.p != nil {
 		file := filepath.Join(r.t.TempDir(), "manifest.json")
 		if err := os.WriteFile(file, []byte(s.Stdin), 0o600); err != nil {
 			r.t.Fatal(err)

@@ -87,6 +87,38 @@ func TestOwnedMoves(t *testing.T) {
 	}
 }
 
+// The fields a write changed, as messages name them: the keys of an added
+// map, the elements of an added list keyed by name.
+func TestChanged(t *testing.T) {
+	tests := map[string]struct {
+		before, after string
+		want          []string
+	}{
+		"a first environment variable": {
+			before: `{"spec":{"template":{"spec":{"containers":[{"name":"app"}]}}}}`,
+			after:  `{"spec":{"template":{"spec":{"containers":[{"name":"app","env":[{"name":"A","value":"1"}]}]}}}}`,
+			want:   []string{"spec.template.spec.containers[name=app].env[name=A]"},
+		},
+		"a first annotation": {
+			before: `{"metadata":{"name":"x"}}`,
+			after:  `{"metadata":{"name":"x","annotations":{"a":"1","b":"2"}}}`,
+			want:   []string{"metadata.annotations.a", "metadata.annotations.b"},
+		},
+		"a changed value": {
+			before: `{"spec":{"replicas":1}}`,
+			after:  `{"spec":{"replicas":2}}`,
+			want:   []string{"spec.replicas"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, strs(changed(decodeJSON(t, tc.before), decodeJSON(t, tc.after)))); diff != "" {
+				t.Errorf("changed (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // The truth of an apply: orphans and reverts of the fields people set.
 func TestTruthOfApply(t *testing.T) {
 	tests := map[string]struct {

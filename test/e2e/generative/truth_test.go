@@ -85,8 +85,14 @@ func changed(before, after map[string]any) []fieldPath {
 }
 
 // leaves expands a path where a map was added or removed into the paths
-// of its keys; a list element stays whole.
+// of its keys, and a list keyed by name into its elements; a list
+// element stays whole.
 func leaves(p fieldPath, a, b any) []fieldPath {
+	if a == nil || b == nil {
+		if named := elements(p, a, b); named != nil {
+			return named
+		}
+	}
 	ma, _ := a.(map[string]any)
 	mb, _ := b.(map[string]any)
 	whole := ma
@@ -213,6 +219,25 @@ func repairBeyondProof(kind string, before, after map[string]any, outside []fiel
 		if !restored || tool {
 			out = append(out, c)
 		}
+	}
+	return out
+}
+
+// elements are the paths of the elements of a list keyed by name that
+// one side has and the other does not; nil for any other value.
+func elements(p fieldPath, a, b any) []fieldPath {
+	list, _ := a.([]any)
+	if list == nil {
+		list, _ = b.([]any)
+	}
+	var out []fieldPath
+	for _, item := range list {
+		m, _ := item.(map[string]any)
+		name, ok := m["name"].(string)
+		if !ok {
+			return nil
+		}
+		out = append(out, p.Named(name))
 	}
 	return out
 }

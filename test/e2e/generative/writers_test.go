@@ -33,6 +33,13 @@ func deployment(g *gen) bool { return g.o.kind == "Deployment" }
 // person, and the writers that are not people, each under its identity.
 var catalogue = []writer{
 	{name: "kubectl apply", weight: 14, make: (*gen).mutatedApply},
+	{name: "kubectl apply --overwrite=false", weight: 1, make: func(g *gen) step {
+		// kubectl refuses the apply when it would overwrite a change made
+		// since the last apply.
+		s := g.mutatedApply()
+		s.Args = []string{"apply", "--overwrite=false", "-f", "-"}
+		return s
+	}},
 	{name: "kubectl apply --server-side --force-conflicts --field-manager=platform", weight: 2, make: func(g *gen) step {
 		return ssa(alice, "platform", g.mutated())
 	}},
@@ -131,8 +138,8 @@ var catalogue = []writer{
 	{name: "Flux helm-controller server-side apply", weight: 1, make: func(g *gen) step {
 		return ssa(flux, "helm-controller", g.manifest)
 	}},
-	{name: fluxCleanUp, weight: 1, fits: func(g *gen) bool { return g.lastApplied }, make: func(*gen) step {
-		return as(flux, "patch", "--type=json", "--field-manager=kustomize-controller",
+	{name: fluxCleanUp, weight: 1, fits: func(g *gen) bool { return g.lastApplied }, make: func(g *gen) step {
+		return as(flux, "patch", g.o.ref(), "--type=json", "--field-manager=kustomize-controller",
 			"-p", `[{"op":"remove","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"}]`)
 	}},
 	{name: "Helm 3 upgrade (three-way patch)", weight: 2, make: (*gen).helm3},
