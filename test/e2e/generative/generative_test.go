@@ -23,7 +23,7 @@ const (
 	// replayBudget bounds the replays of one minimisation, and
 	// minimiseFor its wall time.
 	replayBudget = 10
-	minimiseFor  = time.Minute
+	minimiseFor  = 45 * time.Second
 )
 
 // TestGenerative runs random sequences of writes over the corpus objects
@@ -159,6 +159,9 @@ func minimised(t *testing.T, p *framework.Predictor, o object, steps []step, fai
 			r := newRunner(t, o, p)
 			r.stop = func(f failure) bool { return f.signature() == sig }
 			for i, s := range candidate {
+				if time.Now().After(deadline) {
+					return
+				}
 				r.run(i, s)
 				if r.stopped() {
 					found = true

@@ -175,8 +175,8 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 		}
 	}
 	if s.Kind == undo && res.ExitCode == 0 {
-		for _, c := range repairBeyondProof(r.o.kind, before, after, r.outside()) {
-			r.fail(i, "repair-proves", falseWarning, "the undo's repair changed last-applied at %s, which the undo did not restore or a writer set outside apply", c)
+		for _, c := range repairBeyondProof(r.o.kind, before, after, r.applied) {
+			r.fail(i, "repair-proves", falseWarning, "the undo's repair changed last-applied at %s beyond the restored template, or to a value no applied manifest had", c)
 		}
 	}
 }

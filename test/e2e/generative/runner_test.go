@@ -30,6 +30,10 @@ type runner struct {
 	fields map[string]setField
 	// ssa are the manifests applied server-side since the creation.
 	ssa []map[string]any
+	// applied are every manifest applied in the sequence (client- or
+	// server-side, or saved as last-applied), for what an undo may
+	// restore.
+	applied []map[string]any
 	// orphanCommands are the commands that the previous apply's
 	// orphaned-field warnings print, by the path they remove.
 	orphanCommands map[string]string
@@ -278,22 +282,20 @@ func (r *runner) setByRobots() []fieldPath {
 	return out
 }
 
-// outside are the fields a writer set outside apply but by an undo.
-func (r *runner) outside() []fieldPath {
-	var out []fieldPath
-	for _, f := range r.fields {
-		if !f.undo {
-			out = append(out, f.path)
-		}
-	}
-	return out
-}
-
 // record updates who set which field after step s passed.
 func (r *runner) record(s step, before, after map[string]any) {
 	switch {
+	case s.Kind == clientSideApply || s.Kind == serverSideApply:
+		r.applied = append(r.applied, decodeManifest(s.Stdin))
+	case s.RewritesLastApplied:
+		r.applied = append(r.applied, lastApplied(after))
+	}
+	switch {
 	case after == nil || before == nil:
 		r.fields, r.ssa = map[string]setField{}, nil
+		if after != nil && s.Kind == serverSideApply {
+			r.ssa = append(r.ssa, decodeManifest(s.Stdin))
+		}
 	case s.Kind == dryRunApply:
 	case s.Kind == clientSideApply || s.RewritesLastApplied:
 		manifest := decodeManifest(s.Stdin)

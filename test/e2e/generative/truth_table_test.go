@@ -177,14 +177,17 @@ func TestTruthOfApply(t *testing.T) {
 }
 
 // An undo's repair may change last-applied only in the restored template
-// (and a Deployment's annotations), never at a field set outside apply.
+// (and a Deployment's annotations), to values a manifest had.
 func TestRepairBeyondProof(t *testing.T) {
+	applied := []string{
+		`{"spec":{"minReadySeconds":10,"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
+		`{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+	}
 	tests := map[string]struct {
 		kind, before, after string
-		outside             []fieldPath
 		want                []string
 	}{
-		"the restored image only": {
+		"the restored image of an earlier manifest": {
 			kind:   "Deployment",
 			before: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
 			after:  `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
@@ -196,16 +199,25 @@ func TestRepairBeyondProof(t *testing.T) {
 			want:   []string{"spec.minReadySeconds"},
 		},
 		"restartedAt that a restart stamped": {
-			kind:    "Deployment",
-			before:  `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
-			after:   `{"spec":{"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":"t1"}},"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
-			outside: []fieldPath{restart},
-			want:    []string{"spec.template.metadata"},
+			kind:   "Deployment",
+			before: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			after:  `{"spec":{"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":"t1"}},"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			want:   []string{"spec.template.metadata"},
+		},
+		"an image that kubectl set image set": {
+			kind:   "Deployment",
+			before: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
+			after:  `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"set:9"}]}}}}`,
+			want:   []string{"spec.template.spec.containers[name=app].image"},
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got := strs(repairBeyondProof(tc.kind, withLastApplied(t, `{}`, tc.before), withLastApplied(t, `{}`, tc.after), tc.outside))
+			var manifests []map[string]any
+			for _, m := range applied {
+				manifests = append(manifests, decodeJSON(t, m))
+			}
+			got := strs(repairBeyondProof(tc.kind, withLastApplied(t, `{}`, tc.before), withLastApplied(t, `{}`, tc.after), manifests))
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("beyond proof (-want +got):\n%s", diff)
 			}

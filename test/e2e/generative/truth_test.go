@@ -199,24 +199,23 @@ func namesAny(reported string, qs []fieldPath) bool {
 	return false
 }
 
-// related reports whether one of a and b is inside the other.
-func related(a, b fieldPath) bool { return names(a.String(), b) || names(b.String(), a) }
-
 // repairBeyondProof lists the fields where an undo's repair changed
 // last-applied beyond what the undo restored: outside spec.template (and,
 // for a Deployment, its annotations, which the undo copies from the
-// ReplicaSet), or at a field that a writer set outside apply.
-func repairBeyondProof(kind string, before, after map[string]any, outside []fieldPath) []fieldPath {
+// ReplicaSet), or to a value that no manifest applied in the sequence had
+// there: one a tool or a person set outside apply.
+func repairBeyondProof(kind string, before, after map[string]any, applied []map[string]any) []fieldPath {
+	la := lastApplied(after)
 	var out []fieldPath
-	for _, c := range framework.ChangedPaths(framework.Path(), lastApplied(before), lastApplied(after)) {
+	for _, c := range framework.ChangedPaths(framework.Path(), lastApplied(before), la) {
 		s := c.String()
 		restored := strings.HasPrefix(s, "spec.template.") ||
 			(kind == "Deployment" && strings.HasPrefix(s, "metadata.annotations"))
-		tool := false
-		for _, o := range outside {
-			tool = tool || related(c, o)
+		proven := false
+		for _, m := range applied {
+			proven = proven || framework.SameAt(c, m, la)
 		}
-		if !restored || tool {
+		if !restored || !proven {
 			out = append(out, c)
 		}
 	}
