@@ -26,10 +26,10 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 	if res.ExitCode != 0 {
 		effect = before
 	}
-	truth := truthOfApply(r.planted(), manifest, before, effect)
+	truth := truthOfApply(r.planted(false), r.appliedByPeople(), manifest, before, effect)
 	// A revert of what a writer that is no person set (an autoscaler's
 	// replicas) is true too, but not required.
-	robots := truthOfApply(r.setByRobots(), manifest, before, effect)
+	robots := truthOfApply(r.setByRobots(), nil, manifest, before, effect)
 	for _, g := range got {
 		switch {
 		case g.Action == framework.Deny && g.Rule == "replicas-reset" && resets(before, manifest):
@@ -100,9 +100,9 @@ func (r *runner) judgeDryRun(i int, s step, got []framework.Reported, before map
 		return
 	}
 	manifest := decodeManifest(s.Stdin)
-	truth := truthOfApply(r.planted(), manifest, before, before)
+	truth := truthOfApply(r.planted(false), nil, manifest, before, before)
 	var drifted []fieldPath
-	for _, p := range r.planted() {
+	for _, p := range r.planted(true) {
 		if !framework.SameAt(p, before, lastApplied(before)) {
 			drifted = append(drifted, p)
 		}
@@ -142,7 +142,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 	allowed := append(append([]fieldPath(nil), moves...), r.ssaChanged(before, effect)...)
 	var applied applyTruth // a server-side apply's orphans and reverts
 	if s.Kind == serverSideApply && res.ExitCode == 0 {
-		applied = truthOfApply(r.planted(), decodeManifest(s.Stdin), before, after)
+		applied = truthOfApply(r.planted(false), r.appliedByPeople(), decodeManifest(s.Stdin), before, after)
 	}
 	for _, g := range got {
 		switch {

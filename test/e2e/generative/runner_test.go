@@ -47,12 +47,15 @@ type runner struct {
 	stop func(failure) bool
 }
 
-// setField is a field a writer set outside apply.
+// setField is a field a writer set outside client-side apply.
 type setField struct {
 	path   fieldPath
 	person bool
 	// undo marks a field an undo restored (from an applied revision).
 	undo bool
+	// applied marks a field a server-side apply set: its applier owns
+	// it (never an orphan), but it drifted from last-applied.
+	applied bool
 }
 
 // failure is one check a step failed.
@@ -259,11 +262,23 @@ func (r *runner) waitGone() {
 	})
 }
 
-// planted are the live fields a person set outside apply.
-func (r *runner) planted() []fieldPath {
+// planted are the live fields a person set outside apply; with
+// serverSide, also those a person applied server-side.
+func (r *runner) planted(serverSide bool) []fieldPath {
 	var out []fieldPath
 	for _, f := range r.fields {
-		if f.person {
+		if f.person && (serverSide || !f.applied) {
+			out = append(out, f.path)
+		}
+	}
+	return out
+}
+
+// appliedByPeople are the live fields a person applied server-side.
+func (r *runner) appliedByPeople() []fieldPath {
+	var out []fieldPath
+	for _, f := range r.fields {
+		if f.person && f.applied {
 			out = append(out, f.path)
 		}
 	}
@@ -311,7 +326,7 @@ func (r *runner) record(s step, before, after map[string]any) {
 			r.ssa = append(r.ssa, decodeManifest(s.Stdin))
 		}
 		for _, q := range changed(before, after) {
-			r.fields[q.String()] = setField{path: q, person: s.As.person(), undo: s.Kind == undo}
+			r.fields[q.String()] = setField{path: q, person: s.As.person(), undo: s.Kind == undo, applied: s.Kind == serverSideApply}
 		}
 	}
 }

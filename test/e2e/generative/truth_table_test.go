@@ -122,7 +122,7 @@ func TestChanged(t *testing.T) {
 // The truth of an apply: orphans and reverts of the fields people set.
 func TestTruthOfApply(t *testing.T) {
 	tests := map[string]struct {
-		planted                     []fieldPath
+		planted, applied            []fieldPath
 		manifest, la, before, after string
 		orphans, reverts            []string
 	}{
@@ -156,6 +156,14 @@ func TestTruthOfApply(t *testing.T) {
 			before:   `{"spec":{"replicas":3,"minReadySeconds":1}}`,
 			after:    `{"spec":{"replicas":3,"minReadySeconds":1}}`,
 		},
+		"a person's server-side apply: the next apply reverts it, no orphan": {
+			applied:  []fieldPath{image, envAdded},
+			manifest: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			la:       `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			before:   `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2","env":[{"name":"A","value":"1"}]}]}}}}`,
+			after:    `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1","env":[{"name":"A","value":"1"}]}]}}}}`,
+			reverts:  []string{"spec.template.spec.containers[name=app].image"},
+		},
 		"no field a person set, nothing to report": {
 			manifest: `{"spec":{"replicas":1}}`,
 			la:       `{"spec":{"replicas":1}}`,
@@ -165,7 +173,7 @@ func TestTruthOfApply(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got := truthOfApply(tc.planted, decodeJSON(t, tc.manifest), withLastApplied(t, tc.before, tc.la), decodeJSON(t, tc.after))
+			got := truthOfApply(tc.planted, tc.applied, decodeJSON(t, tc.manifest), withLastApplied(t, tc.before, tc.la), decodeJSON(t, tc.after))
 			if diff := cmp.Diff(tc.orphans, strs(got.orphans)); diff != "" {
 				t.Errorf("orphans (-want +got):\n%s", diff)
 			}

@@ -160,10 +160,17 @@ type applyTruth struct {
 }
 
 // truthOfApply computes applyTruth for an apply of manifest that turned
-// before into after, from the fields people set (planted).
-func truthOfApply(planted []fieldPath, manifest, before, after map[string]any) applyTruth {
+// before into after, from the fields people set outside apply (planted)
+// and those they applied server-side (applied: an applier owns them, so
+// they are no orphans, but a client-side apply reverts them).
+func truthOfApply(planted, applied []fieldPath, manifest, before, after map[string]any) applyTruth {
 	la := lastApplied(before)
 	var t applyTruth
+	for _, p := range applied {
+		if !framework.SameAt(p, before, la) && !framework.SameAt(p, before, after) {
+			t.reverts = append(t.reverts, p)
+		}
+	}
 	for _, p := range planted {
 		_, live := p.Lookup(after)
 		_, inManifest := p.Lookup(manifest)
