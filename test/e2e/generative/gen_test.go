@@ -130,6 +130,11 @@ func (g *gen) observe(s step, passed bool) {
 		g.deleting = true
 	case s.Kind == finalizerRemoval:
 		g.exists, g.deleting = false, false
+		// The object is gone; the next one is created without the
+		// finalizer, or a forced replace would wait for it.
+		if meta, ok := g.manifest["metadata"].(map[string]any); ok {
+			delete(meta, "finalizers")
+		}
 	case s.Writer == fluxCleanUp:
 		g.lastApplied = false
 	case s.Writer == "kubectl replace":

@@ -177,7 +177,9 @@ func truthOfApply(planted, applied []fieldPath, manifest, before, after map[stri
 		_, inLastApplied := p.Lookup(la)
 		// Replicas a manifest leaves out are handed to kubectl scale or
 		// an autoscaler (docs/rules.md): never an orphan.
-		handedOver := p.String() == "spec.replicas"
+		// and spec.paused that kubectl rollout pause set is a pause, not
+		// an orphan (issue 25).
+		handedOver := p.String() == "spec.replicas" || p.String() == "spec.paused"
 		if live && !inManifest && !inLastApplied && !handedOver {
 			t.orphans = append(t.orphans, p)
 		}

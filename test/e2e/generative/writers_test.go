@@ -296,6 +296,13 @@ func (g *gen) deleteHeld() step {
 	cascade := []string{"background", "orphan", "foreground"}[g.rng.IntN(3)]
 	g.queue = append(g.queue, step{Writer: "kubectl delete --wait=false --cascade=" + cascade, As: alice, Kind: deletion,
 		Args: []string{"delete", g.o.ref(), "--wait=false", "--cascade=" + cascade}})
+	if g.rng.IntN(2) == 0 {
+		// The manifest declares the finalizer: last-applied owns it.
+		g.pending = runtime.DeepCopyJSON(g.manifest)
+		ensure(g.manifest, "metadata")["finalizers"] = []any{heldBy}
+		s := g.apply("kubectl apply of a manifest with a finalizer")
+		return s
+	}
 	return as(robot, "patch", g.o.ref(), "--type=merge", "--field-manager=gen-finalizer-controller",
 		"-p", `{"metadata":{"finalizers":["`+heldBy+`"]}}`)
 }
