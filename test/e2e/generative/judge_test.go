@@ -30,25 +30,7 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 	// A revert of what a writer that is no person set (an autoscaler's
 	// replicas) is true too, but not required.
 	robots := truthOfApply(r.setByRobots(), nil, manifest, before, effect)
-	for _, g := range got {
-		switch {
-		case g.Action == framework.Deny && g.Rule == "replicas-reset" && resets(before, manifest):
-		case g.Action == framework.Deny:
-			r.fail(i, "apply-passes", falseDenial, "%s", g.Line)
-		case g.Rule == "apply-reverts-drift" && namesAny(g.Path, robots.reverts):
-		case g.Rule == "orphaned-field" && namesAny(g.Path, truth.orphans):
-			if slices.Contains(remedied, g.Path) {
-				r.fail(i, "remedy-sticks", falseWarning, "the printed command removed %s, and the apply reports it again: %s", g.Path, g.Line)
-			}
-			if cmd := removeCommand.FindStringSubmatch(g.Line); cmd != nil {
-				r.orphanCommands[g.Path] = cmd[1]
-			}
-		case g.Rule == "apply-reverts-drift" && namesAny(g.Path, truth.reverts):
-		case g.Rule == "missing-last-applied" && lastApplied(before) == nil:
-		default:
-			r.fail(i, "finding-true", falseWarning, "%s", g.Line)
-		}
-	}
+	r.judgeApplyFindings(i, got, before, manifest, truth.orphans, append(truth.reverts, robots.reverts...), remedied)
 	if res.ExitCode != 0 {
 		return
 	}
@@ -107,13 +89,28 @@ func (r *runner) judgeDryRun(i int, s step, got []framework.Reported, before map
 			drifted = append(drifted, p)
 		}
 	}
+	r.judgeApplyFindings(i, got, before, manifest, truth.orphans, drifted, nil)
+}
+
+// judgeApplyFindings checks what an apply of manifest to before said:
+// a denial only of replicas-reset where it is right, orphaned-field only
+// at orphans (and not again at a field whose printed command ran),
+// apply-reverts-drift only at reverts, missing-last-applied only without
+// last-applied. It keeps the commands the orphaned-field warnings print.
+func (r *runner) judgeApplyFindings(i int, got []framework.Reported, before, manifest map[string]any, orphans, reverts []fieldPath, remedied []string) {
 	for _, g := range got {
 		switch {
 		case g.Action == framework.Deny && g.Rule == "replicas-reset" && resets(before, manifest):
 		case g.Action == framework.Deny:
 			r.fail(i, "apply-passes", falseDenial, "%s", g.Line)
-		case g.Rule == "orphaned-field" && namesAny(g.Path, truth.orphans):
-		case g.Rule == "apply-reverts-drift" && namesAny(g.Path, drifted):
+		case g.Rule == "orphaned-field" && namesAny(g.Path, orphans):
+			if slices.Contains(remedied, g.Path) {
+				r.fail(i, "remedy-sticks", falseWarning, "the printed command removed %s, and the apply reports it again: %s", g.Path, g.Line)
+			}
+			if cmd := removeCommand.FindStringSubmatch(g.Line); cmd != nil && r.orphanCommands != nil {
+				r.orphanCommands[g.Path] = cmd[1]
+			}
+		case g.Rule == "apply-reverts-drift" && namesAny(g.Path, reverts):
 		case g.Rule == "missing-last-applied" && lastApplied(before) == nil:
 		default:
 			r.fail(i, "finding-true", falseWarning, "%s", g.Line)

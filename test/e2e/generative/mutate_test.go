@@ -19,27 +19,29 @@ func (g *gen) mutated() map[string]any {
 	var changes []func()
 	changes = append(changes,
 		func() {
-			toggle(ensure(m, "metadata", "labels"), fmt.Sprintf("gen.example.com/m-%d", n), "v", g.rng.IntN(2) == 0)
+			toggle(framework.EnsureMap(m, "metadata", "labels"), fmt.Sprintf("gen.example.com/m-%d", n), "v", g.rng.IntN(2) == 0)
 		},
 		func() {
-			toggle(ensure(m, "metadata", "annotations"), fmt.Sprintf("gen.example.com/m-%d", n), "v", g.rng.IntN(2) == 0)
+			toggle(framework.EnsureMap(m, "metadata", "annotations"), fmt.Sprintf("gen.example.com/m-%d", n), "v", g.rng.IntN(2) == 0)
 		},
 	)
 	if g.o.kind == "ConfigMap" {
-		changes = append(changes, func() { toggle(ensure(m, "data"), fmt.Sprintf("gen-%d", n%4), fmt.Sprint(n), g.rng.IntN(3) == 0) })
+		changes = append(changes, func() {
+			toggle(framework.EnsureMap(m, "data"), fmt.Sprintf("gen-%d", n%4), fmt.Sprint(n), g.rng.IntN(3) == 0)
+		})
 	}
 	if g.o.workload() {
 		changes = append(changes,
 			func() { firstContainer(m)["image"] = fmt.Sprintf("registry.example/manifest:%d", n) },
 			func() { toggleEnv(firstContainer(m), fmt.Sprintf("GEN_MANIFEST_%d", n%3), fmt.Sprint(n)) },
-			func() { toggle(ensure(m, "spec"), "minReadySeconds", float64(n%20), g.rng.IntN(2) == 0) },
+			func() { toggle(framework.EnsureMap(m, "spec"), "minReadySeconds", float64(n%20), g.rng.IntN(2) == 0) },
 			func() {
-				toggle(ensure(m, "spec", "template", "metadata", "annotations"), "gen.example.com/t", fmt.Sprint(n), g.rng.IntN(3) == 0)
+				toggle(framework.EnsureMap(m, "spec", "template", "metadata", "annotations"), "gen.example.com/t", fmt.Sprint(n), g.rng.IntN(3) == 0)
 			},
 		)
 	}
 	if g.o.kind == "Deployment" || g.o.kind == "StatefulSet" {
-		changes = append(changes, func() { toggle(ensure(m, "spec"), "replicas", float64(1+n%3), g.rng.IntN(3) == 0) })
+		changes = append(changes, func() { toggle(framework.EnsureMap(m, "spec"), "replicas", float64(1+n%3), g.rng.IntN(3) == 0) })
 	}
 	changes[g.rng.IntN(len(changes))]()
 	return m
@@ -76,18 +78,4 @@ func firstContainer(m map[string]any) map[string]any {
 	list, _ := v.([]any)
 	c, _ := list[0].(map[string]any)
 	return c
-}
-
-// ensure returns the map at keys in obj, creating what is missing.
-func ensure(obj map[string]any, keys ...string) map[string]any {
-	cur := obj
-	for _, k := range keys {
-		next, ok := cur[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			cur[k] = next
-		}
-		cur = next
-	}
-	return cur
 }

@@ -14,7 +14,7 @@ func withLastApplied(t *testing.T, obj, la string) map[string]any {
 	t.Helper()
 	m := decodeJSON(t, obj)
 	if la != "" {
-		ensure(m, "metadata", "annotations")[lastAppliedKey] = la
+		framework.EnsureMap(m, "metadata", "annotations")[lastAppliedKey] = la
 	}
 	return m
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
 // writer is one entry of the catalogue: a step generator.
@@ -182,7 +184,7 @@ func (g *gen) edit(saveConfig bool) step {
 	if saveConfig {
 		edited := runtime.DeepCopyJSON(g.manifest)
 		change(edited)
-		ensure(patch, "metadata", "annotations")[lastAppliedKey] = encode(edited)
+		framework.EnsureMap(patch, "metadata", "annotations")[lastAppliedKey] = encode(edited)
 	}
 	raw, _ := json.Marshal(patch)
 	s := person("patch", g.o.ref(), "--type=strategic", "--field-manager=kubectl-edit", "-p", string(raw))
@@ -204,11 +206,11 @@ func (g *gen) someChange(strategic bool) (map[string]any, func(map[string]any)) 
 		return patch, func(m map[string]any) { firstContainer(m)["image"] = image }
 	case g.o.kind == "ConfigMap":
 		key, value := g.someKey("data"), fmt.Sprintf("edited %d", n)
-		return map[string]any{"data": map[string]any{key: value}}, func(m map[string]any) { ensure(m, "data")[key] = value }
+		return map[string]any{"data": map[string]any{key: value}}, func(m map[string]any) { framework.EnsureMap(m, "data")[key] = value }
 	}
 	key, value := g.someKey("metadata", "labels"), fmt.Sprint(n)
 	return map[string]any{"metadata": map[string]any{"labels": map[string]any{key: value}}},
-		func(m map[string]any) { ensure(m, "metadata", "labels")[key] = value }
+		func(m map[string]any) { framework.EnsureMap(m, "metadata", "labels")[key] = value }
 }
 
 // someKey is a key the manifest has at keys, or a new one.
@@ -299,7 +301,7 @@ func (g *gen) deleteHeld() step {
 	if g.rng.IntN(2) == 0 {
 		// The manifest declares the finalizer: last-applied owns it.
 		g.pending = runtime.DeepCopyJSON(g.manifest)
-		ensure(g.manifest, "metadata")["finalizers"] = []any{heldBy}
+		framework.EnsureMap(g.manifest, "metadata")["finalizers"] = []any{heldBy}
 		s := g.apply("kubectl apply of a manifest with a finalizer")
 		return s
 	}

@@ -29,6 +29,7 @@ var (
 	edit        = framework.Edit
 	sameAt      = framework.SameAt
 	nothing     = framework.Nothing
+	ensureMap   = framework.EnsureMap
 
 	templatePath   = framework.TemplatePath
 	containersPath = framework.ContainersPath

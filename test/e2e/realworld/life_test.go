@@ -163,20 +163,6 @@ func (l *life) changedApply(step string) framework.Result {
 // changeLabel is the pod-template label of the generated changes.
 const changeLabel = "apply-hygiene.io/change"
 
-// ensureMap returns the map at keys in obj, creating what is missing.
-func ensureMap(obj map[string]any, keys ...string) map[string]any {
-	cur := obj
-	for _, k := range keys {
-		next, ok := cur[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			cur[k] = next
-		}
-		cur = next
-	}
-	return cur
-}
-
 // waitObserved waits until the controller has seen the newest spec, so
 // that the revision of the current pod template exists.
 func (l *life) waitObserved() {
