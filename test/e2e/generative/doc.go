@@ -26,7 +26,8 @@
 //	generative: N steps, W writers, F false warnings, D false denials, M misses, E webhook errors
 //
 // Run it with a seed and a budget of steps (the seed is printed; without
-// GENERATIVE_SEED it rotates per run):
+// GENERATIVE_SEED it rotates per run); GENERATIVE_PARALLEL sequences run at
+// once (4):
 //
 //	APPLY_HYGIENE_E2E=required GENERATIVE_SEED=42 GENERATIVE_STEPS=500 go test ./test/e2e/generative/
 package generative

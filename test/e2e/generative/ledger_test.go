@@ -15,8 +15,10 @@ type ledger struct {
 	steps    int
 	writers  map[string]bool
 	failures []sequenceFailure
-	// scripts are the minimised scripts, by failure signature.
+	// scripts are the minimised scripts, by failure signature, and
+	// checks the checks they are for.
 	scripts map[string]string
+	checks  map[string]bool
 	// metricErrors are the webhook errors the API server's metrics
 	// counted; the same errors kubectl showed are among them, so the
 	// summary counts the larger of the two.
@@ -42,13 +44,14 @@ type sequenceFailure struct {
 }
 
 // add records a sequence's steps and failures; it reports the signatures
-// of its failures that no sequence minimised yet, and claims them.
+// of its failures of checks that no sequence minimised yet, and claims
+// them.
 func (l *ledger) add(sequence string, steps []step, failures []failure) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.steps += len(steps)
 	if l.writers == nil {
-		l.writers, l.scripts = map[string]bool{}, map[string]string{}
+		l.writers, l.scripts, l.checks = map[string]bool{}, map[string]string{}, map[string]bool{}
 	}
 	for _, s := range steps {
 		l.writers[s.Writer] = true
@@ -56,7 +59,9 @@ func (l *ledger) add(sequence string, steps []step, failures []failure) []string
 	var fresh []string
 	for _, f := range failures {
 		l.failures = append(l.failures, sequenceFailure{sequence, steps[f.step], f})
-		if _, claimed := l.scripts[f.signature()]; !claimed && len(l.scripts) < maxMinimised {
+		// One script per check: the run's budget goes to distinct bugs.
+		if !l.checks[f.check] && len(l.scripts) < maxMinimised {
+			l.checks[f.check] = true
 			l.scripts[f.signature()] = ""
 			fresh = append(fresh, f.signature())
 		}
@@ -65,7 +70,7 @@ func (l *ledger) add(sequence string, steps []step, failures []failure) []string
 }
 
 // maxMinimised bounds how many distinct failures a run minimises.
-const maxMinimised = 3
+const maxMinimised = 4
 
 // script records the minimised script of a failure signature.
 func (l *ledger) script(signature, s string) {
