@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -95,7 +96,8 @@ func (r *runner) as(w who) framework.Kubectl {
 	var k framework.Kubectl
 	switch ns := w.namespaceOf(); ns {
 	case "":
-		k = r.f.KubectlAs(r.t, string(w))
+		k = r.f.Kubectl
+		k.Kubeconfig = personKubeconfig(r.t, r.f, string(w))
 		r.f.Grant(r.t, "edit", rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: string(w)})
 	case ".":
 		k = r.f.KubectlAsServiceAccount(r.t, string(w))
@@ -104,6 +106,29 @@ func (r *runner) as(w who) framework.Kubectl {
 	}
 	r.kubectl[w] = k
 	return k
+}
+
+// people holds the kubeconfig of each person, written once: writing it
+// again (framework.KubectlAs) while another sequence's kubectl reads it
+// leaves that kubectl without a server.
+var people struct {
+	sync.Mutex
+	kubeconfigs map[string]string
+}
+
+// personKubeconfig returns the kubeconfig of the user name, writing it
+// on first use.
+func personKubeconfig(t *testing.T, f *framework.Framework, name string) string {
+	people.Lock()
+	defer people.Unlock()
+	if path, ok := people.kubeconfigs[name]; ok {
+		return path
+	}
+	if people.kubeconfigs == nil {
+		people.kubeconfigs = map[string]string{}
+	}
+	people.kubeconfigs[name] = f.KubectlAs(t, name).Kubeconfig
+	return people.kubeconfigs[name]
 }
 
 // fail records a failed check of step i.
