@@ -98,9 +98,19 @@ load-cluster: tools ## Load a local server over HTTPS and compare API-server upd
 .PHONY: test-e2e
 test-e2e: control-plane-tools ## Run the end-to-end tests (each package starts its own control plane).
 	@echo "== end-to-end tests (real etcd, kube-apiserver, kube-controller-manager and kubectl)"
-	@rm -f .cache/reports/realworld.txt
+	@rm -f .cache/reports/realworld.txt .cache/reports/generative.txt
 	APPLY_HYGIENE_E2E=required APPLY_HYGIENE_REPORTS=$(CURDIR)/.cache/reports go test $(GO_TEST_FLAGS) -timeout $(E2E_TIMEOUT) ./test/e2e/...
-	@if [[ -f .cache/reports/realworld.txt ]]; then cat .cache/reports/realworld.txt; fi
+	@for f in realworld generative; do if [[ -f .cache/reports/$$f.txt ]]; then cat .cache/reports/$$f.txt; fi; done
+
+GENERATIVE_STEPS ?= 20000
+SOAK_TIMEOUT     ?= 12h
+
+.PHONY: soak
+soak: control-plane-tools ## Run the generative tests long: GENERATIVE_STEPS (default 20000) steps; GENERATIVE_SEED=… replays a run (docs/reliability.md).
+	@echo "== generative soak, $(GENERATIVE_STEPS) steps"
+	@rm -f .cache/reports/generative.txt
+	APPLY_HYGIENE_E2E=required APPLY_HYGIENE_REPORTS=$(CURDIR)/.cache/reports GENERATIVE_STEPS=$(GENERATIVE_STEPS) go test $(GO_TEST_FLAGS) -count=1 -timeout $(SOAK_TIMEOUT) -run '^TestGenerative$$' ./test/e2e/generative
+	@cat .cache/reports/generative.txt
 
 .PHONY: lint
 lint: ## Run gofmt, go vet and golangci-lint.

@@ -8,6 +8,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -31,15 +32,24 @@ func (f *Framework) Grant(t *testing.T, clusterRole string, subject rbacv1.Subje
 // it.
 func (f *Framework) KubectlAsServiceAccount(t *testing.T, name string) Kubectl {
 	t.Helper()
+	return f.KubectlAsServiceAccountIn(t, f.Namespace, name)
+}
+
+// KubectlAsServiceAccountIn is KubectlAsServiceAccount for a service
+// account of another namespace (kube-system's, a GitOps tool's), which it
+// creates unless it exists: the account gets the edit role in the test's
+// namespace, and kubectl works there with a token of it.
+func (f *Framework) KubectlAsServiceAccountIn(t *testing.T, namespace, name string) Kubectl {
+	t.Helper()
 	ctx := t.Context()
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if _, err := f.Client.CoreV1().ServiceAccounts(f.Namespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating service account %s: %v", name, err)
+	if _, err := f.Client.CoreV1().ServiceAccounts(namespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("creating service account %s/%s: %v", namespace, name, err)
 	}
-	f.Grant(t, "edit", rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: f.Namespace})
-	tok, err := f.Client.CoreV1().ServiceAccounts(f.Namespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	f.Grant(t, "edit", rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: namespace})
+	tok, err := f.Client.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
 	if err != nil {
-		t.Fatalf("creating a token for %s: %v", name, err)
+		t.Fatalf("creating a token for %s/%s: %v", namespace, name, err)
 	}
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["local"] = &clientcmdapi.Cluster{Server: env.cp.Server(), CertificateAuthorityData: env.cp.CAPEM()}
@@ -48,7 +58,7 @@ func (f *Framework) KubectlAsServiceAccount(t *testing.T, name string) Kubectl {
 	cfg.CurrentContext = "local"
 	path := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		t.Fatalf("writing kubeconfig for %s: %v", name, err)
+		t.Fatalf("writing kubeconfig for %s/%s: %v", namespace, name, err)
 	}
 	k := f.Kubectl
 	k.Kubeconfig = path

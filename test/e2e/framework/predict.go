@@ -110,28 +110,45 @@ type diffFinding struct {
 // in errors.
 func (p *Predictor) Before(t *testing.T, k Kubectl, what, file string) func(Result) {
 	t.Helper()
-	findings, code := p.diff(t, k, file)
+	check := p.Predict(t, k, what, file)
 	return func(res Result) {
 		t.Helper()
+		for _, problem := range check(res) {
+			t.Error(problem)
+		}
+	}
+}
+
+// Predict is Before for a harness that counts the failures itself: the
+// check it returns gives each way the apply differed from the prediction
+// instead of failing t.
+func (p *Predictor) Predict(t *testing.T, k Kubectl, what, file string) func(Result) []string {
+	t.Helper()
+	findings, code := p.diff(t, k, file)
+	return func(res Result) []string {
+		var problems []string
 		want := predictedMessages(findings)
 		got := printedMessages(res.Stderr)
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%s: kubectl hygiene diff predicted other messages than kubectl apply printed (-diff +apply):\n%s", what, diff)
+			problems = append(problems, fmt.Sprintf("%s: kubectl hygiene diff predicted other messages than kubectl apply printed (-diff +apply):\n%s", what, diff))
 		}
 		for _, f := range findings {
 			if f.Action == "dryrun" {
 				continue // recorded, never printed
 			}
 			named := slices.ContainsFunc(got, func(s said) bool {
-				return s.Action == printedAs(f.Action) && strings.HasPrefix(s.Message, "["+f.Rule+"] ") && strings.Contains(s.Message, f.Path)
+				// A message about the whole object (missing-last-applied)
+				// names no path; then the same message is enough.
+				sameRule := s.Action == printedAs(f.Action) && strings.HasPrefix(s.Message, "["+f.Rule+"] ")
+				return sameRule && (strings.Contains(s.Message, f.Path) || s.Message == f.Message)
 			})
 			if !named {
-				t.Errorf("%s: diff predicts %s [%s] %s; kubectl apply printed no such message", what, f.Action, f.Rule, f.Path)
+				problems = append(problems, fmt.Sprintf("%s: diff predicts %s [%s] %s; kubectl apply printed no such message", what, f.Action, f.Rule, f.Path))
 			}
 		}
 		denied := slices.ContainsFunc(got, func(s said) bool { return s.Action == deny })
 		if (code == 1) != denied {
-			t.Errorf("%s: diff exited %d, and kubectl apply was denied: %v", what, code, denied)
+			problems = append(problems, fmt.Sprintf("%s: diff exited %d, and kubectl apply was denied: %v", what, code, denied))
 		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -140,6 +157,7 @@ func (p *Predictor) Before(t *testing.T, k Kubectl, what, file string) func(Resu
 		if len(got) == 0 {
 			p.silent++
 		}
+		return problems
 	}
 }
 

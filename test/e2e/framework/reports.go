@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -22,4 +23,22 @@ func (f *Framework) InstallOpenReportsCRDs(t *testing.T) {
 	admin.Run(t, "apply", "-f", dir).MustSucceed(t)
 	admin.Run(t, "wait", "--for=condition=Established", "--timeout=60s",
 		"crd/reports.openreports.io", "crd/clusterreports.openreports.io").MustSucceed(t)
+}
+
+// WriteReport also writes a package's summary to the file name in the
+// directory $APPLY_HYGIENE_REPORTS names, when it is set: go test shows a
+// passing package's output only with -v, and `make test` prints the file.
+func WriteReport(t *testing.T, name, summary string) {
+	t.Helper()
+	dir := os.Getenv("APPLY_HYGIENE_REPORTS")
+	if dir == "" {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Errorf("writing the report: %v", err)
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(summary+"\n"), 0o644); err != nil {
+		t.Errorf("writing the report: %v", err)
+	}
 }

@@ -69,13 +69,13 @@ func (l *life) changedApplyStep(step string) { l.changedApply(step) }
 func (l *life) restart(step string) {
 	res := l.run(step, nothing, "", "rollout", "restart", l.w.ref())
 	if res.ExitCode == 0 {
-		l.plant(templatePath.key("metadata").key("annotations").key(restartedAt))
+		l.plant(templatePath.Key("metadata").Key("annotations").Key(restartedAt))
 	}
 }
 
 // container is the name of the workload's first container.
 func (l *life) container() string {
-	v, _ := containersPath.lookup(l.w.manifest)
+	v, _ := containersPath.Lookup(l.w.manifest)
 	list, _ := v.([]any)
 	if len(list) == 0 {
 		l.t.Fatalf("%s has no containers", l.w.id())
@@ -91,14 +91,14 @@ func (l *life) setEnv(step string) {
 	c := l.container()
 	res := l.run(step, nothing, "", "set", "env", l.w.ref(), "-c", c, addedEnv+"=1")
 	if res.ExitCode == 0 {
-		l.plant(containersPath.named(c).key("env").named(addedEnv))
+		l.plant(containersPath.Named(c).Key("env").Named(addedEnv))
 	}
 }
 
 // setImage changes the image of the first container, which last-applied
 // owns, with kubectl set image: denied, and nothing written.
 func (l *life) setImage(step string) {
-	image := containersPath.named(l.container()).key("image")
+	image := containersPath.Named(l.container()).Key("image")
 	l.deniedWrite(step, image, "set", "image", l.w.ref(), l.container()+"="+deniedImage)
 }
 
@@ -107,7 +107,7 @@ func (l *life) setImage(step string) {
 // plants p.
 func (l *life) deniedWrite(step string, p fieldPath, args ...string) {
 	before := l.live()
-	res := l.run(step, expectation{want: []finding{edit(p)}}, "", args...)
+	res := l.run(step, expectation{Want: []finding{edit(p)}}, "", args...)
 	after := l.live()
 	switch {
 	case res.ExitCode == 0:
@@ -137,11 +137,11 @@ func (l *life) undo(step string) {
 // has none (the documented hand-over to scale or an autoscaler).
 func (l *life) scale(step string) {
 	replicas := "--replicas=3"
-	if v, _ := replicasPath.lookup(l.live()); v == float64(3) {
+	if v, _ := replicasPath.Lookup(l.live()); v == float64(3) {
 		replicas = "--replicas=4"
 	}
 	args := []string{"scale", l.w.ref(), replicas}
-	if v, owned := replicasPath.lookup(l.manifest); owned && v != nil {
+	if v, owned := replicasPath.Lookup(l.manifest); owned && v != nil {
 		l.deniedWrite(step, replicasPath, args...)
 		return
 	}

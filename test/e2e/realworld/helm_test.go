@@ -63,7 +63,7 @@ func unexpectedRuleLines(object, step, command, output string) []mismatch {
 		if strings.Contains(line, "denied the request") {
 			what, action = falseDenial, deny
 		}
-		out = append(out, mismatch{object: object, step: step, command: command, what: what, finding: finding{action: action, rule: m[1]}, line: line})
+		out = append(out, mismatch{Object: object, Step: step, Command: command, What: what, Finding: finding{Action: action, Rule: m[1]}, Line: line})
 	}
 	return out
 }

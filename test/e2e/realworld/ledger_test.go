@@ -48,7 +48,7 @@ func (l *ledger) record(ms []mismatch, others []string) {
 func (l *ledger) count(what string) int {
 	n := 0
 	for _, m := range l.mismatches {
-		if m.what == what {
+		if m.What == what {
 			n++
 		}
 	}
@@ -101,8 +101,8 @@ var namePattern = regexp.MustCompile(`\[name=[^\]]*\]`)
 func groups(ms []mismatch) string {
 	counts := map[string]int{}
 	for _, m := range ms {
-		p := namePattern.ReplaceAllString(m.finding.path, "[name=*]")
-		counts[fmt.Sprintf("%-13s [%s] %s", m.what, m.finding.rule, p)]++
+		p := namePattern.ReplaceAllString(m.Finding.Path, "[name=*]")
+		counts[fmt.Sprintf("%-13s [%s] %s", m.What, m.Finding.Rule, p)]++
 	}
 	return strings.Join(sortedCounts(counts), "\n")
 }

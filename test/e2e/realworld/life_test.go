@@ -75,7 +75,7 @@ func (l *life) live() map[string]any {
 // lastApplied decodes the last-applied annotation of obj; nil when there
 // is none or it is not JSON.
 func lastApplied(obj map[string]any) map[string]any {
-	v, _ := path("metadata", "annotations").key(lastAppliedKey).lookup(obj)
+	v, _ := path("metadata", "annotations").Key(lastAppliedKey).Lookup(obj)
 	s, _ := v.(string)
 	var la map[string]any
 	if json.Unmarshal([]byte(s), &la) != nil {
@@ -101,7 +101,7 @@ func check(t *testing.T, lg *ledger, object, step string, want expectation, res 
 	ms := compare(want, got)
 	command := "kubectl " + strings.Join(res.Args, " ")
 	for i := range ms {
-		ms[i].object, ms[i].step, ms[i].command = object, step, command
+		ms[i].Object, ms[i].Step, ms[i].Command = object, step, command
 	}
 	lg.record(ms, others)
 	if res.ExitCode != 0 && !hasDenial(got) {
@@ -112,7 +112,7 @@ func check(t *testing.T, lg *ledger, object, step string, want expectation, res 
 
 func hasDenial(got []reported) bool {
 	for _, r := range got {
-		if r.action == deny {
+		if r.Action == deny {
 			return true
 		}
 	}
@@ -163,20 +163,6 @@ func (l *life) changedApply(step string) framework.Result {
 // changeLabel is the pod-template label of the generated changes.
 const changeLabel = "apply-hygiene.io/change"
 
-// ensureMap returns the map at keys in obj, creating what is missing.
-func ensureMap(obj map[string]any, keys ...string) map[string]any {
-	cur := obj
-	for _, k := range keys {
-		next, ok := cur[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			cur[k] = next
-		}
-		cur = next
-	}
-	return cur
-}
-
 // waitObserved waits until the controller has seen the newest spec, so
 // that the revision of the current pod template exists.
 func (l *life) waitObserved() {
@@ -186,8 +172,8 @@ func (l *life) waitObserved() {
 		if err != nil {
 			return false, err
 		}
-		gen, _ := generationPath.lookup(obj)
-		seen, _ := path("status", "observedGeneration").lookup(obj)
+		gen, _ := generationPath.Lookup(obj)
+		seen, _ := path("status", "observedGeneration").Lookup(obj)
 		g, _ := gen.(float64)
 		s, _ := seen.(float64)
 		return s >= g, nil

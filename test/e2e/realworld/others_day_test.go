@@ -20,8 +20,8 @@ const addedAnnotation = "apply-hygiene.io/added"
 
 // Paths of the metadata fields of otherDay.
 var (
-	changeLabelPath     = path("metadata", "labels").key(changeLabel)
-	addedAnnotationPath = path("metadata", "annotations").key(addedAnnotation)
+	changeLabelPath     = path("metadata", "labels").Key(changeLabel)
+	addedAnnotationPath = path("metadata", "annotations").Key(addedAnnotation)
 	labelsPath          = path("metadata", "labels")
 )
 
@@ -114,7 +114,7 @@ func (l *life) deniedMetaWrite(step string, p fieldPath, env []string, args ...s
 	k := l.f.Kubectl
 	k.Env = append(append([]string{}, k.Env...), env...)
 	res := k.Run(l.t, args...)
-	check(l.t, l.ledger, l.object(), step, expectation{want: []finding{edit(p)}}, res)
+	check(l.t, l.ledger, l.object(), step, expectation{Want: []finding{edit(p)}}, res)
 	after := l.live()
 	switch {
 	case res.ExitCode == 0:

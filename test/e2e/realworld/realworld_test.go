@@ -2,8 +2,6 @@ package realworld_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
@@ -48,26 +46,8 @@ func TestRealWorld(t *testing.T) {
 	summary := lg.summary() + "\nrealworld: " + p.Summary()
 	t.Log(summary)
 	fmt.Println(summary)
-	writeReport(t, summary)
+	framework.WriteReport(t, "realworld.txt", summary)
 	if p.Messages() == 0 {
 		t.Error("no apply printed any message of apply-hygiene: the predictions compared nothing")
-	}
-}
-
-// writeReport also writes the summary line to realworld.txt in the
-// directory $APPLY_HYGIENE_REPORTS names, when it is set: go test shows a
-// passing package's output only with -v, and `make test` prints the file.
-func writeReport(t *testing.T, summary string) {
-	t.Helper()
-	dir := os.Getenv("APPLY_HYGIENE_REPORTS")
-	if dir == "" {
-		return
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Errorf("writing the report: %v", err)
-		return
-	}
-	if err := os.WriteFile(filepath.Join(dir, "realworld.txt"), []byte(summary+"\n"), 0o644); err != nil {
-		t.Errorf("writing the report: %v", err)
 	}
 }

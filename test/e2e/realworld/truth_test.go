@@ -17,9 +17,9 @@ func (l *life) afterApply(before, after map[string]any) expectation {
 	la := lastApplied(before)
 	var want []finding
 	for _, p := range l.sortedPlants() {
-		_, live := p.lookup(after)
-		_, inManifest := p.lookup(l.manifest)
-		_, inLastApplied := p.lookup(la)
+		_, live := p.Lookup(after)
+		_, inManifest := p.Lookup(l.manifest)
+		_, inLastApplied := p.Lookup(la)
 		if live && !inManifest && !inLastApplied {
 			want = append(want, orphan(p))
 		}
@@ -28,15 +28,15 @@ func (l *life) afterApply(before, after map[string]any) expectation {
 			want = append(want, revert(p))
 		}
 	}
-	return expectation{want: want}
+	return expectation{Want: want}
 }
 
 // settle forgets the planted fields that the apply took over (they are in
 // the manifest now) or removed.
 func (l *life) settle(after map[string]any) {
 	for key, p := range l.planted {
-		_, live := p.lookup(after)
-		_, inManifest := p.lookup(l.manifest)
+		_, live := p.Lookup(after)
+		_, inManifest := p.Lookup(l.manifest)
 		if !live || inManifest {
 			delete(l.planted, key)
 		}
@@ -71,14 +71,14 @@ func (l *life) sortedPlants() []fieldPath {
 // from the restored template on a field the undo changed. It returns the
 // fields the undo changed.
 func afterUndo(before, after map[string]any) (expectation, []fieldPath) {
-	tb, _ := templatePath.lookup(before)
-	ta, _ := templatePath.lookup(after)
+	tb, _ := templatePath.Lookup(before)
+	ta, _ := templatePath.Lookup(after)
 	changed := changedPaths(templatePath, tb, ta)
 	la := lastApplied(before)
 	var e expectation
 	for _, p := range changed {
 		if !sameAt(p, la, after) {
-			e.allowed = []finding{{action: warn, rule: "stale-last-applied"}}
+			e.Allowed = []finding{{Action: warn, Rule: "stale-last-applied"}}
 		}
 	}
 	return e, changed

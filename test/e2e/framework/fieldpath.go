@@ -1,4 +1,4 @@
-package realworld_test
+package framework
 
 import (
 	"encoding/json"
@@ -9,49 +9,49 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// segment is one step of a fieldPath: a struct field or map key, or a list
+// segment is one step of a FieldPath: a struct field or map key, or a list
 // element picked by the value of its name.
 type segment struct {
 	key     string
 	element bool
 }
 
-// fieldPath addresses one field of an object decoded from JSON. It renders
+// FieldPath addresses one field of an object decoded from JSON. It renders
 // in kubectl's notation, as apply-hygiene's messages print paths (see
 // docs/rules.md): spec.template.spec.containers[name=app].env[name=A],
 // spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt].
-type fieldPath []segment
+type FieldPath []segment
 
-// path returns the fieldPath of nested fields or map keys.
-func path(keys ...string) fieldPath {
-	p := make(fieldPath, 0, len(keys))
+// Path returns the FieldPath of nested fields or map keys.
+func Path(keys ...string) FieldPath {
+	p := make(FieldPath, 0, len(keys))
 	for _, k := range keys {
 		p = append(p, segment{key: k})
 	}
 	return p
 }
 
-// key returns p followed by a field or map key.
-func (p fieldPath) key(k string) fieldPath {
-	return append(append(fieldPath{}, p...), segment{key: k})
+// Key returns p followed by a field or map key.
+func (p FieldPath) Key(k string) FieldPath {
+	return append(append(FieldPath{}, p...), segment{key: k})
 }
 
-// named returns p, a list keyed by name, followed by its element name.
-func (p fieldPath) named(name string) fieldPath {
-	return append(append(fieldPath{}, p...), segment{key: name, element: true})
+// Named returns p, a list keyed by name, followed by its element name.
+func (p FieldPath) Named(name string) FieldPath {
+	return append(append(FieldPath{}, p...), segment{key: name, element: true})
 }
 
-// Well-known paths of the pod template.
+// Well-known paths of workloads.
 var (
-	templatePath   = path("spec", "template")
-	containersPath = path("spec", "template", "spec", "containers")
-	replicasPath   = path("spec", "replicas")
-	specPath       = path("spec")
-	generationPath = path("metadata", "generation")
+	TemplatePath   = Path("spec", "template")
+	ContainersPath = Path("spec", "template", "spec", "containers")
+	ReplicasPath   = Path("spec", "replicas")
+	SpecPath       = Path("spec")
+	GenerationPath = Path("metadata", "generation")
 )
 
 // String renders p in kubectl's notation.
-func (p fieldPath) String() string {
+func (p FieldPath) String() string {
 	var b strings.Builder
 	for i, s := range p {
 		switch {
@@ -120,8 +120,8 @@ func quote(s string) string {
 	return string(out)
 }
 
-// lookup returns the value at p in obj, and whether it is there.
-func (p fieldPath) lookup(obj any) (any, bool) {
+// Lookup returns the value at p in obj, and whether it is there.
+func (p FieldPath) Lookup(obj any) (any, bool) {
 	cur := obj
 	for _, s := range p {
 		if s.element {
@@ -154,10 +154,10 @@ func element(list any, name string) (any, bool) {
 	return nil, false
 }
 
-// sameAt reports whether a and b hold the same value at p, or both none.
-func sameAt(p fieldPath, a, b any) bool {
-	va, oka := p.lookup(a)
-	vb, okb := p.lookup(b)
+// SameAt reports whether a and b hold the same value at p, or both none.
+func SameAt(p FieldPath, a, b any) bool {
+	va, oka := p.Lookup(a)
+	vb, okb := p.Lookup(b)
 	return oka == okb && cmp.Equal(va, vb)
 }
 
@@ -168,40 +168,40 @@ var namedLists = map[string]bool{
 	"env": true, "volumes": true,
 }
 
-// changedPaths lists the fields that differ between a and b under p: map
+// ChangedPaths lists the fields that differ between a and b under p: map
 // keys and named list elements that only one side has, and values that
 // differ, as a strategic merge patch between them would address them.
-func changedPaths(p fieldPath, a, b any) []fieldPath {
+func ChangedPaths(p FieldPath, a, b any) []FieldPath {
 	if cmp.Equal(a, b) {
 		return nil
 	}
 	ma, oka := a.(map[string]any)
 	mb, okb := b.(map[string]any)
 	if oka && okb {
-		var out []fieldPath
+		var out []FieldPath
 		for _, k := range unionKeys(ma, mb) {
-			out = append(out, changedChild(p.key(k), ma, mb, k)...)
+			out = append(out, changedChild(p.Key(k), ma, mb, k)...)
 		}
 		return out
 	}
 	if len(p) > 0 && namedLists[p[len(p)-1].key] && !p[len(p)-1].element {
 		return changedElements(p, a, b)
 	}
-	return []fieldPath{p}
+	return []FieldPath{p}
 }
 
 // changedChild compares the key k of two maps.
-func changedChild(p fieldPath, a, b map[string]any, k string) []fieldPath {
+func changedChild(p FieldPath, a, b map[string]any, k string) []FieldPath {
 	va, oka := a[k]
 	vb, okb := b[k]
 	if oka != okb {
-		return []fieldPath{p}
+		return []FieldPath{p}
 	}
-	return changedPaths(p, va, vb)
+	return ChangedPaths(p, va, vb)
 }
 
 // changedElements compares two lists keyed by name.
-func changedElements(p fieldPath, a, b any) []fieldPath {
+func changedElements(p FieldPath, a, b any) []FieldPath {
 	names := map[string]bool{}
 	for _, list := range []any{a, b} {
 		items, _ := list.([]any)
@@ -213,15 +213,15 @@ func changedElements(p fieldPath, a, b any) []fieldPath {
 			}
 		}
 	}
-	var out []fieldPath
+	var out []FieldPath
 	for _, n := range sortedKeys(names) {
 		ea, oka := element(a, n)
 		eb, okb := element(b, n)
 		if oka != okb {
-			out = append(out, p.named(n))
+			out = append(out, p.Named(n))
 			continue
 		}
-		out = append(out, changedPaths(p.named(n), ea, eb)...)
+		out = append(out, ChangedPaths(p.Named(n), ea, eb)...)
 	}
 	return out
 }
@@ -245,3 +245,6 @@ func sortedKeys(m map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Element reports whether p ends at an element of a list keyed by name.
+func (p FieldPath) Element() bool { return len(p) > 0 && p[len(p)-1].element }

@@ -1,0 +1,217 @@
+package generative_test
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// judgeApply checks a client-side apply's findings against the truth:
+// every orphaned-field and apply-reverts-drift names a field a person set
+// that is really orphaned or reverted, and every such field is named; the
+// apply passes unless it drops replicas that the server would reset.
+func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework.Reported, before, after map[string]any) {
+	remedied := r.remedied
+	r.remedied = nil
+	r.orphanCommands = map[string]string{}
+	if before == nil || strings.HasSuffix(strings.TrimSpace(res.Stdout), " unchanged") {
+		// A creation (the webhooks see updates only), or nothing sent.
+		r.nothingExpected(i, got)
+		return
+	}
+	manifest := decodeManifest(s.Stdin)
+	effect := after
+	if res.ExitCode != 0 {
+		effect = before
+	}
+	truth := truthOfApply(r.planted(false), r.appliedByPeople(), manifest, before, effect)
+	// A revert of what a writer that is no person set (an autoscaler's
+	// replicas) is true too, but not required.
+	robots := truthOfApply(r.setByRobots(), nil, manifest, before, effect)
+	r.judgeApplyFindings(i, got, before, manifest, truth.orphans, append(truth.reverts, robots.reverts...), remedied)
+	if res.ExitCode != 0 {
+		return
+	}
+	r.wantNamed(i, got, "orphaned-field", truth.orphans)
+	r.wantNamed(i, got, "apply-reverts-drift", truth.reverts)
+}
+
+// removeCommand is the command an orphaned-field warning prints.
+var removeCommand = regexp.MustCompile(`Remove it with: (kubectl patch .*[^…])$`)
+
+// wantNamed fails step i for each field of want that no finding of rule
+// names.
+func (r *runner) wantNamed(i int, got []framework.Reported, rule string, want []fieldPath) {
+	for _, q := range want {
+		named := slices.ContainsFunc(got, func(g framework.Reported) bool { return g.Rule == rule && names(g.Path, q) })
+		if !named {
+			r.fail(i, rule+"-reported", miss, "expected [%s] %s", rule, q)
+		}
+	}
+}
+
+// resets reports whether an apply of manifest drops replicas that
+// last-applied has while live has other than the server's default 1:
+// replicas-reset's denial is right.
+func resets(before, manifest map[string]any) bool {
+	_, had := framework.ReplicasPath.Lookup(lastApplied(before))
+	_, has := framework.ReplicasPath.Lookup(manifest)
+	live, _ := framework.ReplicasPath.Lookup(before)
+	return had && !has && live != float64(1)
+}
+
+// nothingExpected fails step i for every finding.
+func (r *runner) nothingExpected(i int, got []framework.Reported) {
+	for _, g := range got {
+		counted := falseWarning
+		if g.Action == framework.Deny {
+			counted = falseDenial
+		}
+		r.fail(i, "nothing-to-report", counted, "%s", g.Line)
+	}
+}
+
+// judgeDryRun checks a server-side dry run of an apply: it changes
+// nothing and is judged as the apply would be on the live object, without
+// misses (nothing is written).
+func (r *runner) judgeDryRun(i int, s step, got []framework.Reported, before map[string]any) {
+	if before == nil {
+		r.nothingExpected(i, got)
+		return
+	}
+	manifest := decodeManifest(s.Stdin)
+	truth := truthOfApply(r.planted(false), nil, manifest, before, before)
+	var drifted []fieldPath
+	for _, p := range r.planted(true) {
+		if !framework.SameAt(p, before, lastApplied(before)) {
+			drifted = append(drifted, p)
+		}
+	}
+	r.judgeApplyFindings(i, got, before, manifest, truth.orphans, drifted, nil)
+}
+
+// judgeApplyFindings checks what an apply of manifest to before said:
+// a denial only of replicas-reset where it is right, orphaned-field only
+// at orphans (and not again at a field whose printed command ran),
+// apply-reverts-drift only at reverts, missing-last-applied only without
+// last-applied. It keeps the commands the orphaned-field warnings print.
+func (r *runner) judgeApplyFindings(i int, got []framework.Reported, before, manifest map[string]any, orphans, reverts []fieldPath, remedied []string) {
+	for _, g := range got {
+		switch {
+		case g.Action == framework.Deny && g.Rule == "replicas-reset" && resets(before, manifest):
+		case g.Action == framework.Deny:
+			r.fail(i, "apply-passes", falseDenial, "%s", g.Line)
+		case g.Rule == "orphaned-field" && namesAny(g.Path, orphans):
+			if slices.Contains(remedied, g.Path) {
+				r.fail(i, "remedy-sticks", falseWarning, "the printed command removed %s, and the apply reports it again: %s", g.Path, g.Line)
+			}
+			if cmd := removeCommand.FindStringSubmatch(g.Line); cmd != nil && r.orphanCommands != nil {
+				r.orphanCommands[g.Path] = cmd[1]
+			}
+		case g.Rule == "apply-reverts-drift" && namesAny(g.Path, reverts):
+		case g.Rule == "missing-last-applied" && lastApplied(before) == nil:
+		default:
+			r.fail(i, "finding-true", falseWarning, "%s", g.Line)
+		}
+	}
+}
+
+// judgeWrite checks a write that is not a client-side apply: writes that
+// must pass pass; a denial names a field that last-applied owns, that the
+// write moves away from it and that the next apply puts back; a person's
+// write that moves such a field is denied (reported, for a server-side
+// apply); an undo's repair changes only what the undo restored.
+func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework.Reported, before, after map[string]any) {
+	_, deleting := framework.Path("metadata", "deletionTimestamp").Lookup(before)
+	quiet := deleting || s.Kind == deletion || s.Kind == finalizerRemoval || s.As.controller()
+	mustPass := !s.As.person() || s.Kind == undo || quiet
+	effect, reapplied := after, map[string]any(nil)
+	denied := slices.ContainsFunc(got, func(g framework.Reported) bool { return g.Action == framework.Deny })
+	if denied && before != nil {
+		effect, reapplied, _ = r.replay(i, s, before, true)
+	}
+	moves := ownedMoves(before, effect)
+	if s.RewritesLastApplied {
+		moves = nil // it sets last-applied too: an apply by other means
+	}
+	allowed := append(append([]fieldPath(nil), moves...), r.ssaChanged(before, effect)...)
+	var applied applyTruth // a server-side apply's orphans and reverts
+	if s.Kind == serverSideApply && res.ExitCode == 0 {
+		applied = truthOfApply(r.planted(false), r.appliedByPeople(), decodeManifest(s.Stdin), before, after)
+	}
+	for _, g := range got {
+		switch {
+		case g.Rule == "orphaned-field" && namesAny(g.Path, applied.orphans):
+		case g.Rule == "apply-reverts-drift" && namesAny(g.Path, applied.reverts):
+		case g.Action == framework.Deny && mustPass:
+			r.fail(i, "must-pass", falseDenial, "a write by %s that must pass was denied: %s", s.As, g.Line)
+		case g.Action == framework.Deny && (g.Rule != "imperative-edit" || s.Kind == serverSideApply):
+			r.fail(i, "denial-rule", falseDenial, "%s", g.Line)
+		case g.Action == framework.Deny && !namesAny(g.Path, moves):
+			r.fail(i, "denial-owned", falseDenial, "%s names no field of last-applied that the write moves away from it: %s", g.Path, g.Line)
+		case g.Action == framework.Deny:
+			r.putsBack(i, g, before, reapplied, moves)
+		case g.Rule == "stale-last-applied" && s.Kind == undo:
+		case (g.Rule == "imperative-edit" || g.Rule == "server-side-owned") && !quiet && namesAny(g.Path, allowed):
+		default:
+			r.fail(i, "finding-true", falseWarning, "%s", g.Line)
+		}
+	}
+	if res.ExitCode == 0 && s.As.person() && !quiet && s.Kind != undo {
+		rules := []string{"imperative-edit"}
+		if s.Kind == serverSideApply {
+			rules = append(rules, "server-side-owned")
+		}
+		for _, q := range moves {
+			reported := slices.ContainsFunc(got, func(g framework.Reported) bool { return slices.Contains(rules, g.Rule) && names(g.Path, q) })
+			if !reported {
+				r.fail(i, "imperative-edit-reported", miss, "expected [%s] %s: %s moves it away from last-applied", rules[len(rules)-1], q, s.command())
+			}
+		}
+	}
+	if s.Kind == undo && res.ExitCode == 0 {
+		for _, c := range repairBeyondProof(r.o.kind, before, after, r.applied) {
+			r.fail(i, "repair-proves", falseWarning, "the undo's repair changed last-applied at %s beyond the restored template, or to a value no applied manifest had", c)
+		}
+	}
+}
+
+// putsBack checks, in the replay, that the next apply of last-applied
+// puts the denied field back.
+func (r *runner) putsBack(i int, g framework.Reported, before, reapplied map[string]any, moves []fieldPath) {
+	la := lastApplied(before)
+	for _, q := range moves {
+		if names(g.Path, q) && !framework.SameAt(q, la, reapplied) {
+			r.fail(i, "denial-puts-back", falseDenial, "the next apply does not put %s back to last-applied's value: %s", q, g.Line)
+		}
+	}
+}
+
+// ssaChanged are the fields a write changed that a server-side apply of
+// the sequence applied.
+func (r *runner) ssaChanged(before, after map[string]any) []fieldPath {
+	var out []fieldPath
+	for _, q := range changed(before, after) {
+		for _, m := range r.ssa {
+			if _, ok := q.Lookup(m); ok {
+				out = append(out, q)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// judgeFailure checks that a write that failed without a denial or a
+// webhook error fails without the webhooks too: replayed in a namespace
+// the webhooks ignore, it must fail as well.
+func (r *runner) judgeFailure(i int, s step, before map[string]any) {
+	if before == nil || s.Kind == remedy {
+		return
+	}
+	if _, _, passed := r.replay(i, s, before, false); passed {
+		r.fail(i, "fails-without-webhook", webhookError, "%s failed, and passes where the webhooks do not look", s.command())
+	}
+}

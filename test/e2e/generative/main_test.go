@@ -1,0 +1,23 @@
+package generative_test
+
+import (
+	"testing"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// TestMain starts the control plane with the controllers the sequences
+// need (Deployments, StatefulSets and DaemonSets with their revisions, the
+// garbage collector that finishes deletions, the service accounts'
+// tokens) and apply-hygiene from the chart with the common kinds under
+// failurePolicy Fail: every error the webhook answers fails a write.
+func TestMain(m *testing.M) {
+	framework.Main(m,
+		framework.WithControllers(
+			"deployment-controller", "replicaset-controller", "statefulset-controller",
+			"daemonset-controller", "garbage-collector-controller", "serviceaccount-controller",
+			"namespace-controller", "clusterrole-aggregation-controller",
+		),
+		framework.WithWebhook("kinds=common", "failurePolicy=Fail"),
+	)
+}

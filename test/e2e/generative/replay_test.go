@@ -1,0 +1,131 @@
+package generative_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ignoredLabel keeps apply-hygiene's webhooks away from a namespace.
+const ignoredLabel = "apply-hygiene.io/ignore"
+
+// replay runs step s of the sequence again on a copy of before (its spec,
+// labels, annotations with last-applied, and managedFields) in a new
+// namespace that the webhooks ignore, as the admin: the effect the write
+// has without the webhooks. With reapply it then applies last-applied
+// there, as the next apply of the same manifest would. It returns the copy
+// after the write and after the apply, and whether the write passed.
+func (r *runner) replay(i int, s step, before map[string]any, reapply bool) (effect, reapplied map[string]any, passed bool) {
+	r.t.Helper()
+	ctx := context.Background()
+	ns, err := r.f.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		GenerateName: "generative-replay-", Labels: map[string]string{ignoredLabel: "true"},
+	}}, metav1.CreateOptions{})
+	if err != nil {
+		r.t.Fatalf("creating a replay namespace: %v", err)
+	}
+	defer func() {
+		if err := r.f.Client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil {
+			r.t.Errorf("deleting %s: %v", ns.Name, err)
+		}
+	}()
+	raw, err := json.Marshal(copyOf(before))
+	if err != nil {
+		r.t.Fatalf("encoding the copy of %s: %v", r.o.ref(), err)
+	}
+	if _, err := r.f.Client.CoreV1().RESTClient().Post().AbsPath(r.urlPath(ns.Name)).Body(raw).DoRaw(ctx); err != nil {
+		r.t.Fatalf("step %d: copying %s into %s: %v", i+1, r.o.ref(), ns.Name, err)
+	}
+	admin := r.f.Kubectl
+	admin.Namespace = ns.Name
+	res := admin.RunWithInput(r.t, s.Stdin, s.Args...)
+	effect = r.get(ns.Name)
+	if !reapply || res.ExitCode != 0 {
+		return effect, nil, res.ExitCode == 0
+	}
+	manifest := lastApplied(before)
+	if meta, ok := manifest["metadata"].(map[string]any); ok {
+		delete(meta, "namespace") // kubectl apply records it; the copy lives elsewhere
+	}
+	la, _ := json.Marshal(manifest)
+	admin.RunWithInput(r.t, string(la), "apply", "-f", "-").MustSucceed(r.t)
+	return effect, r.get(ns.Name), true
+}
+
+// copyOf is what a replay creates of obj: all but status and the metadata
+// the server keeps, with managedFields, so that managers and conflicts
+// stay what they were.
+func copyOf(obj map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range obj {
+		if k != "status" && k != "metadata" {
+			out[k] = v
+		}
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	kept := map[string]any{}
+	for _, k := range []string{"name", "labels", "annotations", "managedFields"} {
+		if v, ok := meta[k]; ok {
+			kept[k] = v
+		}
+	}
+	out["metadata"] = kept
+	return out
+}
+
+// runRemedies runs, as the person, every command that the previous
+// apply's orphaned-field warnings print, exactly as printed: each must
+// change the object.
+func (r *runner) runRemedies(i int) {
+	k := r.as(alice)
+	k.Namespace = "" // the command names it
+	for path, cmd := range r.orphanCommands {
+		words, err := shellSplit(cmd)
+		if err != nil || len(words) < 2 || words[0] != "kubectl" {
+			r.fail(i, "remedy-runs", falseWarning, "the printed command does not parse: %s", cmd)
+			continue
+		}
+		before := r.get(r.f.Namespace)
+		res := k.Run(r.t, words[1:]...)
+		after := r.get(r.f.Namespace)
+		r.webhookErrors(i, res)
+		switch {
+		case res.ExitCode != 0:
+			r.fail(i, "remedy-runs", falseWarning, "the command printed for %s fails: %s: %s", path, cmd, strings.TrimSpace(res.Stderr))
+		case strings.Contains(res.Stdout, "(no change)"):
+			r.fail(i, "remedy-changes", falseWarning, "the command printed for %s changes nothing: %s", path, cmd)
+		default:
+			r.remedied = append(r.remedied, path)
+			r.record(step{As: alice}, before, after)
+		}
+	}
+	r.orphanCommands = nil
+}
+
+// webhookErrorCount is the API server's count of apply-hygiene's webhook
+// calls that failed or failed open, or that answered an error
+// (apiserver_admission_webhook_rejection_count other than a denial with
+// 403, and apiserver_admission_webhook_fail_open_count).
+func webhookErrorCount(metrics string) (int, error) {
+	total := 0
+	for _, line := range strings.Split(metrics, "\n") {
+		if !strings.Contains(line, `.apply-hygiene.io"`) {
+			continue
+		}
+		rejected := strings.HasPrefix(line, "apiserver_admission_webhook_rejection_count{") &&
+			(!strings.Contains(line, `error_type="no_error"`) || !strings.Contains(line, `rejection_code="403"`))
+		if !rejected && !strings.HasPrefix(line, "apiserver_admission_webhook_fail_open_count{") {
+			continue
+		}
+		var n float64
+		if _, err := fmt.Sscan(line[strings.LastIndexByte(line, ' ')+1:], &n); err != nil {
+			return 0, fmt.Errorf("reading %q: %w", line, err)
+		}
+		total += int(n)
+	}
+	return total, nil
+}

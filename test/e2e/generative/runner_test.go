@@ -1,0 +1,366 @@
+package generative_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// runner runs the steps of one sequence on one object in a namespace of
+// its own, and judges each against the truth model.
+type runner struct {
+	t       *testing.T
+	f       *framework.Framework
+	o       object
+	p       *framework.Predictor
+	kubectl map[who]framework.Kubectl
+	// fields are the fields set outside apply that are still live, by
+	// path, with who set them.
+	fields map[string]setField
+	// ssa are the manifests applied server-side since the creation.
+	ssa []map[string]any
+	// applied are every manifest applied in the sequence (client- or
+	// server-side, or saved as last-applied), for what an undo may
+	// restore.
+	applied []map[string]any
+	// orphanCommands are the commands that the previous apply's
+	// orphaned-field warnings print, by the path they remove.
+	orphanCommands map[string]string
+	// remedied are the paths whose printed command ran since the last
+	// apply.
+	remedied []string
+	failures []failure
+	steps    int
+	// stop, when set, ends the sequence at the first failure it accepts
+	// (a minimisation's replay).
+	stop func(failure) bool
+}
+
+// setField is a field a writer set outside client-side apply.
+type setField struct {
+	path   fieldPath
+	person bool
+	// undo marks a field an undo restored (from an applied revision).
+	undo bool
+	// applied marks a field a server-side apply set: its applier owns
+	// it (never an orphan), but it drifted from last-applied.
+	applied bool
+}
+
+// failure is one check a step failed.
+type failure struct {
+	// step is the index of the step in its sequence.
+	step int
+	// check names the check; counted is the summary's count it adds to
+	// (falseWarning, falseDenial, miss, webhookError) or "".
+	check, counted string
+	detail         string
+}
+
+// signature is what a minimised sequence must still fail: the check and
+// the field path it names.
+func (f failure) signature() string { return f.check + " " + pathOf.FindString(f.detail) }
+
+// pathOf finds the field path in a failure's detail.
+var pathOf = regexp.MustCompile(`(spec|metadata|data)[.\[]\S*`)
+
+// Counts of the summary line.
+const (
+	falseWarning = framework.FalseWarning
+	falseDenial  = framework.FalseDenial
+	miss         = framework.Miss
+	webhookError = "webhook error"
+)
+
+func newRunner(t *testing.T, o object, p *framework.Predictor) *runner {
+	return &runner{t: t, f: framework.New(t), o: o, p: p, kubectl: map[who]framework.Kubectl{}, fields: map[string]setField{}}
+}
+
+// as returns kubectl as who, creating the identity on first use.
+func (r *runner) as(w who) framework.Kubectl {
+	if k, ok := r.kubectl[w]; ok {
+		return k
+	}
+	var k framework.Kubectl
+	switch ns := w.namespaceOf(); ns {
+	case "":
+		k = r.f.Kubectl
+		k.Kubeconfig = personKubeconfig(r.t, r.f, string(w))
+		r.f.Grant(r.t, "edit", rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: string(w)})
+	case ".":
+		k = r.f.KubectlAsServiceAccount(r.t, string(w))
+	default:
+		k = r.f.KubectlAsServiceAccountIn(r.t, ns, string(w))
+	}
+	r.kubectl[w] = k
+	return k
+}
+
+// people holds the kubeconfig of each person, written once: writing it
+// again (framework.KubectlAs) while another sequence's kubectl reads it
+// leaves that kubectl without a server.
+var people struct {
+	sync.Mutex
+	kubeconfigs map[string]string
+}
+
+// personKubeconfig returns the kubeconfig of the user name, writing it
+// on first use.
+func personKubeconfig(t *testing.T, f *framework.Framework, name string) string {
+	people.Lock()
+	defer people.Unlock()
+	if path, ok := people.kubeconfigs[name]; ok {
+		return path
+	}
+	if people.kubeconfigs == nil {
+		people.kubeconfigs = map[string]string{}
+	}
+	people.kubeconfigs[name] = f.KubectlAs(t, name).Kubeconfig
+	return people.kubeconfigs[name]
+}
+
+// fail records a failed check of step i.
+func (r *runner) fail(i int, check, counted, format string, args ...any) {
+	f := failure{step: i, check: check, counted: counted, detail: fmt.Sprintf(format, args...)}
+	r.failures = append(r.failures, f)
+	r.t.Logf("FAILED CHECK %s (%s) at step %d: %s", check, counted, i+1, f.detail)
+}
+
+// stopped reports whether a replay found the failure it looks for.
+func (r *runner) stopped() bool {
+	if r.stop == nil {
+		return false
+	}
+	for _, f := range r.failures {
+		if r.stop(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// urlPath is the object's path on the API server in namespace ns.
+func (r *runner) urlPath(ns string) string {
+	prefix := "/api/v1"
+	if v, _ := r.o.manifest["apiVersion"].(string); strings.Contains(v, "/") {
+		prefix = "/apis/" + v
+	}
+	return prefix + "/namespaces/" + ns + "/" + strings.ToLower(r.o.kind) + "s"
+}
+
+// get reads the object in namespace ns; nil when there is none.
+func (r *runner) get(ns string) map[string]any {
+	raw, err := r.f.Client.CoreV1().RESTClient().Get().AbsPath(r.urlPath(ns) + "/" + r.o.name).DoRaw(context.Background())
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		r.t.Fatalf("getting %s: %v", r.o.ref(), err)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		r.t.Fatalf("decoding %s: %v", r.o.ref(), err)
+	}
+	return obj
+}
+
+// described is the object as apply-hygiene's messages name it.
+func (r *runner) described() string {
+	return fmt.Sprintf("%s %s/%s", r.o.kind, r.f.Namespace, r.o.name)
+}
+
+// state reports whether the object exists and is being deleted.
+func (r *runner) state() (exists, deleting bool) {
+	obj := r.get(r.f.Namespace)
+	_, deleting = framework.Path("metadata", "deletionTimestamp").Lookup(obj)
+	return obj != nil, deleting
+}
+
+// run runs step i and judges it; it reports whether the step passed.
+func (r *runner) run(i int, s step) bool {
+	r.t.Helper()
+	r.steps++
+	if s.Kind == remedy {
+		r.runRemedies(i)
+		return true
+	}
+	if s.Kind == undo {
+		r.waitObserved()
+	}
+	before := r.get(r.f.Namespace)
+	var predicted func(framework.Result) []string
+	if s.Kind == clientSideApply && s.As == alice && len(s.Args) == 3 && before != nil && r.p != nil {
+		file := filepath.Join(r.t.TempDir(), "manifest.json")
+		if err := os.WriteFile(file, []byte(s.Stdin), 0o600); err != nil {
+			r.t.Fatal(err)
+		}
+		predicted = r.p.Predict(r.t, r.as(alice), fmt.Sprintf("step %d", i+1), file)
+	}
+	res := r.as(s.As).RunWithInput(r.t, s.Stdin, s.Args...)
+	r.t.Logf("STEP %d: %s, as %s: exit %d (last-applied before: %v)", i+1, s.Writer, s.As, res.ExitCode, lastApplied(before) != nil)
+	if s.Kind == finalizerRemoval && res.ExitCode == 0 {
+		r.waitGone()
+	}
+	after := r.get(r.f.Namespace)
+	if predicted != nil {
+		for _, problem := range predicted(res) {
+			r.fail(i, "diff-predicts", "", "%s", problem)
+		}
+	}
+	got, _ := framework.ParseOutput(r.described(), res.Stderr)
+	broken := r.webhookErrors(i, res)
+	denied := false
+	for _, g := range got {
+		denied = denied || g.Action == framework.Deny
+	}
+	switch s.Kind {
+	case clientSideApply:
+		r.judgeApply(i, s, res, got, before, after)
+	case dryRunApply:
+		r.judgeDryRun(i, s, got, before)
+	default:
+		r.judgeWrite(i, s, res, got, before, after)
+	}
+	if res.ExitCode != 0 && !denied && !broken && s.Kind != undo {
+		r.judgeFailure(i, s, before)
+	}
+	passed := res.ExitCode == 0
+	if passed {
+		r.record(s, before, after)
+	}
+	if s.Kind != clientSideApply {
+		// The printed commands are for the object as that apply left
+		// it: only the very next step runs them.
+		r.orphanCommands = nil
+	}
+	return passed
+}
+
+// webhookError is how kubectl shows that a webhook answered with an error
+// or could not be called; a denial of apply-hygiene without a [rule] is an
+// error answered as a denial.
+var webhookErrorLine = regexp.MustCompile(`failed calling webhook|Internal error occurred|apply-hygiene\.io" denied the request: [^\[]`)
+
+// webhookErrors fails step i when kubectl shows an error of a webhook.
+func (r *runner) webhookErrors(i int, res framework.Result) bool {
+	line := webhookErrorLine.FindString(res.Stderr)
+	if line == "" {
+		return false
+	}
+	r.fail(i, "no-webhook-error", webhookError, "$ kubectl %s: %s", strings.Join(res.Args, " "), strings.TrimSpace(res.Stderr))
+	return true
+}
+
+// waitObserved waits until the controller has seen the newest spec, so
+// that the revision of the current pod template exists for an undo.
+func (r *runner) waitObserved() {
+	r.t.Helper()
+	framework.Eventually(r.t, 30*time.Second, "the controller to observe "+r.o.ref(), func(context.Context) (bool, error) {
+		obj := r.get(r.f.Namespace)
+		gen, _ := framework.GenerationPath.Lookup(obj)
+		seen, _ := framework.Path("status", "observedGeneration").Lookup(obj)
+		g, _ := gen.(float64)
+		s, _ := seen.(float64)
+		return obj == nil || s >= g, nil
+	})
+}
+
+// waitGone waits until the deleted object is gone once its finalizer is
+// removed (the garbage collector finishes a foreground deletion).
+func (r *runner) waitGone() {
+	r.t.Helper()
+	framework.Eventually(r.t, 60*time.Second, r.o.ref()+" to be gone", func(context.Context) (bool, error) {
+		exists, _ := r.state()
+		return !exists, nil
+	})
+}
+
+// planted are the live fields a person set outside apply; with
+// serverSide, also those a person applied server-side.
+func (r *runner) planted(serverSide bool) []fieldPath {
+	var out []fieldPath
+	for _, f := range r.fields {
+		if f.person && (serverSide || !f.applied) {
+			out = append(out, f.path)
+		}
+	}
+	return out
+}
+
+// appliedByPeople are the live fields a person applied server-side.
+func (r *runner) appliedByPeople() []fieldPath {
+	var out []fieldPath
+	for _, f := range r.fields {
+		if f.person && f.applied {
+			out = append(out, f.path)
+		}
+	}
+	return out
+}
+
+// setByRobots are the live fields that writers other than people set
+// outside apply (an undo's restored fields are a person's).
+func (r *runner) setByRobots() []fieldPath {
+	var out []fieldPath
+	for _, f := range r.fields {
+		if !f.person && !f.undo {
+			out = append(out, f.path)
+		}
+	}
+	return out
+}
+
+// record updates who set which field after step s passed.
+func (r *runner) record(s step, before, after map[string]any) {
+	switch {
+	case s.Kind == clientSideApply || s.Kind == serverSideApply:
+		r.applied = append(r.applied, decodeManifest(s.Stdin))
+	case s.RewritesLastApplied:
+		r.applied = append(r.applied, lastApplied(after))
+	}
+	switch {
+	case after == nil || before == nil:
+		r.fields, r.ssa = map[string]setField{}, nil
+		if after != nil && s.Kind == serverSideApply {
+			r.ssa = append(r.ssa, decodeManifest(s.Stdin))
+		}
+	case s.Kind == dryRunApply:
+	case s.Kind == clientSideApply || s.RewritesLastApplied:
+		manifest := decodeManifest(s.Stdin)
+		for key, f := range r.fields {
+			_, live := f.path.Lookup(after)
+			_, inManifest := f.path.Lookup(manifest)
+			if !live || inManifest || !framework.SameAt(f.path, before, after) {
+				delete(r.fields, key)
+			}
+		}
+	default:
+		if s.Kind == serverSideApply {
+			r.ssa = append(r.ssa, decodeManifest(s.Stdin))
+		}
+		for _, q := range changed(before, after) {
+			r.fields[q.String()] = setField{path: q, person: s.As.person(), undo: s.Kind == undo, applied: s.Kind == serverSideApply}
+		}
+	}
+}
+
+// decodeManifest decodes a step's manifest; nil for none.
+func decodeManifest(s string) map[string]any {
+	var m map[string]any
+	if json.Unmarshal([]byte(s), &m) != nil {
+		return nil
+	}
+	return m
+}

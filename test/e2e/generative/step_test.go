@@ -1,0 +1,106 @@
+package generative_test
+
+import "strings"
+
+// who is the identity a step runs as.
+type who string
+
+// The identities of the writers. Only alice is a person.
+const (
+	// alice is a person: a user with the edit role.
+	alice who = "alice"
+	// robot is a service account of the object's namespace: an
+	// autoscaler, a Reloader, a finalizer controller.
+	robot who = "robot"
+	// helmCI is a CI job running helm, an account of the object's
+	// namespace.
+	helmCI who = "helm"
+	// keda is a KEDA-like operator's account in kube-system.
+	keda who = "keda-operator"
+	// argocd is Argo CD's account in a cluster it manages, in kube-system.
+	argocd who = "argocd-manager"
+	// flux is Flux's kustomize-controller, in flux-system.
+	flux who = "kustomize-controller"
+	// gc is kube-controller-manager's garbage collector
+	// (--use-service-account-credentials).
+	gc who = "generic-garbage-collector"
+)
+
+// namespaceOf is the namespace of who's service account; "" for a user.
+func (w who) namespaceOf() string {
+	switch w {
+	case keda, argocd, gc:
+		return "kube-system"
+	case flux:
+		return "flux-system"
+	case alice:
+		return ""
+	}
+	return "."
+}
+
+// username is how the API server names who; ns is the object's namespace.
+func (w who) username(ns string) string {
+	switch w.namespaceOf() {
+	case "":
+		return string(w)
+	case ".":
+		return "system:serviceaccount:" + ns + ":" + string(w)
+	}
+	return "system:serviceaccount:" + w.namespaceOf() + ":" + string(w)
+}
+
+func (w who) person() bool { return w == alice }
+
+// controller reports whether who is one of kube-controller-manager's own
+// accounts, whose writes no rule reviews.
+func (w who) controller() bool { return w == gc }
+
+// kind tells the truth model what a step is.
+type kind int
+
+const (
+	// write is any write that is not one of the kinds below.
+	write kind = iota
+	// clientSideApply is kubectl apply (client-side) of Stdin.
+	clientSideApply
+	// dryRunApply is kubectl apply --dry-run=server of Stdin.
+	dryRunApply
+	// serverSideApply is kubectl apply --server-side of Stdin.
+	serverSideApply
+	// undo is kubectl rollout undo.
+	undo
+	// remedy runs the commands that the previous apply's
+	// orphaned-field warnings print.
+	remedy
+	// deletion deletes the object, which a finalizer holds.
+	deletion
+	// finalizerRemoval removes the finalizer of an object being
+	// deleted.
+	finalizerRemoval
+)
+
+// step is one command of a sequence, as concrete as a user types it.
+type step struct {
+	// Writer names the writer of the catalogue.
+	Writer string
+	// As is the identity the command runs as.
+	As   who
+	Kind kind
+	// Args are kubectl's arguments, without the namespace.
+	Args []string
+	// Stdin is the manifest of `-f -`, as JSON.
+	Stdin string
+	// RewritesLastApplied marks a write that also sets last-applied
+	// (edit or replace with --save-config): it moves nothing away from
+	// last-applied.
+	RewritesLastApplied bool
+}
+
+// command renders the step as kubectl's command line.
+func (s step) command() string {
+	if s.Kind == remedy {
+		return "<the commands the previous apply's orphaned-field warnings print>"
+	}
+	return "kubectl " + strings.Join(s.Args, " ")
+}

@@ -1,0 +1,254 @@
+package generative_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// withLastApplied decodes obj and sets its last-applied to la.
+func withLastApplied(t *testing.T, obj, la string) map[string]any {
+	t.Helper()
+	m := decodeJSON(t, obj)
+	if la != "" {
+		framework.EnsureMap(m, "metadata", "annotations")[lastAppliedKey] = la
+	}
+	return m
+}
+
+func decodeJSON(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("decoding %s: %v", s, err)
+	}
+	return m
+}
+
+func strs(ps []fieldPath) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.String())
+	}
+	return out
+}
+
+var (
+	image    = framework.ContainersPath.Named("app").Key("image")
+	envAdded = framework.ContainersPath.Named("app").Key("env").Named("A")
+	restart  = framework.TemplatePath.Key("metadata").Key("annotations").Key("kubectl.kubernetes.io/restartedAt")
+)
+
+// The fields a write moves away from last-applied.
+func TestOwnedMoves(t *testing.T) {
+	const la = `{"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`
+	tests := map[string]struct {
+		before, after, laAfter string
+		want                   []string
+	}{
+		"a changed image that last-applied owns": {
+			before: `{"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			after:  `{"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
+			want:   []string{"spec.template.spec.containers[name=app].image"},
+		},
+		"a scale to zero of owned replicas": {
+			before: `{"spec":{"replicas":2}}`,
+			after:  `{"spec":{"replicas":0}}`,
+			want:   []string{"spec.replicas"},
+		},
+		"a new field last-applied does not have": {
+			before: `{"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			after:  `{"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"app","image":"a:1","env":[{"name":"A","value":"1"}]}]}}}}`,
+		},
+		"a value set back to last-applied's": {
+			before: `{"spec":{"replicas":5}}`,
+			after:  `{"spec":{"replicas":2}}`,
+		},
+		"a write that also rewrites last-applied moves nothing": {
+			before:  `{"spec":{"replicas":2}}`,
+			after:   `{"spec":{"replicas":3}}`,
+			laAfter: `{"spec":{"replicas":3}}`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			laAfter := la
+			if tc.laAfter != "" {
+				laAfter = tc.laAfter
+			}
+			got := strs(ownedMoves(withLastApplied(t, tc.before, la), withLastApplied(t, tc.after, laAfter)))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("moves (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The fields a write changed, as messages name them: the keys of an added
+// map, the elements of an added list keyed by name.
+func TestChanged(t *testing.T) {
+	tests := map[string]struct {
+		before, after string
+		want          []string
+	}{
+		"a first environment variable": {
+			before: `{"spec":{"template":{"spec":{"containers":[{"name":"app"}]}}}}`,
+			after:  `{"spec":{"template":{"spec":{"containers":[{"name":"app","env":[{"name":"A","value":"1"}]}]}}}}`,
+			want:   []string{"spec.template.spec.containers[name=app].env[name=A]"},
+		},
+		"a first annotation": {
+			before: `{"metadata":{"name":"x"}}`,
+			after:  `{"metadata":{"name":"x","annotations":{"a":"1","b":"2"}}}`,
+			want:   []string{"metadata.annotations.a", "metadata.annotations.b"},
+		},
+		"a changed value": {
+			before: `{"spec":{"replicas":1}}`,
+			after:  `{"spec":{"replicas":2}}`,
+			want:   []string{"spec.replicas"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, strs(changed(decodeJSON(t, tc.before), decodeJSON(t, tc.after)))); diff != "" {
+				t.Errorf("changed (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The truth of an apply: orphans and reverts of the fields people set.
+func TestTruthOfApply(t *testing.T) {
+	tests := map[string]struct {
+		planted, applied            []fieldPath
+		manifest, la, before, after string
+		orphans, reverts            []string
+	}{
+		"a person's field the apply keeps is an orphan": {
+			planted:  []fieldPath{envAdded, restart},
+			manifest: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			la:       `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			before:   `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1","env":[{"name":"A","value":"1"}]}]}}}}`,
+			after:    `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1","env":[{"name":"A","value":"1"}]}]}}}}`,
+			orphans:  []string{"spec.template.spec.containers[name=app].env[name=A]"},
+		},
+		"a person's change of an owned field that the apply puts back is a revert": {
+			planted:  []fieldPath{image},
+			manifest: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			la:       `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			before:   `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
+			after:    `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			reverts:  []string{"spec.template.spec.containers[name=app].image"},
+		},
+		"a field the manifest takes over is neither": {
+			planted:  []fieldPath{envAdded},
+			manifest: `{"spec":{"template":{"spec":{"containers":[{"name":"app","env":[{"name":"A","value":"1"}]}]}}}}`,
+			la:       `{"spec":{"template":{"spec":{"containers":[{"name":"app"}]}}}}`,
+			before:   `{"spec":{"template":{"spec":{"containers":[{"name":"app","env":[{"name":"A","value":"1"}]}]}}}}`,
+			after:    `{"spec":{"template":{"spec":{"containers":[{"name":"app","env":[{"name":"A","value":"1"}]}]}}}}`,
+		},
+		"scaled replicas the manifest leaves out are handed over, no orphan": {
+			planted:  []fieldPath{framework.ReplicasPath},
+			manifest: `{"spec":{"minReadySeconds":1}}`,
+			la:       `{"spec":{"minReadySeconds":1}}`,
+			before:   `{"spec":{"replicas":3,"minReadySeconds":1}}`,
+			after:    `{"spec":{"replicas":3,"minReadySeconds":1}}`,
+		},
+		"a person's server-side apply: the next apply reverts it, no orphan": {
+			applied:  []fieldPath{image, envAdded},
+			manifest: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			la:       `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			before:   `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2","env":[{"name":"A","value":"1"}]}]}}}}`,
+			after:    `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1","env":[{"name":"A","value":"1"}]}]}}}}`,
+			reverts:  []string{"spec.template.spec.containers[name=app].image"},
+		},
+		"no field a person set, nothing to report": {
+			manifest: `{"spec":{"replicas":1}}`,
+			la:       `{"spec":{"replicas":1}}`,
+			before:   `{"spec":{"replicas":3}}`,
+			after:    `{"spec":{"replicas":1}}`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := truthOfApply(tc.planted, tc.applied, decodeJSON(t, tc.manifest), withLastApplied(t, tc.before, tc.la), decodeJSON(t, tc.after))
+			if diff := cmp.Diff(tc.orphans, strs(got.orphans)); diff != "" {
+				t.Errorf("orphans (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.reverts, strs(got.reverts)); diff != "" {
+				t.Errorf("reverts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// An undo's repair may change last-applied only in the restored template
+// (and a Deployment's annotations), to values a manifest had.
+func TestRepairBeyondProof(t *testing.T) {
+	applied := []string{
+		`{"spec":{"minReadySeconds":10,"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
+		`{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+	}
+	tests := map[string]struct {
+		kind, before, after string
+		want                []string
+	}{
+		"the restored image of an earlier manifest": {
+			kind:   "Deployment",
+			before: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
+			after:  `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+		},
+		"a whole revision's last-applied forgets minReadySeconds": {
+			kind:   "StatefulSet",
+			before: `{"spec":{"minReadySeconds":10,"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
+			after:  `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			want:   []string{"spec.minReadySeconds"},
+		},
+		"restartedAt that a restart stamped": {
+			kind:   "Deployment",
+			before: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			after:  `{"spec":{"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":"t1"}},"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			want:   []string{"spec.template.metadata"},
+		},
+		"an image that kubectl set image set": {
+			kind:   "Deployment",
+			before: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
+			after:  `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"set:9"}]}}}}`,
+			want:   []string{"spec.template.spec.containers[name=app].image"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var manifests []map[string]any
+			for _, m := range applied {
+				manifests = append(manifests, decodeJSON(t, m))
+			}
+			got := strs(repairBeyondProof(tc.kind, withLastApplied(t, `{}`, tc.before), withLastApplied(t, `{}`, tc.after), manifests))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("beyond proof (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A path a message names matches the field or a field inside it.
+func TestNames(t *testing.T) {
+	tests := map[string]struct {
+		reported string
+		want     bool
+	}{
+		"the field itself":             {"spec.template.spec.containers[name=app].env[name=A]", true},
+		"a field inside it":            {"spec.template.spec.containers[name=app].env[name=A].value", true},
+		"a sibling with a longer name": {"spec.template.spec.containers[name=app].env[name=AB]", false},
+		"the field's parent":           {"spec.template.spec.containers[name=app].env", false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := names(tc.reported, envAdded); got != tc.want {
+				t.Errorf("names(%q, %s) = %v, want %v", tc.reported, envAdded, got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,251 @@
+package generative_test
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// The truth model: what a correct tool reports, from who did what in the
+// sequence and the objects read around each step, never from what
+// apply-hygiene says.
+
+type fieldPath = framework.FieldPath
+
+// lastAppliedKey is the annotation of client-side apply.
+const lastAppliedKey = "kubectl.kubernetes.io/last-applied-configuration"
+
+// bookkeeping are the annotations the controllers and kubectl keep for
+// themselves; the truth model does not compare them.
+var bookkeeping = map[string]bool{
+	lastAppliedKey:                                    true,
+	"deployment.kubernetes.io/revision":               true,
+	"deployment.kubernetes.io/revision-history":       true,
+	"deployment.kubernetes.io/desired-replicas":       true,
+	"deployment.kubernetes.io/max-replicas":           true,
+	"deprecated.daemonset.template.generation":        true,
+	"autoscaling.alpha.kubernetes.io/conditions":      true,
+	"autoscaling.alpha.kubernetes.io/current-metrics": true,
+}
+
+// relevant is the part of an object that writers set: everything but
+// status and the metadata the server and the controllers keep, with the
+// labels and the annotations but bookkeeping.
+func relevant(obj map[string]any) map[string]any {
+	if obj == nil {
+		return nil
+	}
+	out := map[string]any{}
+	for k, v := range obj {
+		switch k {
+		case "apiVersion", "kind", "status", "metadata":
+		default:
+			out[k] = v
+		}
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	if labels, ok := meta["labels"]; ok {
+		out["metadata"] = map[string]any{"labels": labels}
+	}
+	if annotations, _ := meta["annotations"].(map[string]any); len(annotations) > 0 {
+		kept := map[string]any{}
+		for k, v := range annotations {
+			if !bookkeeping[k] {
+				kept[k] = v
+			}
+		}
+		if len(kept) > 0 {
+			m, _ := out["metadata"].(map[string]any)
+			if m == nil {
+				m = map[string]any{}
+				out["metadata"] = m
+			}
+			m["annotations"] = kept
+		}
+	}
+	return out
+}
+
+// changed lists the fields a step changed, added or removed, down to
+// the keys of a map that one side does not have, as apply-hygiene's
+// messages name them (an element of a named list stays whole).
+func changed(before, after map[string]any) []fieldPath {
+	a, b := relevant(before), relevant(after)
+	var out []fieldPath
+	for _, p := range framework.ChangedPaths(framework.Path(), a, b) {
+		va, _ := p.Lookup(a)
+		vb, _ := p.Lookup(b)
+		out = append(out, leaves(p, va, vb)...)
+	}
+	return out
+}
+
+// leaves expands a path where a map was added or removed into the paths
+// of its keys, and a list keyed by name into its elements; a list
+// element stays whole.
+func leaves(p fieldPath, a, b any) []fieldPath {
+	if a == nil || b == nil {
+		if named := elements(p, a, b); named != nil {
+			return named
+		}
+	}
+	ma, _ := a.(map[string]any)
+	mb, _ := b.(map[string]any)
+	whole := ma
+	if whole == nil {
+		whole = mb
+	}
+	if (a != nil && b != nil) || len(whole) == 0 || p.Element() {
+		return []fieldPath{p}
+	}
+	keys := make([]string, 0, len(whole))
+	for k := range whole {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []fieldPath
+	for _, k := range keys {
+		if a == nil {
+			out = append(out, leaves(p.Key(k), nil, whole[k])...)
+		} else {
+			out = append(out, leaves(p.Key(k), whole[k], nil)...)
+		}
+	}
+	return out
+}
+
+// lastApplied decodes the last-applied annotation of obj; nil when there
+// is none or it is not JSON.
+func lastApplied(obj map[string]any) map[string]any {
+	v, _ := framework.Path("metadata", "annotations").Key(lastAppliedKey).Lookup(obj)
+	s, _ := v.(string)
+	var la map[string]any
+	if json.Unmarshal([]byte(s), &la) != nil {
+		return nil
+	}
+	return la
+}
+
+// ownedMoves are the fields a write moved away from last-applied: fields
+// last-applied has whose value the write changed or removed so that live
+// differs from last-applied there. A write that also rewrote last-applied
+// (edit or replace with --save-config, an apply) moves none.
+func ownedMoves(before, after map[string]any) []fieldPath {
+	la := lastApplied(before)
+	if la == nil || !cmp.Equal(la, lastApplied(after)) {
+		return nil
+	}
+	var out []fieldPath
+	for _, q := range changed(before, after) {
+		if _, owned := q.Lookup(la); owned && !framework.SameAt(q, la, after) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// applyTruth is what a correct tool reports for an apply.
+type applyTruth struct {
+	// orphans are the fields a person set outside apply that are live
+	// after the apply and in neither the manifest nor last-applied.
+	orphans []fieldPath
+	// reverts are the fields a person set since the previous apply that
+	// had drifted from last-applied and that the apply changed or
+	// removed.
+	reverts []fieldPath
+}
+
+// truthOfApply computes applyTruth for an apply of manifest that turned
+// before into after, from the fields people set outside apply (planted)
+// and those they applied server-side (applied: an applier owns them, so
+// they are no orphans, but a client-side apply reverts them).
+func truthOfApply(planted, applied []fieldPath, manifest, before, after map[string]any) applyTruth {
+	la := lastApplied(before)
+	var t applyTruth
+	for _, p := range applied {
+		if !framework.SameAt(p, before, la) && !framework.SameAt(p, before, after) {
+			t.reverts = append(t.reverts, p)
+		}
+	}
+	for _, p := range planted {
+		_, live := p.Lookup(after)
+		_, inManifest := p.Lookup(manifest)
+		_, inLastApplied := p.Lookup(la)
+		// Replicas a manifest leaves out are handed to kubectl scale or
+		// an autoscaler (docs/rules.md): never an orphan.
+		// and spec.paused that kubectl rollout pause set is a pause, not
+		// an orphan (issue 25).
+		handedOver := p.String() == "spec.replicas" || p.String() == "spec.paused"
+		if live && !inManifest && !inLastApplied && !handedOver {
+			t.orphans = append(t.orphans, p)
+		}
+		drifted := !framework.SameAt(p, before, la)
+		if drifted && !framework.SameAt(p, before, after) {
+			t.reverts = append(t.reverts, p)
+		}
+	}
+	return t
+}
+
+// names reports whether a path that a message names is the field q or a
+// field inside it.
+func names(reported string, q fieldPath) bool {
+	s := q.String()
+	return reported == s || strings.HasPrefix(reported, s+".") || strings.HasPrefix(reported, s+"[")
+}
+
+// namesAny reports whether reported names one of qs (names).
+func namesAny(reported string, qs []fieldPath) bool {
+	for _, q := range qs {
+		if names(reported, q) {
+			return true
+		}
+	}
+	return false
+}
+
+// repairBeyondProof lists the fields where an undo's repair changed
+// last-applied beyond what the undo restored: outside spec.template (and,
+// for a Deployment, its annotations, which the undo copies from the
+// ReplicaSet), or to a value that no manifest applied in the sequence had
+// there: one a tool or a person set outside apply.
+func repairBeyondProof(kind string, before, after map[string]any, applied []map[string]any) []fieldPath {
+	la := lastApplied(after)
+	var out []fieldPath
+	for _, c := range framework.ChangedPaths(framework.Path(), lastApplied(before), la) {
+		s := c.String()
+		restored := strings.HasPrefix(s, "spec.template.") ||
+			(kind == "Deployment" && strings.HasPrefix(s, "metadata.annotations"))
+		proven := false
+		for _, m := range applied {
+			proven = proven || framework.SameAt(c, m, la)
+		}
+		if !restored || !proven {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// elements are the paths of the elements of a list keyed by name that
+// one side has and the other does not; nil for any other value.
+func elements(p fieldPath, a, b any) []fieldPath {
+	list, _ := a.([]any)
+	if list == nil {
+		list, _ = b.([]any)
+	}
+	var out []fieldPath
+	for _, item := range list {
+		m, _ := item.(map[string]any)
+		name, ok := m["name"].(string)
+		if !ok {
+			return nil
+		}
+		out = append(out, p.Named(name))
+	}
+	return out
+}
