@@ -135,7 +135,7 @@ func (sc *scan) findings(ctx context.Context, gvr schema.GroupVersionResource, o
 	if err != nil {
 		return nil, fmt.Errorf("evaluating policies for %s %s: %w", obj.GetKind(), objectName(in.Request.Object), err)
 	}
-	nsReason := sc.opts.scope.namespaceReason(obj.GetNamespace(), labels, read)
+	nsReason := cmp.Or(sc.opts.scope.namespaceReason(obj.GetNamespace(), labels, read), sc.opts.scope.objectReason(obj))
 	return findingsOf(decisions, obj, an, gvr, sc.opts.scope, nsReason), nil
 }
 

@@ -3,6 +3,9 @@ package audit
 import (
 	"slices"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -23,6 +26,10 @@ type FixScope struct {
 	// chart passes its release namespace and excludeNamespaces, the
 	// namespaces its webhooks' namespaceSelector leaves out.
 	ExcludedNamespaces []string
+	// ObjectSelector, when set, is the webhooks' objectSelector (the
+	// chart's webhook.objectSelector): an object whose labels it does not
+	// match is never written. Default: nil, every object.
+	ObjectSelector labels.Selector
 	// Person says the fix is a person's explicit command (kubectl hygiene
 	// audit --fix): a finding whose action is warn or deny is fixed too.
 	// Without it only repair and prune, and warn where the rule's auditFix
@@ -59,6 +66,15 @@ func (s FixScope) namespaceReason(ns string, labels map[string]string, read bool
 		return "namespace " + ns + " is labelled " + IgnoreLabel
 	}
 	return ""
+}
+
+// objectReason is why no fix may write obj, "" when one may: the
+// webhooks' objectSelector does not match its labels.
+func (s FixScope) objectReason(obj *unstructured.Unstructured) string {
+	if s.ObjectSelector == nil || s.ObjectSelector.Matches(labels.Set(obj.GetLabels())) {
+		return ""
+	}
+	return "its labels do not match the webhooks' objectSelector"
 }
 
 // actionReason is why no fix may write the finding of decision d, "" when

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
@@ -57,6 +58,15 @@ func TestScanFixScope(t *testing.T) {
 		"a namespace the chart excludes": {
 			namespace: "shop", labels: map[string]string{}, engine: testFixEngine, scope: FixScope{ExcludedNamespaces: []string{"apply-hygiene", "shop"}},
 			noFix: "namespace shop is excluded from apply-hygiene",
+		},
+		"an object the webhooks' objectSelector does not match": {
+			namespace: "shop", labels: map[string]string{}, engine: testFixEngine,
+			scope: FixScope{ObjectSelector: labels.SelectorFromSet(labels.Set{"reviewed": "yes"})},
+			noFix: "its labels do not match the webhooks' objectSelector",
+		},
+		"an object the webhooks' objectSelector matches": {
+			namespace: "shop", labels: map[string]string{}, engine: testFixEngine,
+			scope: FixScope{ObjectSelector: labels.Everything()},
 		},
 		"a namespace whose labels cannot be read": {
 			namespace: "shop", engine: testFixEngine,

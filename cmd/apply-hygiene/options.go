@@ -68,6 +68,9 @@ type Options struct {
 	// --namespace, that the chart's webhooks never review
 	// (excludeNamespaces): the periodic audit fixes nothing there.
 	ExcludeNamespaces []string
+	// ObjectSelector is the webhooks' objectSelector as JSON (the chart's
+	// webhook.objectSelector): --audit-fix writes only objects it matches.
+	ObjectSelector string
 	// ReportsFormat is the policy report format the periodic audit
 	// publishes: none, openreports or wgpolicy (default none).
 	ReportsFormat string
@@ -119,6 +122,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"never in kube-system, --namespace, --exclude-namespaces, namespaces labelled "+audit.IgnoreLabel+" or dryrun; each fix is logged, counted in apply_hygiene_audit_fixes_total and recorded as a Normal event AuditFixed")
 	fs.StringSliceVar(&o.ExcludeNamespaces, "exclude-namespaces", nil, "namespaces that the webhook configurations' namespaceSelector leaves out besides kube-system and --namespace "+
 		"(the chart's excludeNamespaces): as there and in namespaces labelled "+audit.IgnoreLabel+", --audit-fix writes nothing")
+	fs.StringVar(&o.ObjectSelector, "object-selector", "", "the webhook configurations' objectSelector as JSON (the chart's webhook.objectSelector): --audit-fix writes only objects whose labels it matches; empty: every object")
 	fs.StringVar(&o.ReportsFormat, "reports-format", string(reports.FormatNone), "publish the periodic audit's findings as policy reports, "+
 		"one per namespace and one for cluster-scoped objects, updated in place at every audit: openreports (openreports.io/v1alpha1 Report, ClusterReport), "+
 		"wgpolicy (wgpolicyk8s.io/v1alpha2 PolicyReport, ClusterPolicyReport) or none; needs --audit-interval and the format's CRDs "+
@@ -167,6 +171,9 @@ func (o *Options) Validate() error {
 		errs = append(errs, errors.New("--audit-fix fixes what the periodic audit finds: it needs --audit-interval"))
 	}
 	errs = append(errs, o.validateReports()...)
+	if _, err := o.auditFixScope(); err != nil {
+		errs = append(errs, err)
+	}
 	if _, err := auditResources(o.AuditResources); err != nil {
 		errs = append(errs, err)
 	}

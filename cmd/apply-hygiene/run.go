@@ -102,7 +102,10 @@ func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(
 	if err := addPolicySources(mgr, cfg, engine, opts); err != nil {
 		return err
 	}
-	scope := audit.FixScope{ExcludedNamespaces: append([]string{opts.Namespace}, opts.ExcludeNamespaces...)}
+	scope, err := opts.auditFixScope()
+	if err != nil {
+		return err
+	}
 	if err := addAudit(mgr, cfg, dyn, audit.NewScanner(dyn, analyzer, engine, audit.WithFixScope(scope)), opts); err != nil {
 		return err
 	}
