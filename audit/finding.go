@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/events"
@@ -28,8 +29,15 @@ type Finding struct {
 	// UID is the object's UID, for events.
 	UID types.UID `json:"-"`
 	// Fix is what fixes the finding, nil when nothing can safely fix it
-	// without a person (kubectl hygiene audit --fix).
+	// without a person (kubectl hygiene audit --fix), or when the fix is
+	// out of the scan's FixScope (then NoFix says why).
 	Fix *Fix `json:"-"`
+	// NoFix says why a finding that has a fix gets none: out of the scan's
+	// FixScope, or nothing safe to write. "" otherwise.
+	NoFix string `json:"-"`
+	// Resource is the object's resource, as the scan listed it: a fix
+	// reads the object again through it right before writing.
+	Resource schema.GroupVersionResource `json:"-"`
 }
 
 // ObjectError is an object that could not be analyzed; the scan goes on.

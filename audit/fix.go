@@ -1,6 +1,11 @@
 package audit
 
 import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/apply-hygiene/apply-hygiene/merge"
@@ -24,24 +29,64 @@ type Fix struct {
 	// Orphan, for orphaned-field, is merge's fact about the field; its
 	// RemovePatch removes it, test operations first.
 	Orphan *merge.FieldFact
+	// Manager, for stale-last-applied, is the field manager the repair
+	// writes as: the one that owns last-applied with an Update (kubectl's
+	// client-side apply, normally), so that the annotation stays its and
+	// kubectl apply --server-side, which upgrades the Update managers
+	// owning last-applied, still finds every client-side field. "" when no
+	// Update owns it: the fixer's own manager then writes.
+	Manager string
 }
 
 // fixOf returns the fix of the finding of rule on path, nil when there is
-// none that is safe to write.
-func fixOf(rule policy.RuleID, path string, obj *unstructured.Unstructured, an *merge.Analysis) *Fix {
+// none that is safe to write, with the reason when one was close.
+func fixOf(rule policy.RuleID, path string, obj *unstructured.Unstructured, an *merge.Analysis) (*Fix, string) {
 	switch rule {
 	case policy.RuleStaleLastApplied:
 		if an.Rollback == nil || an.Rollback.RepairedLastApplied == "" {
-			return nil
+			return nil, ""
 		}
-		return &Fix{LastApplied: obj.GetAnnotations()[merge.LastAppliedAnnotation], Rollback: an.Rollback}
+		owners := lastAppliedOwners(obj)
+		if len(owners) > 1 {
+			return nil, "last-applied is owned by " + strings.Join(owners, " and ") + ": a repair written as one of them would take it from the others, and kubectl apply --server-side would then not upgrade their fields"
+		}
+		fix := &Fix{LastApplied: obj.GetAnnotations()[merge.LastAppliedAnnotation], Rollback: an.Rollback}
+		if len(owners) == 1 {
+			fix.Manager = owners[0]
+		}
+		return fix, ""
 	case policy.RuleOrphanedField:
 		for i := range an.Orphans {
 			o := &an.Orphans[i]
 			if o.Path.String() == path && o.RemovePatch != "" {
-				return &Fix{LastApplied: obj.GetAnnotations()[merge.LastAppliedAnnotation], Orphan: o}
+				return &Fix{LastApplied: obj.GetAnnotations()[merge.LastAppliedAnnotation], Orphan: o}, ""
 			}
 		}
 	}
-	return nil
+	return nil, ""
+}
+
+// lastAppliedOwners are the field managers that own the last-applied
+// annotation with an Update operation, sorted: the managers that kubectl
+// apply --server-side upgrades to server-side apply.
+func lastAppliedOwners(obj *unstructured.Unstructured) []string {
+	var owners []string
+	for _, mf := range obj.GetManagedFields() {
+		if mf.Operation != metav1.ManagedFieldsOperationUpdate || mf.FieldsV1 == nil {
+			continue
+		}
+		var fields struct {
+			Metadata struct {
+				Annotations map[string]json.RawMessage `json:"f:annotations"`
+			} `json:"f:metadata"`
+		}
+		if json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields) != nil {
+			continue
+		}
+		if _, ok := fields.Metadata.Annotations["f:"+merge.LastAppliedAnnotation]; ok && !slices.Contains(owners, mf.Manager) {
+			owners = append(owners, mf.Manager)
+		}
+	}
+	slices.Sort(owners)
+	return owners
 }

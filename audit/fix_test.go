@@ -60,7 +60,8 @@ func TestScanFindingsCarryTheirFix(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			report, err := NewScanner(newFakeClient(tc.objs...), testAnalyzer(t), testEngine(t)).Scan(t.Context(), Target{})
+			objs := append([]*unstructured.Unstructured{namespaceObject("default", nil)}, tc.objs...)
+			report, err := NewScanner(newFakeClient(objs...), testAnalyzer(t), testFixEngine(t)).Scan(t.Context(), Target{})
 			if err != nil {
 				t.Fatal(err)
 			}

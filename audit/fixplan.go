@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/apply-hygiene/apply-hygiene/merge"
@@ -35,6 +36,12 @@ type ObjectFix struct {
 	Repair *Finding
 	// Removals are the orphaned-field findings whose fields go.
 	Removals []Finding
+	// Resource is the object's resource, as the scan listed it.
+	Resource schema.GroupVersionResource
+	// ResourceVersion, when set, pins the patch to the object as Recheck
+	// read it right before the write: the patch tests it first, so the
+	// API server refuses it after any change in between.
+	ResourceVersion string
 }
 
 // PlanFixes groups the findings that have a fix by object, in the
@@ -51,7 +58,7 @@ func PlanFixes(findings []Finding) (fixes []*ObjectFix, notFixed, deferred []Fin
 		}
 		of := byObject[f.Object]
 		if of == nil {
-			of = &ObjectFix{Object: f.Object, UID: f.UID}
+			of = &ObjectFix{Object: f.Object, UID: f.UID, Resource: f.Resource}
 			byObject[f.Object] = of
 			fixes = append(fixes, of)
 		}
@@ -86,7 +93,8 @@ type jsonPatchOp struct {
 	Value any    `json:"value,omitempty"`
 }
 
-// Patch is the object's JSON patch: every test first, then the writes,
+// Patch is the object's JSON patch: every test first (the
+// resourceVersion when pinned), then the writes,
 // the removals from the end of the object backwards so that removing a
 // list element shifts none that is still to go. The tests: last-applied
 // as the audit read it, which both the repair and the orphans were judged
@@ -94,6 +102,9 @@ type jsonPatchOp struct {
 // way).
 func (of *ObjectFix) Patch() ([]byte, error) {
 	var tests, writes, removes []jsonPatchOp
+	if of.ResourceVersion != "" {
+		tests = append(tests, jsonPatchOp{Op: "test", Path: "/metadata/resourceVersion", Value: of.ResourceVersion})
+	}
 	if guard, guarded := of.lastApplied(); guarded {
 		tests = append(tests, jsonPatchOp{Op: "test", Path: lastAppliedPointer, Value: guard})
 	}
@@ -119,6 +130,16 @@ func (of *ObjectFix) Patch() ([]byte, error) {
 		return nil, fmt.Errorf("encoding the patch of %s %s: %w", of.Object.Kind, objectName(of.Object), err)
 	}
 	return raw, nil
+}
+
+// FieldManager is the field manager that writes the fix: for a repair of
+// last-applied, the Update manager that owns the annotation (Fix.Manager);
+// "" for the fixer's own.
+func (of *ObjectFix) FieldManager() string {
+	if of.Repair != nil {
+		return of.Repair.Fix.Manager
+	}
+	return ""
 }
 
 // lastApplied is the annotation as the audit read it, from any of the

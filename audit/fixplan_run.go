@@ -44,8 +44,11 @@ func newFixesCounter(reg prometheus.Registerer) (*prometheus.CounterVec, error) 
 
 // fix writes the fixes of report's findings with the Fixer, if any, and
 // returns the report without the findings it fixed: the gauges, events
-// and policy reports then show what is left. Each object fixed gets a
-// log line and a Normal event AuditFixed; a fix that fails leaves its
+// and policy reports then show what is left. Each object is read and
+// analyzed again right before its write (Scanner.Recheck), and the write
+// is pinned to what that read; an object whose fix no longer holds is
+// left as it is and counted as a conflict. Each object fixed gets a log
+// line and a Normal event AuditFixed; a fix that fails leaves its
 // findings in the report.
 func (r *Runner) fix(ctx context.Context, report *Report) *Report {
 	if r.opts.Fixer == nil {
@@ -80,7 +83,11 @@ func (r *Runner) fix(ctx context.Context, report *Report) *Report {
 // result for the counter.
 func (r *Runner) writeFix(ctx context.Context, log logr.Logger, of *ObjectFix) string {
 	ref := of.Object
-	err := r.opts.Fixer.Write(ctx, of)
+	fresh, err := r.scanner.Recheck(ctx, of)
+	if err == nil {
+		of = fresh
+		err = r.opts.Fixer.Write(ctx, of)
+	}
 	switch {
 	case errors.Is(err, ErrChanged) || errors.Is(err, ErrGone):
 		log.Info("audit left an object unfixed: it changed since the scan", "kind", ref.Kind, "namespace", ref.Namespace, "name", ref.Name, "reason", err.Error())
@@ -94,7 +101,7 @@ func (r *Runner) writeFix(ctx context.Context, log logr.Logger, of *ObjectFix) s
 	summary := of.Summary()
 	log.Info("audit fixed an object", "kind", ref.Kind, "namespace", ref.Namespace, "name", ref.Name, "fix", summary)
 	if r.opts.Recorder != nil && of.UID != "" {
-		note := "apply-hygiene's audit fixed it (field manager " + FixFieldManager + "): " + summary
+		note := "apply-hygiene's audit fixed it (field manager " + r.opts.Fixer.Manager(of) + "): " + summary
 		r.opts.Recorder.Eventf(events.Regarding(ref.APIVersion, ref.Kind, ref.Namespace, ref.Name, of.UID), nil, corev1.EventTypeNormal, FixedReason, EventAction, "%s", truncate(note, maxNote))
 	}
 	return fixApplied

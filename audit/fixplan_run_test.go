@@ -40,10 +40,10 @@ func testMapper() meta.RESTMapper {
 // and leaves the fixed finding out of the gauges and Warning events; the
 // next scan finds nothing to fix.
 func TestRunnerFixesWithTheFixer(t *testing.T) {
-	client := newFakeClient(readObjects(t, "deployments/restarted.yaml")...)
+	client := newFakeClient(append(readObjects(t, "deployments/restarted.yaml"), namespaceObject("shop", nil))...)
 	reg := prometheus.NewRegistry()
 	rec := &recorder{}
-	r, err := NewRunner(NewScanner(client, testAnalyzer(t), testEngine(t)), RunnerOptions{
+	r, err := NewRunner(NewScanner(client, testAnalyzer(t), testFixEngine(t)), RunnerOptions{
 		Registry: reg, Recorder: rec, Fixer: NewFixer(client, testMapper(), FixFieldManager),
 	})
 	if err != nil {
@@ -118,11 +118,11 @@ func TestRunnerCountsFixesThatFail(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			client := newFakeClient(readObjects(t, "deployments/restarted.yaml")...)
+			client := newFakeClient(append(readObjects(t, "deployments/restarted.yaml"), namespaceObject("shop", nil))...)
 			client.PrependReactor("patch", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, tc.err })
 			reg := prometheus.NewRegistry()
 			rec := &recorder{}
-			r, err := NewRunner(NewScanner(client, testAnalyzer(t), testEngine(t)), RunnerOptions{
+			r, err := NewRunner(NewScanner(client, testAnalyzer(t), testFixEngine(t)), RunnerOptions{
 				Registry: reg, Recorder: rec, Fixer: NewFixer(client, testMapper(), FixFieldManager),
 			})
 			if err != nil {

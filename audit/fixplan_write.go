@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -43,6 +44,10 @@ func NewFixer(client dynamic.Interface, mapper meta.RESTMapper, fieldManager str
 	return &Fixer{client: client, mapper: mapper, fieldManager: fieldManager}
 }
 
+// Manager is the field manager that writes of: its own (FieldManager)
+// unless the fix names another.
+func (fx *Fixer) Manager(of *ObjectFix) string { return cmp.Or(of.FieldManager(), fx.fieldManager) }
+
 // Write patches the object: ErrChanged when its tests fail, ErrGone when
 // it was deleted.
 func (fx *Fixer) Write(ctx context.Context, of *ObjectFix) error {
@@ -54,7 +59,7 @@ func (fx *Fixer) Write(ctx context.Context, of *ObjectFix) error {
 	if err != nil {
 		return err
 	}
-	_, err = ri.Patch(ctx, of.Object.Name, types.JSONPatchType, patch, metav1.PatchOptions{FieldManager: fx.fieldManager})
+	_, err = ri.Patch(ctx, of.Object.Name, types.JSONPatchType, patch, metav1.PatchOptions{FieldManager: fx.Manager(of)})
 	switch {
 	case apierrors.IsNotFound(err):
 		return ErrGone

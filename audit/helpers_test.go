@@ -94,8 +94,35 @@ func newFakeClient(objs ...*unstructured.Unstructured) *dynamicfake.FakeDynamicC
 func withoutMessages(fs []Finding) []Finding {
 	out := []Finding{}
 	for _, f := range fs {
-		f.Message, f.Fix = "", nil
+		f.Message, f.Fix, f.NoFix, f.Resource = "", nil, "", schema.GroupVersionResource{}
 		out = append(out, f)
 	}
 	return out
+}
+
+// namespaceObject is a Namespace with labels, for the scan's FixScope.
+func namespaceObject(name string, labels map[string]string) *unstructured.Unstructured {
+	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": name}}}
+	ns.SetLabels(labels)
+	return ns
+}
+
+var fixEngine struct {
+	once   sync.Once
+	engine *policy.Engine
+	err    error
+}
+
+// testFixEngine is testEngine with orphaned-field's auditFix knob on, so
+// that the periodic audit fixes orphans, whose action is warn.
+func testFixEngine(t *testing.T) *policy.Engine {
+	t.Helper()
+	fixEngine.once.Do(func() {
+		cfg := policy.Config{Rules: map[string]policy.RuleConfig{"orphaned-field": {AuditFix: true}}}
+		fixEngine.engine, fixEngine.err = policy.New(t.Context(), policy.WithConfig(cfg))
+	})
+	if fixEngine.err != nil {
+		t.Fatal(fixEngine.err)
+	}
+	return fixEngine.engine
 }

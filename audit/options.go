@@ -34,6 +34,7 @@ type options struct {
 	pageSize int64
 	progress func(Progress)
 	cluster  Cluster
+	scope    FixScope
 }
 
 // WithPageSize sets how many objects one list request asks for (limit;

@@ -55,7 +55,7 @@ func (s *Scanner) Scan(ctx context.Context, t Target) (*Report, error) {
 	if len(resources) == 0 {
 		resources = DefaultResources()
 	}
-	sc := &scan{Scanner: s, report: &Report{Findings: []Finding{}, Namespaces: map[string]int{}}, labels: map[string]map[string]string{}}
+	sc := &scan{Scanner: s, report: &Report{Findings: []Finding{}, Namespaces: map[string]int{}}, labels: map[string]namespaceLabels{}}
 	for _, gvr := range resources {
 		if err := sc.resource(ctx, gvr, t.Namespace); err != nil {
 			return nil, err
@@ -70,7 +70,7 @@ type scan struct {
 	*Scanner
 	report *Report
 	// labels caches namespace labels for the scan.
-	labels map[string]map[string]string
+	labels map[string]namespaceLabels
 }
 
 func (sc *scan) resource(ctx context.Context, gvr schema.GroupVersionResource, namespace string) error {
@@ -85,7 +85,7 @@ func (sc *scan) resource(ctx context.Context, gvr schema.GroupVersionResource, n
 			return fmt.Errorf("listing %s: %w", resourceName(gvr), err)
 		}
 		for i := range list.Items {
-			if err := sc.object(ctx, &list.Items[i]); err != nil {
+			if err := sc.object(ctx, gvr, &list.Items[i]); err != nil {
 				return err
 			}
 		}
@@ -104,28 +104,39 @@ func (sc *scan) resource(ctx context.Context, gvr schema.GroupVersionResource, n
 }
 
 // object scans one object. It returns only errors that end the scan.
-func (sc *scan) object(ctx context.Context, obj *unstructured.Unstructured) error {
+func (sc *scan) object(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) error {
 	sc.report.Objects++
 	sc.report.Namespaces[obj.GetNamespace()]++
 	if !audited(obj) {
 		return nil
 	}
+	findings, err := sc.findings(ctx, gvr, obj)
+	sc.report.Findings = append(sc.report.Findings, findings...)
+	return err
+}
+
+// findings analyzes obj and returns its findings, each with the fix that
+// merge's analysis supports where the scan's FixScope allows one. It
+// records in the report the errors that leave the scan going and returns
+// only those that end it.
+func (sc *scan) findings(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) ([]Finding, error) {
 	an, err := sc.analyzer.AnalyzeLive(obj)
 	if err != nil {
 		sc.report.Errors = append(sc.report.Errors, ObjectError{Object: merge.RefOf(obj), Err: err})
-		return nil
+		return nil, nil
 	}
 	if err := sc.rollback(ctx, obj, an); err != nil {
 		// Without the revisions the rest of the analysis still holds.
 		sc.report.Errors = append(sc.report.Errors, ObjectError{Object: merge.RefOf(obj), Err: err})
 	}
-	in := Input(obj, an, sc.namespaceLabels(ctx, obj.GetNamespace()))
+	labels, read := sc.namespaceLabels(ctx, obj.GetNamespace())
+	in := Input(obj, an, labels)
 	decisions, err := sc.evaluator.Evaluate(ctx, in)
 	if err != nil {
-		return fmt.Errorf("evaluating policies for %s %s: %w", obj.GetKind(), objectName(in.Request.Object), err)
+		return nil, fmt.Errorf("evaluating policies for %s %s: %w", obj.GetKind(), objectName(in.Request.Object), err)
 	}
-	sc.report.Findings = append(sc.report.Findings, findingsOf(decisions, obj, an)...)
-	return nil
+	nsReason := cmp.Or(sc.opts.scope.namespaceReason(obj.GetNamespace(), labels, read), sc.opts.scope.objectReason(obj))
+	return findingsOf(decisions, obj, an, gvr, sc.opts.scope, nsReason), nil
 }
 
 // rollback sets an.Rollback when the object's pod template is an older
@@ -146,24 +157,32 @@ func (sc *scan) rollback(ctx context.Context, obj *unstructured.Unstructured, an
 	return nil
 }
 
-// namespaceLabels returns the labels of a namespace, nil when they cannot
-// be read: the enforcement label then does not apply.
-func (sc *scan) namespaceLabels(ctx context.Context, name string) map[string]string {
+// namespaceLabels returns the labels of a namespace and whether they
+// could be read; when they could not, the enforcement label does not
+// apply, and no fix writes there (FixScope).
+func (sc *scan) namespaceLabels(ctx context.Context, name string) (map[string]string, bool) {
 	if name == "" {
-		return map[string]string{}
+		return map[string]string{}, true
 	}
-	if labels, ok := sc.labels[name]; ok {
-		return labels
+	if cached, ok := sc.labels[name]; ok {
+		return cached.labels, cached.read
 	}
 	labels, err := sc.opts.cluster.NamespaceLabels(ctx, name)
 	if err != nil {
-		logr.FromContextOrDiscard(ctx).V(1).Info("reading namespace labels failed; the enforcement label does not apply", "namespace", name, "error", err.Error())
+		logr.FromContextOrDiscard(ctx).V(1).Info("reading namespace labels failed; the enforcement label does not apply and nothing is fixed there", "namespace", name, "error", err.Error())
 	}
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	sc.labels[name] = labels
-	return labels
+	sc.labels[name] = namespaceLabels{labels: labels, read: err == nil}
+	return labels, err == nil
+}
+
+// namespaceLabels are a namespace's labels as one scan read them.
+type namespaceLabels struct {
+	labels map[string]string
+	// read is false when they could not be read.
+	read bool
 }
 
 // audited reports whether obj is apply's business: objects that another
@@ -188,8 +207,10 @@ func audited(obj *unstructured.Unstructured) bool {
 }
 
 // findingsOf turns decisions into findings, one per path, each with the
-// fix that merge's analysis an supports.
-func findingsOf(decisions []policy.Decision, obj *unstructured.Unstructured, an *merge.Analysis) []Finding {
+// fix that merge's analysis an supports, where scope allows it: nsReason
+// says why nothing in the object's namespace may be fixed ("" when it
+// may), scope which actions write.
+func findingsOf(decisions []policy.Decision, obj *unstructured.Unstructured, an *merge.Analysis, gvr schema.GroupVersionResource, scope FixScope, nsReason string) []Finding {
 	ref := merge.RefOf(obj)
 	var out []Finding
 	for _, d := range decisions {
@@ -198,7 +219,14 @@ func findingsOf(decisions []policy.Decision, obj *unstructured.Unstructured, an 
 			paths = []string{""}
 		}
 		for _, p := range paths {
-			out = append(out, Finding{Rule: d.Rule, Action: d.Action, Path: p, Message: d.Message, Object: ref, UID: obj.GetUID(), Fix: fixOf(d.Rule, p, obj, an)})
+			f := Finding{Rule: d.Rule, Action: d.Action, Path: p, Message: d.Message, Object: ref, UID: obj.GetUID(), Resource: gvr}
+			f.Fix, f.NoFix = fixOf(d.Rule, p, obj, an)
+			if f.Fix != nil {
+				if reason := cmp.Or(nsReason, scope.actionReason(d)); reason != "" {
+					f.Fix, f.NoFix = nil, reason
+				}
+			}
+			out = append(out, f)
 		}
 	}
 	return out

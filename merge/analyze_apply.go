@@ -281,6 +281,13 @@ func (a *Analyzer) defaultedDependents(in applyInput, manifest map[string]any) [
 		if typ.v != d.value || !sib.ok || sib.v == nil || at(manifest, d.sibling).ok {
 			continue
 		}
+		// A sibling the API server accepts (a DaemonSet's rollingUpdate
+		// under OnDelete) is removed only when it is what the server
+		// defaulted: a value someone set there is theirs, and proves
+		// nothing stale.
+		if !d.rejected && !serverDefaulted(in.kind, in.result.Object, d.sibling, sib.v) {
+			continue
+		}
 		f := a.fact(in.kind, d.sibling, factValues{live: at(in.live.Object, d.sibling), result: sib,
 			lastApplied: at(in.original, d.sibling)}, nil)
 		f.DependsOn = d.field
@@ -288,6 +295,21 @@ func (a *Analyzer) defaultedDependents(in applyInput, manifest map[string]any) [
 		out = append(out, f)
 	}
 	return out
+}
+
+// serverDefaulted reports whether v, the value at p of obj, is all server
+// defaults: each field of a struct (isServerDefault), or the value itself.
+func serverDefaulted(kind string, obj map[string]any, p Path, v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return isServerDefault(kind, obj, p, v)
+	}
+	for k, x := range m {
+		if !serverDefaulted(kind, obj, append(p[:len(p):len(p)], fieldName(k)), x) {
+			return false
+		}
+	}
+	return true
 }
 
 func contains(list []string, s string) bool {

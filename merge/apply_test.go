@@ -83,6 +83,12 @@ func TestAnalyzeApplySeeds(t *testing.T) {
 		"a DaemonSet switched to OnDelete keeps the defaulted rollingUpdate": {
 			dir: "daemonset-ondelete", deps: []string{"spec.updateStrategy.rollingUpdate"},
 		},
+		// The API server accepts a DaemonSet's rollingUpdate under
+		// OnDelete: one that is not the server's default was set by
+		// someone and is not a defaulted dependent.
+		"a DaemonSet switched to OnDelete keeps a rollingUpdate someone set: no dependent": {
+			dir: "daemonset-ondelete-set-by-hand",
+		},
 		// kubectl create owns what it made, server defaults included, so
 		// ownership cannot tell its settings from defaults: no orphans;
 		// the missing-last-applied rule reports the object instead.

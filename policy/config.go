@@ -43,6 +43,11 @@ type RuleConfig struct {
 	// BreakGlassAction, when set, is the action for members of a
 	// break-glass group. It wins over ServiceAccountAction.
 	BreakGlassAction Action `json:"breakGlassAction,omitempty"`
+	// AuditFix lets the audit fix (the server's --audit-fix) write this
+	// rule's fixes where the rule's action is warn, which otherwise only
+	// reports. Actions repair and prune always let the fix write; dryrun,
+	// deny and off never do. Default: false.
+	AuditFix bool `json:"auditFix,omitempty"`
 	// Params are free-form settings for user policies, which read them as
 	// data.applyhygiene.lib.config.rules[<rule>].params.
 	Params map[string]any `json:"params,omitempty"`

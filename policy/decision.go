@@ -51,6 +51,10 @@ type Decision struct {
 	Message string `json:"message"`
 	// Paths are the fields concerned, in kubectl's notation. Never nil.
 	Paths []string `json:"paths"`
+	// AuditFix is true when the rule's configuration lets the audit fix
+	// write the finding although its action is warn (RuleConfig.AuditFix);
+	// only the audit's decisions carry it.
+	AuditFix bool `json:"auditFix,omitempty"`
 }
 
 // decodeDecisions converts the value of data.applyhygiene.decisions into
@@ -95,7 +99,8 @@ func decodeDecision(item any) (Decision, error) {
 	if err != nil {
 		return Decision{}, fmt.Errorf("decision of rule %q: %w", rule, err)
 	}
-	return Decision{Rule: RuleID(rule), Action: Action(action), Message: message, Paths: paths}, nil
+	auditFix, _ := m["auditFix"].(bool)
+	return Decision{Rule: RuleID(rule), Action: Action(action), Message: message, Paths: paths, AuditFix: auditFix}, nil
 }
 
 func decodePaths(v any) ([]string, error) {

@@ -64,6 +64,13 @@ type Options struct {
 	// AuditFix lets the periodic audit write the fixes that need no person
 	// (audit.Fixer, field manager audit.FixFieldManager); default false.
 	AuditFix bool
+	// ExcludeNamespaces are namespaces, besides kube-system and
+	// --namespace, that the chart's webhooks never review
+	// (excludeNamespaces): the periodic audit fixes nothing there.
+	ExcludeNamespaces []string
+	// ObjectSelector is the webhooks' objectSelector as JSON (the chart's
+	// webhook.objectSelector): --audit-fix writes only objects it matches.
+	ObjectSelector string
 	// ReportsFormat is the policy report format the periodic audit
 	// publishes: none, openreports or wgpolicy (default none).
 	ReportsFormat string
@@ -110,8 +117,12 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.AuditResources, "audit-resources", nil, "the resources the periodic audit lists, as group/version/resource "+
 		"(version/resource for the core group, e.g. v1/configmaps); empty: apps/v1 deployments, statefulsets and daemonsets")
 	fs.BoolVar(&o.AuditFix, "audit-fix", false, "let the periodic audit fix what needs no person, as kubectl hygiene audit --fix=apply: "+
-		"write the repaired last-applied of an object undone before apply-hygiene was installed and remove orphaned fields, each object with one guarded JSON patch "+
-		"(field manager "+audit.FixFieldManager+"; needs patch on the audited kinds); each fix is logged, counted in apply_hygiene_audit_fixes_total and recorded as a Normal event AuditFixed")
+		"write the repaired last-applied of an object undone before apply-hygiene was installed and remove orphaned fields, each object read again right before its write and patched with one JSON patch pinned to its resourceVersion "+
+		"(field manager "+audit.FixFieldManager+", or for a repair the manager that owns last-applied; needs patch on the audited kinds); only for decisions whose action is repair or prune, or warn where the rule's auditFix is set, "+
+		"never in kube-system, --namespace, --exclude-namespaces, namespaces labelled "+audit.IgnoreLabel+" or dryrun; each fix is logged, counted in apply_hygiene_audit_fixes_total and recorded as a Normal event AuditFixed")
+	fs.StringSliceVar(&o.ExcludeNamespaces, "exclude-namespaces", nil, "namespaces that the webhook configurations' namespaceSelector leaves out besides kube-system and --namespace "+
+		"(the chart's excludeNamespaces): as there and in namespaces labelled "+audit.IgnoreLabel+", --audit-fix writes nothing")
+	fs.StringVar(&o.ObjectSelector, "object-selector", "", "the webhook configurations' objectSelector as JSON (the chart's webhook.objectSelector): --audit-fix writes only objects whose labels it matches; empty: every object")
 	fs.StringVar(&o.ReportsFormat, "reports-format", string(reports.FormatNone), "publish the periodic audit's findings as policy reports, "+
 		"one per namespace and one for cluster-scoped objects, updated in place at every audit: openreports (openreports.io/v1alpha1 Report, ClusterReport), "+
 		"wgpolicy (wgpolicyk8s.io/v1alpha2 PolicyReport, ClusterPolicyReport) or none; needs --audit-interval and the format's CRDs "+
@@ -160,6 +171,9 @@ func (o *Options) Validate() error {
 		errs = append(errs, errors.New("--audit-fix fixes what the periodic audit finds: it needs --audit-interval"))
 	}
 	errs = append(errs, o.validateReports()...)
+	if _, err := o.auditFixScope(); err != nil {
+		errs = append(errs, err)
+	}
 	if _, err := auditResources(o.AuditResources); err != nil {
 		errs = append(errs, err)
 	}

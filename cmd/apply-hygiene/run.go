@@ -102,7 +102,11 @@ func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(
 	if err := addPolicySources(mgr, cfg, engine, opts); err != nil {
 		return err
 	}
-	if err := addAudit(mgr, cfg, dyn, audit.NewScanner(dyn, analyzer, engine), opts); err != nil {
+	scope, err := opts.auditFixScope()
+	if err != nil {
+		return err
+	}
+	if err := addAudit(mgr, cfg, dyn, audit.NewScanner(dyn, analyzer, engine, audit.WithFixScope(scope)), opts); err != nil {
 		return err
 	}
 	logger.Info("starting", "port", opts.Port, "certDir", opts.CertDir, "failurePolicy", opts.FailurePolicy, "memoryBudget", budget)

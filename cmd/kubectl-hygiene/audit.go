@@ -38,6 +38,10 @@ type AuditOptions struct {
 	// Fix is "" (report only), "dry-run" (print each fix as a diff) or
 	// "apply" (write the fixes); --fix alone is "dry-run".
 	Fix string
+	// FixIgnoredNamespaces lets --fix write in kube-system and in the
+	// namespaces labelled apply-hygiene.io/ignore, which apply-hygiene
+	// leaves alone otherwise.
+	FixIgnoredNamespaces bool
 	// PauseBeforeWrite, for tests, waits for a line on stdin between the
 	// scan and the writes of --fix=apply.
 	PauseBeforeWrite bool
@@ -98,6 +102,7 @@ each fix as a diff and writes nothing; --fix=apply writes them.`,
 	f.Int64Var(&o.ChunkSize, "chunk-size", audit.DefaultPageSize, "how many objects to list per request")
 	f.StringVar(&o.Fix, "fix", "", "fix what needs no person: dry-run (the default of --fix alone) prints each fix as a diff, apply writes them")
 	f.Lookup("fix").NoOptDefVal = fixDryRun
+	f.BoolVar(&o.FixIgnoredNamespaces, "fix-ignored-namespaces", false, "let --fix write in kube-system and in namespaces labelled "+audit.IgnoreLabel+" too (never where the enforcement label is dryrun)")
 	f.BoolVar(&o.PauseBeforeWrite, "pause-before-write", false, "for tests: with --fix=apply, wait for a line on stdin before writing")
 	_ = f.MarkHidden("pause-before-write")
 	o.kube.AddFlags(f)
@@ -160,13 +165,17 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 	if o.Progress || o.progressLine {
 		opts = append(opts, audit.WithProgress(o.reportProgress))
 	}
-	report, err := audit.NewScanner(c.dynamic, o.analyzer(), engine, opts...).Scan(ctx, audit.Target{Namespace: o.Namespace, Resources: resources})
+	// A person's command: warn findings are fixed too, but nothing in
+	// ignored namespaces unless asked, and never under dryrun.
+	opts = append(opts, audit.WithFixScope(audit.FixScope{Person: true, IgnoredNamespaces: o.FixIgnoredNamespaces}))
+	scanner := audit.NewScanner(c.dynamic, o.analyzer(), engine, opts...)
+	report, err := scanner.Scan(ctx, audit.Target{Namespace: o.Namespace, Resources: resources})
 	o.endProgress()
 	if err != nil {
 		return err
 	}
 	if o.Fix != "" {
-		fixErr := o.fix(ctx, c, report)
+		fixErr := o.fix(ctx, c, scanner, report)
 		if err := o.outcome(report); fixErr == nil {
 			return err
 		}

@@ -21,10 +21,22 @@ const (
 // person, with the command its message names; name names its object.
 func notFixedText(name string, f audit.Finding) string {
 	s := fmt.Sprintf("%s not fixed: %s %s", name, f.Rule, f.Path)
+	if f.NoFix != "" {
+		s += " (" + f.NoFix + ")"
+	}
 	if c := policy.FixCommand(f.Message); c != "" {
 		return s + "; fix it with: " + c
 	}
 	return s + "; see the message: " + f.Message
+}
+
+// managerNote names the field manager of a repair of last-applied, which
+// writes as the manager that owns the annotation: "" for the others.
+func managerNote(fixer *audit.Fixer, of *audit.ObjectFix) string {
+	if of.FieldManager() == "" {
+		return ""
+	}
+	return " (as field manager " + fixer.Manager(of) + ", which owns last-applied)"
 }
 
 // deferredText is the line of an orphan left for after the repair of its

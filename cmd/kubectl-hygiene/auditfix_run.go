@@ -20,7 +20,7 @@ const fixFieldManager = "kubectl-hygiene"
 // object's change as a diff, --fix=apply writes it. It prints the
 // findings left to a person, and returns an error naming the objects
 // that were not fixed.
-func (o *AuditOptions) fix(ctx context.Context, c *cluster, r *audit.Report) error {
+func (o *AuditOptions) fix(ctx context.Context, c *cluster, scanner *audit.Scanner, r *audit.Report) error {
 	fixes, notFixed, deferred := audit.PlanFixes(r.Findings)
 	fixer := audit.NewFixer(c.dynamic, c.mapper, fixFieldManager)
 	if o.Fix == fixApply && o.PauseBeforeWrite {
@@ -31,11 +31,15 @@ func (o *AuditOptions) fix(ctx context.Context, c *cluster, r *audit.Report) err
 	}
 	failed := 0
 	for _, of := range fixes {
-		var err error
-		if o.Fix == fixApply {
-			err = o.writeFix(ctx, fixer, of)
-		} else {
-			err = o.previewFix(ctx, fixer, of)
+		// Read and analyze the object again right before the write: the
+		// fix writes only what still holds, pinned to what this read.
+		fresh, err := scanner.Recheck(ctx, of)
+		switch {
+		case err != nil:
+		case o.Fix == fixApply:
+			err = o.writeFix(ctx, fixer, fresh)
+		default:
+			err = o.previewFix(ctx, fixer, fresh)
 		}
 		if err != nil {
 			failed++
@@ -72,7 +76,7 @@ func (o *AuditOptions) writeFix(ctx context.Context, fixer *audit.Fixer, of *aud
 	if err := fixer.Write(ctx, of); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(o.Out, "%s fixed: %s\n", o.objectName(of.Object), of.Summary())
+	_, err := fmt.Fprintf(o.Out, "%s fixed: %s\n", o.objectName(of.Object), of.Summary()+managerNote(fixer, of))
 	return err
 }
 

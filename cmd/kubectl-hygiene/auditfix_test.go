@@ -20,6 +20,7 @@ import (
 var auditFixFiles = []string{
 	"testdata/seed004/live.yaml", "testdata/seed004/controllerrevisions.yaml",
 	"testdata/auditfix/restarted.yaml", "testdata/cluster/deployment-created.yaml",
+	"testdata/auditfix/namespaces.yaml",
 }
 
 // The dry run prints each fix as a diff and the findings left to the user,
@@ -54,7 +55,7 @@ func TestAuditFixApply(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	want := []string{
-		"statefulset.apps/my-wonderhoy-app (namespace default) fixed: last-applied's pod template set to the one that ControllerRevision my-wonderhoy-app-946448b85 (revision 1) kept",
+		"statefulset.apps/my-wonderhoy-app (namespace default) fixed: last-applied's pod template set to the one that ControllerRevision my-wonderhoy-app-946448b85 (revision 1) kept (as field manager kubectl-client-side-apply, which owns last-applied)",
 		"deployment.apps/web (namespace shop) fixed: removed spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] (rolls the pods)",
 		"deployment.apps/made (namespace shop) not fixed: missing-last-applied metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]; fix it with: kubectl apply set-last-applied -f <manifest> --create-annotation",
 		"2 objects fixed, 1 finding left to you.",
@@ -131,7 +132,7 @@ func clusterObjects(t *testing.T, connect connectFunc) map[string]*unstructured.
 // rebuilt for the restored template: the undo's change (image back to
 // 1.14.2, TO_BE_DELETED back) applied to the stale last-applied.
 func TestAuditFixRebuildsLastAppliedOfAnUndoneDeployment(t *testing.T) {
-	connect := fakeCluster(t, "testdata/auditfix/undone.yaml")
+	connect := fakeCluster(t, "testdata/auditfix/undone.yaml", "testdata/auditfix/namespaces.yaml")
 	stdout, stderr, code := runCluster(t, connect, "audit", "-n", "shop", "--fix=apply")
 	if code != exitOK || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)

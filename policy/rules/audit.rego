@@ -70,7 +70,7 @@ decisions contains d if {
 	a := lib.action("orphaned-field")
 	some o in input.analysis.orphans
 	not explained(o.path)
-	d := {"rule": "orphaned-field", "action": a, "message": orphan_message(o), "paths": [o.path]}
+	d := {"rule": "orphaned-field", "action": a, "message": orphan_message(o), "paths": [o.path], "auditFix": lib.audit_fix("orphaned-field")}
 }
 
 decisions contains lib.decision("missing-last-applied", missing_message, [lib.last_applied_path]) if {
@@ -87,7 +87,7 @@ decisions contains d if {
 	audited
 	stale
 	a := stale_action(lib.action("stale-last-applied"))
-	d := {"rule": "stale-last-applied", "action": a, "message": stale_message, "paths": [lib.last_applied_path]}
+	d := {"rule": "stale-last-applied", "action": a, "message": stale_message, "paths": [lib.last_applied_path], "auditFix": lib.audit_fix("stale-last-applied")}
 }
 
 # stale_action(a) is a, except that a repair needs a repaired annotation.

@@ -156,3 +156,14 @@ test_clean_object_no_decision if {
 	ds := applyhygiene.decisions with input as stored({})
 	count(ds) == 0
 }
+
+# The audit fix writes a warn finding only where the rule's auditFix knob
+# says so: an orphan is reported without it, and fixable with it.
+test_orphan_audit_fix_needs_the_rules_knob if {
+	[d] := [d | some d in audit.decisions with input as stored({"orphans": [restarted]})]
+	d.auditFix == false
+	[e] := [e | some e in audit.decisions with input as stored({"orphans": [restarted]})
+		with data.applyhygiene.config as {"rules": {"orphaned-field": {"auditFix": true}}}]
+	e.auditFix == true
+	e.action == "warn"
+}

@@ -117,6 +117,12 @@ action_or(rule, fallback) := a if {
 # bundled rules do).
 action(rule) := action_or(rule, "warn")
 
+# audit_fix(rule) is true when the configuration lets the audit fix write
+# rule's findings whose action is warn (the rule's auditFix knob).
+default audit_fix(_) := false
+
+audit_fix(rule) := true if object.get(object.get(config.rules, rule, {}), "auditFix", false) == true
+
 # decision_or(rule, fallback, message, paths) is a decision of rule with
 # the action in force; undefined when the rule is off for this request.
 decision_or(rule, fallback, message, paths) := {

@@ -47,7 +47,7 @@ func TestFixRepairsLastAppliedThatAnUndoLeftStale(t *testing.T) {
 	res = runHygiene(t, f, "audit", "--fix=apply")
 	wantExit(t, res, 0)
 	framework.WantLines(t, res.stdout,
-		sts+" fixed: last-applied's pod template set to the one that ControllerRevision "+revision+" (revision 3) kept",
+		sts+" fixed: last-applied's pod template set to the one that ControllerRevision "+revision+" (revision 3) kept (as field manager kubectl-client-side-apply, which owns last-applied)",
 		"1 object fixed, 0 findings left to you.")
 	if got := k.JSONPath(t, sts, lastAppliedExpr); got != v1 {
 		t.Errorf("last-applied after the fix:\n%s\nwant v1's:\n%s", got, v1)
@@ -274,7 +274,7 @@ func TestFixRebuildsLastAppliedOfAnUndoneDeployment(t *testing.T) {
 	res := runHygiene(t, f, "audit", "--fix=apply")
 	wantExit(t, res, 0)
 	framework.WantLines(t, res.stdout,
-		deploy+" fixed: last-applied rebuilt for the pod template of ReplicaSet "+first+" (revision 3)",
+		deploy+" fixed: last-applied rebuilt for the pod template of ReplicaSet "+first+" (revision 3) (as field manager kubectl-client-side-apply, which owns last-applied)",
 		"1 object fixed, 0 findings left to you.")
 	if got := k.JSONPath(t, deploy, lastAppliedExpr); got != v1 {
 		t.Errorf("last-applied after the fix:\n%s\nwant v1's:\n%s", got, v1)

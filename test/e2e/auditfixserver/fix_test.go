@@ -55,7 +55,7 @@ func TestAuditRemovesRestartedAt(t *testing.T) {
 func TestAuditFixNeedsTheChartsPatchRule(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
-	restore := reconfigure(t, "audit.enabled=true", "audit.fix=false")
+	restore := reconfigure(t, "audit.enabled=true", "audit.fix=false", "policy.rules.orphaned-field.auditFix=true")
 	restartedAt := restartedAndApplied(t, f)
 
 	errorLine := `apply_hygiene_audit_fixes_total{result="error",rule="orphaned-field"} `

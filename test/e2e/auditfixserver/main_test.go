@@ -19,8 +19,10 @@ import (
 // list and patch rules).
 const auditResources = "apps/v1/deployments,apps/v1/statefulsets,apps/v1/daemonsets"
 
-// fixValues are the chart values of the server's flags below.
-var fixValues = []string{"audit.enabled=true", "audit.fix=true"}
+// fixValues are the chart values of the server's flags below, and
+// orphaned-field's auditFix knob, without which the audit fix leaves
+// orphans (action warn) alone.
+var fixValues = []string{"audit.enabled=true", "audit.fix=true", "policy.rules.orphaned-field.auditFix=true"}
 
 func TestMain(m *testing.M) {
 	framework.Main(m, framework.WithWebhook(fixValues...),

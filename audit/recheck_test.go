@@ -1,0 +1,111 @@
+package audit
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+// The Runner reads each object again right before its fix and writes only
+// what still holds, pinned to the resourceVersion it read: a change
+// between the scan and the write that takes the field out of the fix
+// leaves the object as it is (a conflict); a change that leaves the fix as
+// it was still gets it, tested against the new resourceVersion.
+func TestRunnerRechecksBeforeWriting(t *testing.T) {
+	tests := map[string]struct {
+		// change changes Deployment shop/web after the scan listed it.
+		change func(obj *unstructured.Unstructured)
+		// wantPatch is the patch written, "" for none.
+		wantPatch  string
+		wantResult string
+	}{
+		"a controller took restartedAt over: no longer an orphan": {
+			change: func(obj *unstructured.Unstructured) {
+				mf := obj.GetManagedFields()
+				mf = append(mf, metav1.ManagedFieldsEntry{Manager: "restart-controller", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "apps/v1", FieldsType: "FieldsV1",
+					FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:template":{"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/restartedAt":{}}}}}}`)})
+				obj.SetManagedFields(mf)
+			},
+			wantResult: "conflict",
+		},
+		"restartedAt set to another value": {
+			change: func(obj *unstructured.Unstructured) {
+				_ = unstructured.SetNestedField(obj.Object, "2001-01-01T00:00:00Z", "spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt")
+			},
+			wantResult: "conflict",
+		},
+		"a label added: the same fix, pinned to the new resourceVersion": {
+			change: func(obj *unstructured.Unstructured) {
+				obj.SetLabels(map[string]string{"team": "shop"})
+			},
+			wantPatch: `[{"op":"test","path":"/metadata/resourceVersion","value":"21"},` +
+				`{"op":"test","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration","value":`,
+			wantResult: "applied",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			client := newFakeClient(append(readObjects(t, "deployments/restarted.yaml"), namespaceObject("shop", nil))...)
+			changed := false
+			client.PrependReactor("get", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+				if !changed {
+					changed = true
+					obj, err := client.Tracker().Get(deployments, "shop", "web")
+					if err != nil {
+						return true, nil, err
+					}
+					u := obj.(*unstructured.Unstructured).DeepCopy()
+					tc.change(u)
+					u.SetResourceVersion("21")
+					if err := client.Tracker().Update(deployments, u, "shop"); err != nil {
+						return true, nil, err
+					}
+				}
+				return false, nil, nil
+			})
+			var patches []string
+			client.PrependReactor("patch", "deployments", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				patches = append(patches, string(a.(k8stesting.PatchAction).GetPatch()))
+				return false, nil, nil
+			})
+			r, err := NewRunner(NewScanner(client, testAnalyzer(t), testFixEngine(t)), RunnerOptions{Fixer: NewFixer(client, testMapper(), FixFieldManager)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.RunOnce(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if !changed {
+				t.Fatal("the fix did not read the object again")
+			}
+			if tc.wantPatch == "" {
+				if len(patches) != 0 {
+					t.Errorf("patches written: %q, want none", patches)
+				}
+			} else if len(patches) != 1 || !strings.HasPrefix(patches[0], tc.wantPatch) {
+				t.Errorf("patches written: %q, want one starting with %s", patches, tc.wantPatch)
+			}
+			got := map[string]float64{}
+			for _, result := range []string{"applied", "conflict", "error"} {
+				if n := counterValue(r, result); n > 0 {
+					got[result] = n
+				}
+			}
+			if diff := cmp.Diff(map[string]float64{tc.wantResult: 1}, got); diff != "" {
+				t.Errorf("fixes by result (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// counterValue is apply_hygiene_audit_fixes_total of orphaned-field with
+// result.
+func counterValue(r *Runner, result string) float64 {
+	return testutil.ToFloat64(r.fixes.WithLabelValues("orphaned-field", result))
+}
