@@ -141,9 +141,10 @@ func classify(w write) policy.Classification {
 		return policy.Scale
 	case operation == metav1.ManagedFieldsOperationApply:
 		return policy.ServerSideApply
-	case laChanged && (manager == managerReplace || onlyLastAppliedChanged(w.old, w.new)):
-		// replace --save-config, apply set-last-applied and
-		// edit-last-applied: the documented hand-over of fields.
+	case laChanged && (manager == managerReplace || onlyLastAppliedChanged(w.old, w.new) || savedConfig(w.new)):
+		// replace --save-config, edit --save-config, apply
+		// set-last-applied and edit-last-applied: the documented hand-over
+		// of fields.
 		return policy.SaveConfig
 	case manager == managerClientSideApply:
 		// Also when last-applied stays the same: an apply of an unchanged
@@ -157,6 +158,76 @@ func classify(w write) policy.Classification {
 		return policy.RolloutRestart
 	}
 	return policy.Imperative
+}
+
+// savedConfig reports whether obj's last-applied is what kubectl's
+// --save-config records (CreateApplyAnnotation in
+// k8s.io/kubectl/pkg/util/apply.go): the object as kubectl sent it, less
+// the annotation. kubectl edit --save-config sends the object it read
+// and the person edited, so that last-applied carries the object's own
+// uid, which no manifest has, and every one of its fields has the value
+// the write left in obj (the server adds defaults, never changes a value
+// sent; what it maintains, resourceVersion, generation, managedFields and
+// status, may differ). A search-and-replace in kubectl edit that changes
+// a value in last-applied along with the field leaves the manifest
+// without uid: that is an edit.
+func savedConfig(obj *unstructured.Unstructured) bool {
+	var saved map[string]any
+	if err := json.Unmarshal([]byte(lastApplied(obj)), &saved); err != nil {
+		return false
+	}
+	meta, _ := saved["metadata"].(map[string]any)
+	if uid, _ := meta["uid"].(string); uid == "" || uid != string(obj.GetUID()) {
+		return false
+	}
+	objMeta, _ := obj.Object["metadata"].(map[string]any)
+	return subsetExcept(saved, obj.Object, "status", "metadata") &&
+		subsetExcept(meta, objMeta, "resourceVersion", "generation", "managedFields")
+}
+
+// subsetExcept reports whether every field of sub but the keys skip has
+// the same value in obj: maps recursively (obj may have more keys, the
+// server's defaults), lists element by element, other values equal as
+// JSON numbers compare (an int64 and a float64 of the same value are one).
+func subsetExcept(sub, obj map[string]any, skip ...string) bool {
+	for k, v := range sub {
+		if slices.Contains(skip, k) {
+			continue
+		}
+		ov, ok := obj[k]
+		if !ok || !subsetValue(v, ov) {
+			return false
+		}
+	}
+	return true
+}
+
+func subsetValue(sub, obj any) bool {
+	switch s := sub.(type) {
+	case map[string]any:
+		o, ok := obj.(map[string]any)
+		return ok && subsetExcept(s, o)
+	case []any:
+		o, ok := obj.([]any)
+		if !ok || len(o) != len(s) {
+			return false
+		}
+		for i := range s {
+			if !subsetValue(s[i], o[i]) {
+				return false
+			}
+		}
+		return true
+	case float64:
+		switch o := obj.(type) {
+		case int64:
+			return float64(o) == s
+		case float64:
+			return o == s
+		}
+		return false
+	}
+	return equality.Semantic.DeepEqual(sub, obj)
 }
 
 // undoCandidate reports whether the write may be a rollout undo: kubectl

@@ -151,6 +151,22 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 		return nil, err
 	}
 	new := w.new
+	// A write under a client-side applier's name that leaves last-applied
+	// as it was is an apply when it only moves fields toward last-applied
+	// (an unchanged manifest puts drifted fields back); one that moves a
+	// field last-applied owns away from it is an imperative edit, whatever
+	// manager it names (kubectl set image
+	// --field-manager=kubectl-client-side-apply).
+	if class == policy.ClientSideApply && lastApplied(w.old) == lastApplied(w.new) {
+		an, err := r.analyzer.AnalyzeUpdate(old, new)
+		if err != nil {
+			return nil, fmt.Errorf("analyzing the %s of %s %s/%s: %w", class, new.GetKind(), new.GetNamespace(), new.GetName(), err)
+		}
+		if len(an.ImperativeChanges) > 0 {
+			// Not an apply by what it does, whatever manager it names.
+			return &policy.Input{Classification: policy.Imperative, Analysis: an}, nil
+		}
+	}
 	if class == policy.Imperative {
 		// An edit may change last-applied along with the field (see
 		// imperativeManagers): judge it against last-applied as it was.
