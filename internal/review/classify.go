@@ -32,7 +32,10 @@ type write struct {
 	// optionsManager is options.fieldManager as the client sent it.
 	optionsManager string
 	user           authenticationv1.UserInfo
-	old, new       *unstructured.Unstructured
+	// controllers are the user names configured as controllers' besides
+	// ControllerUsers (WithControllerUsers).
+	controllers map[string]bool
+	old, new    *unstructured.Unstructured
 	// manager and operation are effectiveManager's answer, computed once
 	// by newWrite: decoding managedFields is a large part of a review.
 	manager   string
@@ -135,7 +138,7 @@ func classify(w write) policy.Classification {
 	manager, operation := w.manager, w.operation
 	laChanged := lastApplied(w.new) != lastApplied(w.old)
 	switch {
-	case isController(w.user):
+	case isController(w.user, w.controllers):
 		return policy.Controller
 	case w.subresource == "scale":
 		return policy.Scale
@@ -276,37 +279,6 @@ func onlyTemplateChanged(old, new *unstructured.Unstructured) bool {
 	return equalExcept(old.Object, new.Object, "metadata", "spec", "status") &&
 		equalExcept(oldSpec, newSpec, "template") &&
 		equalExcept(oldMeta, newMeta, skipMeta...)
-}
-
-// componentUsers are the user names of the Kubernetes components that
-// authenticate as themselves, as Kubernetes' bootstrap RBAC policy binds
-// them (k8s.io/apiserver/pkg/authentication/user): the API server's own
-// loopback client, the controller manager, the scheduler and kube-proxy.
-// Other system: names are not components: system:admin (OpenShift's
-// administrator) and system:anonymous are people.
-var componentUsers = map[string]bool{
-	"system:apiserver":               true,
-	"system:kube-controller-manager": true,
-	"system:kube-scheduler":          true,
-	"system:kube-proxy":              true,
-}
-
-// Prefixes of component identities: kubelets (system:node:<node>) and the
-// kube-system service accounts that the controller manager runs each
-// controller as with --use-service-account-credentials (the HPA writing
-// /scale among them).
-const (
-	nodeUserPrefix                 = "system:node:"
-	kubeSystemServiceAccountPrefix = "system:serviceaccount:kube-system:"
-)
-
-// isController reports whether user is a Kubernetes component or one of
-// the kube-system controllers. The chart's matchConditions (not-a-controller
-// in charts/apply-hygiene/templates/_helpers.tpl) spare the webhook calls of
-// the same users: keep the two in step.
-func isController(user authenticationv1.UserInfo) bool {
-	name := user.Username
-	return componentUsers[name] || strings.HasPrefix(name, nodeUserPrefix) || strings.HasPrefix(name, kubeSystemServiceAccountPrefix)
 }
 
 // isServiceAccount reports whether user is a service account.

@@ -52,8 +52,11 @@ func object(t *testing.T, doc string) *unstructured.Unstructured {
 	return obj
 }
 
-// Only Kubernetes' own components and the kube-system controllers are
-// controllers; other system: names are people (issue 12, item 7).
+// Only Kubernetes' own components and kube-controller-manager's service
+// accounts, by name, are controllers; other system: names are people
+// (issue 12, item 7), and other kube-system service accounts are service
+// accounts like any other (issue 25): a third-party controller or a
+// GitOps tool installed there.
 func TestIsController(t *testing.T) {
 	tests := map[string]struct {
 		user string
@@ -72,11 +75,15 @@ func TestIsController(t *testing.T) {
 		"a node name needs the node: prefix":         {user: "system:nodes"},
 		"a service account elsewhere":                {user: "system:serviceaccount:ci:deployer"},
 		"a kube-system look-alike namespace":         {user: "system:serviceaccount:kube-system-extra:robot"},
+		"Argo CD's argocd-manager in kube-system":    {user: "system:serviceaccount:kube-system:argocd-manager"},
+		"a third-party controller in kube-system":    {user: "system:serviceaccount:kube-system:cluster-autoscaler"},
+		"the garbage collector":                      {user: "system:serviceaccount:kube-system:generic-garbage-collector", want: true},
+		"a configured controller":                    {user: "system:serviceaccount:ops:robot", want: true},
 		"a person":                                   {user: "alice"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			if got := isController(authenticationv1.UserInfo{Username: tc.user}); got != tc.want {
+			if got := isController(authenticationv1.UserInfo{Username: tc.user}, map[string]bool{"system:serviceaccount:ops:robot": true}); got != tc.want {
 				t.Errorf("isController(%q) = %v, want %v", tc.user, got, tc.want)
 			}
 		})

@@ -43,15 +43,21 @@ type Reviewer struct {
 	analyzer  *merge.Analyzer
 	evaluator Evaluator
 	cluster   Cluster
+	// controllers are WithControllerUsers' user names.
+	controllers map[string]bool
 }
 
 // NewReviewer returns a Reviewer that analyzes with analyzer (nil:
 // merge.NewAnalyzer()), asks evaluator and reads from cluster.
-func NewReviewer(analyzer *merge.Analyzer, evaluator Evaluator, cluster Cluster) *Reviewer {
+func NewReviewer(analyzer *merge.Analyzer, evaluator Evaluator, cluster Cluster, opts ...Option) *Reviewer {
 	if analyzer == nil {
 		analyzer = merge.NewAnalyzer()
 	}
-	return &Reviewer{analyzer: analyzer, evaluator: evaluator, cluster: cluster}
+	r := &Reviewer{analyzer: analyzer, evaluator: evaluator, cluster: cluster}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
 }
 
 // Pass says which admission pass reviews a request.
