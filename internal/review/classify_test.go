@@ -89,3 +89,46 @@ func TestIsController(t *testing.T) {
 		})
 	}
 }
+
+// A last-applied is proof of what kubectl apply owns unless managedFields
+// says it was written only by a tool that does not apply client-side
+// (Helm), or by this write's own manager, not kubectl's, which moves
+// fields away from it (issue 25: a Helm chart's frozen last-applied).
+func TestLastAppliedIsKubectls(t *testing.T) {
+	withWriters := func(managers ...string) *unstructured.Unstructured {
+		obj := object(t, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}}}`)
+		var entries []any
+		for _, m := range managers {
+			entries = append(entries, map[string]any{"manager": m, "operation": "Update", "apiVersion": "apps/v1", "fieldsType": "FieldsV1",
+				"fieldsV1": map[string]any{"f:metadata": map[string]any{"f:annotations": map[string]any{"f:kubectl.kubernetes.io/last-applied-configuration": map[string]any{}}}}})
+		}
+		if entries != nil {
+			obj.Object["metadata"].(map[string]any)["managedFields"] = entries
+		}
+		return obj
+	}
+	tests := map[string]struct {
+		writers []string
+		manager string
+		want    bool
+	}{
+		"kubectl apply wrote it":               {writers: []string{"kubectl-client-side-apply"}, manager: "kubectl-edit", want: true},
+		"nobody owns it":                       {manager: "kubectl-edit", want: true},
+		"Argo CD applied client-side":          {writers: []string{"argocd-controller"}, manager: "kubectl-set", want: true},
+		"Helm installed it, Helm upgrades":     {writers: []string{"helm"}, manager: "helm"},
+		"Helm installed it, a person edits":    {writers: []string{"helm"}, manager: "kubectl-edit"},
+		"Flux's helm-controller installed it":  {writers: []string{"helm-controller"}, manager: "kubectl-patch"},
+		"a tool writes away from its own copy": {writers: []string{"deployer"}, manager: "deployer"},
+		"kubectl apply's own name is no pass":  {writers: []string{"kubectl-client-side-apply"}, manager: "kubectl-client-side-apply", want: true},
+		"Helm and kubectl apply both wrote it": {writers: []string{"helm", "kubectl-client-side-apply"}, manager: "helm", want: true},
+		"another tool's copy, a person's edit": {writers: []string{"deployer"}, manager: "kubectl-edit", want: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			w := write{old: withWriters(tc.writers...), manager: tc.manager}
+			if got := lastAppliedIsKubectls(w); got != tc.want {
+				t.Errorf("lastAppliedIsKubectls = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -168,7 +168,7 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 		if err != nil {
 			return nil, fmt.Errorf("analyzing the %s of %s %s/%s: %w", class, new.GetKind(), new.GetNamespace(), new.GetName(), err)
 		}
-		if len(an.ImperativeChanges) > 0 {
+		if len(an.ImperativeChanges) > 0 && lastAppliedIsKubectls(w) {
 			// Not an apply by what it does, whatever manager it names.
 			return &policy.Input{Classification: policy.Imperative, Analysis: an}, nil
 		}
@@ -181,6 +181,9 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 	an, err := r.analyzeWrite(w, class, old, new)
 	if err != nil {
 		return nil, err
+	}
+	if len(an.ImperativeChanges) > 0 && !lastAppliedIsKubectls(w) {
+		an.ImperativeChanges = []merge.FieldFact{}
 	}
 	in := &policy.Input{Classification: class, Analysis: an}
 	if rb != nil {
