@@ -124,9 +124,9 @@ func operationOf(obj *unstructured.Unstructured, manager, subresource string) me
 
 // imperativeManagers are kubectl's commands that change objects in place.
 // kubectl edit opens last-applied too, and a search-and-replace in the
-// editor changes it along with the field (kubectl edit --save-config
-// rewrites it outright), so the manager, not the annotation, tells an edit
-// from an apply.
+// editor changes it along with the field, so the manager, not the
+// annotation, tells an edit from an apply (kubectl edit --save-config,
+// which records the edited object itself, is a save-config: savedConfig).
 var imperativeManagers = map[string]bool{
 	"kubectl-edit": true, "kubectl-patch": true, "kubectl-set": true,
 	"kubectl-label": true, "kubectl-annotate": true, "kubectl-scale": true,
