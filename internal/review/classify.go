@@ -233,28 +233,22 @@ func subsetValue(sub, obj any) bool {
 	return equality.Semantic.DeepEqual(sub, obj)
 }
 
-// notClientSideAppliers are field managers known to write last-applied
-// as data, not as kubectl apply's record: Helm (3's three-way patch and
-// 4's server-side apply, both under "helm") and Flux's helm-controller,
-// which install a chart's templates as they are, a last-applied copied
-// from kubectl get -o yaml included.
-var notClientSideAppliers = map[string]bool{"helm": true, "helm-controller": true}
-
 // lastAppliedIsKubectls reports whether the last-applied of w's old
-// object proves what kubectl apply owns. managedFields tells who wrote
-// the annotation: not when each writer is a tool known not to apply
-// client-side (notClientSideAppliers), or this write's own manager, not
-// kubectl's, which moves fields away from the last-applied it wrote
-// itself (it is data in that tool's manifest, such as a Helm chart's
-// template, not a record of an apply). When nobody owns it (managedFields
-// reset or stripped) it is kubectl's, as before managedFields existed.
+// object proves what kubectl apply owns, for this write. managedFields
+// tells who wrote the annotation: not when every writer is this write's
+// own manager and that is not one of kubectl's, so that the write moves
+// fields away from a last-applied its own tool wrote (data in that tool's
+// manifest, such as a Helm chart's template copied from kubectl get -o
+// yaml, which helm upgrade carries unchanged; never kubectl apply's
+// record). When nobody owns it (managedFields reset or stripped) it is
+// kubectl's, as before managedFields existed.
 func lastAppliedIsKubectls(w write) bool {
 	writers := merge.LastAppliedWriters(w.old)
 	if len(writers) == 0 {
 		return true
 	}
 	for _, m := range writers {
-		if !notClientSideAppliers[m] && (m != w.manager || merge.IsKubectlManager(m)) {
+		if m != w.manager || merge.IsKubectlManager(m) {
 			return true
 		}
 	}
