@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
@@ -153,12 +154,34 @@ func (a *Analyzer) reverts(in applyInput, changed *fieldpath.Set, mfs []ManagedF
 // field the manifest had, unless only appliers own it (live then differs
 // from the manifest by server defaults alone, such as the defaulted
 // fields of a list element that the manifest drops); for any other field,
-// when a person set it (see ownership.setByPerson).
+// when a person set it (see ownership.setByPerson). Either way, when
+// another tool's server-side apply owns it (see appliedByAnotherTool).
 func changedSinceApply(orig, cur presence, ows []Owner, ow ownership) bool {
+	if appliedByAnotherTool(ows) {
+		return cur.ok || orig.ok
+	}
 	if orig.ok {
 		return !ow.onlyAppliers(ows)
 	}
 	return cur.ok && ow.setByPerson(ows)
+}
+
+// appliedByAnotherTool reports whether one of ows is a server-side apply
+// by a manager other than kubectl's own ("kubectl", whose last-applied the
+// API server keeps in step with what it applies, and
+// kubectl-last-applied): its applied configuration holds the value, never
+// a server default, and it applies it again (kubectl apply --server-side
+// --field-manager=deploy-bot --force-conflicts of another image, a GitOps
+// controller). kubectl's migration to server-side apply deletes
+// last-applied right after such an apply, so the field may be in no
+// last-applied at all.
+func appliedByAnotherTool(ows []Owner) bool {
+	for _, o := range ows {
+		if o.Operation == string(metav1.ManagedFieldsOperationApply) && o.Manager != "kubectl" && o.Manager != LastAppliedManager {
+			return true
+		}
+	}
+	return false
 }
 
 // orphans lists the fields of result outside known (the new manifest and

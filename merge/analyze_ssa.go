@@ -28,8 +28,10 @@ import (
 // the configuration hands it to kubectl scale or an autoscaler), fields
 // that nobody owns and fields that another applier or any other manager
 // owns too. It also lists defaulted dependents, as AnalyzeApply does, with
-// the applied configuration as the manifest. When new has no Apply entry
-// of manager, nothing was applied and the analysis lists nothing.
+// the applied configuration as the manifest, and as ImperativeChanges the
+// fields last-applied owns that the apply moved away from it (see
+// serverSideLastAppliedChanges). When new has no Apply entry of manager,
+// nothing was applied and the analysis lists nothing.
 func (a *Analyzer) AnalyzeServerSideApply(old, new *unstructured.Unstructured, manager string) (*Analysis, error) {
 	an := newAnalysis(new, "apply")
 	var original *unstructured.Unstructured
@@ -63,6 +65,13 @@ func (a *Analyzer) AnalyzeServerSideApply(old, new *unstructured.Unstructured, m
 	}
 	objs := ssaObjects{live: old.Object, result: new.Object, lastApplied: recorded, migrated: migratedManagers(old)}
 	an.Orphans = a.serverSideOrphans(kind, objs, result, applied, mfs)
+	oldMFs, err := DecodeManagedFields(old)
+	if err != nil {
+		return nil, err
+	}
+	if an.ImperativeChanges, err = a.serverSideLastAppliedChanges(old, new, oldMFs, manager); err != nil {
+		return nil, err
+	}
 	an.Orphans = withRemovePatches(new.Object, an.Orphans)
 	in := applyInput{kind: kind, live: old, manifest: &unstructured.Unstructured{Object: config}, result: new}
 	an.DefaultedDependents = a.defaultedDependents(in, config)

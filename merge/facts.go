@@ -69,7 +69,9 @@ type Analysis struct {
 	// differs from it.
 	Drift []FieldFact `json:"drift"`
 	// ImperativeChanges lists fields that last-applied owns and that a
-	// write other than apply changed or removed.
+	// write other than apply changed or removed, or that a server-side
+	// apply by a manager other than the one that owns last-applied moved
+	// away from it.
 	ImperativeChanges []FieldFact `json:"imperativeChanges"`
 	// ApplyOwnedChanges lists fields that a server-side applier owned
 	// (an Apply entry of managedFields) and that a write other than apply

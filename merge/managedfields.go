@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -209,4 +210,24 @@ func ownsPath(s, nodes *fieldpath.Set, p Path) bool {
 		}
 	}
 	return !cur.Empty()
+}
+
+// LastAppliedWriters returns the field managers whose entries in obj's
+// managedFields own the last-applied annotation: who wrote it. None when
+// nobody does (managedFields reset or stripped) or they are unreadable.
+func LastAppliedWriters(obj *unstructured.Unstructured) []string {
+	if _, ok := obj.GetAnnotations()[LastAppliedAnnotation]; !ok {
+		return nil
+	}
+	mfs, err := DecodeManagedFields(obj)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, mf := range mfs {
+		if mf.Fields != nil && mf.Fields.Has(fieldpath.Path(lastAppliedField)) && !slices.Contains(out, mf.Manager) {
+			out = append(out, mf.Manager)
+		}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package merge
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -88,5 +89,46 @@ func TestReplicasResetIsNotAlsoARevert(t *testing.T) {
 		if r.Path.String() == "spec.replicas" {
 			t.Errorf("spec.replicas is a revert too: %+v", r)
 		}
+	}
+}
+
+// A value that another tool applied server-side (an Apply entry, such as
+// kubectl apply --server-side --field-manager=deploy-bot --force-conflicts
+// from a client that keeps last-applied) differs from last-applied: the
+// client-side apply that puts the manifest's value back reverts it (issue
+// 25: every Apply entry counted as an applier, so it was silent). kubectl's
+// own server-side apply, whose last-applied the API server keeps in step,
+// is not another tool.
+func TestClientSideApplyRevertsWhatAnotherToolAppliedServerSide(t *testing.T) {
+	tests := map[string]struct {
+		manager string
+		want    []string
+	}{
+		"another tool":                    {manager: "deploy-bot", want: []string{"spec.replicas"}},
+		"kubectl's own server-side apply": {manager: "kubectl"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := loadFixture(t, "seed001-set-image-reverted")
+			manifest := f.modified.DeepCopy()
+			if err := unstructured.SetNestedField(manifest.Object, int64(2), "spec", "replicas"); err != nil {
+				t.Fatal(err)
+			}
+			live := manifest.DeepCopy()
+			setLastApplied(t, live, manifest)
+			if err := unstructured.SetNestedField(live.Object, int64(5), "spec", "replicas"); err != nil {
+				t.Fatal(err)
+			}
+			meta := live.Object["metadata"].(map[string]any)
+			meta["managedFields"] = []any{map[string]any{"manager": tc.manager, "operation": "Apply", "apiVersion": "apps/v1",
+				"time": fixtureTime.Format(time.RFC3339), "fieldsType": "FieldsV1", "fieldsV1": map[string]any{"f:spec": map[string]any{"f:replicas": map[string]any{}}}}}
+			_, an, err := NewAnalyzer().AnalyzeApply(live, manifest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, paths(an.Reverts)); diff != "" {
+				t.Errorf("reverts (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

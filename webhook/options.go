@@ -18,6 +18,8 @@ type options struct {
 
 	recorder      EventRecorder
 	eventInterval time.Duration
+
+	controllerUsers []string
 }
 
 func defaultOptions() options {
@@ -35,6 +37,13 @@ func defaultOptions() options {
 // WithAnalyzer sets the merge analyzer. Default: merge.NewAnalyzer().
 func WithAnalyzer(a *merge.Analyzer) Option {
 	return func(o *options) { o.analyzer = a }
+}
+
+// WithControllerUsers adds user names whose writes are controllers' and
+// never reviewed, besides review.ControllerUsers (the chart's
+// controllerUsers). Default: none.
+func WithControllerUsers(users ...string) Option {
+	return func(o *options) { o.controllerUsers = append(o.controllerUsers, users...) }
 }
 
 // WithFailOpen says what an internal error (the API unreachable, a policy

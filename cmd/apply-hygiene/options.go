@@ -31,6 +31,10 @@ type Options struct {
 	// PersonFieldManagers are field managers, besides kubectl's, whose
 	// writes are a person's (see merge.WithKubectlManagers).
 	PersonFieldManagers []string
+	// ControllerUsers are user names, besides Kubernetes' components and
+	// kube-controller-manager's service accounts, whose writes are a
+	// controller's and never reviewed (review.WithControllerUsers).
+	ControllerUsers []string
 	// ShadowVerify runs every analysis also without pruning and fails the
 	// review on a difference (merge.WithShadowVerify): for test runs.
 	ShadowVerify      bool
@@ -93,6 +97,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.PolicyConfig, "policy-config", "", "policy configuration (YAML or JSON): per-rule actions, break-glass groups, exemptions; empty: the defaults")
 	fs.StringSliceVar(&o.PolicyDirs, "policy-dir", nil, "directory of user Rego policies, reloaded when it changes (repeatable)")
 	fs.StringVar(&o.FailurePolicy, "failure-policy", "Ignore", "what an internal error answers, as the webhook configurations' failurePolicy: Ignore (allow, with a warning) or Fail (reject)")
+	fs.StringSliceVar(&o.ControllerUsers, "controller-users", nil, "user names, besides Kubernetes' components and kube-controller-manager's service accounts, whose writes are a controller's and never reviewed (repeatable)")
 	fs.StringSliceVar(&o.PersonFieldManagers, "person-field-managers", nil, "field managers, besides kubectl's own, whose writes are a person's (a UI such as Lens or k9s, a script's client): a field that only people own and that an apply leaves behind is an orphaned field (repeatable)")
 	fs.BoolVar(&o.ShadowVerify, "shadow-verify", false, "for test runs: analyze every review twice, pruned and whole, and fail it on a difference (metric reason shadow_mismatch); doubles the cost of an analysis")
 	fs.BoolVar(&o.AdmissionEvents, "admission-events", true, "record a Warning event on the object for each rule that denies or warns about a write (reason: the rule in CamelCase), at most one per object and rule a minute, never for a dry run")

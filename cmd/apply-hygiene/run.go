@@ -74,7 +74,7 @@ func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(
 		return err
 	}
 	reviewerOpts := []webhook.Option{webhook.WithAnalyzer(analyzer), webhook.WithFailOpen(opts.FailurePolicy == "Ignore"),
-		webhook.WithMetrics(metrics), webhook.WithMemoryBudget(budget)}
+		webhook.WithMetrics(metrics), webhook.WithMemoryBudget(budget), webhook.WithControllerUsers(opts.ControllerUsers...)}
 	if opts.AdmissionEvents {
 		reviewerOpts = append(reviewerOpts, webhook.WithEventRecorder(mgr.GetEventRecorder("apply-hygiene")))
 	}

@@ -32,7 +32,10 @@ type write struct {
 	// optionsManager is options.fieldManager as the client sent it.
 	optionsManager string
 	user           authenticationv1.UserInfo
-	old, new       *unstructured.Unstructured
+	// controllers are the user names configured as controllers' besides
+	// ControllerUsers (WithControllerUsers).
+	controllers map[string]bool
+	old, new    *unstructured.Unstructured
 	// manager and operation are effectiveManager's answer, computed once
 	// by newWrite: decoding managedFields is a large part of a review.
 	manager   string
@@ -121,9 +124,9 @@ func operationOf(obj *unstructured.Unstructured, manager, subresource string) me
 
 // imperativeManagers are kubectl's commands that change objects in place.
 // kubectl edit opens last-applied too, and a search-and-replace in the
-// editor changes it along with the field (kubectl edit --save-config
-// rewrites it outright), so the manager, not the annotation, tells an edit
-// from an apply.
+// editor changes it along with the field, so the manager, not the
+// annotation, tells an edit from an apply (kubectl edit --save-config,
+// which records the edited object itself, is a save-config: savedConfig).
 var imperativeManagers = map[string]bool{
 	"kubectl-edit": true, "kubectl-patch": true, "kubectl-set": true,
 	"kubectl-label": true, "kubectl-annotate": true, "kubectl-scale": true,
@@ -135,15 +138,16 @@ func classify(w write) policy.Classification {
 	manager, operation := w.manager, w.operation
 	laChanged := lastApplied(w.new) != lastApplied(w.old)
 	switch {
-	case isController(w.user):
+	case isController(w.user, w.controllers):
 		return policy.Controller
 	case w.subresource == "scale":
 		return policy.Scale
 	case operation == metav1.ManagedFieldsOperationApply:
 		return policy.ServerSideApply
-	case laChanged && (manager == managerReplace || onlyLastAppliedChanged(w.old, w.new)):
-		// replace --save-config, apply set-last-applied and
-		// edit-last-applied: the documented hand-over of fields.
+	case laChanged && (manager == managerReplace || onlyLastAppliedChanged(w.old, w.new) || savedConfig(w.new)):
+		// replace --save-config, edit --save-config, apply
+		// set-last-applied and edit-last-applied: the documented hand-over
+		// of fields.
 		return policy.SaveConfig
 	case manager == managerClientSideApply:
 		// Also when last-applied stays the same: an apply of an unchanged
@@ -157,6 +161,98 @@ func classify(w write) policy.Classification {
 		return policy.RolloutRestart
 	}
 	return policy.Imperative
+}
+
+// savedConfig reports whether obj's last-applied is what kubectl's
+// --save-config records (CreateApplyAnnotation in
+// k8s.io/kubectl/pkg/util/apply.go): the object as kubectl sent it, less
+// the annotation. kubectl edit --save-config sends the object it read
+// and the person edited, so that last-applied carries the object's own
+// uid, which no manifest has, and every one of its fields has the value
+// the write left in obj (the server adds defaults, never changes a value
+// sent; what it maintains, resourceVersion, generation, managedFields and
+// status, may differ). A search-and-replace in kubectl edit that changes
+// a value in last-applied along with the field leaves the manifest
+// without uid: that is an edit.
+func savedConfig(obj *unstructured.Unstructured) bool {
+	var saved map[string]any
+	if err := json.Unmarshal([]byte(lastApplied(obj)), &saved); err != nil {
+		return false
+	}
+	meta, _ := saved["metadata"].(map[string]any)
+	if uid, _ := meta["uid"].(string); uid == "" || uid != string(obj.GetUID()) {
+		return false
+	}
+	objMeta, _ := obj.Object["metadata"].(map[string]any)
+	return subsetExcept(saved, obj.Object, "status", "metadata") &&
+		subsetExcept(meta, objMeta, "resourceVersion", "generation", "managedFields")
+}
+
+// subsetExcept reports whether every field of sub but the keys skip has
+// the same value in obj: maps recursively (obj may have more keys, the
+// server's defaults), lists element by element, other values equal as
+// JSON numbers compare (an int64 and a float64 of the same value are one).
+func subsetExcept(sub, obj map[string]any, skip ...string) bool {
+	for k, v := range sub {
+		if slices.Contains(skip, k) {
+			continue
+		}
+		ov, ok := obj[k]
+		if !ok || !subsetValue(v, ov) {
+			return false
+		}
+	}
+	return true
+}
+
+func subsetValue(sub, obj any) bool {
+	switch s := sub.(type) {
+	case map[string]any:
+		o, ok := obj.(map[string]any)
+		return ok && subsetExcept(s, o)
+	case []any:
+		o, ok := obj.([]any)
+		if !ok || len(o) != len(s) {
+			return false
+		}
+		for i := range s {
+			if !subsetValue(s[i], o[i]) {
+				return false
+			}
+		}
+		return true
+	case float64:
+		switch o := obj.(type) {
+		case int64:
+			return float64(o) == s
+		case float64:
+			return o == s
+		}
+		return false
+	}
+	return equality.Semantic.DeepEqual(sub, obj)
+}
+
+// lastAppliedIsKubectls reports whether the last-applied of w's old
+// object proves what kubectl apply owns, for this write. managedFields
+// tells who wrote the annotation: not when every writer is this write's
+// own manager and that is not one of kubectl's, so that the write moves
+// fields away from a last-applied its own tool wrote (data in that tool's
+// manifest, such as a Helm chart's template copied from kubectl get -o
+// yaml, which helm upgrade carries unchanged; never kubectl apply's
+// record). When nobody owns it (managedFields reset or stripped) it is
+// kubectl's, as before managedFields existed.
+func lastAppliedIsKubectls(w write) bool {
+	writers := merge.LastAppliedWriters(w.old)
+	if len(writers) == 0 {
+		return true
+	}
+	for _, m := range writers {
+		if m != w.manager || merge.IsKubectlManager(m) {
+			return true
+		}
+	}
+	return false
 }
 
 // undoCandidate reports whether the write may be a rollout undo: kubectl
@@ -205,37 +301,6 @@ func onlyTemplateChanged(old, new *unstructured.Unstructured) bool {
 	return equalExcept(old.Object, new.Object, "metadata", "spec", "status") &&
 		equalExcept(oldSpec, newSpec, "template") &&
 		equalExcept(oldMeta, newMeta, skipMeta...)
-}
-
-// componentUsers are the user names of the Kubernetes components that
-// authenticate as themselves, as Kubernetes' bootstrap RBAC policy binds
-// them (k8s.io/apiserver/pkg/authentication/user): the API server's own
-// loopback client, the controller manager, the scheduler and kube-proxy.
-// Other system: names are not components: system:admin (OpenShift's
-// administrator) and system:anonymous are people.
-var componentUsers = map[string]bool{
-	"system:apiserver":               true,
-	"system:kube-controller-manager": true,
-	"system:kube-scheduler":          true,
-	"system:kube-proxy":              true,
-}
-
-// Prefixes of component identities: kubelets (system:node:<node>) and the
-// kube-system service accounts that the controller manager runs each
-// controller as with --use-service-account-credentials (the HPA writing
-// /scale among them).
-const (
-	nodeUserPrefix                 = "system:node:"
-	kubeSystemServiceAccountPrefix = "system:serviceaccount:kube-system:"
-)
-
-// isController reports whether user is a Kubernetes component or one of
-// the kube-system controllers. The chart's matchConditions (not-a-controller
-// in charts/apply-hygiene/templates/_helpers.tpl) spare the webhook calls of
-// the same users: keep the two in step.
-func isController(user authenticationv1.UserInfo) bool {
-	name := user.Username
-	return componentUsers[name] || strings.HasPrefix(name, nodeUserPrefix) || strings.HasPrefix(name, kubeSystemServiceAccountPrefix)
 }
 
 // isServiceAccount reports whether user is a service account.

@@ -45,15 +45,21 @@ type Reviewer struct {
 	analyzer  *merge.Analyzer
 	evaluator Evaluator
 	cluster   Cluster
+	// controllers are WithControllerUsers' user names.
+	controllers map[string]bool
 }
 
 // NewReviewer returns a Reviewer that analyzes with analyzer (nil:
 // merge.NewAnalyzer()), asks evaluator and reads from cluster.
-func NewReviewer(analyzer *merge.Analyzer, evaluator Evaluator, cluster Cluster) *Reviewer {
+func NewReviewer(analyzer *merge.Analyzer, evaluator Evaluator, cluster Cluster, opts ...Option) *Reviewer {
 	if analyzer == nil {
 		analyzer = merge.NewAnalyzer()
 	}
-	return &Reviewer{analyzer: analyzer, evaluator: evaluator, cluster: cluster}
+	r := &Reviewer{analyzer: analyzer, evaluator: evaluator, cluster: cluster}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
 }
 
 // Pass says which admission pass reviews a request.
@@ -173,6 +179,22 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 		return nil, err
 	}
 	new := w.new
+	// A write under a client-side applier's name that leaves last-applied
+	// as it was is an apply when it only moves fields toward last-applied
+	// (an unchanged manifest puts drifted fields back); one that moves a
+	// field last-applied owns away from it is an imperative edit, whatever
+	// manager it names (kubectl set image
+	// --field-manager=kubectl-client-side-apply).
+	if class == policy.ClientSideApply && lastApplied(w.old) == lastApplied(w.new) {
+		an, err := r.analyzer.AnalyzeUpdate(old, new)
+		if err != nil {
+			return nil, fmt.Errorf("analyzing the %s of %s %s/%s: %w", class, new.GetKind(), new.GetNamespace(), new.GetName(), err)
+		}
+		if len(an.ImperativeChanges) > 0 && lastAppliedIsKubectls(w) {
+			// Not an apply by what it does, whatever manager it names.
+			return &policy.Input{Classification: policy.Imperative, Analysis: an}, nil
+		}
+	}
 	if class == policy.Imperative {
 		// An edit may change last-applied along with the field (see
 		// imperativeManagers): judge it against last-applied as it was.
@@ -181,6 +203,9 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 	an, err := r.analyzeWrite(w, class, old, new)
 	if err != nil {
 		return nil, err
+	}
+	if len(an.ImperativeChanges) > 0 && !lastAppliedIsKubectls(w) {
+		an.ImperativeChanges = []merge.FieldFact{}
 	}
 	in := &policy.Input{Classification: class, Analysis: an}
 	if rb != nil {

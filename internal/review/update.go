@@ -51,6 +51,7 @@ func (r *Reviewer) ReviewUpdate(ctx context.Context, u Update, pass Pass) (*Revi
 		return nil, nil
 	}
 	w := newWrite(u.Subresource, u.FieldManager, u.User, u.Old, u.New)
+	w.controllers = r.controllers
 	class := classify(w)
 	if class == policy.Controller || !pass.wants(w, class) {
 		return nil, nil

@@ -1,6 +1,10 @@
 # imperative-edit: a write other than apply (kubectl edit, patch, set,
 # label, annotate, scale, rollout restart) changes or removes fields that
-# last-applied owns, so the next kubectl apply silently reverts it.
+# last-applied owns, so the next kubectl apply silently reverts it. A
+# server-side apply by a manager other than the one that owns last-applied
+# that moves such a field away from it is warned about (never denied: it
+# is an apply, and the next client-side apply that reverts it warns with
+# apply-reverts-drift).
 package applyhygiene.rules.imperative_edit
 
 import data.applyhygiene.lib
@@ -18,6 +22,17 @@ decisions contains lib.decision("imperative-edit", message, paths) if {
 	changes[0]
 }
 
+# A server-side apply: the action in force, but at most a warning.
+decisions contains object.union(d, {"action": at_most_warn(d.action)}) if {
+	input.classification == "server-side-apply"
+	changes[0]
+	d := lib.decision("imperative-edit", server_side_message, paths)
+}
+
+at_most_warn(a) := "warn" if {
+	a == "deny"
+} else := a
+
 paths := [c.path | some c in changes]
 
 fields := lib.list([text |
@@ -33,4 +48,9 @@ writer := sprintf("this write by %s (field manager %s)", [input.request.user.use
 message := sprintf(
 	"[imperative-edit] %s: %s changes fields that last-applied owns: %s; the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, or hand a field over to its new writer by deleting it from last-applied first with: kubectl apply edit-last-applied %s",
 	[lib.describe, writer, fields, lib.target],
+)
+
+server_side_message := sprintf(
+	"[imperative-edit] %s: this server-side apply by %s (field manager %s) changes fields that last-applied owns: %s; the next client-side kubectl apply puts the last-applied values back. Put the change in the manifest you apply with kubectl apply, or apply it with kubectl apply --server-side from now on",
+	[lib.describe, input.request.user.username, input.request.fieldManager, fields],
 )

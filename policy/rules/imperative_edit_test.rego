@@ -85,3 +85,37 @@ test_writer_without_manager if {
 	some d in ds
 	contains(d.message, "this write by alice changes")
 }
+
+# A server-side apply by another manager that moves a field last-applied
+# owns (issue 25) is warned about, never denied, even for a person and
+# when the rule is configured to deny.
+test_server_side_apply_of_owned_field_is_warned if {
+	ds := imperative_edit.decisions with input as t.make_input("server-side-apply", "deploy-bot", {"imperativeChanges": [image]})
+	t.actions(ds) == {["imperative-edit", "warn"]}
+	t.paths(ds) == {image.path}
+	t.all_start_with_rule(ds)
+	some d in ds
+	d.message == concat("", [
+		"[imperative-edit] Deployment default/nginx: this server-side apply by alice (field manager deploy-bot) changes fields that last-applied owns: ",
+		`spec.template.spec.containers[name=nginx].image (last-applied "nginx:1.14.2", now "nginx:1.16.1"); `,
+		"the next client-side kubectl apply puts the last-applied values back. ",
+		"Put the change in the manifest you apply with kubectl apply, or apply it with kubectl apply --server-side from now on",
+	])
+}
+
+test_server_side_apply_is_never_denied if {
+	ds := imperative_edit.decisions with input as t.make_input("server-side-apply", "deploy-bot", {"imperativeChanges": [image]})
+		with data.applyhygiene.config.rules as {"imperative-edit": {"action": "deny", "serviceAccountAction": "deny", "breakGlassAction": "deny"}}
+	t.actions(ds) == {["imperative-edit", "warn"]}
+}
+
+test_server_side_apply_in_dryrun_namespace_stays_dryrun if {
+	ds := imperative_edit.decisions with input as t.make_input("server-side-apply", "deploy-bot", {"imperativeChanges": [image]})
+		with input.namespace.labels as {"apply-hygiene.io/enforcement": "dryrun"}
+	t.actions(ds) == {["imperative-edit", "dryrun"]}
+}
+
+test_server_side_apply_without_changes_is_silent if {
+	ds := imperative_edit.decisions with input as t.make_input("server-side-apply", "kubectl", {"imperativeChanges": []})
+	count(ds) == 0
+}

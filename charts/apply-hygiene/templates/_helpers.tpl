@@ -253,6 +253,12 @@ rules:
   {{- end }}
 {{- end }}
 
+{{/* The controllers' user names, a JSON list: files/controller-users.json
+(written from the server's own list) and controllerUsers. */}}
+{{- define "apply-hygiene.controllerUsers" -}}
+{{- concat (.Files.Get "files/controller-users.json" | fromJsonArray) (default list .Values.controllerUsers) | toJson }}
+{{- end }}
+
 {{/* One clientConfig; argument: (dict "root" $ "path" "/mutate"). */}}
 {{- define "apply-hygiene.clientConfig" -}}
 {{- $root := .root }}
@@ -294,16 +300,17 @@ matchConditions:
       in ['/events', 'events.k8s.io/events', 'coordination.k8s.io/leases', '/endpoints',
       'discovery.k8s.io/endpointslices', 'apiregistration.k8s.io/apiservices'])
   {{- end }}
-  # Kubernetes components and the kube-system controllers: apply-hygiene
-  # lets their writes through unreviewed (isController in
-  # internal/review/classify.go), so the API server need not call it. Other
-  # system: users (OpenShift's system:admin, system:anonymous) are people.
+  # Kubernetes components, kubelets and kube-controller-manager's own
+  # controllers by their service accounts (files/controller-users.json, the
+  # server's ControllerUsers in internal/review/controllers.go), and
+  # controllerUsers: apply-hygiene lets their writes through unreviewed, so
+  # the API server need not call it. Other kube-system service accounts (a
+  # third-party controller, a GitOps tool's) are reviewed; other system:
+  # users (OpenShift's system:admin, system:anonymous) are people.
   - name: not-a-controller
     expression: >-
-      !(request.userInfo.username in ['system:apiserver', 'system:kube-controller-manager',
-      'system:kube-scheduler', 'system:kube-proxy']
-      || request.userInfo.username.startsWith('system:node:')
-      || request.userInfo.username.startsWith('system:serviceaccount:kube-system:'))
+      !(request.userInfo.username in {{ include "apply-hygiene.controllerUsers" .root }}
+      || request.userInfo.username.startsWith('system:node:'))
   {{- if and (not .mutating) (not .root.Values.reviewWritesWithoutLastApplied) }}
   # Writes a rule may decide on (the mutating webhook's may-be-repairable
   # implies this): /scale, a client that names its field manager (every

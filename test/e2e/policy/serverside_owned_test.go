@@ -1,7 +1,9 @@
 package policy_test
 
 import (
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
@@ -115,5 +117,69 @@ func TestRolloutRestartOfAnArgoCDObjectNamesTheWorkaround(t *testing.T) {
 	g := framework.New(t)
 	g.Kubectl.Run(t, "apply", "--server-side", "--field-manager=kustomize-controller", "-f", seeds+"seed003-v1.yaml").MustSucceed(t)
 	flux := g.Kubectl.Run(t, "rollout", "restart", "deployment/nginx-deployment").MustSucceed(t)
+	framework.WantLines(t, flux.Stderr)
+}
+
+// A server-side apply by another manager with --force-conflicts changes
+// the image that last-applied owns (issue 25): the apply is warned about,
+// never denied, and the next client-side apply of the manifest, which puts
+// the old image back, warns naming that manager. Every Apply entry counted
+// as an applier, so both were silent.
+func TestServerSideApplyByAnotherManagerOfAFieldLastAppliedOwns(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	k.Run(t, "apply", "-f", "testdata/web-v1.yaml").MustSucceed(t)
+	v1, err := os.ReadFile("testdata/web-v1.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bumped := strings.Replace(string(v1), "image: nginx:1.14.2", "image: nginx:1.16.1", 1)
+
+	ssa := k.RunWithInput(t, bumped, "apply", "--server-side", "--field-manager=deploy-bot", "--force-conflicts", "-f", "-").MustSucceed(t)
+	framework.WantLines(t, ssa.Stdout, "deployment.apps/web serverside-applied")
+	framework.WantLines(t, ssa.Stderr,
+		"Warning: [imperative-edit] Deployment "+f.Namespace+"/web: this server-side apply by apply-hygiene-admin (field manager deploy-bot) changes fields that last-applied owns: "+
+			`spec.template.spec.containers[name=nginx].image (last-applied "nginx:1.14.2", now "nginx:1.16.1"); the next client-side kubectl apply puts the last-applied values back. `+
+			"Put the change in the manifest you apply with kubectl apply, or apply it with kubectl apply --server-side from now on")
+
+	// kubectl's migration to server-side apply moved last-applied to
+	// deploy-bot, whose re-apply deleted it: the apply says so too.
+	apply := k.Run(t, "apply", "-f", "testdata/web-v1.yaml").MustSucceed(t)
+	framework.WantLines(t, apply.Stdout, "deployment.apps/web configured")
+	framework.WantMatch(t, apply.Stderr,
+		quote("Warning: resource deployments/web is missing the kubectl.kubernetes.io/last-applied-configuration annotation which is required by kubectl apply. "+
+			"kubectl apply should only be used on resources created declaratively by either kubectl create --save-config or kubectl apply. The missing annotation will be patched automatically."),
+		quote("Warning: [apply-reverts-drift] Deployment "+f.Namespace+"/web: this apply sets "+
+			`spec.template.spec.containers[name=nginx].image back to "nginx:1.14.2", discarding "nginx:1.16.1" set by deploy-bot at `)+
+			timestamp+
+			quote(" since the last apply. To keep that value, put it in your manifest before you apply; see every drifted field with: "+
+				"kubectl hygiene explain deployment/web -n "+f.Namespace),
+		quote("Warning: [missing-last-applied] Deployment "+f.Namespace+"/web: the object has no kubectl.kubernetes.io/last-applied-configuration annotation "+
+			"(objects made by kubectl create or replace without --save-config have none), so this apply cannot delete fields that your manifest does not have; "+
+			"from now on apply records it. See the live fields your manifest does not have with: kubectl hygiene explain deployment/web -n "+f.Namespace))
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.template.spec.containers[0].image}"), "nginx:1.14.2")
+}
+
+// A tool that applied client-side and now applies its own manifest
+// server-side (Argo CD switched to ServerSideApply=true, under its field
+// manager argocd-controller) owns last-applied itself: its server-side
+// apply of another image is no finding, nor is Flux's kustomize-controller
+// applying an object it applied before.
+func TestServerSideApplyOfAToolsOwnObjectIsSilent(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	k.Run(t, "apply", "--field-manager=argocd-controller", "-f", "testdata/web-v1.yaml").MustSucceed(t)
+	v1, err := os.ReadFile("testdata/web-v1.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bumped := strings.Replace(string(v1), "image: nginx:1.14.2", "image: nginx:1.16.1", 1)
+	ssa := k.RunWithInput(t, bumped, "apply", "--server-side", "--field-manager=argocd-controller", "--force-conflicts", "-f", "-").MustSucceed(t)
+	framework.WantLines(t, ssa.Stdout, "deployment.apps/web serverside-applied")
+	framework.WantLines(t, ssa.Stderr)
+
+	g := framework.New(t)
+	g.Kubectl.Run(t, "apply", "--server-side", "--field-manager=kustomize-controller", "-f", "testdata/web-v1.yaml").MustSucceed(t)
+	flux := g.Kubectl.RunWithInput(t, bumped, "apply", "--server-side", "--field-manager=kustomize-controller", "-f", "-").MustSucceed(t)
 	framework.WantLines(t, flux.Stderr)
 }

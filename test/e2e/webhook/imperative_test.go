@@ -44,6 +44,15 @@ func TestImperativeEditOfOwnedFieldIsDenied(t *testing.T) {
 				return []string{regexp.QuoteMeta("error: failed to patch image update to pod template: " + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-set", imageField))}
 			},
 		},
+		// The field manager's name is no pass: the write moves a field
+		// last-applied owns away from it and leaves last-applied as it
+		// was, which no apply does (issue 25).
+		"kubectl set image under kubectl apply's field manager": {
+			args: []string{"set", "image", "deployment/web", "nginx=nginx:1.99", "--field-manager=kubectl-client-side-apply"},
+			stderr: func(ns, user string) []string {
+				return []string{regexp.QuoteMeta("error: failed to patch image update to pod template: " + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-client-side-apply", imageField))}
+			},
+		},
 		"kubectl edit": {
 			args: []string{"edit", "deployment/web"},
 			env:  []string{"EDITOR=" + editor, "KUBE_EDITOR=" + editor},

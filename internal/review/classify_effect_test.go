@@ -1,0 +1,118 @@
+package review
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// manifest is the last-applied of the objects below: kubectl apply's.
+const manifest = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},` +
+	`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","image":"nginx:1"}]}}}}`
+
+// deployment returns the Deployment of manifest as stored, with image and
+// last-applied la.
+func deployment(t *testing.T, image, la string) *unstructured.Unstructured {
+	t.Helper()
+	obj := object(t, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop","uid":"u-1","resourceVersion":"7","creationTimestamp":"2026-11-26T10:00:00Z"},`+
+		`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","image":"nginx:1"}]}}},"status":{"replicas":2}}`)
+	if err := unstructured.SetNestedSlice(obj.Object, []any{map[string]any{"name": "web", "image": image}}, "spec", "template", "spec", "containers"); err != nil {
+		t.Fatal(err)
+	}
+	obj.SetAnnotations(map[string]string{lastAppliedAnnotation: la})
+	return obj
+}
+
+// savedConfigOf is what kubectl's --save-config writes as last-applied:
+// the object as sent, without the annotation (GetModifiedConfiguration in
+// k8s.io/kubectl/pkg/util/apply.go), uid, resourceVersion and status
+// included.
+func savedConfigOf(t *testing.T, obj *unstructured.Unstructured) string {
+	t.Helper()
+	c := obj.DeepCopy()
+	c.SetAnnotations(map[string]string{})
+	b, err := json.Marshal(c.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// classifyingEvaluator answers with one decision naming the
+// classification and the fields the analysis found changed away from
+// last-applied.
+var classifyingEvaluator = policy.EvaluatorFunc(func(_ context.Context, in *policy.Input) ([]policy.Decision, error) {
+	paths := []string{}
+	for _, c := range in.Analysis.ImperativeChanges {
+		paths = append(paths, c.Path.String())
+	}
+	return []policy.Decision{{Paths: paths}}, nil
+})
+
+// A write is classified by what it does, not by the field manager it
+// names (issue 25): a write under kubectl apply's name that moves a field
+// last-applied owns away from it is an imperative edit, while an apply of
+// an unchanged manifest that puts a drifted field back is an apply; kubectl
+// edit --save-config, which records the edited object as last-applied, is
+// a save-config like kubectl replace --save-config.
+func TestClassifyByEffect(t *testing.T) {
+	edited := deployment(t, "nginx:2", manifest)
+	editedSaved := deployment(t, "nginx:2", "")
+	editedSaved.SetAnnotations(map[string]string{lastAppliedAnnotation: savedConfigOf(t, edited)})
+	editedSaved.SetResourceVersion("8")
+	replacedLA := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},` +
+		`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","image":"nginx:2"}]}}}}`
+	type want struct {
+		Class policy.Classification
+		Paths []string
+	}
+	tests := map[string]struct {
+		manager  string
+		old, new *unstructured.Unstructured
+		want     want
+	}{
+		"kubectl set image --field-manager=kubectl-client-side-apply is an imperative edit": {
+			manager: "kubectl-client-side-apply", old: deployment(t, "nginx:1", manifest), new: deployment(t, "nginx:2", manifest),
+			want: want{policy.Imperative, []string{"spec.template.spec.containers[name=web].image"}},
+		},
+		"an apply of an unchanged manifest that puts a drifted image back is an apply": {
+			manager: "kubectl-client-side-apply", old: deployment(t, "nginx:2", manifest), new: deployment(t, "nginx:1", manifest),
+			want: want{policy.ClientSideApply, []string{}},
+		},
+		"an apply of a new manifest is an apply": {
+			manager: "kubectl-client-side-apply", old: deployment(t, "nginx:1", manifest), new: deployment(t, "nginx:2", replacedLA),
+			want: want{policy.ClientSideApply, []string{}},
+		},
+		"kubectl edit --save-config is a save-config": {
+			manager: "kubectl-edit", old: deployment(t, "nginx:1", manifest), new: editedSaved,
+			want: want{policy.SaveConfig, []string{}},
+		},
+		"kubectl replace --save-config is a save-config": {
+			manager: "kubectl-replace", old: deployment(t, "nginx:1", manifest), new: deployment(t, "nginx:2", replacedLA),
+			want: want{policy.SaveConfig, []string{}},
+		},
+		"kubectl edit that changes last-applied along with the image is an edit": {
+			manager: "kubectl-edit", old: deployment(t, "nginx:1", manifest), new: deployment(t, "nginx:2", replacedLA),
+			want: want{policy.Imperative, []string{"spec.template.spec.containers[name=web].image"}},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := NewReviewer(nil, classifyingEvaluator, cluster{})
+			rv, err := r.ReviewUpdate(t.Context(), Update{FieldManager: tc.manager, User: authenticationv1.UserInfo{Username: "alice"}, Old: tc.old, New: tc.new}, Validate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := want{rv.Input.Classification, rv.Decisions[0].Paths}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("classification (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,18 @@
+package review
+
+// Option configures a Reviewer.
+type Option func(*Reviewer)
+
+// WithControllerUsers adds user names whose writes are controllers' and
+// never reviewed, besides ControllerUsers: the chart's controllerUsers,
+// which its not-a-controller match condition spares too. Default: none.
+func WithControllerUsers(users ...string) Option {
+	return func(r *Reviewer) {
+		if r.controllers == nil {
+			r.controllers = map[string]bool{}
+		}
+		for _, u := range users {
+			r.controllers[u] = true
+		}
+	}
+}
