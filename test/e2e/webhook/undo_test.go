@@ -19,6 +19,10 @@ func TestRolloutUndoRepairsLastApplied(t *testing.T) {
 		v1, v2, v3                     string
 		undoArgs                       []string
 		v1Image                        string
+		// rebuilt: no revision keeps a manifest (a Deployment's
+		// ReplicaSets), so the repair proves of TO_BE_DELETED, which the
+		// v2 apply deleted, only its name.
+		rebuilt bool
 	}{
 		"StatefulSet (seed 004)": {
 			kind: "StatefulSet", resource: "statefulsets", name: "my-wonderhoy-app", selector: "app=my-wonderhoy-app",
@@ -28,7 +32,7 @@ func TestRolloutUndoRepairsLastApplied(t *testing.T) {
 		"Deployment": {
 			kind: "Deployment", resource: "deployments", name: "web", selector: "app=web",
 			v1: "testdata/deployment-v1.yaml", v2: "testdata/deployment-v2.yaml", v3: "testdata/deployment-v3.yaml",
-			v1Image: "nginx:1.14.2",
+			v1Image: "nginx:1.14.2", rebuilt: true,
 		},
 		"DaemonSet": {
 			kind: "DaemonSet", resource: "daemonsets", name: "agent", selector: "app=agent",
@@ -78,6 +82,9 @@ func TestRolloutUndoRepairsLastApplied(t *testing.T) {
 			}
 			c := la.Spec.Template.Spec.Containers[0]
 			wantEnv := []map[string]string{{"name": "TO_BE_DELETED", "value": "needs to be deleted!"}, {"name": "ANOTHER_ENV", "value": "who cares?"}}
+			if tc.rebuilt {
+				wantEnv[0] = map[string]string{"name": "TO_BE_DELETED"}
+			}
 			if diff := cmp.Diff(wantEnv, c.Env); c.Image != tc.v1Image || diff != "" {
 				t.Errorf("last-applied after undo: image %q (want %q), env (-want +got):\n%s", c.Image, tc.v1Image, diff)
 			}
