@@ -187,7 +187,8 @@ func appliedByAnotherTool(ows []Owner) bool {
 // orphans lists the fields of result outside known (the new manifest and
 // the previous last-applied) that a person set outside apply (see
 // ownership.setByPerson), except server-managed ones, empty values and
-// the workload's state (workloadState: spec.replicas, spec.paused). A
+// the workload's state (workloadState: spec.replicas, spec.paused, a
+// StatefulSet's partition, spec.suspend), alone or inside a struct. A
 // field that an applier owns (server defaults included) or that nobody
 // owns is never an orphan, nor is a field of a built-in kind whose value is the one the
 // server defaults it to (isServerDefault). A struct that is wholly outside
@@ -201,7 +202,17 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 	seen := map[string]bool{}
 	builtIn := a.scheme.Recognizes((&unstructured.Unstructured{Object: result}).GroupVersionKind())
 	extra.Leaves().Iterate(func(fp fieldpath.Path) {
-		p := wholeStruct(topElement(Path(fp), inExtra), resultTV, known)
+		leaf := topElement(Path(fp), inExtra)
+		if workloadState(leaf.String()) {
+			return
+		}
+		p := wholeStruct(leaf, resultTV, known)
+		if holdsWorkloadState(p, result) {
+			// The struct's removal would remove the workload's state
+			// with it (a partition), and its other fields one by one may
+			// be defaults of the same write: none is reported.
+			return
+		}
 		key := p.String()
 		if seen[key] || serverManaged(p) || workloadState(key) {
 			return

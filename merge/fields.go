@@ -1,7 +1,11 @@
 package merge
 
 import (
+	"slices"
 	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
@@ -92,17 +96,42 @@ func serverAnnotation(key string) bool {
 
 // workloadState reports whether the field at path key (kubectl notation)
 // is the state of a workload that a command sets, rather than
-// configuration that a write left behind, so that it is never an orphan:
+// configuration that a write left behind, so that it is never an orphan
+// (never reported, never pruned):
 //   - spec.replicas: leaving replicas out of the manifest is the
 //     documented way to hand it to `kubectl scale` or an autoscaler;
 //   - spec.paused: `kubectl rollout pause` sets it, and pause, apply,
 //     `kubectl rollout resume` is the documented way to batch changes of a
 //     Deployment. Removing it (the orphan's command, or prune) would
 //     resume the rollout half-way. Custom resources that have the field
-//     (Argo Rollouts, Cluster API) mean the same by it.
+//     (Argo Rollouts, Cluster API) mean the same by it;
+//   - spec.updateStrategy.rollingUpdate.partition: a StatefulSet's staged
+//     (canary) rollout, set by `kubectl patch` and lowered step by step.
+//     Removing it would roll the rest of the pods mid-canary;
+//   - spec.suspend: a CronJob or Job suspended by `kubectl patch -p
+//     '{"spec":{"suspend":true}}'`, the usual action in an incident.
+//     Removing it would start the CronJob's schedule again (Flux's
+//     `flux suspend` means the same on its custom resources).
 //
-// A manifest that has either field owns it as any other: apply removes it
-// when the manifest drops it.
+// A manifest that has one of these fields owns it as any other: apply
+// removes it when the manifest drops it.
 func workloadState(key string) bool {
-	return key == "spec.replicas" || key == "spec.paused"
+	return slices.Contains(workloadStateKeys, key)
+}
+
+var workloadStateKeys = []string{"spec.replicas", "spec.paused", "spec.updateStrategy.rollingUpdate.partition", "spec.suspend"}
+
+// holdsWorkloadState reports whether obj has, strictly below p, a field
+// that is the workload's state (workloadState).
+func holdsWorkloadState(p Path, obj map[string]any) bool {
+	prefix := p.String() + "."
+	for _, key := range workloadStateKeys {
+		if !strings.HasPrefix(key, prefix) {
+			continue
+		}
+		if _, found, _ := unstructured.NestedFieldNoCopy(obj, strings.Split(key, ".")...); found {
+			return true
+		}
+	}
+	return false
 }

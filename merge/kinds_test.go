@@ -14,8 +14,8 @@ import (
 // server's allocated and defaulted fields (a Service's clusterIPs,
 // ipFamilies, sessionAffinity, the port's protocol; a Job's selector and
 // controller-uid labels; a Secret's type; a Namespace's name label) are
-// neither orphans nor reverts: exactly the addition is orphaned and the
-// change reverted.
+// neither orphans nor reverts: exactly the addition is orphaned (but a
+// CronJob's suspend, its state) and the change reverted.
 func TestAnalyzeApplyOfBuiltInKinds(t *testing.T) {
 	tests := map[string]struct {
 		orphans, reverts []string
@@ -27,8 +27,10 @@ func TestAnalyzeApplyOfBuiltInKinds(t *testing.T) {
 		"namespace":      {orphans: []string{"metadata.annotations[example.com/owner]"}, reverts: []string{"metadata.labels.team"}},
 		"ingress":        {orphans: []string{"spec.tls"}, reverts: []string{"spec.ingressClassName"}},
 		"networkpolicy":  {orphans: []string{"spec.egress"}, reverts: []string{"spec.ingress"}},
-		"cronjob":        {orphans: []string{"spec.suspend"}, reverts: []string{"spec.jobTemplate.spec.template.spec.containers[name=app].image"}},
-		"job":            {orphans: []string{"spec.activeDeadlineSeconds"}, reverts: []string{"spec.parallelism"}},
+		// A suspend that kubectl patch set is the CronJob's state, not an
+		// orphan: removing it would start the schedule again.
+		"cronjob": {reverts: []string{"spec.jobTemplate.spec.template.spec.containers[name=app].image"}},
+		"job":     {orphans: []string{"spec.activeDeadlineSeconds"}, reverts: []string{"spec.parallelism"}},
 		// The patch set spec.behavior.scaleDown.stabilizationWindowSeconds;
 		// the server defaulted the rest of spec.behavior around it: one
 		// orphan, removed whole.
@@ -46,8 +48,8 @@ func TestAnalyzeApplyOfBuiltInKinds(t *testing.T) {
 		// default is no orphan: removing it, as the warning's command
 		// says, brings the same value back (isServerDefault). The port
 		// kubectl patch added, adopted into the manifest, keeps the
-		// defaulted targetPort and protocol; the CronJob's suspend (true
-		// above, an orphan) is back to its default false.
+		// defaulted targetPort and protocol; the CronJob's suspend is
+		// back to its default false.
 		"service-port-adopted":    {reverts: []string{"spec.ports[port=80,protocol=TCP].targetPort"}},
 		"cronjob-suspend-default": {reverts: []string{"spec.jobTemplate.spec.template.spec.containers[name=app].image"}},
 	}

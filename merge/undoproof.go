@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -30,12 +31,20 @@ import (
 //     and only client-side appliers own its old value (managedFields of
 //     the object before the undo): a manifest field, not one that kubectl
 //     set/rollout/edit or a robot stamped;
-//   - for a template field the undo adds that last-applied does not have,
+//   - for a list element the undo adds that last-applied does not have,
 //     that the replaced template was made by the apply of last-applied
-//     right after the restored one (adjacentApply): that apply deleted the
-//     field, which it does only for a field its previous last-applied had.
-//     A restartedAt that a second undo adds back has no such proof: the
-//     template it replaces was itself restored by an undo.
+//     right after the restored one, and by nothing else (adjacentApply):
+//     that apply deleted the element, which it does only for an element
+//     its previous last-applied had. That proves the element's key, not
+//     its other fields (the restored element has what people and the
+//     server added to it), so the repair writes the key alone: kubectl's
+//     next apply then deletes the element when the manifest lacks it and
+//     leaves its other fields alone when the manifest has it. A field
+//     that is not a list element proves nothing this way (its value is
+//     not proven, and writing its parent map would let the next apply
+//     delete siblings a tool stamped). A restartedAt that a second undo
+//     adds back has no such proof: the template it replaces was itself
+//     restored by an undo.
 
 // undoProof decides, path by path, what an undo repair may write.
 type undoProof struct {
@@ -46,6 +55,9 @@ type undoProof struct {
 	// owned tells, for a path, whether only client-side appliers own its
 	// value in the object before the undo.
 	owned func(Path) bool
+	// appliedAt is when a client-side applier last wrote the object
+	// before the undo, zero when unknown.
+	appliedAt time.Time
 	// adjacent: adjacentApply holds.
 	adjacent bool
 }
@@ -78,10 +90,13 @@ func (pr *undoProof) repairPath(out map[string]any, p Path) {
 		} else {
 			removeAt(out, p)
 		}
-	case l.ok: // added where last-applied has the path
-		setAt(out, p, pr.new, false)
+	case l.ok:
+		// Added where last-applied has the path: last-applied keeps its
+		// own value. The restored one may hold what a person or the
+		// server set (an env var of `kubectl set env`, defaults), and
+		// for kubectl's next three-way merge only the presence counts.
 	case pr.adjacent && isTemplatePath(p):
-		setAt(out, p, pr.new, false)
+		setKeyAt(out, p, pr.new)
 	}
 }
 
@@ -103,6 +118,10 @@ func (a *Analyzer) newUndoProof(rev revision, revs []revision, old, new, origina
 	if err != nil {
 		return nil, err
 	}
+	pr.appliedAt, err = a.clientSideAppliedAt(mfs, new)
+	if err != nil {
+		return nil, err
+	}
 	if len(mfs) == 0 {
 		// No managedFields (the audit's reconstruction of the object
 		// before the undo): only a value last-applied has counts.
@@ -116,11 +135,22 @@ func (a *Analyzer) newUndoProof(rev revision, revs []revision, old, new, origina
 }
 
 // adjacentApply reports whether old's template was made from rev's by the
-// apply of old's last-applied: old's revision is the one created right
-// after rev held the newest number, it was never restored (an undo
-// renumbers a ReplicaSet and records its numbers in revision-history), and
-// every template field in which it differs from rev and that it has is
-// owned by client-side appliers alone — at least one.
+// apply of old's last-applied and by nothing else: old's revision is the
+// one created right after rev held the newest number, it was never
+// restored (an undo renumbers a ReplicaSet and records its numbers in
+// revision-history), every template field in which it differs from rev
+// and that it has is owned by client-side appliers alone — at least one —,
+// and its ReplicaSet was created within appliedWindow after the last
+// client-side apply.
+//
+// The last condition stands for the fields old lacks: a removal leaves no
+// owner in managedFields, so the removal of a person's patch and the
+// apply's look the same. The Deployment controller makes one ReplicaSet
+// per sync, right after the apply; a later one means the controller
+// waited (a `kubectl rollout pause`) and other writes may have been
+// folded into the same revision: the pause, apply, patch, resume of an
+// incident. A writer that does all that within the window is not told
+// apart.
 func adjacentApply(old *unstructured.Unstructured, rev revision, revs []revision, changes []Path, pr *undoProof) bool {
 	current := currentRevision(old, revs)
 	if current < 0 {
@@ -128,6 +158,9 @@ func adjacentApply(old *unstructured.Unstructured, rev revision, revs []revision
 	}
 	c := revs[current]
 	if c.first != c.number || !slices.Contains(rev.numbers, c.number-1) {
+		return false
+	}
+	if pr.appliedAt.IsZero() || c.created.Before(pr.appliedAt) || c.created.Sub(pr.appliedAt) > appliedWindow {
 		return false
 	}
 	applied := 0
@@ -143,12 +176,68 @@ func adjacentApply(old *unstructured.Unstructured, rev revision, revs []revision
 	return applied > 0
 }
 
+// appliedWindow is how long after a client-side apply the Deployment
+// controller's ReplicaSet may be created for adjacentApply to hold:
+// managedFields times have a resolution of one second, and a busy
+// controller takes a little more.
+const appliedWindow = 2 * time.Second
+
+// clientSideAppliedAt returns the newest time at which a client-side
+// applier wrote, by the managedFields of the object before the undo, or
+// of the object after it when those are unknown (the audit's
+// reconstruction): the undo does not change the applier's entry.
+func (a *Analyzer) clientSideAppliedAt(mfs []ManagedFields, after *unstructured.Unstructured) (time.Time, error) {
+	if len(mfs) == 0 {
+		var err error
+		if mfs, err = DecodeManagedFields(after); err != nil {
+			return time.Time{}, err
+		}
+	}
+	ow := a.ownershipOf(mfs)
+	var newest time.Time
+	for _, mf := range mfs {
+		if mf.Subresource == "" && ow.onlyClientSideAppliers([]Owner{mf.Owner}) && mf.Time.After(newest) {
+			newest = mf.Time
+		}
+	}
+	return newest, nil
+}
+
+// setKeyAt writes into dst, at p, the part of src's list element at p
+// that names it: the value of a set, the single key field of a keyed
+// list. It writes nothing for any other path, nor for an element whose
+// key has several fields (a port's protocol may be a default).
+func setKeyAt(dst map[string]any, p Path, src map[string]any) {
+	if len(p) == 0 {
+		return
+	}
+	last := p[len(p)-1]
+	switch {
+	case last.Value != nil:
+		setAt(dst, p, src, false)
+	case last.Key != nil && len(*last.Key) == 1:
+		v, ok := lookup(src, p)
+		elem, isMap := v.(map[string]any)
+		name := (*last.Key)[0].Name
+		if !ok || !isMap || elem[name] == nil {
+			return
+		}
+		setValueAt(dst, p, src, false, map[string]any{name: deepCopyJSON(elem[name])})
+	}
+}
+
 // setAt sets p in dst to src's value at p, creating the maps on the way.
 // A list element on the way that dst lacks is copied whole from src when
 // whole is set (src is a manifest); otherwise p is left alone (its parts
 // would be a partial element). A list element that p adds goes where src has it relative to
 // the elements dst shares with src.
 func setAt(dst map[string]any, p Path, src map[string]any, whole bool) {
+	setValueAt(dst, p, src, whole, nil)
+}
+
+// setValueAt is setAt that writes v, when not nil, at p instead of src's
+// value; src still gives the way and the position of a new element.
+func setValueAt(dst map[string]any, p Path, src map[string]any, whole bool, v any) {
 	var cur any = dst
 	var srcCur any = src
 	for i, pe := range p {
@@ -157,6 +246,9 @@ func setAt(dst map[string]any, p Path, src map[string]any, whole bool) {
 			return
 		}
 		last := i == len(p)-1
+		if last && v != nil {
+			srcNext = v
+		}
 		if pe.FieldName != nil {
 			m, ok := cur.(map[string]any)
 			if !ok {
@@ -196,7 +288,7 @@ func insertElement(dst map[string]any, parent Path, pe fieldpath.PathElement, sr
 	l, _ := lookup(dst, parent)
 	list, _ := l.([]any)
 	sl, _ := srcList.([]any)
-	pos := slices.IndexFunc(sl, func(x any) bool { return jsonEqual(x, elem) })
+	pos := slices.IndexFunc(sl, func(x any) bool { return sameElement(pe, x, elem) })
 	insert := 0
 	for j, x := range list {
 		if k := slices.IndexFunc(sl, func(y any) bool { return sameElement(pe, x, y) }); k >= 0 && k < pos {

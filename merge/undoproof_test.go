@@ -22,7 +22,9 @@ func TestSetAtAndRemoveAt(t *testing.T) {
 		path   string
 		whole  bool
 		remove bool
-		want   map[string]any
+		// key: setKeyAt, which writes the element's key alone.
+		key  bool
+		want map[string]any
 	}{
 		"an added list element goes where the source has it": {
 			dst: env("A", "C"), path: "spec.containers[name=web].env[name=B]", want: env("A", "B", "C"),
@@ -46,6 +48,15 @@ func TestSetAtAndRemoveAt(t *testing.T) {
 		"maps on the way are created": {
 			dst: map[string]any{}, path: "spec.containers", want: env("A", "B", "C"),
 		},
+		"an added list element is written as its key alone": {
+			dst: env("A", "C"), path: "spec.containers[name=web].env[name=B]", key: true,
+			want: map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "web", "env": []any{
+				map[string]any{"name": "A", "value": "A!"}, map[string]any{"name": "B"}, map[string]any{"name": "C", "value": "C!"},
+			}}}}},
+		},
+		"a field that is not a list element has no key to write": {
+			dst: env("A"), path: "spec.containers[name=web].env[name=B].value", key: true, want: env("A"),
+		},
 		"a removed element leaves the others": {
 			dst: env("A", "B", "C"), path: "spec.containers[name=web].env[name=B]", remove: true, want: env("A", "C"),
 		},
@@ -56,9 +67,12 @@ func TestSetAtAndRemoveAt(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			p := mustPath(t, tc.path)
-			if tc.remove {
+			switch {
+			case tc.remove:
 				removeAt(tc.dst, p)
-			} else {
+			case tc.key:
+				setKeyAt(tc.dst, p, src)
+			default:
 				setAt(tc.dst, p, src, tc.whole)
 			}
 			if diff := cmp.Diff(tc.want, tc.dst); diff != "" {

@@ -8,7 +8,8 @@ import "testing"
 // changes a field that last-applied owns with another, and applies v2.
 // merge must predict exactly what the server stored (the server's
 // allocated and defaulted fields included) and find the addition orphaned
-// and the change reverted, nothing else.
+// (but a CronJob's suspend, its state) and the change reverted, nothing
+// else.
 func TestDifferentialKinds(t *testing.T) {
 	tests := map[string]scenario{
 		"v1 Service: a patched port is orphaned, a drifted targetPort reverted": {
@@ -46,9 +47,10 @@ func TestDifferentialKinds(t *testing.T) {
 			orphans: []string{"spec.egress by kubectl-patch"},
 			reverts: []string{"spec.ingress by kubectl-patch"},
 		},
-		"batch/v1 CronJob: a patched suspend is orphaned, a set image reverted": {
+		// A patched suspend is the CronJob's state (workloadState), not
+		// an orphan.
+		"batch/v1 CronJob: a patched suspend is no orphan, a set image reverted": {
 			dir:     "kind-cronjob",
-			orphans: []string{"spec.suspend by kubectl-patch"},
 			reverts: []string{"spec.jobTemplate.spec.template.spec.containers[name=app].image by kubectl-set"},
 		},
 		"batch/v1 Job: a patched deadline is orphaned, a drifted parallelism reverted": {

@@ -146,7 +146,7 @@ func lines(s string) []string {
 // ReplicaSet too (kubectl's DeploymentRollbacker): the repair covers them
 // as it covers the template, so last-applied says v1 again, with the
 // annotation v1 set and without the one a robot stamped, and applying v1
-// changes nothing.
+// changes nothing but last-applied.
 func TestDeploymentUndoRepairCoversTheAnnotationsItRestores(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
@@ -168,7 +168,11 @@ func TestDeploymentUndoRepairCoversTheAnnotationsItRestores(t *testing.T) {
 		t.Errorf("last-applied annotations after the undo = %s, want map[team:a]", got)
 	}
 
+	template := k.JSONPath(t, short, "{.spec.template}")
 	apply := applyPredicted(t, k, "testdata/deployment-annotated-v1.yaml").MustSucceed(t)
-	framework.WantLines(t, apply.Stdout, "deployment.apps/web unchanged")
+	// last-applied had TO_BE_DELETED's name alone (the repair proves no
+	// more): the apply writes v1's last-applied and nothing else.
+	framework.WantLines(t, apply.Stdout, "deployment.apps/web configured")
 	framework.WantLines(t, apply.Stderr)
+	framework.WantLines(t, k.JSONPath(t, short, "{.spec.template}"), template)
 }
