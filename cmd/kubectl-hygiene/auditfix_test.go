@@ -139,7 +139,7 @@ func TestAuditFixRebuildsLastAppliedOfAnUndoneDeployment(t *testing.T) {
 	if code != exitOK || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	want := "deployment.apps/web fixed: last-applied rebuilt for the pod template of ReplicaSet web-aaa (revision 3)\n" +
+	want := "deployment.apps/web fixed: last-applied rebuilt for the pod template of ReplicaSet web-aaa (revision 3) (as field manager kubectl-client-side-apply, which owns last-applied)\n" +
 		"1 object fixed, 0 findings left to you.\n"
 	if diff := cmp.Diff(want, stdout); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
