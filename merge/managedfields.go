@@ -36,6 +36,9 @@ type ManagedFields struct {
 	// without "." and without children is a leaf, an atomic value whose
 	// parts the manager owns whole. Nil means none.
 	Nodes *fieldpath.Set
+	// recreation is set for the entry of a kubectl command that created
+	// the object in place of one it deleted (see isRecreation).
+	recreation bool
 }
 
 // ManagedFieldsEntry is one entry of metadata.managedFields as stored,
@@ -138,8 +141,9 @@ func DecodeManagedFields(obj *unstructured.Unstructured) ([]ManagedFields, error
 		return nil, fmt.Errorf("decoding managedFields: %w", err)
 	}
 	out := make([]ManagedFields, len(entries))
+	created := obj.GetCreationTimestamp().Time
 	for i, e := range entries {
-		out[i] = ManagedFields{Owner: e.Owner, Fields: &fieldpath.Set{}}
+		out[i] = ManagedFields{Owner: e.Owner, Fields: &fieldpath.Set{}, recreation: isRecreation(e.Owner, created)}
 		if len(e.FieldsV1) == 0 {
 			continue
 		}
