@@ -191,6 +191,15 @@ extraKinds resource.
 {{- toYaml (dict "groups" $groups) }}
 {{- end }}
 
+{{/* patch on the kinds the audit lists (auditGroups): audit.fix and removalProofs. */}}
+{{- define "apply-hygiene.patchRules" -}}
+{{- range (include "apply-hygiene.auditGroups" . | fromYaml).groups }}
+  - apiGroups: [{{ .group | quote }}]
+    resources: {{ toJson (sortAlpha .resources) }}
+    verbs: ["patch"]
+{{- end }}
+{{- end }}
+
 {{/* --audit-resources: group/version/resource, version/resource for core. */}}
 {{- define "apply-hygiene.auditResourcesFlag" -}}
 {{- $specs := list }}

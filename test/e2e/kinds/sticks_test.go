@@ -1,0 +1,190 @@
+package kinds_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// webService is a Service that leaves its type and session affinity to
+// the server (ClusterIP, None), with the label release, plus what a
+// case's manifest adds to spec. An apply that changes nothing but
+// last-applied is a hand-over (save-config), which no orphan rule judges:
+// each next apply changes the label too.
+func webService(release, spec string) string {
+	return `apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  labels: {release: ` + release + `}
+spec:
+  selector: {app: web}
+  ports:
+  - port: 80
+    targetPort: 8080
+` + spec
+}
+
+// A value the server would put straight back is no orphan, whoever owns
+// it: a person switches a discriminator with kubectl patch, the server
+// defaults what comes with it (owned by kubectl-patch), the manifest then
+// adopts the discriminator but not the defaults. Removing one of them
+// would only bring it back, so the apply says nothing. A value a person
+// set that is not the server's (externalTrafficPolicy: Local) still is an
+// orphan: its removal sticks (the server puts Cluster there instead).
+func TestValueTheServerPutsBackIsNoOrphan(t *testing.T) {
+	tests := map[string]struct {
+		patch, spec string
+		// orphan is the warning of the apply after the patch (with the
+		// placeholders of expand); empty: the apply prints nothing.
+		orphan string
+	}{
+		"a Service patched to NodePort, then applied as NodePort: no orphan (externalTrafficPolicy, nodePort)": {
+			patch: `{"spec":{"type":"NodePort"}}`,
+			spec:  "  type: NodePort\n",
+		},
+		"a Service patched to LoadBalancer, then applied as LoadBalancer: no orphan (allocateLoadBalancerNodePorts)": {
+			patch: `{"spec":{"type":"LoadBalancer"}}`,
+			spec:  "  type: LoadBalancer\n",
+		},
+		"a Service patched to ClientIP affinity, then applied with it: no orphan (sessionAffinityConfig)": {
+			patch: `{"spec":{"sessionAffinity":"ClientIP"}}`,
+			spec:  "  sessionAffinity: ClientIP\n",
+		},
+		"a Service patched to NodePort with externalTrafficPolicy Local, then applied as NodePort: Local is an orphan": {
+			patch: `{"spec":{"type":"NodePort","externalTrafficPolicy":"Local"}}`,
+			spec:  "  type: NodePort\n",
+			orphan: `Warning: [orphaned-field] Service $NS/web: spec.externalTrafficPolicy ("Local", set by kubectl-patch at $TS) ` +
+				`is in neither your manifest nor last-applied, so kubectl apply will never remove it. Remove it with: kubectl patch service/web -n $NS ` +
+				`--type=json -p '[{"op":"test","path":"/spec/externalTrafficPolicy","value":"Local"},{"op":"remove","path":"/spec/externalTrafficPolicy"}]'`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := framework.New(t)
+			k := f.Kubectl
+			pred := framework.NewPredictor(t)
+			v1 := framework.WriteFile(t, "v1.yaml", webService("v1", ""), 0o644)
+			v2 := framework.WriteFile(t, "v2.yaml", webService("v2", tc.spec), 0o644)
+			created := pred.Apply(t, k, v1).MustSucceed(t)
+			framework.WantLines(t, created.Stderr)
+
+			patched := k.Run(t, "patch", "service/web", "-p", tc.patch).MustSucceed(t)
+			framework.WantLines(t, patched.Stdout, "service/web patched")
+			framework.WantLines(t, patched.Stderr)
+
+			applied := pred.Apply(t, k, v2).MustSucceed(t)
+			framework.WantLines(t, applied.Stdout, "service/web configured")
+			if tc.orphan == "" {
+				framework.WantLines(t, applied.Stderr)
+				return
+			}
+			framework.WantMatch(t, applied.Stderr, expand(f.Namespace, []string{tc.orphan})...)
+		})
+	}
+}
+
+// recreated is a StatefulSet and a NodePort Service: the kinds whose
+// server defaults the table of defaults does not all know
+// (persistentVolumeClaimRetentionPolicy, updateStrategy's maxUnavailable,
+// externalTrafficPolicy).
+const recreated = `apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+  labels: {release: v1}
+spec:
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers:
+      - name: db
+        image: registry.k8s.io/pause:3.10
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: db
+  labels: {release: v1}
+spec:
+  type: NodePort
+  selector: {app: db}
+  ports:
+  - port: 80
+`
+
+// A re-creation owns its defaults as kubectl create does: after kubectl
+// replace --force (a delete, then a create under kubectl-replace), delete
+// then create, or replace --force --save-config, the apply of the
+// manifest (with a new label: see webService) finds no orphan in the
+// server's defaults. Without last-applied
+// it says only that (missing-last-applied), with it nothing.
+func TestRecreationOwnsItsDefaults(t *testing.T) {
+	missing := func(object string) string {
+		return regexp.QuoteMeta("Warning: [missing-last-applied] " + object + ": the object has no kubectl.kubernetes.io/last-applied-configuration " +
+			"annotation (objects made by kubectl create or replace without --save-config have none), so this apply cannot delete fields that your " +
+			"manifest does not have; from now on apply records it. See the live fields your manifest does not have with: kubectl hygiene explain ")
+	}
+	tests := map[string]struct {
+		// recreate are the commands; FILE stands for the manifest.
+		recreate [][]string
+		// missingLastApplied: the apply warns that there was none.
+		missingLastApplied bool
+	}{
+		"kubectl replace --force": {
+			recreate:           [][]string{{"replace", "--force", "-f", "FILE"}},
+			missingLastApplied: true,
+		},
+		"kubectl replace --force --save-config": {
+			recreate: [][]string{{"replace", "--force", "--save-config", "-f", "FILE"}},
+		},
+		"kubectl delete then kubectl create": {
+			recreate:           [][]string{{"delete", "-f", "FILE"}, {"create", "-f", "FILE"}},
+			missingLastApplied: true,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := framework.New(t)
+			k := f.Kubectl
+			pred := framework.NewPredictor(t)
+			file := framework.WriteFile(t, "app.yaml", recreated, 0o644)
+			v2 := framework.WriteFile(t, "app-v2.yaml", strings.ReplaceAll(recreated, "release: v1", "release: v2"), 0o644)
+			created := pred.Apply(t, k, file).MustSucceed(t)
+			framework.WantLines(t, created.Stderr)
+			for _, args := range tc.recreate {
+				for i, a := range args {
+					if a == "FILE" {
+						args[i] = file
+					}
+				}
+				k.Run(t, args...).MustSucceed(t)
+			}
+
+			// Not through the predictor: it does not match diff's
+			// missing-last-applied with the apply's, which kubectl prints
+			// after its own warning on the same object.
+			applied := k.Run(t, "apply", "-f", v2).MustSucceed(t)
+			framework.WantLines(t, applied.Stdout, "statefulset.apps/db configured", "service/db configured")
+			if !tc.missingLastApplied {
+				framework.WantLines(t, applied.Stderr)
+				return
+			}
+			framework.WantMatch(t, applied.Stderr,
+				kubectlMissing("statefulsets"), missing("StatefulSet "+f.Namespace+"/db")+regexp.QuoteMeta("statefulset/db -n "+f.Namespace),
+				kubectlMissing("services"), missing("Service "+f.Namespace+"/db")+regexp.QuoteMeta("service/db -n "+f.Namespace))
+		})
+	}
+}
+
+// kubectlMissing is kubectl's own warning on applying to an object of
+// resource without last-applied.
+func kubectlMissing(resource string) string {
+	return regexp.QuoteMeta("Warning: resource " + resource + "/db is missing the kubectl.kubernetes.io/last-applied-configuration annotation " +
+		"which is required by kubectl apply. kubectl apply should only be used on resources created declaratively by either kubectl create " +
+		"--save-config or kubectl apply. The missing annotation will be patched automatically.")
+}
