@@ -75,8 +75,8 @@ func TestRemovalSticks(t *testing.T) {
 		},
 		"a removal the server refuses (422)": {
 			pointer: "/spec/externalTrafficPolicy",
-			answer: answer{err: apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, "web", nil)},
-			want:   RemovalRejected,
+			answer:  answer{err: apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, "web", nil)},
+			want:    RemovalRejected,
 		},
 		"a dry run the server forbids: no verdict": {
 			pointer: "/spec/externalTrafficPolicy",
