@@ -85,7 +85,7 @@ func (sc *scan) resource(ctx context.Context, gvr schema.GroupVersionResource, n
 			return fmt.Errorf("listing %s: %w", resourceName(gvr), err)
 		}
 		for i := range list.Items {
-			if err := sc.object(ctx, &list.Items[i]); err != nil {
+			if err := sc.object(ctx, gvr, &list.Items[i]); err != nil {
 				return err
 			}
 		}
@@ -104,7 +104,7 @@ func (sc *scan) resource(ctx context.Context, gvr schema.GroupVersionResource, n
 }
 
 // object scans one object. It returns only errors that end the scan.
-func (sc *scan) object(ctx context.Context, obj *unstructured.Unstructured) error {
+func (sc *scan) object(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) error {
 	sc.report.Objects++
 	sc.report.Namespaces[obj.GetNamespace()]++
 	if !audited(obj) {
@@ -115,6 +115,7 @@ func (sc *scan) object(ctx context.Context, obj *unstructured.Unstructured) erro
 		sc.report.Errors = append(sc.report.Errors, ObjectError{Object: merge.RefOf(obj), Err: err})
 		return nil
 	}
+	sc.proveOrphans(ctx, gvr, obj, an)
 	if err := sc.rollback(ctx, obj, an); err != nil {
 		// Without the revisions the rest of the analysis still holds.
 		sc.report.Errors = append(sc.report.Errors, ObjectError{Object: merge.RefOf(obj), Err: err})

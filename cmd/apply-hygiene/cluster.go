@@ -7,6 +7,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/apply-hygiene/apply-hygiene/audit"
 	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 	"github.com/apply-hygiene/apply-hygiene/webhook"
 )
@@ -33,3 +34,12 @@ func reviewCluster(dyn dynamic.Interface, opts Options, autoscalers *kube.Autosc
 // withoutProofs is a Cluster without its RemovalSticks: the review core
 // then leaves every orphan to merge's judgement.
 type withoutProofs struct{ webhook.Cluster }
+
+// auditOptions are the periodic audit's: its removal proofs follow
+// --removal-proofs, as admission's do.
+func auditOptions(opts Options) []audit.Option {
+	if !opts.RemovalProofs {
+		return nil
+	}
+	return []audit.Option{audit.WithRemovalProofs()}
+}

@@ -106,7 +106,7 @@ func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(
 	if err := addPolicySources(mgr, cfg, engine, opts); err != nil {
 		return err
 	}
-	if err := addAudit(mgr, cfg, dyn, audit.NewScanner(dyn, analyzer, engine), opts); err != nil {
+	if err := addAudit(mgr, cfg, dyn, audit.NewScanner(dyn, analyzer, engine, auditOptions(opts)...), opts); err != nil {
 		return err
 	}
 	logger.Info("starting", "port", opts.Port, "certDir", opts.CertDir, "failurePolicy", opts.FailurePolicy, "memoryBudget", budget)
