@@ -1,6 +1,8 @@
 package kinds_test
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -34,6 +36,7 @@ spec:
 // would only bring it back, so the apply says nothing. A value a person
 // set that is not the server's (externalTrafficPolicy: Local) still is an
 // orphan: its removal sticks (the server puts Cluster there instead).
+// kubectl hygiene audit agrees.
 func TestValueTheServerPutsBackIsNoOrphan(t *testing.T) {
 	tests := map[string]struct {
 		patch, spec string
@@ -79,6 +82,11 @@ func TestValueTheServerPutsBackIsNoOrphan(t *testing.T) {
 			framework.WantLines(t, applied.Stdout, "service/web configured")
 			if tc.orphan == "" {
 				framework.WantLines(t, applied.Stderr)
+				// The audit proves the same way (with the user's
+				// credentials here).
+				k.Env = []string{"PATH=" + filepath.Dir(framework.HygieneBinary(t)) + ":" + os.Getenv("PATH")}
+				audit := k.Run(t, "hygiene", "audit", "--kind", "services").MustSucceed(t)
+				framework.WantLines(t, audit.Stdout, "No findings in 1 objects.")
 				return
 			}
 			framework.WantMatch(t, applied.Stderr, expand(f.Namespace, []string{tc.orphan})...)
