@@ -247,10 +247,10 @@ func orphanApplyRequest(t *testing.T, kind string, gvr schema.GroupVersionResour
 		w.SetManagedFields([]metav1.ManagedFieldsEntry{
 			{Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1",
 				Time: &metav1.Time{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, FieldsType: "FieldsV1",
-				FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}}},"f:spec":{"f:replicas":{}}}`)}},
+				FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}}},"f:spec":{"f:replicas":{}}}`)},
 			{Manager: "kubectl-label", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1",
 				Time: &metav1.Time{Time: time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC)}, FieldsType: "FieldsV1",
-				FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{".":{},"f:debug":{}}}}`)}},
+				FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{".":{},"f:debug":{}}}}`)},
 		})
 		if at != "" {
 			mfs := w.GetManagedFields()
