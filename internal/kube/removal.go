@@ -101,6 +101,11 @@ func (c *Cluster) RemovalSticks(ctx context.Context, gvr schema.GroupVersionReso
 	if gvr.Resource == "" {
 		return "", fmt.Errorf("%w: no resource for %s %s", ErrNoRemovalProof, target.GetKind(), target.GetName())
 	}
+	if gvr.Group == "" && gvr.Resource == "secrets" {
+		// The patch and its answer would carry the Secret's values; the
+		// chart grants no patch on Secrets.
+		return "", fmt.Errorf("%w: Secrets are never patched", ErrNoRemovalProof)
+	}
 	tokens, err := pointerTokens(pointer)
 	if err != nil {
 		return "", err

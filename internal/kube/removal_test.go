@@ -125,6 +125,20 @@ func TestRemovalSticks(t *testing.T) {
 	}
 }
 
+// A Secret is never patched: no request, no verdict.
+func TestRemovalSticksNeverPatchesSecrets(t *testing.T) {
+	client, requests := fakeServer(t, answer{edit: func(map[string]any) {}})
+	secret := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "db", "namespace": "shop"}, "data": map[string]any{"old": "c2VjcmV0"}}}
+	_, err := NewCluster(client, 0).RemovalSticks(t.Context(), schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, secret, secret, "/data/old")
+	if !errors.Is(err, ErrNoRemovalProof) {
+		t.Errorf("error = %v, want ErrNoRemovalProof", err)
+	}
+	if len(*requests) != 0 {
+		t.Errorf("%d requests, want none", len(*requests))
+	}
+}
+
 // The dry run patches the object as stored into the object after the write
 // minus the field: dryRun=All, apply-hygiene's field manager, neither
 // managedFields nor resourceVersion, and last-applied as stored.
