@@ -296,6 +296,15 @@ matchConditions:
       'system:kube-scheduler', 'system:kube-proxy']
       || request.userInfo.username.startsWith('system:node:')
       || request.userInfo.username.startsWith('system:serviceaccount:kube-system:'))
+  # apply-hygiene's own removal proofs (--removal-proofs): server-side dry
+  # runs that prove an orphaned field's removal sticks, sent while it
+  # reviews an apply. Nothing of them is stored, and the server would only
+  # skip them (kube.DryRunFieldManager in internal/kube/removal.go).
+  - name: not-a-removal-proof
+    expression: >-
+      !(has(request.dryRun) && request.dryRun
+      && has(request.options) && has(request.options.fieldManager)
+      && request.options.fieldManager == 'apply-hygiene-dry-run')
   {{- if and (not .mutating) (not .root.Values.reviewWritesWithoutLastApplied) }}
   # Writes a rule may decide on (the mutating webhook's may-be-repairable
   # implies this): /scale, a client that names its field manager (every

@@ -1,6 +1,8 @@
 package kinds_test
 
 import (
+	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -132,11 +134,6 @@ spec:
 // server's defaults. Without last-applied
 // it says only that (missing-last-applied), with it nothing.
 func TestRecreationOwnsItsDefaults(t *testing.T) {
-	missing := func(object string) string {
-		return regexp.QuoteMeta("Warning: [missing-last-applied] " + object + ": the object has no kubectl.kubernetes.io/last-applied-configuration " +
-			"annotation (objects made by kubectl create or replace without --save-config have none), so this apply cannot delete fields that your " +
-			"manifest does not have; from now on apply records it. See the live fields your manifest does not have with: kubectl hygiene explain ")
-	}
 	tests := map[string]struct {
 		// recreate are the commands; FILE stands for the manifest.
 		recreate [][]string
@@ -183,16 +180,61 @@ func TestRecreationOwnsItsDefaults(t *testing.T) {
 				return
 			}
 			framework.WantMatch(t, applied.Stderr,
-				kubectlMissing("statefulsets"), missing("StatefulSet "+f.Namespace+"/db")+regexp.QuoteMeta("statefulset/db -n "+f.Namespace),
-				kubectlMissing("services"), missing("Service "+f.Namespace+"/db")+regexp.QuoteMeta("service/db -n "+f.Namespace))
+				kubectlMissing("statefulsets", "db"), missing("StatefulSet "+f.Namespace+"/db")+regexp.QuoteMeta("statefulset/db -n "+f.Namespace),
+				kubectlMissing("services", "db"), missing("Service "+f.Namespace+"/db")+regexp.QuoteMeta("service/db -n "+f.Namespace))
 		})
 	}
 }
 
 // kubectlMissing is kubectl's own warning on applying to an object of
 // resource without last-applied.
-func kubectlMissing(resource string) string {
-	return regexp.QuoteMeta("Warning: resource " + resource + "/db is missing the kubectl.kubernetes.io/last-applied-configuration annotation " +
+func kubectlMissing(resource, name string) string {
+	return regexp.QuoteMeta("Warning: resource " + resource + "/" + name + " is missing the kubectl.kubernetes.io/last-applied-configuration annotation " +
 		"which is required by kubectl apply. kubectl apply should only be used on resources created declaratively by either kubectl create " +
 		"--save-config or kubectl apply. The missing annotation will be patched automatically.")
+}
+
+// missing is apply-hygiene's missing-last-applied warning on object, up to
+// the explain command's target.
+func missing(object string) string {
+	return regexp.QuoteMeta("Warning: [missing-last-applied] " + object + ": the object has no kubectl.kubernetes.io/last-applied-configuration " +
+		"annotation (objects made by kubectl create or replace without --save-config have none), so this apply cannot delete fields that your " +
+		"manifest does not have; from now on apply records it. See the live fields your manifest does not have with: kubectl hygiene explain ")
+}
+
+// An allocated value a person set is no orphan when an update keeps it: a
+// Service made as ExternalName, switched by kubectl patch to ClusterIP
+// with its clusterIP (owned by kubectl-patch; clusterIPs mirrors it), then
+// applied as ClusterIP without one. Removing clusterIP (or clusterIPs)
+// brings it back from the other and from the stored Service, so the
+// apply warns only that last-applied was missing.
+func TestAllocatedValueAnUpdateKeepsIsNoOrphan(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	const external = `apiVersion: v1
+kind: Service
+metadata:
+  name: ext
+  labels: {release: v1}
+spec:
+  type: ExternalName
+  externalName: example.com
+  ports: [{port: 80}]
+`
+	v1 := framework.WriteFile(t, "v1.yaml", external, 0o644)
+	k.Run(t, "create", "-f", v1).MustSucceed(t)
+	// An address of the service range (10.96.0.0/16) that random
+	// allocation is unlikely to have given another Service.
+	ip := fmt.Sprintf("10.96.251.%d", crc32.ChecksumIEEE([]byte(f.Namespace))%250+1)
+	patched := k.Run(t, "patch", "service/ext", "-p", `{"spec":{"type":"ClusterIP","externalName":null,"clusterIP":"`+ip+`"}}`).MustSucceed(t)
+	framework.WantLines(t, patched.Stdout, "service/ext patched")
+
+	v2 := strings.NewReplacer("release: v1", "release: v2", "type: ExternalName", "type: ClusterIP", "  externalName: example.com\n", "").Replace(external)
+	applied := k.Run(t, "apply", "-f", framework.WriteFile(t, "v2.yaml", v2, 0o644)).MustSucceed(t)
+	framework.WantLines(t, applied.Stdout, "service/ext configured")
+	framework.WantMatch(t, applied.Stderr, kubectlMissing("services", "ext"),
+		missing("Service "+f.Namespace+"/ext")+regexp.QuoteMeta("service/ext -n "+f.Namespace))
+	if got := k.JSONPath(t, "service/ext", "{.spec.clusterIP} {.spec.clusterIPs}"); got != ip+` ["`+ip+`"]` {
+		t.Errorf("clusterIP and clusterIPs = %s, want %s", got, ip)
+	}
 }
