@@ -84,10 +84,10 @@ neither cert-manager nor, in url mode, a caBundle of the user's own. */}}
 {{- if and .Values.webhook.caBundle (not .Values.webhook.url) }}
 {{- fail "webhook.caBundle is only used with webhook.url" }}
 {{- end }}
-{{- $names := list "not-never-intercepted" "not-a-controller" "may-have-a-decision" "may-be-repairable" }}
+{{- $names := list "not-never-intercepted" "not-a-controller" "not-a-removal-proof" "may-have-a-decision" "may-be-repairable" }}
 {{- range (default list .Values.webhook.extraMatchConditions) }}
 {{- if has .name $names }}
-{{- fail (printf "webhook.extraMatchConditions: the name %q is taken (the chart's own are not-never-intercepted, not-a-controller, may-have-a-decision and may-be-repairable; names must be unique)" .name) }}
+{{- fail (printf "webhook.extraMatchConditions: the name %q is taken (the chart's own are not-never-intercepted, not-a-controller, not-a-removal-proof, may-have-a-decision and may-be-repairable; names must be unique)" .name) }}
 {{- end }}
 {{- $names = append $names .name }}
 {{- end }}
