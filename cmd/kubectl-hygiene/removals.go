@@ -10,6 +10,7 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 	"github.com/apply-hygiene/apply-hygiene/internal/review"
+	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
 var _ review.RemovalProver = judgeCluster{}
@@ -37,4 +38,41 @@ func (c *cluster) removalSticks(ctx context.Context, live, target *unstructured.
 		return "", fmt.Errorf("resolving %s: %w", gvk, err)
 	}
 	return c.prover.RemovalSticks(ctx, mapping.Resource, live, target, pointer)
+}
+
+// proveLiveOrphans drops from ex, obj's explanation, the orphans whose
+// removal the API server would undo (put back or refuse), as the audit
+// does: from the findings and from the fields' status. Offline (--live),
+// or when a proof cannot be made, an orphan stays as merge judges it.
+func (j *judge) proveLiveOrphans(ctx context.Context, obj *unstructured.Unstructured, ex *merge.Explanation) {
+	if j.removals == nil {
+		return
+	}
+	kept := ex.Analysis.Orphans[:0]
+	for i, o := range ex.Analysis.Orphans {
+		pointer, ok := merge.JSONPointer(obj.Object, o.Path)
+		if i >= maxLiveRemovalProofs || !ok {
+			kept = append(kept, o)
+			continue
+		}
+		if v, err := j.removals(ctx, obj, obj, pointer); err != nil || v == kube.RemovalSticks {
+			kept = append(kept, o)
+			continue
+		}
+		for k := range ex.Fields {
+			if within(ex.Fields[k].Path, o.Path) {
+				ex.Fields[k].Orphan = false
+			}
+		}
+	}
+	ex.Analysis.Orphans = kept
+}
+
+// maxLiveRemovalProofs bounds the dry runs for one object, as the audit
+// does.
+const maxLiveRemovalProofs = 8
+
+// within reports whether p is q or a field inside it.
+func within(p, q merge.Path) bool {
+	return len(p) >= len(q) && p[:len(q)].Compare(q) == 0
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,25 +39,31 @@ spec:
 // would only bring it back, so the apply says nothing. A value a person
 // set that is not the server's (externalTrafficPolicy: Local) still is an
 // orphan: its removal sticks (the server puts Cluster there instead).
-// kubectl hygiene audit agrees.
+// kubectl hygiene audit and explain agree.
 func TestValueTheServerPutsBackIsNoOrphan(t *testing.T) {
 	tests := map[string]struct {
 		patch, spec string
 		// orphan is the warning of the apply after the patch (with the
 		// placeholders of expand); empty: the apply prints nothing.
 		orphan string
+		// explain is the line of kubectl hygiene explain (columns) for
+		// the value the server puts back: no orphan status.
+		explain string
 	}{
 		"a Service patched to NodePort, then applied as NodePort: no orphan (externalTrafficPolicy, nodePort)": {
-			patch: `{"spec":{"type":"NodePort"}}`,
-			spec:  "  type: NodePort\n",
+			patch:   `{"spec":{"type":"NodePort"}}`,
+			spec:    "  type: NodePort\n",
+			explain: `spec.externalTrafficPolicy "Cluster" kubectl-patch -`,
 		},
 		"a Service patched to LoadBalancer, then applied as LoadBalancer: no orphan (allocateLoadBalancerNodePorts)": {
-			patch: `{"spec":{"type":"LoadBalancer"}}`,
-			spec:  "  type: LoadBalancer\n",
+			patch:   `{"spec":{"type":"LoadBalancer"}}`,
+			spec:    "  type: LoadBalancer\n",
+			explain: `spec.allocateLoadBalancerNodePorts true kubectl-patch -`,
 		},
 		"a Service patched to ClientIP affinity, then applied with it: no orphan (sessionAffinityConfig)": {
-			patch: `{"spec":{"sessionAffinity":"ClientIP"}}`,
-			spec:  "  sessionAffinity: ClientIP\n",
+			patch:   `{"spec":{"sessionAffinity":"ClientIP"}}`,
+			spec:    "  sessionAffinity: ClientIP\n",
+			explain: `spec.sessionAffinityConfig.clientIP.timeoutSeconds 10800 kubectl-patch -`,
 		},
 		"a Service patched to NodePort with externalTrafficPolicy Local, then applied as NodePort: Local is an orphan": {
 			patch: `{"spec":{"type":"NodePort","externalTrafficPolicy":"Local"}}`,
@@ -89,6 +96,10 @@ func TestValueTheServerPutsBackIsNoOrphan(t *testing.T) {
 				k.Env = []string{"PATH=" + filepath.Dir(framework.HygieneBinary(t)) + ":" + os.Getenv("PATH")}
 				audit := k.Run(t, "hygiene", "audit", "--kind", "services").MustSucceed(t)
 				framework.WantLines(t, audit.Stdout, "No findings in 1 objects.")
+				explain := k.Run(t, "hygiene", "explain", "service/web").MustSucceed(t)
+				if !slices.Contains(strings.Split(columns(explain.Stdout), "\n"), tc.explain) {
+					t.Errorf("kubectl hygiene explain has no line %q:\n%s", tc.explain, explain.Stdout)
+				}
 				return
 			}
 			framework.WantMatch(t, applied.Stderr, expand(f.Namespace, []string{tc.orphan})...)
