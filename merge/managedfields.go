@@ -141,9 +141,12 @@ func DecodeManagedFields(obj *unstructured.Unstructured) ([]ManagedFields, error
 		return nil, fmt.Errorf("decoding managedFields: %w", err)
 	}
 	out := make([]ManagedFields, len(entries))
-	created := obj.GetCreationTimestamp().Time
 	for i, e := range entries {
-		out[i] = ManagedFields{Owner: e.Owner, Fields: &fieldpath.Set{}, recreation: isRecreation(e.Owner, created)}
+		out[i] = ManagedFields{Owner: e.Owner, Fields: &fieldpath.Set{}}
+		if e.Manager == recreatorManager {
+			// Read only then: the common path parses no time.
+			out[i].recreation = isRecreation(e.Owner, obj.GetCreationTimestamp().Time)
+		}
 		if len(e.FieldsV1) == 0 {
 			continue
 		}

@@ -92,7 +92,7 @@ type ownership struct {
 	// (WithKubectlManagers).
 	people map[string]bool
 	// recreations holds the entries (entryKey) that re-created the object
-	// (isRecreation).
+	// (isRecreation); nil when none did.
 	recreations map[string]bool
 }
 
@@ -100,9 +100,12 @@ type ownership struct {
 var lastAppliedField = Path{fieldName("metadata"), fieldName("annotations"), fieldName(LastAppliedAnnotation)}
 
 func (a *Analyzer) ownershipOf(mfs []ManagedFields) ownership {
-	o := ownership{recordedManifest: map[string]bool{}, people: a.kubectlManagers, recreations: map[string]bool{}}
+	o := ownership{recordedManifest: map[string]bool{}, people: a.kubectlManagers}
 	for _, mf := range mfs {
 		if mf.recreation {
+			if o.recreations == nil {
+				o.recreations = map[string]bool{}
+			}
 			o.recreations[ownerKey(mf.Owner)] = true
 		}
 		if mf.Fields != nil && mf.Fields.Has(fieldpath.Path(lastAppliedField)) {
