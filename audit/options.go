@@ -35,6 +35,17 @@ type options struct {
 	progress func(Progress)
 	cluster  Cluster
 	scope    FixScope
+	// removalProofs asks the cluster's RemovalProver about each orphan.
+	removalProofs bool
+}
+
+// WithRemovalProofs makes the scan keep only the orphans whose removal
+// sticks, proved by a server-side dry run when the Cluster is a
+// RemovalProver (see proofs.go). Default: off, orphans as merge judges
+// them; the server (--removal-proofs) and kubectl hygiene audit turn it
+// on.
+func WithRemovalProofs() Option {
+	return func(o *options) { o.removalProofs = true }
 }
 
 // WithPageSize sets how many objects one list request asks for (limit;

@@ -125,6 +125,7 @@ func (sc *scan) findings(ctx context.Context, gvr schema.GroupVersionResource, o
 		sc.report.Errors = append(sc.report.Errors, ObjectError{Object: merge.RefOf(obj), Err: err})
 		return nil, nil
 	}
+	sc.proveOrphans(ctx, gvr, obj, an)
 	if err := sc.rollback(ctx, obj, an); err != nil {
 		// Without the revisions the rest of the analysis still holds.
 		sc.report.Errors = append(sc.report.Errors, ObjectError{Object: merge.RefOf(obj), Err: err})

@@ -37,6 +37,9 @@ type ManagedFields struct {
 	// without "." and without children is a leaf, an atomic value whose
 	// parts the manager owns whole. Nil means none.
 	Nodes *fieldpath.Set
+	// recreation is set for the entry of a kubectl command that created
+	// the object in place of one it deleted (see isRecreation).
+	recreation bool
 }
 
 // ManagedFieldsEntry is one entry of metadata.managedFields as stored,
@@ -141,6 +144,10 @@ func DecodeManagedFields(obj *unstructured.Unstructured) ([]ManagedFields, error
 	out := make([]ManagedFields, len(entries))
 	for i, e := range entries {
 		out[i] = ManagedFields{Owner: e.Owner, Fields: &fieldpath.Set{}}
+		if e.Manager == recreatorManager {
+			// Read only then: the common path parses no time.
+			out[i].recreation = isRecreation(e.Owner, obj.GetCreationTimestamp().Time)
+		}
 		if len(e.FieldsV1) == 0 {
 			continue
 		}

@@ -2,6 +2,7 @@ package merge
 
 import (
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -37,6 +38,36 @@ var creatorManagers = map[string]bool{
 	"kubectl-create": true, "kubectl-run": true, "kubectl-expose": true,
 }
 
+// recreatorManager is the field manager of `kubectl replace`, which
+// re-creates the object with --force (a delete, then a create of the
+// file) and otherwise updates it in place.
+const recreatorManager = "kubectl-replace"
+
+// recreationSlack is how far apart the creation time of an object and the
+// time of its creator's managedFields entry may be: the API server takes
+// both from its clock at two moments of one request, each cut to whole
+// seconds.
+const recreationSlack = time.Second
+
+// isRecreation reports whether o, an entry of an object created at
+// created, is the creation of the object by `kubectl replace --force` (or
+// a delete and a `kubectl replace` of the new object in the same second):
+// the entry of kubectl-replace on the object itself, written when the
+// object was created. A re-creation owns its fields like kubectl create
+// does, server defaults included, so it counts as a creator (see
+// creatorManagers). A later `kubectl replace` that changes the object
+// moves the entry's time: its fields are then a person's again, the
+// creation's defaults with them, and only the removal proofs of the
+// drivers (internal/kube's RemovalSticks) tell the defaults apart.
+func isRecreation(o Owner, created time.Time) bool {
+	if o.Manager != recreatorManager || o.Operation != string(metav1.ManagedFieldsOperationUpdate) || o.Subresource != "" ||
+		created.IsZero() || o.Time.IsZero() {
+		return false
+	}
+	d := o.Time.Sub(created)
+	return d >= -recreationSlack && d <= recreationSlack
+}
+
 // IsKubectlManager reports whether a field manager name is one that kubectl
 // records for a person's write: "kubectl" (server-side apply, and the
 // user-agent default of commands that send no field manager, such as
@@ -60,6 +91,9 @@ type ownership struct {
 	// people are the extra managers that count as a person's
 	// (WithKubectlManagers).
 	people map[string]bool
+	// recreations holds the entries (entryKey) that re-created the object
+	// (isRecreation); nil when none did.
+	recreations map[string]bool
 }
 
 // lastAppliedField is the last-applied annotation as a field path.
@@ -68,6 +102,12 @@ var lastAppliedField = Path{fieldName("metadata"), fieldName("annotations"), fie
 func (a *Analyzer) ownershipOf(mfs []ManagedFields) ownership {
 	o := ownership{recordedManifest: map[string]bool{}, people: a.kubectlManagers}
 	for _, mf := range mfs {
+		if mf.recreation {
+			if o.recreations == nil {
+				o.recreations = map[string]bool{}
+			}
+			o.recreations[ownerKey(mf.Owner)] = true
+		}
 		if mf.Fields != nil && mf.Fields.Has(fieldpath.Path(lastAppliedField)) {
 			o.recordedManifest[ownerKey(mf.Owner)] = true
 		}
@@ -84,12 +124,12 @@ func ownerKey(o Owner) string {
 // the last-applied annotation: older kubectl, create/replace
 // --save-config, other tools that apply client-side), the server's
 // before-first-apply, and kubectl's creating commands (see
-// creatorManagers). An applier's fields are its manifest's or the server's
+// creatorManagers; and isRecreation). An applier's fields are its manifest's or the server's
 // defaults for it; none of them is an orphan.
 func (ow ownership) isApplier(o Owner) bool {
 	return o.Operation == string(metav1.ManagedFieldsOperationApply) ||
 		o.Manager == ClientSideApplyManager || o.Manager == BeforeFirstApplyManager ||
-		creatorManagers[o.Manager] || ow.recordedManifest[ownerKey(o)]
+		creatorManagers[o.Manager] || ow.recordedManifest[ownerKey(o)] || ow.recreations[ownerKey(o)]
 }
 
 // isPerson reports whether o is a person's write outside apply: one of

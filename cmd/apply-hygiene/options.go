@@ -12,6 +12,7 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
 	"github.com/apply-hygiene/apply-hygiene/certs"
+	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 	"github.com/apply-hygiene/apply-hygiene/reports"
 	"github.com/apply-hygiene/apply-hygiene/webhook"
@@ -37,7 +38,12 @@ type Options struct {
 	ControllerUsers []string
 	// ShadowVerify runs every analysis also without pruning and fails the
 	// review on a difference (merge.WithShadowVerify): for test runs.
-	ShadowVerify      bool
+	ShadowVerify bool
+	// RemovalProofs proves an orphan's removal sticks with a server-side
+	// dry run before it is reported or pruned (internal/kube's
+	// RemovalSticks; needs patch on the reviewed kinds). Default true;
+	// false leaves orphans to ownership and the table of defaults.
+	RemovalProofs     bool
 	NamespaceCacheTTL time.Duration
 	// AdmissionEvents records a Warning event on the object for each rule
 	// that denies or warns about a write (default true).
@@ -101,6 +107,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.PersonFieldManagers, "person-field-managers", nil, "field managers, besides kubectl's own, whose writes are a person's (a UI such as Lens or k9s, a script's client): a field that only people own and that an apply leaves behind is an orphaned field (repeatable)")
 	fs.BoolVar(&o.ShadowVerify, "shadow-verify", false, "for test runs: analyze every review twice, pruned and whole, and fail it on a difference (metric reason shadow_mismatch); doubles the cost of an analysis")
 	fs.BoolVar(&o.AdmissionEvents, "admission-events", true, "record a Warning event on the object for each rule that denies or warns about a write (reason: the rule in CamelCase), at most one per object and rule a minute, never for a dry run")
+	fs.BoolVar(&o.RemovalProofs, "removal-proofs", true, "before an orphaned-field finding is reported or pruned, prove with a server-side dry run (field manager "+
+		kube.DryRunFieldManager+", cached per kind and shape) that the API server would not put the value straight back; needs patch on the reviewed kinds. "+
+		"false, or a proof that cannot be made, leaves the orphan to ownership and the table of defaults (apply_hygiene_removal_proofs_total{outcome=\"error\"})")
 	fs.DurationVar(&o.NamespaceCacheTTL, "namespace-cache-ttl", 10*time.Second, "how long namespace labels (enforcement overrides) are cached")
 	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", 5*time.Second, "on SIGTERM, how long the server keeps serving while /readyz fails, "+
 		"before it closes its listener: the time for the Service's endpoints (or a load balancer probing /readyz) to stop sending new connections; 0 allowed")

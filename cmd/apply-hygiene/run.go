@@ -82,7 +82,11 @@ func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(
 	if err != nil {
 		return err
 	}
-	reviewer := webhook.NewReviewer(engine, kube.NewCluster(dyn, opts.NamespaceCacheTTL, kube.WithAutoscalers(autoscalers)), reviewerOpts...)
+	cluster, err := reviewCluster(dyn, opts, autoscalers)
+	if err != nil {
+		return err
+	}
+	reviewer := webhook.NewReviewer(engine, cluster, reviewerOpts...)
 	if err := mgr.AddReadyzCheck("shutdown", notShuttingDown.Check); err != nil {
 		return fmt.Errorf("adding the shutdown readiness check: %w", err)
 	}
@@ -106,7 +110,7 @@ func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(
 	if err != nil {
 		return err
 	}
-	if err := addAudit(mgr, cfg, dyn, audit.NewScanner(dyn, analyzer, engine, audit.WithFixScope(scope)), opts); err != nil {
+	if err := addAudit(mgr, cfg, dyn, audit.NewScanner(dyn, analyzer, engine, append(auditOptions(opts), audit.WithFixScope(scope))...), opts); err != nil {
 		return err
 	}
 	logger.Info("starting", "port", opts.Port, "certDir", opts.CertDir, "failurePolicy", opts.FailurePolicy, "memoryBudget", budget)

@@ -162,6 +162,11 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 		return err
 	}
 	opts := []audit.Option{audit.WithPageSize(o.ChunkSize)}
+	if c.prover != nil {
+		// As the server's audit does (--removal-proofs), with the user's
+		// credentials: no orphan the API server would put back.
+		opts = append(opts, audit.WithRemovalProofs())
+	}
 	if o.Progress || o.progressLine {
 		opts = append(opts, audit.WithProgress(o.reportProgress))
 	}

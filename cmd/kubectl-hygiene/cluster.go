@@ -24,6 +24,8 @@ type cluster struct {
 	mapper  meta.RESTMapper
 	// schemas are the cluster's structural schemas; nil in tests.
 	schemas *kube.Schemas
+	// prover makes the removal proofs (removalSticks); nil in tests.
+	prover *kube.Cluster
 }
 
 // connectFunc connects to the cluster that kubectl's connection flags
@@ -48,7 +50,7 @@ func connect(flags *genericclioptions.ConfigFlags) (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cluster{dynamic: dyn, mapper: mapper, schemas: schemas}, nil
+	return &cluster{dynamic: dyn, mapper: mapper, schemas: schemas, prover: kube.NewCluster(dyn, 0)}, nil
 }
 
 // namespaceScope is the namespace a command that may span the cluster

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
+	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
@@ -58,6 +59,9 @@ type judge struct {
 	// autoscalers finds the HorizontalPodAutoscalers of an object when
 	// connected (cluster.autoscalers); nil offline.
 	autoscalers func(ctx context.Context, obj *unstructured.Unstructured) ([]*autoscalingv2.HorizontalPodAutoscaler, error)
+	// removals proves removals with the API server when connected
+	// (cluster.removalSticks); nil offline.
+	removals func(ctx context.Context, live, target *unstructured.Unstructured, pointer string) (kube.RemovalVerdict, error)
 }
 
 // load prepares the engine with the flags and, when c is not nil, the
@@ -85,7 +89,7 @@ func (p *policyFlags) load(ctx context.Context, c *cluster, errOut io.Writer) (*
 	}
 	j := &judge{engine: engine, user: policy.User{Groups: []string{}}, labels: noLabels}
 	if c != nil {
-		j.user, j.labels, j.autoscalers = c.whoami(ctx), c.namespaceLabels, c.autoscalers
+		j.user, j.labels, j.autoscalers, j.removals = c.whoami(ctx), c.namespaceLabels, c.autoscalers, c.removalSticks
 	}
 	fmt.Fprintf(errOut, "using %s and %s\n", cfgFrom, userPolicies(engine))
 	if inst.note != "" {

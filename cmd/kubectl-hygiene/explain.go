@@ -120,6 +120,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		j.proveLiveOrphans(ctx, l, ex)
 		items = append(items, explainItem{Object: ex.Analysis.Object, LastApplied: ex.Analysis.LastApplied, Fields: ex.Fields})
 		fs, err := j.findings(ctx, j.liveInput(ctx, l, ex.Analysis))
 		if err != nil {

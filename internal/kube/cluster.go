@@ -35,6 +35,10 @@ type Cluster struct {
 	labels      map[string]cachedLabels
 	maxCache    int
 	autoscalers *Autoscalers
+	// verdicts are the removal proofs kept (removal.go), under mu.
+	verdicts map[string]cachedVerdict
+	// observeRemoval is told the outcome of each removal proof.
+	observeRemoval func(outcome string)
 }
 
 // ClusterOption configures a Cluster.
@@ -46,6 +50,13 @@ func WithAutoscalers(a *Autoscalers) ClusterOption {
 	return func(c *Cluster) { c.autoscalers = a }
 }
 
+// WithRemovalObserver makes RemovalSticks tell observe the outcome of
+// each proof: a RemovalVerdict, "cached" for one answered from the cache,
+// or "error" for one that could not be made (the server's metric).
+func WithRemovalObserver(observe func(outcome string)) ClusterOption {
+	return func(c *Cluster) { c.observeRemoval = observe }
+}
+
 type cachedLabels struct {
 	labels  map[string]string
 	fetched time.Time
@@ -54,7 +65,7 @@ type cachedLabels struct {
 // NewCluster returns a Cluster on client that keeps namespace labels for
 // ttl (0 disables the cache).
 func NewCluster(client dynamic.Interface, ttl time.Duration, opts ...ClusterOption) *Cluster {
-	c := &Cluster{client: client, ttl: ttl, labels: map[string]cachedLabels{}, maxCache: 4096}
+	c := &Cluster{client: client, ttl: ttl, labels: map[string]cachedLabels{}, maxCache: 4096, verdicts: map[string]cachedVerdict{}, observeRemoval: func(string) {}}
 	for _, opt := range opts {
 		opt(c)
 	}

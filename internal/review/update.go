@@ -8,7 +8,9 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
@@ -23,6 +25,9 @@ type Update struct {
 	UID string
 	// Namespace is the request's namespace; empty: New's.
 	Namespace string
+	// Resource is the request's resource, for the removal proofs
+	// (RemovalProver); empty: the prover finds it.
+	Resource schema.GroupVersionResource
 	// Subresource is the request's subresource: "" for the object
 	// itself, "scale" for /scale (then Old and New are the parent, as
 	// stored and with the new replica count).
@@ -50,6 +55,10 @@ func (r *Reviewer) ReviewUpdate(ctx context.Context, u Update, pass Pass) (*Revi
 	if beingDeleted(u.Old) {
 		return nil, nil
 	}
+	if u.DryRun && u.FieldManager == kube.DryRunFieldManager {
+		// apply-hygiene's own removal proof (RemovalProver).
+		return nil, nil
+	}
 	w := newWrite(u.Subresource, u.FieldManager, u.User, u.Old, u.New)
 	w.controllers = r.controllers
 	class := classify(w)
@@ -60,6 +69,7 @@ func (r *Reviewer) ReviewUpdate(ctx context.Context, u Update, pass Pass) (*Revi
 	if err != nil {
 		return nil, err
 	}
+	r.proveOrphans(ctx, u, w, in.Classification, in.Analysis)
 	in.Request = requestSummary(u, w)
 	ns := u.Namespace
 	if ns == "" {
@@ -82,6 +92,7 @@ func updateOf(req *admissionv1.AdmissionRequest, old, new *unstructured.Unstruct
 	return Update{
 		UID:          string(req.UID),
 		Namespace:    req.Namespace,
+		Resource:     schema.GroupVersionResource{Group: req.Resource.Group, Version: req.Resource.Version, Resource: req.Resource.Resource},
 		Subresource:  req.SubResource,
 		FieldManager: fieldManagerOption(req.Options.Raw),
 		User:         req.UserInfo,

@@ -16,8 +16,8 @@ import (
 // chartConditions are the names of the chart's own match conditions, in
 // their order, for the workloads preset.
 var chartConditions = map[string][]string{
-	"mutate.apply-hygiene.io":   {"not-a-controller", "may-be-repairable"},
-	"validate.apply-hygiene.io": {"not-a-controller", "may-have-a-decision"},
+	"mutate.apply-hygiene.io":   {"not-a-controller", "not-a-removal-proof", "may-be-repairable"},
+	"validate.apply-hygiene.io": {"not-a-controller", "not-a-removal-proof", "may-have-a-decision"},
 }
 
 func TestObjectSelectorAndExtraMatchConditionsOnBothWebhooks(t *testing.T) {

@@ -66,6 +66,9 @@ var (
 	// with scale of the full and all scenarios: the field its /scale sets.
 	widgetsCRDRule = rbacv1.PolicyRule{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"},
 		ResourceNames: []string{"widgets.example.com"}, Verbs: []string{"get"}}
+	// proofRules are removalProofs' patch (server-side dry runs only) on
+	// the kinds the default preset reviews.
+	proofRules = asPatch(auditClusterRules)
 	// selfManagedClusterRules let the certs package inject the caBundle.
 	selfManagedClusterRules = []rbacv1.PolicyRule{
 		{
@@ -85,18 +88,19 @@ var (
 
 func TestRBACIsExactlyWhatTheServerCalls(t *testing.T) {
 	widgets := rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"get"}}
+	widgetsList := rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"list"}}
 	tests := map[string]struct {
 		wantCluster, wantNamespace []rbacv1.PolicyRule
 	}{
 		"default": {
-			wantCluster:   concat(clusterRules, selfManagedClusterRules),
+			wantCluster:   concat(clusterRules, proofRules, selfManagedClusterRules),
 			wantNamespace: concat(namespaceRules, selfManagedNamespaceRules),
 		},
-		"cert-manager": {wantCluster: clusterRules, wantNamespace: namespaceRules},
-		"url":          {wantCluster: clusterRules, wantNamespace: namespaceRules},
+		"cert-manager": {wantCluster: concat(clusterRules, proofRules), wantNamespace: namespaceRules},
+		"url":          {wantCluster: concat(clusterRules, proofRules), wantNamespace: namespaceRules},
 		"full": {
 			wantCluster: concat(clusterRules[:2], []rbacv1.PolicyRule{widgets, widgetsCRDRule}, clusterRules[2:], auditClusterRules,
-				[]rbacv1.PolicyRule{{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"list"}}}),
+				[]rbacv1.PolicyRule{widgetsList}, asPatch(auditClusterRules, []rbacv1.PolicyRule{widgetsList})),
 			wantNamespace: namespaceRules,
 		},
 		// Services, Secrets, RBAC ...: the server reads none of them back,
@@ -108,6 +112,7 @@ func TestRBACIsExactlyWhatTheServerCalls(t *testing.T) {
 				// audit.reports.format=openreports: server-side apply of
 				// new reports needs create, and the publisher lists its own.
 				[]rbacv1.PolicyRule{{APIGroups: []string{"openreports.io"}, Resources: []string{"clusterreports", "reports"}, Verbs: []string{"create", "list", "patch"}}},
+				asPatch(commonAuditListRules, []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"persistentvolumes"}, Verbs: []string{"list"}}}),
 				selfManagedClusterRules),
 			wantNamespace: concat(namespaceRules, selfManagedNamespaceRules),
 		},
@@ -115,7 +120,7 @@ func TestRBACIsExactlyWhatTheServerCalls(t *testing.T) {
 		// it intercepts (and the CRD of the custom one, by name): never on
 		// Secrets or anything else.
 		"all": {
-			wantCluster:   concat(allClusterRules[:3], []rbacv1.PolicyRule{widgets, widgetsCRDRule}, allClusterRules[3:], selfManagedClusterRules),
+			wantCluster:   concat(allClusterRules[:3], []rbacv1.PolicyRule{widgets, widgetsCRDRule}, allClusterRules[3:], asPatch(commonAuditListRules, []rbacv1.PolicyRule{widgetsList}), selfManagedClusterRules),
 			wantNamespace: concat(namespaceRules, selfManagedNamespaceRules),
 		},
 	}
@@ -143,6 +148,16 @@ func TestRBACIsExactlyWhatTheServerCalls(t *testing.T) {
 			}
 		})
 	}
+}
+
+// asPatch is the rules of lists with the verb patch instead of theirs.
+func asPatch(lists ...[]rbacv1.PolicyRule) []rbacv1.PolicyRule {
+	var out []rbacv1.PolicyRule
+	for _, r := range concat(lists...) {
+		r.Verbs = []string{"patch"}
+		out = append(out, r)
+	}
+	return out
 }
 
 func concat(lists ...[]rbacv1.PolicyRule) []rbacv1.PolicyRule {
@@ -207,7 +222,9 @@ func TestRBACGetsExactlyTheScaleParents(t *testing.T) {
 
 // audit.fix adds patch on exactly the kinds the audit lists (the full
 // scenario's: the apps workloads and the extra kind), nothing else, and
-// the server's --audit-fix; without it, neither.
+// the server's --audit-fix; without it, neither (with removalProofs=false:
+// their patch is the same rules, checked by
+// TestRBACRemovalProofsPatchExactlyTheReviewedKinds).
 func TestRBACAuditFixPatchesExactlyTheAuditedKinds(t *testing.T) {
 	widgetsList := rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"list"}}
 	widgets := rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"get"}}
@@ -230,7 +247,7 @@ func TestRBACAuditFixPatchesExactlyTheAuditedKinds(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			objs := decode(t, render(t, "full", tc.set...))
+			objs := decode(t, render(t, "full", append([]string{"--set", "removalProofs=false"}, tc.set...)...))
 			cr := only[rbacv1.ClusterRole](t, objs, "ClusterRole")
 			if diff := cmp.Diff(tc.wantCluster, cr.Rules); diff != "" {
 				t.Errorf("ClusterRole rules (-want +got):\n%s", diff)
@@ -242,6 +259,40 @@ func TestRBACAuditFixPatchesExactlyTheAuditedKinds(t *testing.T) {
 			args := only[appsv1.Deployment](t, objs, "Deployment").Spec.Template.Spec.Containers[0].Args
 			if got := slices.Contains(args, "--audit-fix"); got != tc.wantFlag {
 				t.Errorf("--audit-fix in the server's args: %t, want %t (args %q)", got, tc.wantFlag, args)
+			}
+		})
+	}
+}
+
+// removalProofs (on by default) adds patch on exactly the kinds the
+// webhook reviews but Secrets, once even with audit.fix, and passes
+// --removal-proofs=false to the server when off; off, no patch at all.
+func TestRBACRemovalProofsPatchExactlyTheReviewedKinds(t *testing.T) {
+	patches := asPatch(auditClusterRules, []rbacv1.PolicyRule{{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"list"}}})
+	tests := map[string]struct {
+		set         []string
+		wantPatches []rbacv1.PolicyRule
+		wantFlag    bool
+	}{
+		"removalProofs (the default) patches the reviewed kinds": {wantPatches: patches},
+		"removalProofs with audit.fix patches them once":         {set: []string{"--set", "audit.fix=true"}, wantPatches: patches},
+		"removalProofs=false patches nothing":                    {set: []string{"--set", "removalProofs=false"}, wantFlag: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			objs := decode(t, render(t, "full", tc.set...))
+			var got []rbacv1.PolicyRule
+			for _, r := range only[rbacv1.ClusterRole](t, objs, "ClusterRole").Rules {
+				if slices.Contains(r.Verbs, "patch") && r.APIGroups[0] != "events.k8s.io" {
+					got = append(got, r)
+				}
+			}
+			if diff := cmp.Diff(tc.wantPatches, got); diff != "" {
+				t.Errorf("ClusterRole patch rules (-want +got):\n%s", diff)
+			}
+			args := only[appsv1.Deployment](t, objs, "Deployment").Spec.Template.Spec.Containers[0].Args
+			if got := slices.Contains(args, "--removal-proofs=false"); got != tc.wantFlag {
+				t.Errorf("--removal-proofs=false in the server's args: %t, want %t (args %q)", got, tc.wantFlag, args)
 			}
 		})
 	}

@@ -84,10 +84,10 @@ neither cert-manager nor, in url mode, a caBundle of the user's own. */}}
 {{- if and .Values.webhook.caBundle (not .Values.webhook.url) }}
 {{- fail "webhook.caBundle is only used with webhook.url" }}
 {{- end }}
-{{- $names := list "not-never-intercepted" "not-a-controller" "may-have-a-decision" "may-be-repairable" }}
+{{- $names := list "not-never-intercepted" "not-a-controller" "not-a-removal-proof" "may-have-a-decision" "may-be-repairable" }}
 {{- range (default list .Values.webhook.extraMatchConditions) }}
 {{- if has .name $names }}
-{{- fail (printf "webhook.extraMatchConditions: the name %q is taken (the chart's own are not-never-intercepted, not-a-controller, may-have-a-decision and may-be-repairable; names must be unique)" .name) }}
+{{- fail (printf "webhook.extraMatchConditions: the name %q is taken (the chart's own are not-never-intercepted, not-a-controller, not-a-removal-proof, may-have-a-decision and may-be-repairable; names must be unique)" .name) }}
 {{- end }}
 {{- $names = append $names .name }}
 {{- end }}
@@ -208,6 +208,15 @@ extraKinds resource.
 {{- toYaml (dict "groups" $groups) }}
 {{- end }}
 
+{{/* patch on the kinds the audit lists (auditGroups): audit.fix and removalProofs. */}}
+{{- define "apply-hygiene.patchRules" -}}
+{{- range (include "apply-hygiene.auditGroups" . | fromYaml).groups }}
+  - apiGroups: [{{ .group | quote }}]
+    resources: {{ toJson (sortAlpha .resources) }}
+    verbs: ["patch"]
+{{- end }}
+{{- end }}
+
 {{/* --audit-resources: group/version/resource, version/resource for core. */}}
 {{- define "apply-hygiene.auditResourcesFlag" -}}
 {{- $specs := list }}
@@ -311,6 +320,15 @@ matchConditions:
     expression: >-
       !(request.userInfo.username in {{ include "apply-hygiene.controllerUsers" .root }}
       || request.userInfo.username.startsWith('system:node:'))
+  # apply-hygiene's own removal proofs (--removal-proofs): server-side dry
+  # runs that prove an orphaned field's removal sticks, sent while it
+  # reviews an apply. Nothing of them is stored, and the server would only
+  # skip them (kube.DryRunFieldManager in internal/kube/removal.go).
+  - name: not-a-removal-proof
+    expression: >-
+      !(has(request.dryRun) && request.dryRun
+      && has(request.options) && has(request.options.fieldManager)
+      && request.options.fieldManager == 'apply-hygiene-dry-run')
   {{- if and (not .mutating) (not .root.Values.reviewWritesWithoutLastApplied) }}
   # Writes a rule may decide on (the mutating webhook's may-be-repairable
   # implies this): /scale, a client that names its field manager (every

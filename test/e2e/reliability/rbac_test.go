@@ -40,8 +40,9 @@ import (
 // reads the cluster — /scale of each workload kind that has one (the
 // parent: get; a DaemonSet has none, and the chart grants no get on it), a
 // rollout undo candidate of each (the revisions: list), and the namespace
-// labels of every review (get), and the events it records on the denied
-// scales (events.k8s.io), plus the list and watch of the
+// labels of every review (get), a client-side apply that leaves an orphan
+// candidate (the removal proof's dry run: patch), and the events it
+// records on the denied scales (events.k8s.io), plus the list and watch of the
 // HorizontalPodAutoscaler cache (autoscalerCalls) — and, with
 // audit.enabled, a scan of the
 // audit.Scanner over objects whose template is older than last-applied
@@ -201,7 +202,7 @@ func reviewerCalls(t *testing.T) []string {
 	})
 	handler := webhook.NewReviewer(newPolicyEngine(t), kube.NewCluster(client, 0), webhook.WithEventRecorder(recorder)).Validating()
 	for kind, gvr := range workloads {
-		reqs := map[string]admissionv1.AdmissionRequest{"undo": undoRequest(t, kind, gvr)}
+		reqs := map[string]admissionv1.AdmissionRequest{"undo": undoRequest(t, kind, gvr), "orphan": orphanApplyRequest(t, kind, gvr)}
 		if kind != "DaemonSet" { // the only one without a /scale subresource
 			reqs["scale"] = scaleRequest(t, kind, gvr)
 		}
@@ -277,6 +278,42 @@ func scaleRequest(t *testing.T, kind string, gvr schema.GroupVersionResource) ad
 		Kind:     metaGVK("autoscaling", "v1", "Scale"),
 		Resource: metaGVR(gvr), UserInfo: authenticationv1.UserInfo{Username: "alice"},
 		Object: scale(5), OldObject: scale(2),
+	}
+}
+
+// orphanApplyRequest is a client-side apply that leaves behind a label
+// that kubectl label set: an orphan candidate, whose removal the Reviewer
+// proves with a server-side dry run (patch).
+func orphanApplyRequest(t *testing.T, kind string, gvr schema.GroupVersionResource) admissionv1.AdmissionRequest {
+	t.Helper()
+	object := func(image, at string) map[string]any {
+		w := workload(kind, image)
+		la, err := json.Marshal(workload(kind, image).Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.SetAnnotations(map[string]string{"kubectl.kubernetes.io/last-applied-configuration": string(la)})
+		w.SetLabels(map[string]string{"debug": "1"})
+		w.SetManagedFields([]metav1.ManagedFieldsEntry{
+			{Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1",
+				Time: &metav1.Time{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, FieldsType: "FieldsV1",
+				FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}}},"f:spec":{"f:replicas":{}}}`)},
+			{Manager: "kubectl-label", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1",
+				Time: &metav1.Time{Time: time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC)}, FieldsType: "FieldsV1",
+				FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{".":{},"f:debug":{}}}}`)},
+		})
+		if at != "" {
+			mfs := w.GetManagedFields()
+			mfs[0].Time = &metav1.Time{Time: time.Date(2026, 1, 1, 0, 0, 2, 0, time.UTC)}
+			w.SetManagedFields(mfs)
+		}
+		return w.Object
+	}
+	return admissionv1.AdmissionRequest{
+		UID: types.UID("orphan-" + kind), Operation: admissionv1.Update, Name: "web", Namespace: "team",
+		Kind: metaGVK("apps", "v1", kind), Resource: metaGVR(gvr), UserInfo: authenticationv1.UserInfo{Username: "alice"},
+		Options: runtime.RawExtension{Raw: []byte(`{"kind":"UpdateOptions","apiVersion":"meta.k8s.io/v1","fieldManager":"kubectl-client-side-apply"}`)},
+		Object:  raw(t, object("c", "later")), OldObject: raw(t, object("a", "")),
 	}
 }
 

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/kube"
+	"github.com/apply-hygiene/apply-hygiene/internal/review"
+	"github.com/apply-hygiene/apply-hygiene/merge"
+)
+
+var _ review.RemovalProver = judgeCluster{}
+
+// RemovalSticks gives the review core the removal proofs of the server
+// (kube.Cluster.RemovalSticks), with the user's own credentials when
+// connected, so that diff predicts the orphans the webhook reports; none
+// offline (--live), where the orphans keep merge's judgement as they do
+// when the server cannot make a proof.
+func (c judgeCluster) RemovalSticks(ctx context.Context, _ schema.GroupVersionResource, live, target *unstructured.Unstructured, pointer string) (kube.RemovalVerdict, error) {
+	if c.j.removals == nil {
+		return "", errors.New("no removal proof offline")
+	}
+	return c.j.removals(ctx, live, target, pointer)
+}
+
+// removalSticks proves a removal from the live object of target's kind.
+func (c *cluster) removalSticks(ctx context.Context, live, target *unstructured.Unstructured, pointer string) (kube.RemovalVerdict, error) {
+	if c.prover == nil {
+		return "", errors.New("no removal proof without a connection")
+	}
+	gvk := live.GroupVersionKind()
+	mapping, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return "", fmt.Errorf("resolving %s: %w", gvk, err)
+	}
+	return c.prover.RemovalSticks(ctx, mapping.Resource, live, target, pointer)
+}
+
+// proveLiveOrphans drops from ex, obj's explanation, the orphans whose
+// removal the API server would undo (put back or refuse), as the audit
+// does: from the findings and from the fields' status. Offline (--live),
+// or when a proof cannot be made, an orphan stays as merge judges it.
+func (j *judge) proveLiveOrphans(ctx context.Context, obj *unstructured.Unstructured, ex *merge.Explanation) {
+	if j.removals == nil {
+		return
+	}
+	kept := ex.Analysis.Orphans[:0]
+	for i, o := range ex.Analysis.Orphans {
+		pointer, ok := merge.JSONPointer(obj.Object, o.Path)
+		if i >= maxLiveRemovalProofs || !ok {
+			kept = append(kept, o)
+			continue
+		}
+		if v, err := j.removals(ctx, obj, obj, pointer); err != nil || v == kube.RemovalSticks {
+			kept = append(kept, o)
+			continue
+		}
+		for k := range ex.Fields {
+			if within(ex.Fields[k].Path, o.Path) {
+				ex.Fields[k].Orphan = false
+			}
+		}
+	}
+	ex.Analysis.Orphans = kept
+}
+
+// maxLiveRemovalProofs bounds the dry runs for one object, as the audit
+// does.
+const maxLiveRemovalProofs = 8
+
+// within reports whether p is q or a field inside it.
+func within(p, q merge.Path) bool {
+	return len(p) >= len(q) && p[:len(q)].Compare(q) == 0
+}
