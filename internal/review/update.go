@@ -46,7 +46,9 @@ type Update struct {
 
 // ReviewUpdate classifies, analyzes and evaluates u, exactly as Review
 // does an UPDATE request once decoded: Review ends here. It returns nil
-// (and no error) for a write to an object being deleted (beingDeleted), a
+// (and no error) for a write to an object being deleted (beingDeleted),
+// apply-hygiene's own removal proofs, a
+// write that only hands field ownership over (handsOverOwnership), a
 // controller's write and writes that the pass does not review.
 func (r *Reviewer) ReviewUpdate(ctx context.Context, u Update, pass Pass) (*Review, error) {
 	if u.Old == nil || u.New == nil {
@@ -57,6 +59,10 @@ func (r *Reviewer) ReviewUpdate(ctx context.Context, u Update, pass Pass) (*Revi
 	}
 	if u.DryRun && u.FieldManager == kube.DryRunFieldManager {
 		// apply-hygiene's own removal proof (RemovalProver).
+		return nil, nil
+	}
+	if handsOverOwnership(u.Old, u.New) {
+		// Not an apply, not an edit: no field moves.
 		return nil, nil
 	}
 	w := newWrite(u.Subresource, u.FieldManager, u.User, u.Old, u.New)
