@@ -47,9 +47,9 @@ type Update struct {
 // ReviewUpdate classifies, analyzes and evaluates u, exactly as Review
 // does an UPDATE request once decoded: Review ends here. It returns nil
 // (and no error) for a write to an object being deleted (beingDeleted),
-// apply-hygiene's own removal proofs, a
-// write that only hands field ownership over (handsOverOwnership), a
-// controller's write and writes that the pass does not review.
+// apply-hygiene's own removal proofs, a write that only hands field
+// ownership over (handsOverOwnership), a controller's write and writes
+// that the pass does not review.
 func (r *Reviewer) ReviewUpdate(ctx context.Context, u Update, pass Pass) (*Review, error) {
 	if u.Old == nil || u.New == nil {
 		return nil, errors.New("reviewing an update needs the old and the new object")
