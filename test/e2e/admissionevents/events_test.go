@@ -105,6 +105,10 @@ func TestOrphanedFieldWarningLeavesAnEvent(t *testing.T) {
 			"validate.apply-hygiene.io/action":         "allow",
 			"validate.apply-hygiene.io/classification": "rollout-restart",
 		}},
+		// apply-hygiene's removal proof of restartedAt while it reviews
+		// the apply: a dry run, which the webhooks are not called for
+		// (match condition not-a-removal-proof), so no annotation.
+		{Code: 200, DryRun: true, Annotations: map[string]string{}},
 		{Code: 200, Annotations: map[string]string{
 			"mutate.apply-hygiene.io/action":           "allow",
 			"mutate.apply-hygiene.io/classification":   "client-side-apply",

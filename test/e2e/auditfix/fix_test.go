@@ -80,7 +80,7 @@ func TestFixKeepsWhatTheUndoDidNotRestore(t *testing.T) {
 	res := runHygiene(t, f, "audit", "--fix=apply")
 	wantExit(t, res, 0)
 	framework.WantLines(t, res.stdout,
-		sts+" fixed: last-applied's pod template set to the one that ControllerRevision "+revision+" (revision 3) kept",
+		sts+" fixed: last-applied's pod template set to the one that ControllerRevision "+revision+" (revision 3) kept (as field manager kubectl-client-side-apply, which owns last-applied)",
 		"1 object fixed, 0 findings left to you.")
 	want := strings.Replace(v1, `"spec":{"replicas":3,`, `"spec":{"minReadySeconds":10,"replicas":3,`, 1)
 	if got := k.JSONPath(t, sts, lastAppliedExpr); got != want || want == v1 {

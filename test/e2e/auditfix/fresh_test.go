@@ -89,7 +89,7 @@ func TestFixKeepsLastAppliedWithItsClientSideManager(t *testing.T) {
 	res := runHygiene(t, f, "audit", "--fix=apply")
 	wantExit(t, res, 0)
 	framework.WantLines(t, res.stdout,
-		sts+" fixed: last-applied set to the one that ControllerRevision "+revision+" (revision 3) kept (as field manager kubectl-client-side-apply, which owns last-applied)",
+		sts+" fixed: last-applied's pod template set to the one that ControllerRevision "+revision+" (revision 3) kept (as field manager kubectl-client-side-apply, which owns last-applied)",
 		"1 object fixed, 0 findings left to you.")
 	framework.WantLines(t, k.JSONPath(t, sts, `{range .metadata.managedFields[*]}{.manager}{" "}{.operation}{" "}{.fieldsV1.f:metadata.f:annotations}{"\n"}{end}`),
 		"kube-controller-manager Update ",
