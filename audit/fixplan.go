@@ -25,7 +25,9 @@ var lastAppliedPointer = "/metadata/annotations/" + strings.ReplaceAll(merge.Las
 
 // ObjectFix is every fix of one object, written as one guarded JSON patch
 // (Patch). kubectl hygiene audit --fix and the periodic audit's Fixer
-// both write it.
+// both write it. It holds a repair or removals, never both: the repair is
+// written under the manager that owns last-applied (FieldManager), and a
+// removal under that name would be attributed to it.
 type ObjectFix struct {
 	// Object names the object.
 	Object merge.ObjectRef
@@ -34,7 +36,8 @@ type ObjectFix struct {
 	// Repair is the stale-last-applied finding whose Fix writes the
 	// repaired last-applied, nil when there is none.
 	Repair *Finding
-	// Removals are the orphaned-field findings whose fields go.
+	// Removals are the orphaned-field findings whose fields go; none
+	// when Repair is set (PlanFixes defers them to the next audit).
 	Removals []Finding
 	// Resource is the object's resource, as the scan listed it.
 	Resource schema.GroupVersionResource
@@ -101,6 +104,9 @@ type jsonPatchOp struct {
 // against, and each orphan's own guards (its value, the merge keys on the
 // way).
 func (of *ObjectFix) Patch() ([]byte, error) {
+	if of.Repair != nil && len(of.Removals) > 0 {
+		return nil, fmt.Errorf("patching %s %s: a repair of last-applied and removals are never written together: the repair is written as %s, the removals as the fixer; fix the repair first and audit again", of.Object.Kind, objectName(of.Object), of.Repair.Fix.Manager)
+	}
 	var tests, writes, removes []jsonPatchOp
 	if of.ResourceVersion != "" {
 		tests = append(tests, jsonPatchOp{Op: "test", Path: "/metadata/resourceVersion", Value: of.ResourceVersion})
@@ -133,8 +139,9 @@ func (of *ObjectFix) Patch() ([]byte, error) {
 }
 
 // FieldManager is the field manager that writes the fix: for a repair of
-// last-applied, the Update manager that owns the annotation (Fix.Manager);
-// "" for the fixer's own.
+// last-applied, the Update manager that owns the annotation (Fix.Manager),
+// which writes nothing else (Patch refuses removals beside a repair); ""
+// for the fixer's own, which writes removals.
 func (of *ObjectFix) FieldManager() string {
 	if of.Repair != nil {
 		return of.Repair.Fix.Manager

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -78,5 +79,36 @@ func TestFixSummarySaysWhichRemovalsRollThePods(t *testing.T) {
 	want := "removed spec.template.metadata.annotations[a] (rolls the pods); removed metadata.labels[b]"
 	if got := of.Summary(); got != want {
 		t.Errorf("summary = %q, want %q", got, want)
+	}
+}
+
+// A repair is written as the Update manager that owns last-applied, and
+// nothing else may ride on that write: a removal under kubectl's name
+// would be attributed to it and reviewed as a client-side apply.
+// PlanFixes defers the orphans of a repaired object to the next audit, and
+// a fix built with both is refused rather than written as the repair's
+// manager.
+func TestRepairNeverCarriesRemovals(t *testing.T) {
+	sts := merge.ObjectRef{APIVersion: "apps/v1", Kind: "StatefulSet", Namespace: "shop", Name: "db"}
+	stale := Finding{Rule: policy.RuleStaleLastApplied, Object: sts, Path: "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]",
+		Fix: &Fix{LastApplied: "{}\n", Manager: "kubectl-client-side-apply", Rollback: &merge.Rollback{RepairedLastApplied: `{"a":1}` + "\n"}}}
+	orphan := Finding{Rule: policy.RuleOrphanedField, Object: sts, Path: "metadata.labels[x]",
+		Fix: &Fix{LastApplied: "{}\n", Orphan: &merge.FieldFact{RemovePatch: `[{"op":"test","path":"/metadata/labels/x","value":"y"},{"op":"remove","path":"/metadata/labels/x"}]`}}}
+
+	fixes, _, deferred := PlanFixes([]Finding{orphan, stale})
+	if len(fixes) != 1 || fixes[0].Repair == nil || len(fixes[0].Removals) != 0 || fixes[0].FieldManager() != "kubectl-client-side-apply" {
+		t.Fatalf("PlanFixes = %+v, want one repair without removals, as kubectl-client-side-apply", fixes)
+	}
+	if diff := cmp.Diff([]Finding{orphan}, deferred); diff != "" {
+		t.Errorf("deferred (-want +got):\n%s", diff)
+	}
+
+	both := &ObjectFix{Object: sts, Repair: &stale, Removals: []Finding{orphan}}
+	patch, err := both.Patch()
+	if err == nil {
+		t.Fatalf("Patch of a repair with a removal = %s, want an error: the removal would be written as %s", patch, both.FieldManager())
+	}
+	if want := "a repair of last-applied and removals are never written together"; !strings.Contains(err.Error(), want) {
+		t.Errorf("Patch error = %q, want one saying %q", err, want)
 	}
 }

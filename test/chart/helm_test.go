@@ -230,6 +230,11 @@ func TestTemplateRejectsContradictions(t *testing.T) {
 				"webhook.extraMatchConditions[1].name=mine,webhook.extraMatchConditions[1].expression=false"},
 			wantErr: `webhook.extraMatchConditions: the name "mine" is taken`,
 		},
+		"the periodic audit fix with extra match conditions it cannot evaluate": {
+			args: []string{"--set", "audit.enabled=true,audit.fix=true", "--set-string",
+				"webhook.extraMatchConditions[0].name=not-argocd,webhook.extraMatchConditions[0].expression=true"},
+			wantErr: "audit.fix and webhook.extraMatchConditions exclude each other",
+		},
 		"an extra env var the chart sets": {
 			args:    []string{"--set", "extraEnv[0].name=POD_NAME,extraEnv[0].value=x"},
 			wantErr: "extraEnv: POD_NAME is set by the chart and cannot be redefined",

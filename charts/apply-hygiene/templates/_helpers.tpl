@@ -91,6 +91,9 @@ neither cert-manager nor, in url mode, a caBundle of the user's own. */}}
 {{- end }}
 {{- $names = append $names .name }}
 {{- end }}
+{{- if and .Values.audit.enabled .Values.audit.fix .Values.webhook.extraMatchConditions }}
+{{- fail "audit.fix and webhook.extraMatchConditions exclude each other: the periodic audit fix cannot evaluate the conditions (they are CEL on the API server's admission request), so it would write objects they keep the webhooks away from. Exclude objects from both with webhook.objectSelector (labels), excludeNamespaces or the apply-hygiene.io/ignore namespace label, or leave audit.fix off and fix with kubectl hygiene audit --fix (docs/audit.md)" }}
+{{- end }}
 {{- range (default list .Values.extraEnv) }}
 {{- if has .name (list "POD_NAMESPACE" "POD_NAME" "GOMEMLIMIT") }}
 {{- fail (printf "extraEnv: %s is set by the chart and cannot be redefined (GOMEMLIMIT follows resources.limits.memory)" .name) }}
