@@ -155,6 +155,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 			r.putsBack(i, g, before, reapplied, moves)
 		case g.Rule == "stale-last-applied" && s.Kind == undo:
 		case (g.Rule == "imperative-edit" || g.Rule == "server-side-owned") && !quiet && namesAny(g.Path, allowed):
+		case restartArgoMayUndo(s, g, before):
 		default:
 			r.fail(i, "finding-true", falseWarning, "%s", g.Line)
 		}
@@ -214,4 +215,33 @@ func (r *runner) judgeFailure(i int, s step, before map[string]any) {
 	if _, _, passed := r.replay(i, s, before, false); passed {
 		r.fail(i, "fails-without-webhook", webhookError, "%s failed, and passes where the webhooks do not look", s.command())
 	}
+}
+
+// restartedAt is the annotation kubectl rollout restart stamps.
+var restartedAt = framework.Path("spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt")
+
+// restartArgoMayUndo reports whether g is server-side-owned's warning on a
+// kubectl rollout restart of an object that Argo CD applies: allowed, not
+// required. The warning claims two things the sequence can check: that
+// Argo CD applies the object (argocd-controller has an entry in before's
+// managedFields) and that the restart adds restartedAt, which the manifest
+// (last-applied) does not have. The rest ("with self-heal Argo CD syncs it
+// away") is conditional advice about Argo CD's documented behaviour, for an
+// Application setting that no sequence runs: the oracle can neither
+// confirm nor refute it, so it neither counts the warning as false nor
+// demands it (a sequence has no self-heal to prove a miss).
+func restartArgoMayUndo(s step, g framework.Reported, before map[string]any) bool {
+	if g.Rule != "server-side-owned" || g.Action == framework.Deny || len(s.Args) < 2 || s.Args[0] != "rollout" || s.Args[1] != "restart" ||
+		!names(g.Path, restartedAt) || !strings.Contains(g.Line, "Argo CD") {
+		return false
+	}
+	if _, ok := restartedAt.Lookup(lastApplied(before)); ok {
+		return false
+	}
+	mfs, _ := framework.Path("metadata", "managedFields").Lookup(before)
+	entries, _ := mfs.([]any)
+	return slices.ContainsFunc(entries, func(e any) bool {
+		m, _ := e.(map[string]any)
+		return m["manager"] == "argocd-controller"
+	})
 }
