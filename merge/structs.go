@@ -79,3 +79,31 @@ func child(s *schema.Schema, atom *schema.Atom, pe fieldpath.PathElement) *schem
 	}
 	return nil
 }
+
+// granularIn returns whether the value at a path of tv is, by tv's schema,
+// a struct or a map or list that is not atomic: one whose fields managers
+// own one by one (see contentOwners). Nil for a nil tv; false for a path
+// the schema does not know or whose type takes any shape.
+func granularIn(tv *typed.TypedValue) func(fieldpath.Path) bool {
+	if tv == nil {
+		return nil
+	}
+	s, root := tv.Schema(), resolve(tv.Schema(), tv.TypeRef())
+	return func(p fieldpath.Path) bool {
+		atom := root
+		for _, pe := range p {
+			atom = child(s, atom, pe)
+		}
+		switch {
+		case atom == nil || atom.Scalar != nil:
+			// Unknown, or a value of any shape: a deduced schema's
+			// (a custom resource without one) is a scalar too.
+			return false
+		case atom.Map != nil:
+			return atom.Map.ElementRelationship != schema.Atomic
+		case atom.List != nil:
+			return atom.List.ElementRelationship != schema.Atomic
+		}
+		return false
+	}
+}
