@@ -207,7 +207,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 		if workloadState(leaf.String()) {
 			return
 		}
-		p := wholeStruct(leaf, resultTV, known)
+		p := wholeStruct(leaf, resultTV, known, func(sp fieldpath.Path) bool { return ownedEmpty(mfs, sp) })
 		if holdsWorkloadState(p, result) {
 			// The struct's removal would remove the workload's state
 			// with it (a partition), and its other fields one by one may

@@ -14,7 +14,8 @@ import (
 // manifest, which has no resources, must report it. The empty entry owns
 // the struct, not what is put in it later: only an atomic value's entry
 // owns its parts whole. The fixture is the object as the API server
-// stores it after those commands.
+// stores it after those commands. The struct existed before the person
+// wrote in it, so the orphan is the field, not the struct (wholeStruct).
 func TestFieldSetInsideAnEmptyStructAnApplierOwnsIsAnOrphan(t *testing.T) {
 	live := readObject(t, "recreated-then-set-resources", "live.yaml")
 	manifest := readObject(t, "recreated-then-set-resources", "modified.yaml")
@@ -22,7 +23,7 @@ func TestFieldSetInsideAnEmptyStructAnApplierOwnsIsAnOrphan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"spec.template.spec.containers[name=minio].resources"}
+	want := []string{"spec.template.spec.containers[name=minio].resources.requests.cpu"}
 	if diff := cmp.Diff(want, paths(an.Orphans)); diff != "" {
 		t.Errorf("orphans (-want +got):\n%s", diff)
 	}

@@ -254,3 +254,24 @@ func LastAppliedWriters(obj *unstructured.Unstructured) []string {
 	}
 	return out
 }
+
+// ownedEmpty reports whether an entry of mfs holds p as an empty leaf: the
+// value was empty when that manager wrote it (kubectl create's
+// f:resources: {}), so whatever p holds now was put in it later, field by
+// field (see contentOwners), and p was not added whole.
+func ownedEmpty(mfs []ManagedFields, p fieldpath.Path) bool {
+	for _, mf := range mfs {
+		if mf.Fields == nil || len(p) == 0 {
+			continue
+		}
+		cur := mf.Fields
+		for _, pe := range p[:len(p)-1] {
+			cur = cur.WithPrefix(pe)
+		}
+		last := p[len(p)-1]
+		if cur.Members.Has(last) && cur.WithPrefix(last).Empty() && (mf.Nodes == nil || !mf.Nodes.Has(p)) {
+			return true
+		}
+	}
+	return false
+}

@@ -15,8 +15,11 @@ import (
 // and removing a defaulted part alone would only bring the default back.
 // Map keys (labels, annotations, a ConfigMap's data) stay separate fields;
 // so does everything of a kind without a schema (tv nil, or a deduced
-// schema, which knows no structs).
-func wholeStruct(p Path, tv *typed.TypedValue, known *fieldpath.Set) Path {
+// schema, which knows no structs). A struct that existed empty before
+// (existed: a manager holds it as an empty value, such as the server's
+// resources: {} of a container that kubectl create owns) was not added
+// whole: what was put in it stays separate fields.
+func wholeStruct(p Path, tv *typed.TypedValue, known *fieldpath.Set, existed func(fieldpath.Path) bool) Path {
 	if tv == nil {
 		return p
 	}
@@ -31,7 +34,7 @@ func wholeStruct(p Path, tv *typed.TypedValue, known *fieldpath.Set) Path {
 			continue
 		}
 		prefix := fieldpath.Path(p[:i+1])
-		if !known.Has(prefix) && knownUnder(known, prefix).Empty() {
+		if !known.Has(prefix) && knownUnder(known, prefix).Empty() && (existed == nil || !existed(prefix)) {
 			return p[:i+1].Append()
 		}
 	}
