@@ -151,9 +151,12 @@ func classify(w write) policy.Classification {
 		// matches, which changes last-applied alone too (see
 		// lastAppliedGrew).
 		return policy.SaveConfig
-	case manager == managerClientSideApply:
+	case manager == managerClientSideApply && lastApplied(w.new) != "":
 		// Also when last-applied stays the same: an apply of an unchanged
-		// manifest still patches what drifted.
+		// manifest still patches what drifted. kubectl apply always
+		// writes last-applied: a write under its name that leaves none
+		// (kubectl set image --field-manager=kubectl-client-side-apply on
+		// an object without one) is no apply.
 		return policy.ClientSideApply
 	case imperativeManagers[manager]:
 		return policy.Imperative

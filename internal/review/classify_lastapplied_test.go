@@ -61,3 +61,24 @@ func TestKubectlApplyRecordingOnlyLastApplied(t *testing.T) {
 		})
 	}
 }
+
+// kubectl apply always writes last-applied, so a write under its field
+// manager that leaves the object without one is not an apply (found by
+// test/e2e/generative: kubectl replace without --save-config drops
+// last-applied; kubectl set image --field-manager=kubectl-client-side-apply
+// then drew [missing-last-applied], whose "this apply cannot delete
+// fields" is false of a set image).
+func TestWriteUnderApplysNameWithoutLastAppliedIsNoApply(t *testing.T) {
+	old, new := deployment(t, "nginx:1", ""), deployment(t, "nginx:2", "")
+	old.SetAnnotations(nil)
+	new.SetAnnotations(nil)
+	r := NewReviewer(nil, classifyingEvaluator, cluster{})
+	u := Update{FieldManager: managerClientSideApply, User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new}
+	rv, err := r.ReviewUpdate(t.Context(), u, Validate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(policy.Imperative, rv.Input.Classification); diff != "" {
+		t.Errorf("classification (-want +got):\n%s", diff)
+	}
+}
