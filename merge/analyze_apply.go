@@ -201,12 +201,13 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 	inExtra := func(fp fieldpath.Path) bool { return !known.Has(fp) && resultSet.Has(fp) }
 	seen := map[string]bool{}
 	builtIn := a.scheme.Recognizes((&unstructured.Unstructured{Object: result}).GroupVersionKind())
+	granular := granularIn(resultTV)
 	extra.Leaves().Iterate(func(fp fieldpath.Path) {
 		leaf := topElement(Path(fp), inExtra)
 		if workloadState(leaf.String()) {
 			return
 		}
-		p := wholeStruct(leaf, resultTV, known)
+		p := wholeStruct(leaf, resultTV, known, func(sp fieldpath.Path) bool { return ownedEmpty(mfs, sp) })
 		if holdsWorkloadState(p, result) {
 			// The struct's removal would remove the workload's state
 			// with it (a partition), and its other fields one by one may
@@ -222,7 +223,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 		if !v.ok || isEmpty(v.v) || changedByAdmission(p, before, v) {
 			return
 		}
-		ows := owners(mfs, p)
+		ows := contentOwners(mfs, p, granular)
 		if !ow.setByPerson(ows) || builtIn && isServerDefault(kind, result, p, v.v) {
 			return
 		}

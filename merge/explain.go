@@ -121,7 +121,7 @@ func (a *Analyzer) fieldInfos(live *unstructured.Unstructured, fs []*fieldpath.S
 		for _, f := range facts {
 			set.Insert(fieldpath.Path(f.Path))
 		}
-		return func(p Path) bool { return ownsPath(set, nil, p) }
+		return func(p Path) bool { return ownsPath(set, nil, p, nil) }
 	}
 	drift, orphan := flagged(an.Drift), flagged(an.Orphans)
 	kind := live.GetKind()
@@ -134,7 +134,7 @@ func (a *Analyzer) fieldInfos(live *unstructured.Unstructured, fs []*fieldpath.S
 		}
 		v := at(live.Object, p)
 		ows := owners(mfs, p)
-		inLastApplied := ownsPath(fs[0], nil, p)
+		inLastApplied := ownsPath(fs[0], nil, p, nil)
 		out = append(out, FieldInfo{
 			Path:        p,
 			Value:       a.factValue(kind, p, v),

@@ -192,9 +192,21 @@ func nodes(fieldsV1 map[string]any, prefix fieldpath.Path, set *fieldpath.Set) *
 // owners returns the managers owning p: those whose set holds p, a field
 // under p, or an ancestor of p as an atomic leaf. Newest first.
 func owners(mfs []ManagedFields, p Path) []Owner {
+	return contentOwners(mfs, p, nil)
+}
+
+// contentOwners returns the managers owning what p holds: as owners, but
+// an entry that holds a struct, or a map or list that is not atomic
+// (granular, from the schema), as an empty leaf owns it only as it was
+// when written, empty, and none of the fields put in it since (kubectl
+// create owns the server's resources: {} as f:resources: {}, and a later
+// kubectl set resources sets requests.cpu in it). Only an atomic value's
+// leaf entry owns its parts whole. A nil granular takes every leaf entry
+// as atomic, as owners does.
+func contentOwners(mfs []ManagedFields, p Path, granular func(fieldpath.Path) bool) []Owner {
 	var out []Owner
 	for _, mf := range mfs {
-		if ownsPath(mf.Fields, mf.Nodes, p) {
+		if ownsPath(mf.Fields, mf.Nodes, p, granular) {
 			out = append(out, mf.Owner)
 		}
 	}
@@ -202,12 +214,16 @@ func owners(mfs []ManagedFields, p Path) []Owner {
 	return out
 }
 
-func ownsPath(s, nodes *fieldpath.Set, p Path) bool {
+func ownsPath(s, nodes *fieldpath.Set, p Path, granular func(fieldpath.Path) bool) bool {
 	cur := s
 	for i, pe := range p {
 		if cur.Members.Has(pe) {
-			child := cur.WithPrefix(pe)
-			if i == len(p)-1 || (child.Empty() && (nodes == nil || !nodes.Has(fieldpath.Path(p[:i+1])))) {
+			prefix := fieldpath.Path(p[:i+1])
+			emptyLeaf := cur.WithPrefix(pe).Empty() && (nodes == nil || !nodes.Has(prefix))
+			if emptyLeaf && granular != nil && granular(prefix) {
+				return false // the empty value it wrote, not what p holds now
+			}
+			if i == len(p)-1 || emptyLeaf {
 				return true
 			}
 		}
@@ -237,4 +253,25 @@ func LastAppliedWriters(obj *unstructured.Unstructured) []string {
 		}
 	}
 	return out
+}
+
+// ownedEmpty reports whether an entry of mfs holds p as an empty leaf: the
+// value was empty when that manager wrote it (kubectl create's
+// f:resources: {}), so whatever p holds now was put in it later, field by
+// field (see contentOwners), and p was not added whole.
+func ownedEmpty(mfs []ManagedFields, p fieldpath.Path) bool {
+	for _, mf := range mfs {
+		if mf.Fields == nil || len(p) == 0 {
+			continue
+		}
+		cur := mf.Fields
+		for _, pe := range p[:len(p)-1] {
+			cur = cur.WithPrefix(pe)
+		}
+		last := p[len(p)-1]
+		if cur.Members.Has(last) && cur.WithPrefix(last).Empty() && (mf.Nodes == nil || !mf.Nodes.Has(p)) {
+			return true
+		}
+	}
+	return false
 }

@@ -15,8 +15,11 @@ import (
 // and removing a defaulted part alone would only bring the default back.
 // Map keys (labels, annotations, a ConfigMap's data) stay separate fields;
 // so does everything of a kind without a schema (tv nil, or a deduced
-// schema, which knows no structs).
-func wholeStruct(p Path, tv *typed.TypedValue, known *fieldpath.Set) Path {
+// schema, which knows no structs). A struct that existed empty before
+// (existed: a manager holds it as an empty value, such as the server's
+// resources: {} of a container that kubectl create owns) was not added
+// whole: what was put in it stays separate fields.
+func wholeStruct(p Path, tv *typed.TypedValue, known *fieldpath.Set, existed func(fieldpath.Path) bool) Path {
 	if tv == nil {
 		return p
 	}
@@ -31,7 +34,7 @@ func wholeStruct(p Path, tv *typed.TypedValue, known *fieldpath.Set) Path {
 			continue
 		}
 		prefix := fieldpath.Path(p[:i+1])
-		if !known.Has(prefix) && knownUnder(known, prefix).Empty() {
+		if !known.Has(prefix) && knownUnder(known, prefix).Empty() && (existed == nil || !existed(prefix)) {
 			return p[:i+1].Append()
 		}
 	}
@@ -78,4 +81,32 @@ func child(s *schema.Schema, atom *schema.Atom, pe fieldpath.PathElement) *schem
 		return resolve(s, atom.List.ElementType)
 	}
 	return nil
+}
+
+// granularIn returns whether the value at a path of tv is, by tv's schema,
+// a struct or a map or list that is not atomic: one whose fields managers
+// own one by one (see contentOwners). Nil for a nil tv; false for a path
+// the schema does not know or whose type takes any shape.
+func granularIn(tv *typed.TypedValue) func(fieldpath.Path) bool {
+	if tv == nil {
+		return nil
+	}
+	s, root := tv.Schema(), resolve(tv.Schema(), tv.TypeRef())
+	return func(p fieldpath.Path) bool {
+		atom := root
+		for _, pe := range p {
+			atom = child(s, atom, pe)
+		}
+		switch {
+		case atom == nil || atom.Scalar != nil:
+			// Unknown, or a value of any shape: a deduced schema's
+			// (a custom resource without one) is a scalar too.
+			return false
+		case atom.Map != nil:
+			return atom.Map.ElementRelationship != schema.Atomic
+		case atom.List != nil:
+			return atom.List.ElementRelationship != schema.Atomic
+		}
+		return false
+	}
 }

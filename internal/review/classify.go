@@ -144,14 +144,19 @@ func classify(w write) policy.Classification {
 		return policy.Scale
 	case operation == metav1.ManagedFieldsOperationApply:
 		return policy.ServerSideApply
-	case laChanged && (manager == managerReplace || onlyLastAppliedChanged(w.old, w.new) || savedConfig(w.new)):
+	case laChanged && (manager == managerReplace || savedConfig(w.new) || onlyLastAppliedChanged(w.old, w.new) && !appliedAlready(w)):
 		// replace --save-config, edit --save-config, apply
 		// set-last-applied and edit-last-applied: the documented hand-over
-		// of fields.
+		// of fields. Not kubectl apply of a manifest the object already
+		// matches, which changes last-applied alone too (see
+		// lastAppliedGrew).
 		return policy.SaveConfig
-	case manager == managerClientSideApply:
+	case manager == managerClientSideApply && lastApplied(w.new) != "":
 		// Also when last-applied stays the same: an apply of an unchanged
-		// manifest still patches what drifted.
+		// manifest still patches what drifted. kubectl apply always
+		// writes last-applied: a write under its name that leaves none
+		// (kubectl set image --field-manager=kubectl-client-side-apply on
+		// an object without one) is no apply.
 		return policy.ClientSideApply
 	case imperativeManagers[manager]:
 		return policy.Imperative
@@ -377,4 +382,47 @@ func fieldManagerOption(raw []byte) string {
 		return ""
 	}
 	return opts.FieldManager
+}
+
+// appliedAlready reports whether w is a kubectl apply of a manifest the
+// object already matched (see lastAppliedGrew).
+func appliedAlready(w write) bool {
+	return w.manager == managerClientSideApply && lastAppliedGrew(w.old, w.new)
+}
+
+// lastAppliedGrew reports whether new's last-applied keeps every field of
+// old's, or old has none: what kubectl apply records when it changes
+// nothing but last-applied (the object already had the manifest's values,
+// such as after a server-side apply or Flux's last-applied clean-up, or a
+// manifest that adds replicas: 1 to a Deployment at 1). kubectl apply
+// edit-last-applied, under the same field manager, hands a field over by
+// deleting it from last-applied alone, where an apply would delete it from
+// the object too. Unreadable JSON: false.
+func lastAppliedGrew(old, new *unstructured.Unstructured) bool {
+	before := lastApplied(old)
+	if before == "" {
+		return true
+	}
+	var o, n map[string]any
+	if json.Unmarshal([]byte(before), &o) != nil || json.Unmarshal([]byte(lastApplied(new)), &n) != nil {
+		return false
+	}
+	return keepsFields(o, n)
+}
+
+// keepsFields reports whether every field of o, nested maps followed, is
+// in n; lists and values count as one field each, whatever they hold.
+func keepsFields(o, n map[string]any) bool {
+	for k, ov := range o {
+		nv, ok := n[k]
+		if !ok {
+			return false
+		}
+		om, oIsMap := ov.(map[string]any)
+		nm, nIsMap := nv.(map[string]any)
+		if oIsMap && (!nIsMap || !keepsFields(om, nm)) {
+			return false
+		}
+	}
+	return true
 }

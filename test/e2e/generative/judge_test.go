@@ -34,8 +34,8 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 	if res.ExitCode != 0 {
 		return
 	}
-	r.wantNamed(i, got, "orphaned-field", truth.orphans)
-	r.wantNamed(i, got, "apply-reverts-drift", truth.reverts)
+	r.wantNamed(i, got, "orphaned-field", truth.orphans, before)
+	r.wantNamed(i, got, "apply-reverts-drift", truth.reverts, nil)
 }
 
 // removeCommand is the command an orphaned-field warning prints.
@@ -43,9 +43,11 @@ var removeCommand = regexp.MustCompile(`Remove it with: (kubectl patch .*[^…])
 
 // wantNamed fails step i for each field of want that no finding of rule
 // names.
-func (r *runner) wantNamed(i int, got []framework.Reported, rule string, want []fieldPath) {
+func (r *runner) wantNamed(i int, got []framework.Reported, rule string, want []fieldPath, before map[string]any) {
 	for _, q := range want {
-		named := slices.ContainsFunc(got, func(g framework.Reported) bool { return g.Rule == rule && names(g.Path, q) })
+		named := slices.ContainsFunc(got, func(g framework.Reported) bool {
+			return g.Rule == rule && (names(g.Path, q) || before != nil && wholeOf(g.Path, q, want, before))
+		})
 		if !named {
 			r.fail(i, rule+"-reported", miss, "expected [%s] %s", rule, q)
 		}
@@ -103,7 +105,7 @@ func (r *runner) judgeApplyFindings(i int, got []framework.Reported, before, man
 		case g.Action == framework.Deny && g.Rule == "replicas-reset" && resets(before, manifest):
 		case g.Action == framework.Deny:
 			r.fail(i, "apply-passes", falseDenial, "%s", g.Line)
-		case g.Rule == "orphaned-field" && namesAny(g.Path, orphans):
+		case g.Rule == "orphaned-field" && (namesAny(g.Path, orphans) || slices.ContainsFunc(orphans, func(q fieldPath) bool { return wholeOf(g.Path, q, orphans, before) })):
 			if slices.Contains(remedied, g.Path) {
 				r.fail(i, "remedy-sticks", falseWarning, "the printed command removed %s, and the apply reports it again: %s", g.Path, g.Line)
 			}
@@ -155,6 +157,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 			r.putsBack(i, g, before, reapplied, moves)
 		case g.Rule == "stale-last-applied" && s.Kind == undo:
 		case (g.Rule == "imperative-edit" || g.Rule == "server-side-owned") && !quiet && namesAny(g.Path, allowed):
+		case restartArgoMayUndo(s, g, before):
 		default:
 			r.fail(i, "finding-true", falseWarning, "%s", g.Line)
 		}
@@ -214,4 +217,70 @@ func (r *runner) judgeFailure(i int, s step, before map[string]any) {
 	if _, _, passed := r.replay(i, s, before, false); passed {
 		r.fail(i, "fails-without-webhook", webhookError, "%s failed, and passes where the webhooks do not look", s.command())
 	}
+}
+
+// restartedAt is the annotation kubectl rollout restart stamps.
+var restartedAt = framework.Path("spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt")
+
+// restartArgoMayUndo reports whether g is server-side-owned's warning on a
+// kubectl rollout restart of an object that Argo CD applies: allowed, not
+// required. The warning claims two things the sequence can check: that
+// Argo CD applies the object (argocd-controller has an entry in before's
+// managedFields) and that the restart adds restartedAt, which the manifest
+// (last-applied) does not have. The rest ("with self-heal Argo CD syncs it
+// away") is conditional advice about Argo CD's documented behaviour, for an
+// Application setting that no sequence runs: the oracle can neither
+// confirm nor refute it, so it neither counts the warning as false nor
+// demands it (a sequence has no self-heal to prove a miss).
+func restartArgoMayUndo(s step, g framework.Reported, before map[string]any) bool {
+	if g.Rule != "server-side-owned" || g.Action == framework.Deny || len(s.Args) < 2 || s.Args[0] != "rollout" || s.Args[1] != "restart" ||
+		!names(g.Path, restartedAt) || !strings.Contains(g.Line, "Argo CD") {
+		return false
+	}
+	if _, ok := restartedAt.Lookup(lastApplied(before)); ok {
+		return false
+	}
+	mfs, _ := framework.Path("metadata", "managedFields").Lookup(before)
+	entries, _ := mfs.([]any)
+	return slices.ContainsFunc(entries, func(e any) bool {
+		m, _ := e.(map[string]any)
+		return m["manager"] == "argocd-controller"
+	})
+}
+
+// wholeOf reports whether reported names a field of before that encloses
+// the orphan q and holds nothing but orphans (every field under it is one
+// of orphans or inside one, or an empty value): merge reports a struct
+// that holds only what people put in it as one orphan, the struct (a
+// container's resources: {} that kubectl set resources filled, when no
+// manager holds the empty struct), and its remove command removes exactly
+// those orphans.
+func wholeOf(reported string, q fieldPath, orphans []fieldPath, before map[string]any) bool {
+	for k := len(q) - 1; k > 0; k-- {
+		a := q[:k]
+		if a.String() != reported {
+			continue
+		}
+		v, ok := a.Lookup(before)
+		return ok && onlyOrphans(a, v, orphans)
+	}
+	return false
+}
+
+// onlyOrphans reports whether the value v at p is one of orphans, inside
+// one, or a map of which every field is (an empty one holds nothing).
+func onlyOrphans(p fieldPath, v any, orphans []fieldPath) bool {
+	if namesAny(p.String(), orphans) {
+		return true
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	for k, c := range m {
+		if !onlyOrphans(p.Key(k), c, orphans) {
+			return false
+		}
+	}
+	return true
 }

@@ -252,3 +252,42 @@ func TestNames(t *testing.T) {
 		})
 	}
 }
+
+// An orphaned-field finding may name the struct that holds a person's
+// field when the struct holds nothing else (merge's wholeStruct), never
+// one that holds a field nobody planted.
+func TestWholeOf(t *testing.T) {
+	cpu := framework.ContainersPath.Named("app").Key("resources").Key("requests").Key("cpu")
+	memory := framework.ContainersPath.Named("app").Key("resources").Key("requests").Key("memory")
+	const resources = "spec.template.spec.containers[name=app].resources"
+	tests := map[string]struct {
+		reported string
+		before   string
+		orphans  []fieldPath
+		want     bool
+	}{
+		"the struct holds only the orphan": {
+			reported: resources, orphans: []fieldPath{cpu}, want: true,
+			before: `{"spec":{"template":{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"90m"},"limits":{}}}]}}}}`,
+		},
+		"the struct holds a field nobody planted": {
+			reported: resources, orphans: []fieldPath{cpu},
+			before: `{"spec":{"template":{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"90m","memory":"1Gi"}}}]}}}}`,
+		},
+		"the struct holds two orphans": {
+			reported: resources, orphans: []fieldPath{cpu, memory}, want: true,
+			before: `{"spec":{"template":{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"90m","memory":"1Gi"}}}]}}}}`,
+		},
+		"another path": {
+			reported: "spec.template.spec.containers[name=app]", orphans: []fieldPath{cpu},
+			before: `{"spec":{"template":{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"90m"}}}]}}}}`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, wholeOf(tc.reported, tc.orphans[0], tc.orphans, decodeJSON(t, tc.before))); diff != "" {
+				t.Errorf("wholeOf (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

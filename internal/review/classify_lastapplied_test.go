@@ -1,0 +1,84 @@
+package review
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// A kubectl apply whose manifest the live object already matches changes
+// only last-applied: it is still an apply, reviewed as one (found by
+// test/e2e/generative: the apply after Flux's last-applied clean-up said
+// nothing where kubectl hygiene diff predicted [missing-last-applied], and
+// an apply that added replicas: 1 to a Deployment at 1 replica dropped an
+// [orphaned-field] the previous apply had reported). kubectl apply
+// edit-last-applied, under the same field manager, hands a field over by
+// deleting it from last-applied, which an apply would delete from the
+// object too: a save-config.
+func TestKubectlApplyRecordingOnlyLastApplied(t *testing.T) {
+	withReplicas := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},` +
+		`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","image":"nginx:1"}]}}}}`
+	withoutReplicas := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},` +
+		`"spec":{"template":{"spec":{"containers":[{"name":"web","image":"nginx:1"}]}}}}`
+	noLastApplied := func() *unstructured.Unstructured {
+		d := deployment(t, "nginx:1", "")
+		d.SetAnnotations(nil)
+		return d
+	}
+	tests := map[string]struct {
+		old, new *unstructured.Unstructured
+		want     policy.Classification
+	}{
+		"kubectl apply to an object without last-applied that matches the manifest": {
+			old: noLastApplied(), new: deployment(t, "nginx:1", withReplicas), want: policy.ClientSideApply,
+		},
+		"kubectl apply of a manifest that adds a field the object already has": {
+			old: deployment(t, "nginx:1", withoutReplicas), new: deployment(t, "nginx:1", withReplicas), want: policy.ClientSideApply,
+		},
+		"kubectl apply edit-last-applied deleting a field the object keeps": {
+			old: deployment(t, "nginx:1", withReplicas), new: deployment(t, "nginx:1", withoutReplicas), want: policy.SaveConfig,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := NewReviewer(nil, classifyingEvaluator, cluster{})
+			u := Update{FieldManager: managerClientSideApply, User: authenticationv1.UserInfo{Username: "alice"}, Old: tc.old, New: tc.new}
+			rv, err := r.ReviewUpdate(t.Context(), u, Validate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got policy.Classification
+			if rv != nil {
+				got = rv.Input.Classification
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("classification (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// kubectl apply always writes last-applied, so a write under its field
+// manager that leaves the object without one is not an apply (found by
+// test/e2e/generative: kubectl replace without --save-config drops
+// last-applied; kubectl set image --field-manager=kubectl-client-side-apply
+// then drew [missing-last-applied], whose "this apply cannot delete
+// fields" is false of a set image).
+func TestWriteUnderApplysNameWithoutLastAppliedIsNoApply(t *testing.T) {
+	old, new := deployment(t, "nginx:1", ""), deployment(t, "nginx:2", "")
+	old.SetAnnotations(nil)
+	new.SetAnnotations(nil)
+	r := NewReviewer(nil, classifyingEvaluator, cluster{})
+	u := Update{FieldManager: managerClientSideApply, User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new}
+	rv, err := r.ReviewUpdate(t.Context(), u, Validate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(policy.Imperative, rv.Input.Classification); diff != "" {
+		t.Errorf("classification (-want +got):\n%s", diff)
+	}
+}
