@@ -151,12 +151,15 @@ func classify(w write) policy.Classification {
 		// matches, which changes last-applied alone too (see
 		// lastAppliedGrew).
 		return policy.SaveConfig
-	case manager == managerClientSideApply && lastApplied(w.new) != "":
+	case manager == managerClientSideApply && w.optionsManager != "" && lastApplied(w.new) != "":
 		// Also when last-applied stays the same: an apply of an unchanged
 		// manifest still patches what drifted. kubectl apply always
 		// writes last-applied: a write under its name that leaves none
 		// (kubectl set image --field-manager=kubectl-client-side-apply on
-		// an object without one) is no apply.
+		// an object without one) is no apply. kubectl apply always sends
+		// its manager: a write without one whose only changed
+		// managedFields entry is the applier's (it lost the fields a
+		// rollout undo took back) is not an apply either.
 		return policy.ClientSideApply
 	case imperativeManagers[manager]:
 		return policy.Imperative
@@ -287,8 +290,23 @@ var undoManagers = map[string]bool{"kubectl": true, "kubectl.exe": true}
 // /spec/template and /metadata/annotations; for a StatefulSet or DaemonSet
 // it patches spec.template only).
 func undoLike(w write) bool {
-	return undoCandidate(w) && undoManagers[w.manager] && w.operation == metav1.ManagedFieldsOperationUpdate &&
+	return undoCandidate(w) && (undoManagers[w.manager] || hasUndoEntry(w.new)) && w.operation == metav1.ManagedFieldsOperationUpdate &&
 		lastApplied(w.old) == lastApplied(w.new) && onlyTemplateChanged(w.old, w.new)
+}
+
+// hasUndoEntry reports whether obj has an Update entry of kubectl without
+// field manager (undoManagers). A rollout undo that restores fields this
+// entry already owns leaves it as it was; the entries that change are
+// those that lose the restored fields (kubectl apply's), so the write's
+// effective manager names one of those instead.
+func hasUndoEntry(obj *unstructured.Unstructured) bool {
+	entries, _ := merge.ReadManagedFields(obj)
+	for _, e := range entries {
+		if undoManagers[e.Manager] && e.Operation == string(metav1.ManagedFieldsOperationUpdate) && e.Subresource == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyTemplateChanged reports whether old and new differ in nothing but

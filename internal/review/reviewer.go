@@ -185,7 +185,7 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 	// field last-applied owns away from it is an imperative edit, whatever
 	// manager it names (kubectl set image
 	// --field-manager=kubectl-client-side-apply).
-	if class == policy.ClientSideApply && lastApplied(w.old) == lastApplied(w.new) {
+	if class == policy.ClientSideApply && rb == nil && w.optionsManager == managerClientSideApply && lastApplied(w.old) == lastApplied(w.new) {
 		an, err := r.analyzer.AnalyzeUpdate(old, new)
 		if err != nil {
 			return nil, fmt.Errorf("analyzing the %s of %s %s/%s: %w", class, new.GetKind(), new.GetNamespace(), new.GetName(), err)
