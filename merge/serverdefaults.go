@@ -117,6 +117,36 @@ var objectDefaults = map[string]map[string]any{
 	},
 }
 
+// clientIPAffinityDefault is the sessionAffinityConfig the server gives a
+// Service with sessionAffinity ClientIP (3 hours).
+var clientIPAffinityDefault = map[string]any{"clientIP": map[string]any{"timeoutSeconds": int64(10800)}}
+
+// isServiceDiscriminatedDefault reports whether v at shape is a default
+// the server gives a Service because of its type or session affinity
+// (found by the removal proofs: they come with `kubectl patch` to
+// NodePort or ClientIP, and removing them only brings them back):
+// externalTrafficPolicy Cluster for NodePort and LoadBalancer,
+// allocateLoadBalancerNodePorts true for LoadBalancer, and
+// sessionAffinityConfig (or its parts) for ClientIP.
+func isServiceDiscriminatedDefault(obj map[string]any, shape string, v any) bool {
+	spec, _ := obj["spec"].(map[string]any)
+	typ, _ := spec["type"].(string)
+	affinity, _ := spec["sessionAffinity"].(string)
+	switch shape {
+	case "spec.externalTrafficPolicy":
+		return (typ == "NodePort" || typ == "LoadBalancer") && v == "Cluster"
+	case "spec.allocateLoadBalancerNodePorts":
+		return typ == "LoadBalancer" && v == true
+	case "spec.sessionAffinityConfig":
+		return affinity == "ClientIP" && jsonEqual(v, clientIPAffinityDefault)
+	case "spec.sessionAffinityConfig.clientIP":
+		return affinity == "ClientIP" && jsonEqual(v, clientIPAffinityDefault["clientIP"])
+	case "spec.sessionAffinityConfig.clientIP.timeoutSeconds":
+		return affinity == "ClientIP" && jsonEqual(v, int64(10800))
+	}
+	return false
+}
+
 // podSpecPrefixes are where a kind keeps its pod spec.
 var podSpecPrefixes = map[string]string{
 	"Pod":                   "spec.",
@@ -137,6 +167,9 @@ var podSpecPrefixes = map[string]string{
 func isServerDefault(kind string, obj map[string]any, p Path, v any) bool {
 	shape := shapeOf(p)
 	if want, ok := objectDefaults[kind][shape]; ok && jsonEqual(v, want) {
+		return true
+	}
+	if kind == "Service" && isServiceDiscriminatedDefault(obj, shape, v) {
 		return true
 	}
 	if kind == "Service" && shape == "spec.ports[].targetPort" {

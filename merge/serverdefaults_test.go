@@ -42,6 +42,19 @@ func TestIsServerDefault(t *testing.T) {
 		{"sessionAffinity", "Service", service, mustParsePath(t, "spec.sessionAffinity"), "None", true},
 		{"ClientIP affinity", "Service", service, mustParsePath(t, "spec.sessionAffinity"), "ClientIP", false},
 		{"a field without a default", "Service", service, mustParsePath(t, "spec.externalName"), "", false},
+		{"externalTrafficPolicy Cluster of a NodePort", "Service", serviceOf("type", "NodePort"), mustParsePath(t, "spec.externalTrafficPolicy"), "Cluster", true},
+		{"externalTrafficPolicy Cluster of a LoadBalancer", "Service", serviceOf("type", "LoadBalancer"), mustParsePath(t, "spec.externalTrafficPolicy"), "Cluster", true},
+		{"externalTrafficPolicy Local of a NodePort is set", "Service", serviceOf("type", "NodePort"), mustParsePath(t, "spec.externalTrafficPolicy"), "Local", false},
+		{"externalTrafficPolicy of a ClusterIP is set", "Service", service, mustParsePath(t, "spec.externalTrafficPolicy"), "Cluster", false},
+		{"allocateLoadBalancerNodePorts of a LoadBalancer", "Service", serviceOf("type", "LoadBalancer"), mustParsePath(t, "spec.allocateLoadBalancerNodePorts"), true, true},
+		{"allocateLoadBalancerNodePorts false is set", "Service", serviceOf("type", "LoadBalancer"), mustParsePath(t, "spec.allocateLoadBalancerNodePorts"), false, false},
+		{"allocateLoadBalancerNodePorts of a NodePort is set", "Service", serviceOf("type", "NodePort"), mustParsePath(t, "spec.allocateLoadBalancerNodePorts"), true, false},
+		{"sessionAffinityConfig of ClientIP", "Service", serviceOf("sessionAffinity", "ClientIP"), mustParsePath(t, "spec.sessionAffinityConfig"),
+			map[string]any{"clientIP": map[string]any{"timeoutSeconds": int64(10800)}}, true},
+		{"its timeoutSeconds", "Service", serviceOf("sessionAffinity", "ClientIP"), mustParsePath(t, "spec.sessionAffinityConfig.clientIP.timeoutSeconds"), int64(10800), true},
+		{"another timeoutSeconds is set", "Service", serviceOf("sessionAffinity", "ClientIP"), mustParsePath(t, "spec.sessionAffinityConfig.clientIP.timeoutSeconds"), int64(60), false},
+		{"sessionAffinityConfig without ClientIP is set", "Service", service, mustParsePath(t, "spec.sessionAffinityConfig"),
+			map[string]any{"clientIP": map[string]any{"timeoutSeconds": int64(10800)}}, false},
 		{"a kind without defaults", "ConfigMap", map[string]any{}, mustParsePath(t, "data.a"), "TCP", false},
 	}
 	for _, tc := range tests {
@@ -51,6 +64,11 @@ func TestIsServerDefault(t *testing.T) {
 			}
 		})
 	}
+}
+
+// serviceOf is a Service whose spec has field set to value.
+func serviceOf(field, value string) map[string]any {
+	return map[string]any{"apiVersion": "v1", "kind": "Service", "spec": map[string]any{field: value}}
 }
 
 func mustParsePath(t *testing.T, s string) Path {

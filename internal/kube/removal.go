@@ -50,8 +50,9 @@ import (
 // A dry run is made only for an orphan candidate that ownership and the
 // table have not already ruled out, which is rare, never on a review
 // without one. Verdicts are kept (removalCacheSize entries, for
-// removalCacheTTL) under a key of the resource, the namespace, the field's
-// pointer, its value and every scalar (and list of scalars) of the objects
+// removalCacheTTL) under a key of the resource, the object (namespace,
+// name, labels, annotations: what mutating policies select on), the
+// field's pointer, its value and every scalar (and list of scalars) of the objects
 // on the way to it, which holds the discriminators the server's answer
 // depends on (type, sessionAffinity, a container's image). Each dry run
 // has at most RemovalTimeout, and half the caller's remaining time, inside
@@ -67,13 +68,19 @@ const (
 	// RemovalPutBack means the server puts the same value straight back.
 	RemovalPutBack RemovalVerdict = "put_back"
 	// RemovalRejected means the server refuses the object without the field
-	// (422 Invalid), so no command can remove it.
+	// (422 Invalid, with a cause that names the field, its parent or, for a
+	// list element, a later element of its list), so no command can remove
+	// it. Any other 422 (a ValidatingAdmissionPolicy's denial, the write
+	// under review itself invalid) is an error: no verdict, none kept.
 	RemovalRejected RemovalVerdict = "rejected"
 )
 
 // DryRunFieldManager is the field manager of apply-hygiene's dry runs. The
 // webhook does not review its own dry runs.
 const DryRunFieldManager = "apply-hygiene-dry-run"
+
+// lastAppliedAnnotation is kubectl's last-applied-configuration.
+const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
 const (
 	// RemovalTimeout bounds one removal's dry run.
@@ -146,7 +153,7 @@ func (c *Cluster) dryRunRemoval(ctx context.Context, gvr schema.GroupVersionReso
 	defer cancel()
 	got, err := c.client.Resource(gvr).Namespace(live.GetNamespace()).Patch(ctx, live.GetName(), types.MergePatchType, patch,
 		metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: DryRunFieldManager})
-	if apierrors.IsInvalid(err) {
+	if apierrors.IsInvalid(err) && rejectsRemoval(err, tokens) {
 		return RemovalRejected, nil
 	}
 	if err != nil {
@@ -166,12 +173,11 @@ func removalPatch(live, target *unstructured.Unstructured, tokens []string) ([]b
 	from, to := writable(live), writable(target)
 	removeAt(to.Object, tokens)
 	annotations := to.GetAnnotations()
-	const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
-	if la, ok := live.GetAnnotations()[lastApplied]; ok {
+	if la, ok := live.GetAnnotations()[lastAppliedAnnotation]; ok {
 		if annotations == nil {
 			annotations = map[string]string{}
 		}
-		annotations[lastApplied] = la
+		annotations[lastAppliedAnnotation] = la
 		to.SetAnnotations(annotations)
 	}
 	fromJSON, err := json.Marshal(from.Object)

@@ -105,9 +105,12 @@ var volatileMetadata = map[string]bool{
 	"resourceVersion": true, "generation": true, "uid": true, "creationTimestamp": true,
 }
 
-// removalKey is the key of a removal's verdict: the resource, the
-// namespace, the pointer, the value, and the scalars and lists of scalars
-// of every map on the way to the field (its discriminators), hashed.
+// removalKey is the key of a removal's verdict: the resource, the object
+// (namespace, name, labels and annotations but last-applied, which
+// mutating policies select on), the pointer, the value, and the scalars
+// and lists of scalars of every map on the way to the field (its
+// discriminators), hashed. A verdict is kept per object and shape, never
+// shared between objects.
 func removalKey(gvr schema.GroupVersionResource, obj *unstructured.Unstructured, tokens []string, value any) (string, error) {
 	var levels []map[string]any
 	var v any = obj.Object
@@ -117,13 +120,18 @@ func removalKey(gvr schema.GroupVersionResource, obj *unstructured.Unstructured,
 		}
 		v, _ = step(v, t)
 	}
+	annotations := obj.GetAnnotations()
+	delete(annotations, lastAppliedAnnotation)
 	raw, err := json.Marshal(struct {
-		Resource  string           `json:"r"`
-		Namespace string           `json:"n"`
-		Pointer   string           `json:"p"`
-		Value     any              `json:"v"`
-		Levels    []map[string]any `json:"l"`
-	}{gvr.String(), obj.GetNamespace(), pointerOf(tokens), value, levels})
+		Resource    string            `json:"r"`
+		Namespace   string            `json:"n"`
+		Name        string            `json:"o"`
+		Labels      map[string]string `json:"lb"`
+		Annotations map[string]string `json:"a"`
+		Pointer     string            `json:"p"`
+		Value       any               `json:"v"`
+		Levels      []map[string]any  `json:"l"`
+	}{gvr.String(), obj.GetNamespace(), obj.GetName(), obj.GetLabels(), annotations, pointerOf(tokens), value, levels})
 	if err != nil {
 		return "", fmt.Errorf("%w: encoding the key of %s: %w", ErrNoRemovalProof, pointerOf(tokens), err)
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 )
@@ -73,10 +74,35 @@ func TestRemovalSticks(t *testing.T) {
 			}},
 			want: RemovalPutBack,
 		},
-		"a removal the server refuses (422)": {
+		"a removal the server refuses (422 naming the field)": {
+			pointer: "/spec/externalTrafficPolicy",
+			answer:  answer{err: invalid(field.Required(field.NewPath("spec", "externalTrafficPolicy"), ""))},
+			want:    RemovalRejected,
+		},
+		"a removal the server refuses (422 naming its list)": {
+			pointer: "/spec/ports/0",
+			answer:  answer{err: invalid(field.Required(field.NewPath("spec", "ports"), ""))},
+			want:    RemovalRejected,
+		},
+		"a removal the server refuses (422 naming the element that moved up)": {
+			pointer: "/spec/ports/0",
+			answer:  answer{err: invalid(field.Duplicate(field.NewPath("spec", "ports").Index(1).Child("nodePort"), 30080))},
+			want:    RemovalRejected,
+		},
+		"a 422 without causes (a ValidatingAdmissionPolicy's denial): no verdict": {
 			pointer: "/spec/externalTrafficPolicy",
 			answer:  answer{err: apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, "web", nil)},
-			want:    RemovalRejected,
+			wantErr: true,
+		},
+		"a 422 about another field (the write itself invalid): no verdict": {
+			pointer: "/spec/externalTrafficPolicy",
+			answer:  answer{err: invalid(field.Invalid(field.NewPath("spec", "selector"), "web", "field is immutable"))},
+			wantErr: true,
+		},
+		"a 422 about an earlier element of the list: no verdict": {
+			pointer: "/spec/ports/1",
+			answer:  answer{err: invalid(field.Invalid(field.NewPath("spec", "ports").Index(0).Child("port"), 0, "must be between 1 and 65535"))},
+			wantErr: true,
 		},
 		"a dry run the server forbids: no verdict": {
 			pointer: "/spec/externalTrafficPolicy",
@@ -193,6 +219,54 @@ func TestRemovalKeyHoldsTheDiscriminators(t *testing.T) {
 	}
 }
 
+// The key of a verdict holds the object: its name, labels and annotations,
+// which mutating policies select on (a Kyverno policy that injects env
+// only into Deployments labelled otel=on). The verdict of one object is
+// not another's, nor the same object's under other labels; last-applied,
+// which the dry run replaces by the stored one, is left out.
+func TestRemovalKeyHoldsTheObject(t *testing.T) {
+	tokens := []string{"spec", "externalTrafficPolicy"}
+	key := func(obj *unstructured.Unstructured) string {
+		k, err := removalKey(servicesGVR, obj, tokens, "Cluster")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	base := key(nodePortService())
+	tests := map[string]struct {
+		edit     func(obj *unstructured.Unstructured)
+		wantSame bool
+	}{
+		"another object of the same shape": {edit: func(obj *unstructured.Unstructured) { obj.SetName("api") }},
+		"the same object with another label": {edit: func(obj *unstructured.Unstructured) {
+			obj.SetLabels(map[string]string{"otel": "on"})
+		}},
+		"the same object with another annotation": {edit: func(obj *unstructured.Unstructured) {
+			a := obj.GetAnnotations()
+			a["inject"] = "true"
+			obj.SetAnnotations(a)
+		}},
+		"the same object with another last-applied": {wantSame: true, edit: func(obj *unstructured.Unstructured) {
+			obj.SetAnnotations(map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"kind":"Service","v":2}`})
+		}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			obj := nodePortService()
+			tc.edit(obj)
+			if got := key(obj) == base; got != tc.wantSame {
+				t.Errorf("same key as the original: %t, want %t", got, tc.wantSame)
+			}
+		})
+	}
+}
+
+// invalid is a 422 Invalid answer about a Service with the causes errs.
+func invalid(errs ...*field.Error) error {
+	return apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, "web", field.ErrorList(errs))
+}
+
 func specOf(obj map[string]any) map[string]any { return obj["spec"].(map[string]any) }
 
 // sentPatch is one patch the fake server received.
@@ -243,4 +317,23 @@ func mergePatch(obj, patch map[string]any) map[string]any {
 		}
 	}
 	return obj
+}
+
+func TestFieldPathTokens(t *testing.T) {
+	tests := map[string]struct {
+		path string
+		want []string
+	}{
+		"fields":                          {path: "spec.externalTrafficPolicy", want: []string{"spec", "externalTrafficPolicy"}},
+		"a list index":                    {path: "spec.ports[0].nodePort", want: []string{"spec", "ports", "0", "nodePort"}},
+		"a map key with dots and slashes": {path: "metadata.labels[app.kubernetes.io/name]", want: []string{"metadata", "labels", "app.kubernetes.io/name"}},
+		"nothing":                         {path: "", want: nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, fieldPathTokens(tc.path)); diff != "" {
+				t.Errorf("fieldPathTokens(%q) (-want +got):\n%s", tc.path, diff)
+			}
+		})
+	}
 }

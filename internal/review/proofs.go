@@ -15,7 +15,7 @@ import (
 
 // RemovalProver is the part of a Cluster that asks the API server whether
 // removing a field sticks (kube.Cluster.RemovalSticks: a server-side dry
-// run of the removal, cached per kind and shape). It is optional: a
+// run of the removal, cached per object and shape). It is optional: a
 // Cluster without it (an offline one) leaves every orphan to merge's
 // judgement, ownership and the table of defaults.
 type RemovalProver interface {

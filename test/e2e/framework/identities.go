@@ -47,6 +47,15 @@ func (f *Framework) KubectlAsServiceAccountIn(t *testing.T, namespace, name stri
 		t.Fatalf("creating service account %s/%s: %v", namespace, name, err)
 	}
 	f.Grant(t, "edit", rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: namespace})
+	return f.KubectlWithTokenOf(t, namespace, name)
+}
+
+// KubectlWithTokenOf returns kubectl, in the test's namespace, with a token
+// of the existing service account namespace/name and only the rights it
+// already has (the chart's own, for instance).
+func (f *Framework) KubectlWithTokenOf(t *testing.T, namespace, name string) Kubectl {
+	t.Helper()
+	ctx := t.Context()
 	tok, err := f.Client.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("creating a token for %s/%s: %v", namespace, name, err)

@@ -108,9 +108,9 @@ func TestValueTheServerPutsBackIsNoOrphan(t *testing.T) {
 }
 
 // recreated is a StatefulSet and a NodePort Service: the kinds whose
-// server defaults the table of defaults does not all know
+// server-set values the table of defaults does not all know
 // (persistentVolumeClaimRetentionPolicy, updateStrategy's maxUnavailable,
-// externalTrafficPolicy).
+// the allocated node ports).
 const recreated = `apiVersion: apps/v1
 kind: StatefulSet
 metadata:

@@ -68,6 +68,13 @@ func TestServerDefaultsAreTheServers(t *testing.T) {
 			"spec.podReplacementPolicy", "spec.manualSelector", "spec.template.spec.terminationGracePeriodSeconds",
 		},
 		"HorizontalPodAutoscaler": {"spec.minReplicas"},
+		// The defaults that follow from a Service's type and session
+		// affinity (what the removal proofs found).
+		"Service/load-balancer": {
+			"spec.externalTrafficPolicy", "spec.allocateLoadBalancerNodePorts",
+			"spec.sessionAffinityConfig", "spec.sessionAffinityConfig.clientIP.timeoutSeconds",
+		},
+		"Service/node-port": {"spec.externalTrafficPolicy"},
 	}
 	raw, err := os.ReadFile("testdata/server-defaults/objects.yaml")
 	if err != nil {
@@ -79,7 +86,11 @@ func TestServerDefaultsAreTheServers(t *testing.T) {
 		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
 			t.Fatal(err)
 		}
-		kind := (&unstructured.Unstructured{Object: obj}).GetKind()
+		u := &unstructured.Unstructured{Object: obj}
+		kind := u.GetKind()
+		if u.GetName() != "defaults" {
+			kind += "/" + u.GetName()
+		}
 		seen[kind] = true
 		out := f.Kubectl.RunWithInput(t, doc, "create", "--dry-run=server", "-o", "json", "-f", "-").MustSucceed(t)
 		var stored map[string]any

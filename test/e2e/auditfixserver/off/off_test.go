@@ -1,5 +1,6 @@
 // Package off_test runs the server's periodic audit with the chart's
-// default audit.fix (off: no --audit-fix, no patch rule): a Deployment
+// default audit.fix (off: no --audit-fix, no patch rule but removalProofs'
+// dry-run-only one): a Deployment
 // restarted and applied again keeps its orphaned restartedAt, and the
 // finding stays, as a Warning event and in the gauge. Package
 // auditfixserver runs the same with audit.fix on.
@@ -28,8 +29,8 @@ const restartedAtExpr = `{.spec.template.metadata.annotations.kubectl\.kubernete
 
 // The audit that found the orphan (its Warning event, recorded after the
 // step that fixes when audit.fix is on) left restartedAt as it was, and
-// the gauge keeps the finding; the chart granted no patch and the server
-// counts no fix.
+// the gauge keeps the finding; the chart granted no patch but the removal
+// proofs' dry-run-only one and the server counts no fix.
 func TestAuditFixOffLeavesTheOrphan(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
@@ -63,10 +64,20 @@ func TestAuditFixOffLeavesTheOrphan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The only patch on deployments is removalProofs' (on by default), and
+	// it comes with the policy that makes it dry-run-only
+	// (TestRemovalProofsPatchIsDryRunOnly shows a real patch denied).
+	patches := 0
 	for _, r := range role.Rules {
 		if grantsPatch(r, "apps", "deployments") {
-			t.Errorf("the chart's ClusterRole grants patch on deployments with audit.fix off: %+v", r)
+			patches++
 		}
+	}
+	_, policyErr := f.Client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(t.Context(), devenv.Release+"-dry-run-only", metav1.GetOptions{})
+	_, bindingErr := f.Client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Get(t.Context(), devenv.Release+"-dry-run-only", metav1.GetOptions{})
+	if patches != 1 || policyErr != nil || bindingErr != nil {
+		t.Errorf("with audit.fix off the chart's ClusterRole has %d rules with patch on deployments (want 1, removalProofs'), its dry-run-only policy: %v, binding: %v (want both)",
+			patches, policyErr, bindingErr)
 	}
 }
 

@@ -1,0 +1,39 @@
+package off_test
+
+import (
+	"testing"
+
+	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// With removalProofs on and audit.fix off, the chart grants its service
+// account patch on the reviewed kinds for the removal proofs' dry runs,
+// and its ValidatingAdmissionPolicy makes that patch dry-run-only: with
+// the service account's own token (the chart's RBAC, nothing added), a
+// server-side dry-run patch of a Deployment passes, the same patch for
+// real is denied by the policy, and the Deployment is unchanged.
+func TestRemovalProofsPatchIsDryRunOnly(t *testing.T) {
+	f := framework.New(t)
+	f.Kubectl.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t)
+	webhook := f.KubectlWithTokenOf(t, devenv.Namespace, devenv.Release)
+	patch := []string{"patch", "deployment/web", "--type=merge", "-p", `{"spec":{"minReadySeconds":5}}`, "--field-manager=apply-hygiene-dry-run"}
+
+	dry := webhook.Run(t, append(patch, "--dry-run=server")...)
+	dry.MustSucceed(t)
+	if got, want := dry.Stdout, "deployment.apps/web patched\n"; got != want {
+		t.Errorf("dry-run patch printed %q, want %q", got, want)
+	}
+	if got := f.Kubectl.JSONPath(t, "deployment/web", "{.spec.minReadySeconds}"); got != "" {
+		t.Errorf("minReadySeconds = %q after the dry-run patch, want unset", got)
+	}
+
+	real := webhook.Run(t, patch...).MustFail(t)
+	want := `Error from server (Forbidden): deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'apply-hygiene-dry-run-only' with binding 'apply-hygiene-dry-run-only' denied request: apply-hygiene's service account may write the reviewed kinds only as a server-side dry run (removalProofs)` + "\n"
+	if real.Stderr != want {
+		t.Errorf("real patch printed %q, want %q", real.Stderr, want)
+	}
+	if got := f.Kubectl.JSONPath(t, "deployment/web", "{.spec.minReadySeconds}"); got != "" {
+		t.Errorf("minReadySeconds = %q after the denied patch, want unset", got)
+	}
+}
