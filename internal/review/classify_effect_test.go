@@ -37,6 +37,15 @@ func deployment(t *testing.T, image, la string) *unstructured.Unstructured {
 	return obj
 }
 
+// scaled returns obj with spec.replicas set to n.
+func scaled(t *testing.T, obj *unstructured.Unstructured, n int64) *unstructured.Unstructured {
+	t.Helper()
+	if err := unstructured.SetNestedField(obj.Object, n, "spec", "replicas"); err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
 // savedConfigOf is what kubectl's --save-config writes as last-applied:
 // the object as sent, without the annotation (GetModifiedConfiguration in
 // k8s.io/kubectl/pkg/util/apply.go), uid, resourceVersion and status
@@ -101,6 +110,10 @@ func TestClassifyByEffect(t *testing.T) {
 			// value, but kubectl's own patch set it.
 			manager: "kubectl-client-side-apply", old: deployment(t, "nginx:1@sha256:"+digestA, manifest), new: deployment(t, "nginx:1@sha256:"+digestB, manifest),
 			want: want{policy.ClientSideApply, []string{}},
+		},
+		"a write under kubectl apply's name behind the digest-pinning webhook that also scales is an edit of replicas alone": {
+			manager: "kubectl-client-side-apply", old: deployment(t, "nginx:1@sha256:"+digestA, manifest), new: scaled(t, deployment(t, "nginx:1@sha256:"+digestB, manifest), 5),
+			want: want{policy.Imperative, []string{"spec.replicas"}},
 		},
 		"an apply of a new manifest is an apply": {
 			manager: "kubectl-client-side-apply", old: deployment(t, "nginx:1", manifest), new: deployment(t, "nginx:2", replacedLA),
