@@ -16,6 +16,14 @@ import (
 const manifest = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},` +
 	`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","image":"nginx:1"}]}}}}`
 
+// digestA and digestB are the image digests a digest-pinning mutating
+// webhook (Kyverno's mutateDigest, sigstore's policy-controller) pins the
+// tag nginx:1 to, before and after the tag moved.
+const (
+	digestA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	digestB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+)
+
 // deployment returns the Deployment of manifest as stored, with image and
 // last-applied la.
 func deployment(t *testing.T, image, la string) *unstructured.Unstructured {
@@ -26,6 +34,15 @@ func deployment(t *testing.T, image, la string) *unstructured.Unstructured {
 		t.Fatal(err)
 	}
 	obj.SetAnnotations(map[string]string{lastAppliedAnnotation: la})
+	return obj
+}
+
+// scaled returns obj with spec.replicas set to n.
+func scaled(t *testing.T, obj *unstructured.Unstructured, n int64) *unstructured.Unstructured {
+	t.Helper()
+	if err := unstructured.SetNestedField(obj.Object, n, "spec", "replicas"); err != nil {
+		t.Fatal(err)
+	}
 	return obj
 }
 
@@ -84,6 +101,19 @@ func TestClassifyByEffect(t *testing.T) {
 		"an apply of an unchanged manifest that puts a drifted image back is an apply": {
 			manager: "kubectl-client-side-apply", old: deployment(t, "nginx:2", manifest), new: deployment(t, "nginx:1", manifest),
 			want: want{policy.ClientSideApply, []string{}},
+		},
+		"an apply of an unchanged manifest whose image a digest-pinning webhook rewrites is an apply": {
+			// Applied with nginx:1; the webhook stored nginx:1@sha256:A; the
+			// tag moved; kubectl apply of the same manifest sends image
+			// nginx:1 (live differs from last-applied) and the webhook
+			// rewrites it to nginx:1@sha256:B: still not last-applied's
+			// value, but kubectl's own patch set it.
+			manager: "kubectl-client-side-apply", old: deployment(t, "nginx:1@sha256:"+digestA, manifest), new: deployment(t, "nginx:1@sha256:"+digestB, manifest),
+			want: want{policy.ClientSideApply, []string{}},
+		},
+		"a write under kubectl apply's name behind the digest-pinning webhook that also scales is an edit of replicas alone": {
+			manager: "kubectl-client-side-apply", old: deployment(t, "nginx:1@sha256:"+digestA, manifest), new: scaled(t, deployment(t, "nginx:1@sha256:"+digestB, manifest), 5),
+			want: want{policy.Imperative, []string{"spec.replicas"}},
 		},
 		"an apply of a new manifest is an apply": {
 			manager: "kubectl-client-side-apply", old: deployment(t, "nginx:1", manifest), new: deployment(t, "nginx:2", replacedLA),

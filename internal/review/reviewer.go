@@ -180,19 +180,25 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 	}
 	new := w.new
 	// A write under a client-side applier's name that leaves last-applied
-	// as it was is an apply when it only moves fields toward last-applied
-	// (an unchanged manifest puts drifted fields back); one that moves a
-	// field last-applied owns away from it is an imperative edit, whatever
-	// manager it names (kubectl set image
-	// --field-manager=kubectl-client-side-apply).
+	// as it was is an apply of an unchanged manifest, unless it moves a
+	// field last-applied owns away from it where kubectl's own patch for
+	// that apply would not have touched the field: that is an imperative
+	// edit, whatever manager it names (kubectl set image
+	// --field-manager=kubectl-client-side-apply). A field the patch sets
+	// or deletes is the apply's change, even when the write ends with
+	// another value than last-applied's (a mutating webhook rewrote it,
+	// such as one that pins an image tag to its current digest).
 	if class == policy.ClientSideApply && rb == nil && w.optionsManager == managerClientSideApply && lastApplied(w.old) == lastApplied(w.new) {
 		an, err := r.analyzer.AnalyzeUpdate(old, new)
 		if err != nil {
 			return nil, fmt.Errorf("analyzing the %s of %s %s/%s: %w", class, new.GetKind(), new.GetNamespace(), new.GetName(), err)
 		}
 		if len(an.ImperativeChanges) > 0 && lastAppliedIsKubectls(w) {
-			// Not an apply by what it does, whatever manager it names.
-			return &policy.Input{Classification: policy.Imperative, Analysis: an}, nil
+			if edits := r.analyzer.LeftByReapply(old, an.ImperativeChanges); len(edits) > 0 {
+				// Not an apply by what it does, whatever manager it names.
+				an.ImperativeChanges = edits
+				return &policy.Input{Classification: policy.Imperative, Analysis: an}, nil
+			}
 		}
 	}
 	if class == policy.Imperative {

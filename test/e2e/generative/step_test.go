@@ -1,6 +1,9 @@
 package generative_test
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // who is the identity a step runs as.
 type who string
@@ -103,4 +106,10 @@ func (s step) command() string {
 		return "<the commands the previous apply's orphaned-field warnings print>"
 	}
 	return "kubectl " + strings.Join(s.Args, " ")
+}
+
+// namesApplier reports whether the step writes under kubectl apply's
+// field manager name without being an apply.
+func (s step) namesApplier() bool {
+	return s.Kind != clientSideApply && slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply")
 }

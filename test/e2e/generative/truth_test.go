@@ -148,6 +148,24 @@ func ownedMoves(before, after map[string]any) []fieldPath {
 	return out
 }
 
+// undriftedBefore are the moves at fields where before had last-applied's
+// value. A write under kubectl apply's name at a field that had already
+// drifted from last-applied is what an apply of the same manifest does
+// behind a mutating webhook that rewrites the field (kubectl's patch sets
+// it, the webhook pins another value: docs/rules.md): nobody can tell
+// the two apart, so only the fields it moved away from last-applied's
+// value are its edits.
+func undriftedBefore(moves []fieldPath, before map[string]any) []fieldPath {
+	la := lastApplied(before)
+	var out []fieldPath
+	for _, q := range moves {
+		if framework.SameAt(q, la, before) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
 // applyTruth is what a correct tool reports for an apply.
 type applyTruth struct {
 	// orphans are the fields a person set outside apply that are live

@@ -48,13 +48,26 @@ type stamper struct {
 // stamped template, as it would behind any webhook ordered before it.
 func startStamper(t *testing.T, f *framework.Framework) {
 	t.Helper()
+	startMutatingWebhook(t, f, "a-stamper-", &stamper{}, func(d *appsv1.Deployment) bool {
+		_, ok := d.Spec.Template.Annotations[stampAnnotation]
+		return ok
+	})
+}
+
+// startMutatingWebhook runs handler over HTTPS on 127.0.0.1 with its own
+// self-signed CA, registers it for the test's namespace under a
+// configuration named prefix plus the namespace (ordered before
+// apply-hygiene's when prefix sorts first) and waits until a dry-run
+// create comes back as mutated says.
+func startMutatingWebhook(t *testing.T, f *framework.Framework, prefix string, handler http.Handler, mutated func(*appsv1.Deployment) bool) {
+	t.Helper()
 	cert, caPEM := stamperTLS(t)
-	srv := httptest.NewUnstartedServer(&stamper{})
+	srv := httptest.NewUnstartedServer(handler)
 	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
-	registerStamper(t, f, srv.URL+"/stamp", caPEM)
-	waitForStamper(t, f)
+	registerStamper(t, f, prefix+f.Namespace, srv.URL+"/mutate", caPEM)
+	waitForStamper(t, f, mutated)
 }
 
 func (s *stamper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -123,11 +136,11 @@ func unstamped(tpl corev1.PodTemplateSpec) string {
 	return string(raw)
 }
 
-// registerStamper adds the stamper's MutatingWebhookConfiguration (url
-// mode, scoped to the test's namespace) and removes it when the test ends.
-func registerStamper(t *testing.T, f *framework.Framework, url string, caPEM []byte) {
+// registerStamper adds a MutatingWebhookConfiguration name for a test's
+// mutating webhook (url mode, scoped to the test's namespace) and removes
+// it when the test ends.
+func registerStamper(t *testing.T, f *framework.Framework, name, url string, caPEM []byte) {
 	t.Helper()
-	name := "a-stamper-" + f.Namespace
 	cfg := &admissionregistrationv1.MutatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Webhooks: []admissionregistrationv1.MutatingWebhook{{
@@ -141,8 +154,8 @@ func registerStamper(t *testing.T, f *framework.Framework, url string, caPEM []b
 			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": f.Namespace}},
 			FailurePolicy:     ptr.To(admissionregistrationv1.Fail),
 			SideEffects:       ptr.To(admissionregistrationv1.SideEffectClassNone),
-			// It stamps only what changed the template, and runs before
-			// apply-hygiene, whose undo repair leaves the template alone.
+			// It runs before apply-hygiene, whose undo repair leaves the
+			// template alone.
 			ReinvocationPolicy:      ptr.To(admissionregistrationv1.NeverReinvocationPolicy),
 			TimeoutSeconds:          ptr.To[int32](10),
 			AdmissionReviewVersions: []string{"v1"},
@@ -150,18 +163,19 @@ func registerStamper(t *testing.T, f *framework.Framework, url string, caPEM []b
 	}
 	api := f.Client.AdmissionregistrationV1().MutatingWebhookConfigurations()
 	if _, err := api.Create(t.Context(), cfg, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("registering the stamping webhook: %v", err)
+		t.Fatalf("registering the test's mutating webhook: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := api.Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
-			t.Errorf("removing the stamping webhook: %v", err)
+			t.Errorf("removing the test's mutating webhook: %v", err)
 		}
 	})
 }
 
 // waitForStamper waits until a dry-run create in the test's namespace
-// comes back stamped: webhook configurations take effect asynchronously.
-func waitForStamper(t *testing.T, f *framework.Framework) {
+// comes back as mutated says: webhook configurations take effect
+// asynchronously.
+func waitForStamper(t *testing.T, f *framework.Framework, mutated func(*appsv1.Deployment) bool) {
 	t.Helper()
 	labels := map[string]string{"app": "stamper-probe"}
 	probe := &appsv1.Deployment{
@@ -172,14 +186,13 @@ func waitForStamper(t *testing.T, f *framework.Framework) {
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}},
 		},
 	}
-	framework.Eventually(t, 30*time.Second, "the stamping webhook", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t, 30*time.Second, "the test's mutating webhook", func(ctx context.Context) (bool, error) {
 		got, err := f.Client.AppsV1().Deployments(f.Namespace).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		if err != nil {
-			t.Logf("probing the stamping webhook: %v", err)
+			t.Logf("probing the test's mutating webhook: %v", err)
 			return false, nil
 		}
-		_, ok := got.Spec.Template.Annotations[stampAnnotation]
-		return ok, nil
+		return mutated(got), nil
 	})
 }
 
