@@ -105,6 +105,18 @@ func customScaleCalls(t *testing.T) []string {
 	if resp.Allowed || resp.Result == nil || resp.Result.Code != 403 {
 		t.Fatalf("scale of a Queue: %+v, want the imperative-edit denial", resp.Result)
 	}
+	// An apply that leaves a label kubectl label set: the removal proof's
+	// dry run (patch) of a Queue.
+	queueOf := func(color string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "example.com/v1", "kind": "Queue", "metadata": map[string]any{"name": "web", "namespace": "team"},
+			"spec": map[string]any{"size": int64(2), "color": color},
+		}}
+	}
+	orphan := orphanApplyOf(t, queueOf, metaGVK("example.com", "v1", "Queue"), queues)
+	if resp := handler.Handle(logf.IntoContext(t.Context(), logr.Discard()), admission.Request{AdmissionRequest: orphan}); resp.Result != nil && resp.Result.Code >= 400 {
+		t.Fatalf("apply of a Queue: %v", resp.Result.Message)
+	}
 	return actions(client)
 }
 
@@ -286,9 +298,20 @@ func scaleRequest(t *testing.T, kind string, gvr schema.GroupVersionResource) ad
 // proves with a server-side dry run (patch).
 func orphanApplyRequest(t *testing.T, kind string, gvr schema.GroupVersionResource) admissionv1.AdmissionRequest {
 	t.Helper()
+	return orphanApplyOf(t, func(image string) *unstructured.Unstructured { return workload(kind, image) }, metaGVK("apps", "v1", kind), gvr)
+}
+
+// orphanApplyOf is orphanApplyRequest of the object that build makes,
+// whose value changes from "a" to "c".
+func orphanApplyOf(t *testing.T, build func(value string) *unstructured.Unstructured, gvk metav1.GroupVersionKind, gvr schema.GroupVersionResource) admissionv1.AdmissionRequest {
+	t.Helper()
 	object := func(image, at string) map[string]any {
-		w := workload(kind, image)
-		la, err := json.Marshal(workload(kind, image).Object)
+		w := build(image)
+		// A manifest has no uid (a last-applied with the object's own uid
+		// is what --save-config records, not an apply).
+		manifest := build(image)
+		unstructured.RemoveNestedField(manifest.Object, "metadata", "uid")
+		la, err := json.Marshal(manifest.Object)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -310,8 +333,8 @@ func orphanApplyRequest(t *testing.T, kind string, gvr schema.GroupVersionResour
 		return w.Object
 	}
 	return admissionv1.AdmissionRequest{
-		UID: types.UID("orphan-" + kind), Operation: admissionv1.Update, Name: "web", Namespace: "team",
-		Kind: metaGVK("apps", "v1", kind), Resource: metaGVR(gvr), UserInfo: authenticationv1.UserInfo{Username: "alice"},
+		UID: types.UID("orphan-" + gvk.Kind), Operation: admissionv1.Update, Name: "web", Namespace: "team",
+		Kind: gvk, Resource: metaGVR(gvr), UserInfo: authenticationv1.UserInfo{Username: "alice"},
 		Options: runtime.RawExtension{Raw: []byte(`{"kind":"UpdateOptions","apiVersion":"meta.k8s.io/v1","fieldManager":"kubectl-client-side-apply"}`)},
 		Object:  raw(t, object("c", "later")), OldObject: raw(t, object("a", "")),
 	}
