@@ -38,9 +38,11 @@ func (r *runner) execute(k framework.Kubectl, ns string, s step) framework.Resul
 }
 
 // editorScript is the KUBE_EDITOR of kubectl edit -o json: it rewrites
-// the object kubectl opens with the jq filter.
+// the object kubectl opens with the jq filter, without kubectl's comment
+// lines (its header, and the errors when it opens the file again after a
+// denial: the same change again, which kubectl then cancels).
 func editorScript(filter string) string {
-	return "#!/bin/sh\nset -e\njq " + shellQuote(filter) + " \"$1\" > \"$1.new\"\nmv \"$1.new\" \"$1\"\n"
+	return "#!/bin/sh\nset -e\ngrep -v '^#' \"$1\" | jq " + shellQuote(filter) + " > \"$1.new\"\nmv \"$1.new\" \"$1\"\n"
 }
 
 // clientApply is a server-side apply of s.Stdin under the field manager

@@ -102,7 +102,7 @@ func TestScript(t *testing.T) {
 		"cat > editor.sh <<'EOF'",
 		"#!/bin/sh",
 		"set -e",
-		`jq '.data["a"] = "b"' "$1" > "$1.new"`,
+		`grep -v '^#' "$1" | jq '.data["a"] = "b"' > "$1.new"`,
 		`mv "$1.new" "$1"`,
 		"EOF",
 		"chmod +x editor.sh",
