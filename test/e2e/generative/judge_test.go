@@ -140,6 +140,9 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 		effect, reapplied, _ = r.replay(i, s, before, true)
 	}
 	moves := ownedMoves(before, effect)
+	if s.Kind == serverSideApply && s.Manager == "" {
+		moves = movedFrom(before, effect) // kubectl's, migration included
+	}
 	if s.RewritesLastApplied {
 		moves = nil // it sets last-applied too: an apply by other means
 	}
