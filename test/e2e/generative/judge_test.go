@@ -1,6 +1,7 @@
 package generative_test
 
 import (
+	"encoding/json"
 	"regexp"
 	"slices"
 	"strings"
@@ -234,8 +235,8 @@ var restartedAt = framework.Path("spec", "template", "metadata", "annotations", 
 // kubectl rollout restart of an object that Argo CD applies: allowed, not
 // required. The warning claims two things the sequence can check: that
 // Argo CD applies the object (argocd-controller has an entry in before's
-// managedFields) and that the restart adds restartedAt, which the manifest
-// (last-applied) does not have. The rest ("with self-heal Argo CD syncs it
+// managedFields) and that the restart adds restartedAt, which Argo CD's
+// manifest (its entry's fields) does not have. The rest ("with self-heal Argo CD syncs it
 // away") is conditional advice about Argo CD's documented behaviour, for an
 // Application setting that no sequence runs: the oracle can neither
 // confirm nor refute it, so it neither counts the warning as false nor
@@ -245,15 +246,21 @@ func restartArgoMayUndo(s step, g framework.Reported, before map[string]any) boo
 		!names(g.Path, restartedAt) || !strings.Contains(g.Line, "Argo CD") {
 		return false
 	}
-	if _, ok := restartedAt.Lookup(lastApplied(before)); ok {
-		return false
-	}
 	mfs, _ := framework.Path("metadata", "managedFields").Lookup(before)
 	entries, _ := mfs.([]any)
-	return slices.ContainsFunc(entries, func(e any) bool {
+	argo, gitHasIt := false, false
+	for _, e := range entries {
 		m, _ := e.(map[string]any)
-		return m["manager"] == "argocd-controller"
-	})
+		if m["manager"] != "argocd-controller" {
+			continue
+		}
+		argo = true
+		fields, _ := json.Marshal(m["fieldsV1"])
+		gitHasIt = gitHasIt || strings.Contains(string(fields), `"f:kubectl.kubernetes.io/restartedAt"`)
+	}
+	// What Argo CD applies is what Git has: its entry, not last-applied,
+	// which kubectl edit --save-config makes the whole object.
+	return argo && !gitHasIt
 }
 
 // wholeOf reports whether reported names a field of before that encloses
