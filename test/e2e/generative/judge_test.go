@@ -258,9 +258,11 @@ func restartArgoMayUndo(s step, g framework.Reported, before map[string]any) boo
 		fields, _ := json.Marshal(m["fieldsV1"])
 		gitHasIt = gitHasIt || strings.Contains(string(fields), `"f:kubectl.kubernetes.io/restartedAt"`)
 	}
-	// What Argo CD applies is what Git has: its entry, not last-applied,
-	// which kubectl edit --save-config makes the whole object.
-	return argo && !gitHasIt
+	// What Argo CD applies is what Git has: its entry (unless kubectl's
+	// migration gave it client-side apply's fields) or last-applied
+	// (unless kubectl edit --save-config made it the whole object).
+	_, inLastApplied := restartedAt.Lookup(lastApplied(before))
+	return argo && (!gitHasIt || !inLastApplied)
 }
 
 // wholeOf reports whether reported names a field of before that encloses
