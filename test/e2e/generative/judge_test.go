@@ -1,6 +1,7 @@
 package generative_test
 
 import (
+	"encoding/json"
 	"regexp"
 	"slices"
 	"strings"
@@ -31,7 +32,12 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 	// replicas) is true too, but not required.
 	robots := truthOfApply(r.setByRobots(), nil, manifest, before, effect)
 	r.judgeApplyFindings(i, got, before, manifest, truth.orphans, append(truth.reverts, robots.reverts...), remedied)
-	if res.ExitCode != 0 {
+	if res.ExitCode != 0 || !s.As.person() {
+		// A tool's apply (Argo CD's under argocd-controller) may be
+		// told, but no person reads it: the findings are required of a
+		// person's next apply. Its apply of an unchanged manifest, under
+		// argocd-controller and without a change of last-applied, is a
+		// write no reviewer can tell from an edit.
 		return
 	}
 	r.wantNamed(i, got, "orphaned-field", truth.orphans, before)
@@ -138,6 +144,9 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 	if s.namesApplier() {
 		moves = undriftedBefore(moves, before)
 	}
+	if s.Kind == serverSideApply && s.Manager == "" {
+		moves = movedFrom(before, effect) // kubectl's, migration included
+	}
 	if s.RewritesLastApplied {
 		moves = nil // it sets last-applied too: an apply by other means
 	}
@@ -229,8 +238,8 @@ var restartedAt = framework.Path("spec", "template", "metadata", "annotations", 
 // kubectl rollout restart of an object that Argo CD applies: allowed, not
 // required. The warning claims two things the sequence can check: that
 // Argo CD applies the object (argocd-controller has an entry in before's
-// managedFields) and that the restart adds restartedAt, which the manifest
-// (last-applied) does not have. The rest ("with self-heal Argo CD syncs it
+// managedFields) and that the restart adds restartedAt, which Argo CD's
+// manifest (its entry's fields) does not have. The rest ("with self-heal Argo CD syncs it
 // away") is conditional advice about Argo CD's documented behaviour, for an
 // Application setting that no sequence runs: the oracle can neither
 // confirm nor refute it, so it neither counts the warning as false nor
@@ -240,15 +249,23 @@ func restartArgoMayUndo(s step, g framework.Reported, before map[string]any) boo
 		!names(g.Path, restartedAt) || !strings.Contains(g.Line, "Argo CD") {
 		return false
 	}
-	if _, ok := restartedAt.Lookup(lastApplied(before)); ok {
-		return false
-	}
 	mfs, _ := framework.Path("metadata", "managedFields").Lookup(before)
 	entries, _ := mfs.([]any)
-	return slices.ContainsFunc(entries, func(e any) bool {
+	argo, gitHasIt := false, false
+	for _, e := range entries {
 		m, _ := e.(map[string]any)
-		return m["manager"] == "argocd-controller"
-	})
+		if m["manager"] != "argocd-controller" {
+			continue
+		}
+		argo = true
+		fields, _ := json.Marshal(m["fieldsV1"])
+		gitHasIt = gitHasIt || strings.Contains(string(fields), `"f:kubectl.kubernetes.io/restartedAt"`)
+	}
+	// What Argo CD applies is what Git has: its entry (unless kubectl's
+	// migration gave it client-side apply's fields) or last-applied
+	// (unless kubectl edit --save-config made it the whole object).
+	_, inLastApplied := restartedAt.Lookup(lastApplied(before))
+	return argo && (!gitHasIt || !inLastApplied)
 }
 
 // wholeOf reports whether reported names a field of before that encloses

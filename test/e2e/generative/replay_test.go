@@ -42,7 +42,7 @@ func (r *runner) replay(i int, s step, before map[string]any, reapply bool) (eff
 	}
 	admin := r.f.Kubectl
 	admin.Namespace = ns.Name
-	res := admin.RunWithInput(r.t, s.Stdin, s.Args...)
+	res := r.execute(admin, ns.Name, s)
 	effect = r.get(ns.Name)
 	if !reapply || res.ExitCode != 0 {
 		return effect, nil, res.ExitCode == 0

@@ -208,7 +208,7 @@ func (r *runner) run(i int, s step) bool {
 		}
 		predicted = r.p.Predict(r.t, r.as(alice), fmt.Sprintf("step %d", i+1), file)
 	}
-	res := r.as(s.As).RunWithInput(r.t, s.Stdin, s.Args...)
+	res := r.execute(r.as(s.As), "", s)
 	r.t.Logf("STEP %d: %s, as %s: exit %d (last-applied before: %v)", i+1, s.Writer, s.As, res.ExitCode, lastApplied(before) != nil)
 	if s.Kind == finalizerRemoval && res.ExitCode == 0 {
 		r.waitGone()
@@ -339,6 +339,11 @@ func (r *runner) record(s step, before, after map[string]any) {
 	case s.Kind == dryRunApply:
 	case s.Kind == clientSideApply || s.RewritesLastApplied:
 		manifest := decodeManifest(s.Stdin)
+		if s.RewritesLastApplied {
+			// What it saved: the whole edited object for kubectl edit
+			// --save-config, which hands every field over.
+			manifest = lastApplied(after)
+		}
 		for key, f := range r.fields {
 			_, live := f.path.Lookup(after)
 			_, inManifest := f.path.Lookup(manifest)

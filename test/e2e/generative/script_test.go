@@ -36,7 +36,19 @@ func script(steps []step) string {
 		case undo:
 			b.WriteString("# (wait until the controller has recorded the current revision)\n")
 		}
-		fmt.Fprintf(&b, "kubectl --as=%s -n %s %s", s.As.username(scriptNamespace), scriptNamespace, shellJoin(s.Args))
+		switch {
+		case s.Manager != "":
+			// No kubectl command sends it (kubectl apply --server-side
+			// migrates client-side apply's fields to the manager): a
+			// comment, and the manifest to a no-op.
+			fmt.Fprintf(&b, "%s, with force, as %s: PATCH with Content-Type application/apply-patch+yaml\n:", s.command(), s.As.username(scriptNamespace))
+		case s.Edit != "":
+			fmt.Fprintf(&b, "cat > editor.sh <<'EOF'\n%sEOF\nchmod +x editor.sh\n", editorScript(s.Edit))
+			b.WriteString("KUBE_EDITOR=./editor.sh ")
+			fallthrough
+		default:
+			fmt.Fprintf(&b, "kubectl --as=%s -n %s %s", s.As.username(scriptNamespace), scriptNamespace, shellJoin(s.Args))
+		}
 		if s.Stdin == "" {
 			b.WriteString("\n")
 			continue

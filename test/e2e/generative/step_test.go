@@ -94,6 +94,13 @@ type step struct {
 	Args []string
 	// Stdin is the manifest of `-f -`, as JSON.
 	Stdin string
+	// Edit is the jq filter of kubectl edit's editor (KUBE_EDITOR) for
+	// kubectl edit -o json; "" for any other command.
+	Edit string
+	// Manager, when set, makes the step a server-side apply of Stdin
+	// with force under this field manager, sent through client-go as a
+	// tool that is not kubectl sends it (Args only print it).
+	Manager string
 	// RewritesLastApplied marks a write that also sets last-applied
 	// (edit or replace with --save-config): it moves nothing away from
 	// last-applied.
@@ -104,6 +111,12 @@ type step struct {
 func (s step) command() string {
 	if s.Kind == remedy {
 		return "<the commands the previous apply's orphaned-field warnings print>"
+	}
+	if s.Manager != "" {
+		return "# server-side apply as " + s.Manager + " (client-go, no kubectl migration of client-side apply's fields)"
+	}
+	if s.Edit != "" {
+		return "KUBE_EDITOR=<jq " + s.Edit + "> kubectl " + strings.Join(s.Args, " ")
 	}
 	return "kubectl " + strings.Join(s.Args, " ")
 }

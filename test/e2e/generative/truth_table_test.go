@@ -87,6 +87,38 @@ func TestOwnedMoves(t *testing.T) {
 	}
 }
 
+// kubectl apply --server-side drops last-applied after its apply (its
+// migration): what the apply moved away from last-applied still counts.
+func TestMovedFrom(t *testing.T) {
+	const la = `{"spec":{"replicas":2}}`
+	tests := map[string]struct {
+		before, after string
+		want          []string
+	}{
+		"replicas moved, last-applied dropped after": {
+			before: `{"spec":{"replicas":2}}`,
+			after:  `{"spec":{"replicas":3}}`,
+			want:   []string{"spec.replicas"},
+		},
+		"replicas kept, last-applied dropped after": {
+			before: `{"spec":{"replicas":2}}`,
+			after:  `{"spec":{"replicas":2,"minReadySeconds":5}}`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			before, after := withLastApplied(t, tc.before, la), withLastApplied(t, tc.after, "")
+			got := strs(movedFrom(before, after))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("moves (-want +got):\n%s", diff)
+			}
+			if moves := ownedMoves(before, after); moves != nil {
+				t.Errorf("ownedMoves = %v, want none: last-applied changed", strs(moves))
+			}
+		})
+	}
+}
+
 // The fields a write changed, as messages name them: the keys of an added
 // map, the elements of an added list keyed by name.
 func TestChanged(t *testing.T) {

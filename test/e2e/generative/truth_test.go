@@ -135,8 +135,21 @@ func lastApplied(obj map[string]any) map[string]any {
 // differs from last-applied there. A write that also rewrote last-applied
 // (edit or replace with --save-config, an apply) moves none.
 func ownedMoves(before, after map[string]any) []fieldPath {
+	if !cmp.Equal(lastApplied(before), lastApplied(after)) {
+		return nil
+	}
+	return movedFrom(before, after)
+}
+
+// movedFrom are the fields of before's last-applied whose value a write
+// changed or removed so that after differs from last-applied there,
+// whatever the write did to last-applied: kubectl apply --server-side
+// drops it only in a second request, after its apply (kubectl's
+// migration of client-side apply's fields), which the webhook reviews
+// with last-applied still in place.
+func movedFrom(before, after map[string]any) []fieldPath {
 	la := lastApplied(before)
-	if la == nil || !cmp.Equal(la, lastApplied(after)) {
+	if la == nil {
 		return nil
 	}
 	var out []fieldPath

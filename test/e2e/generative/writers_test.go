@@ -135,10 +135,10 @@ var catalogue = []writer{
 		return s
 	}},
 	{name: "Flux kustomize-controller server-side apply", weight: 2, make: func(g *gen) step {
-		return ssa(flux, "kustomize-controller", g.manifest)
+		return toolApply(flux, "kustomize-controller", g.manifest)
 	}},
 	{name: "Flux helm-controller server-side apply", weight: 1, make: func(g *gen) step {
-		return ssa(flux, "helm-controller", g.manifest)
+		return toolApply(flux, "helm-controller", g.manifest)
 	}},
 	{name: fluxCleanUp, weight: 1, fits: func(g *gen) bool { return g.lastApplied }, make: func(g *gen) step {
 		return as(flux, "patch", g.o.ref(), "--type=json", "--field-manager=kustomize-controller",
@@ -146,7 +146,7 @@ var catalogue = []writer{
 	}},
 	{name: "Helm 3 upgrade (three-way patch)", weight: 2, make: (*gen).helm3},
 	{name: "Helm 4 upgrade (server-side apply)", weight: 1, make: func(g *gen) step {
-		return ssa(helmCI, "helm", map[string]any{
+		return toolApply(helmCI, "helm", map[string]any{
 			"apiVersion": g.manifest["apiVersion"], "kind": g.o.kind,
 			"metadata": map[string]any{"name": g.o.name, "labels": map[string]any{"app.kubernetes.io/managed-by": "Helm"},
 				"annotations": map[string]any{"meta.helm.sh/release-name": "gen"}},
@@ -166,6 +166,16 @@ func ssa(w who, manager string, m map[string]any) step {
 	return step{As: w, Kind: serverSideApply, Args: []string{"apply", "--server-side", "--force-conflicts", "--field-manager=" + manager, "-f", "-"}, Stdin: encode(m)}
 }
 
+// toolApply is a server-side apply with force of m under a field manager
+// as a tool that is not kubectl sends it (Helm 4, Flux: client-go), so
+// without kubectl's migration of client-side apply's fields to the
+// manager (Argo CD's server-side apply runs kubectl's apply code: ssa).
+func toolApply(w who, manager string, m map[string]any) step {
+	s := ssa(w, manager, m)
+	s.Manager = manager
+	return s
+}
+
 // mutatedApply changes the manifest and applies it.
 func (g *gen) mutatedApply() step {
 	g.pending = runtime.DeepCopyJSON(g.manifest)
@@ -175,42 +185,46 @@ func (g *gen) mutatedApply() step {
 	return g.apply("")
 }
 
-// edit is kubectl edit as kubectl sends it: a strategic merge patch
-// under the field manager kubectl-edit; with --save-config it also
-// rewrites last-applied to the edited object (here: the manifest with the
-// change).
+// edit is the real kubectl edit (-o json), with --save-config or
+// without: its editor rewrites the one field with jq, kubectl computes
+// and sends the patch under kubectl-edit, and with --save-config it
+// records the whole edited object as last-applied.
 func (g *gen) edit(saveConfig bool) step {
-	patch, change := g.someChange(true)
+	_, filter := g.someChange(true)
+	s := person("edit", g.o.ref(), "-o", "json")
 	if saveConfig {
-		edited := runtime.DeepCopyJSON(g.manifest)
-		change(edited)
-		framework.EnsureMap(patch, "metadata", "annotations")[lastAppliedKey] = encode(edited)
+		s.Args = append(s.Args, "--save-config")
 	}
-	raw, _ := json.Marshal(patch)
-	s := person("patch", g.o.ref(), "--type=strategic", "--field-manager=kubectl-edit", "-p", string(raw))
-	s.RewritesLastApplied = saveConfig
+	s.Edit, s.RewritesLastApplied = filter, saveConfig
 	return s
 }
 
 // someChange is a patch of one field, an owned one (an image, a label or
-// a value of the manifest) or a new one, and the same change as a
-// function on a manifest. Only a strategic patch may change an image: a
+// a value of the manifest) or a new one, and the same change as a jq
+// filter on the object. Only a strategic patch may change an image: a
 // merge patch would replace the list of containers.
-func (g *gen) someChange(strategic bool) (map[string]any, func(map[string]any)) {
+func (g *gen) someChange(strategic bool) (patch map[string]any, filter string) {
 	n := g.next()
 	switch {
 	case strategic && g.o.workload() && g.rng.IntN(2) == 0:
 		c, image := g.container(), fmt.Sprintf("registry.example/edit:%d", n)
-		patch := map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+		patch = map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
 			"containers": []any{map[string]any{"name": c, "image": image}}}}}}
-		return patch, func(m map[string]any) { firstContainer(m)["image"] = image }
+		filter = fmt.Sprintf(`.spec.template.spec.containers |= map(if .name == %s then .image = %s else . end)`, quoted(c), quoted(image))
+		return patch, filter
 	case g.o.kind == "ConfigMap":
 		key, value := g.someKey("data"), fmt.Sprintf("edited %d", n)
-		return map[string]any{"data": map[string]any{key: value}}, func(m map[string]any) { framework.EnsureMap(m, "data")[key] = value }
+		return map[string]any{"data": map[string]any{key: value}}, fmt.Sprintf(".data[%s] = %s", quoted(key), quoted(value))
 	}
 	key, value := g.someKey("metadata", "labels"), fmt.Sprint(n)
 	return map[string]any{"metadata": map[string]any{"labels": map[string]any{key: value}}},
-		func(m map[string]any) { framework.EnsureMap(m, "metadata", "labels")[key] = value }
+		fmt.Sprintf(".metadata.labels[%s] = %s", quoted(key), quoted(value))
+}
+
+// quoted is s as a JSON (and jq) string.
+func quoted(s string) string {
+	raw, _ := json.Marshal(s)
+	return string(raw)
 }
 
 // someKey is a key the manifest has at keys, or a new one.

@@ -1,0 +1,102 @@
+package generative_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// execute runs step s with kubectl k in namespace ns (k's own when ""):
+// kubectl's command, with an editor script for kubectl edit, or, for a
+// server-side apply that a tool sends itself, that apply through
+// client-go.
+func (r *runner) execute(k framework.Kubectl, ns string, s step) framework.Result {
+	r.t.Helper()
+	if ns == "" {
+		ns = k.Namespace
+	}
+	if ns == "" {
+		ns = r.f.Namespace
+	}
+	switch {
+	case s.Manager != "":
+		return r.clientApply(k, ns, s)
+	case s.Edit != "":
+		editor := framework.WriteFile(r.t, "editor.sh", editorScript(s.Edit), 0o755)
+		k.Env = append(append([]string{}, k.Env...), "EDITOR="+editor, "KUBE_EDITOR="+editor)
+	}
+	return k.RunWithInput(r.t, s.Stdin, s.Args...)
+}
+
+// editorScript is the KUBE_EDITOR of kubectl edit -o json: it rewrites
+// the object kubectl opens with the jq filter, without kubectl's comment
+// lines (its header, and the errors when it opens the file again after a
+// denial: the same change again, which kubectl then cancels).
+func editorScript(filter string) string {
+	return "#!/bin/sh\nset -e\ngrep -v '^#' \"$1\" | jq " + shellQuote(filter) + " > \"$1.new\"\nmv \"$1.new\" \"$1\"\n"
+}
+
+// clientApply is a server-side apply of s.Stdin under the field manager
+// s.Manager with force, sent as the tools that are not kubectl send it
+// (client-go's Patch with types.ApplyPatchType: Helm 4, Flux): no
+// client-side-to-server-side migration of kubectl's fields follows. It
+// returns what kubectl would have printed: the webhooks' warnings, the
+// error of a denial.
+func (r *runner) clientApply(k framework.Kubectl, ns string, s step) framework.Result {
+	r.t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", k.Kubeconfig)
+	if err != nil {
+		r.t.Fatalf("reading %s: %v", k.Kubeconfig, err)
+	}
+	warnings := &warningLog{}
+	cfg.WarningHandler = warnings
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		r.t.Fatalf("creating a client from %s: %v", k.Kubeconfig, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err = client.CoreV1().RESTClient().Patch(types.ApplyPatchType).AbsPath(r.urlPath(ns)+"/"+r.o.name).
+		Param("fieldManager", s.Manager).Param("force", "true").Body([]byte(s.Stdin)).DoRaw(ctx)
+	res := framework.Result{Args: s.Args, Stderr: warnings.String()}
+	if err != nil {
+		res.Stderr += fmt.Sprintf("Error from server: %v\n", err)
+		res.ExitCode = 1
+	}
+	r.t.Logf("$ %s\n%s(exit %d)", s.command(), res.Stderr, res.ExitCode)
+	return res
+}
+
+// warningLog collects the warnings of the API server as kubectl prints
+// them.
+type warningLog struct {
+	sync.Mutex
+	b strings.Builder
+}
+
+// HandleWarningHeader implements rest.WarningHandler.
+func (w *warningLog) HandleWarningHeader(code int, _ string, text string) {
+	if code != 299 || text == "" {
+		return
+	}
+	w.Lock()
+	defer w.Unlock()
+	fmt.Fprintf(&w.b, "Warning: %s\n", text)
+}
+
+func (w *warningLog) String() string {
+	w.Lock()
+	defer w.Unlock()
+	return w.b.String()
+}
+
+var _ rest.WarningHandler = (*warningLog)(nil)
