@@ -96,6 +96,13 @@ func (w write) effectiveManager() (manager string, operation metav1.ManagedField
 	switch {
 	case ok && (w.optionsManager == "" || e.Manager == w.optionsManager):
 		return e.Manager, metav1.ManagedFieldsOperationType(e.Operation)
+	case ok && w.optionsManager != "":
+		// Another manager's entry changed and the writer's did not: the
+		// write only took fields away from it (a JSON patch that removes
+		// last-applied, as Flux's clean-up does, or a field another
+		// manager set). A server-side apply changes its own entry, so
+		// this is an Update, whatever entries the manager already has.
+		return w.optionsManager, metav1.ManagedFieldsOperationUpdate
 	case w.optionsManager != "":
 		return w.optionsManager, operationOf(w.new, w.optionsManager, w.subresource)
 	}

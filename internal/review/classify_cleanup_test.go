@@ -1,0 +1,44 @@
+package review
+
+import (
+	"encoding/json"
+	"testing"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// Flux's clean-up of last-applied is a JSON patch under
+// kustomize-controller that removes the annotation. The API server records
+// no entry for it (it sets nothing) and takes the annotation away from
+// kubectl apply's entry, while kustomize-controller's own entry, an Apply
+// of an earlier sync, stays as it was. It is a hand-over (save-config),
+// not a server-side apply whose orphans would be every field a person set
+// (found by test/e2e/generative, seed 38: [orphaned-field] on the clean-up).
+func TestLastAppliedCleanUpIsNoServerSideApply(t *testing.T) {
+	entries := func(appliedLastApplied bool) string {
+		applied := `{"f:spec":{"f:replicas":{}}}`
+		if appliedLastApplied {
+			applied = `{"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}}},"f:spec":{"f:replicas":{}}}`
+		}
+		return `[{"manager":"kubectl-client-side-apply","operation":"Update","apiVersion":"apps/v1","time":"2026-11-26T10:00:05Z","fieldsType":"FieldsV1","fieldsV1":` + applied + `},` +
+			`{"manager":"kustomize-controller","operation":"Apply","apiVersion":"apps/v1","time":"2026-11-26T10:00:01Z","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{},"f:name":{}}}}}}}}]`
+	}
+	old := object(t, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop","uid":"u-1","resourceVersion":"7",`+
+		`"annotations":{"kubectl.kubernetes.io/last-applied-configuration":`+quote(manifest)+`,"team":"a"},"managedFields":`+entries(true)+`},`+
+		`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","image":"nginx:1"}]}}}}`)
+	new := object(t, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop","uid":"u-1","resourceVersion":"8",`+
+		`"annotations":{"team":"a"},"managedFields":`+entries(false)+`},`+
+		`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","image":"nginx:1"}]}}}}`)
+	w := newWrite("", "kustomize-controller", authenticationv1.UserInfo{Username: "system:serviceaccount:flux-system:kustomize-controller"}, old, new)
+	if got, want := classify(w), policy.SaveConfig; got != want {
+		t.Errorf("classify = %s, want %s", got, want)
+	}
+}
+
+// quote is s as a JSON string.
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
