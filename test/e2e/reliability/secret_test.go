@@ -5,11 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -66,7 +62,7 @@ func TestSecretValuesAppearNowhere(t *testing.T) {
 		outputs = append(outputs, r)
 	}
 
-	haystacks := map[string]string{"server log": serverLog(t), "metrics": scrape(t), "events": allEvents(t, f)}
+	haystacks := map[string]string{"server log": framework.ServerLog(t), "metrics": scrape(t), "events": f.AllEvents(t)}
 	for _, r := range outputs {
 		haystacks["kubectl "+strings.Join(r.Args, " ")] += r.Stdout + r.Stderr
 	}
@@ -171,48 +167,14 @@ func reviewSecrets(t *testing.T, f *framework.Framework) {
 	})
 }
 
-func serverLog(t *testing.T) string {
-	t.Helper()
-	data, err := os.ReadFile(framework.Webhook(t).LogPath)
-	if err != nil {
-		t.Fatalf("reading the server log: %v", err)
-	}
-	if len(data) == 0 {
-		t.Fatal("the server log is empty")
-	}
-	return string(data)
-}
-
+// scrape is the server's metrics, which must count the webhook's requests.
 func scrape(t *testing.T) string {
 	t.Helper()
-	resp, err := http.Get(framework.Webhook(t).MetricsURL)
-	if err != nil {
-		t.Fatalf("scraping metrics: %v", err)
+	body := framework.WebhookMetrics(t)
+	if !strings.Contains(body, "controller_runtime_webhook_requests_total") {
+		t.Fatalf("scraping metrics: no controller_runtime_webhook_requests_total\n%s", body)
 	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil || !strings.Contains(string(body), "controller_runtime_webhook_requests_total") {
-		t.Fatalf("scraping metrics: %v\n%s", err, body)
-	}
-	return string(body)
-}
-
-// allEvents is every event in the cluster (both APIs), as JSON.
-func allEvents(t *testing.T, f *framework.Framework) string {
-	t.Helper()
-	core, err := f.Client.CoreV1().Events("").List(t.Context(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	events, err := f.Client.EventsV1().Events("").List(t.Context(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := json.Marshal([]any{core, events})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(out)
+	return body
 }
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }

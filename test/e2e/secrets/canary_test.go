@@ -8,8 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,7 +122,7 @@ func TestSecretValuesAppearInNoOutput(t *testing.T) {
 		return strings.Contains(reports, `"made"`), nil
 	})
 
-	haystacks := map[string]string{"server log": serverLog(t), "metrics": scrape(t), "events": allEvents(t, f), "reports": reports}
+	haystacks := map[string]string{"server log": serverLog(t), "metrics": framework.WebhookMetrics(t), "events": allEvents(t, f), "reports": reports}
 	for _, r := range outputs {
 		haystacks["kubectl "+strings.Join(r.Args, " ")] += r.Stdout + r.Stderr
 	}
@@ -239,51 +237,24 @@ func wantContains(t *testing.T, text, want string) {
 	}
 }
 
+// serverLog is the server's log, which must mention secret/canary.
 func serverLog(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile(framework.Webhook(t).LogPath)
-	if err != nil {
-		t.Fatalf("reading the server log: %v", err)
+	log := framework.ServerLog(t)
+	if !strings.Contains(log, "canary") {
+		t.Fatalf("the server log does not mention secret/canary:\n%s", log)
 	}
-	if !strings.Contains(string(data), "canary") {
-		t.Fatalf("the server log does not mention secret/canary:\n%s", data)
-	}
-	return string(data)
+	return log
 }
 
-func scrape(t *testing.T) string {
-	t.Helper()
-	resp, err := http.Get(framework.Webhook(t).MetricsURL)
-	if err != nil {
-		t.Fatalf("scraping metrics: %v", err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("scraping metrics: %v", err)
-	}
-	return string(body)
-}
-
-// allEvents is every event in the cluster (both APIs), as JSON.
+// allEvents is every event in the cluster, which must name secret/canary.
 func allEvents(t *testing.T, f *framework.Framework) string {
 	t.Helper()
-	core, err := f.Client.CoreV1().Events("").List(t.Context(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	events, err := f.Client.EventsV1().Events("").List(t.Context(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := json.Marshal([]any{core, events})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(out), "canary") {
+	events := f.AllEvents(t)
+	if !strings.Contains(events, "canary") {
 		t.Errorf("no event names secret/canary")
 	}
-	return string(out)
+	return events
 }
 
 // allReports is every OpenReports Report and ClusterReport, as JSON.
