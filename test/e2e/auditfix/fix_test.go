@@ -25,14 +25,7 @@ const (
 func TestFixRepairsLastAppliedThatAnUndoLeftStale(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
-	k.Run(t, "apply", "-f", "testdata/seed004-v1.yaml").MustSucceed(t)
-	f.WaitForRevisions(t, "app=my-wonderhoy-app", 1)
-	v1 := k.JSONPath(t, sts, lastAppliedExpr)
-	k.Run(t, "apply", "-f", "testdata/seed004-v2.yaml").MustSucceed(t)
-	f.WaitForRevisions(t, "app=my-wonderhoy-app", 2)
-	v2 := k.JSONPath(t, sts, lastAppliedExpr)
-	k.Run(t, "rollout", "undo", sts, "--to-revision=1").MustSucceed(t)
-	revision := restoredRevision(t, f)
+	v1, v2, revision := undoneSeed004(t, f, "testdata/seed004-v2.yaml")
 
 	res := runHygiene(t, f, "audit", "--fix")
 	wantExit(t, res, 0)
@@ -69,13 +62,7 @@ func TestFixRepairsLastAppliedThatAnUndoLeftStale(t *testing.T) {
 func TestFixKeepsWhatTheUndoDidNotRestore(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
-	k.Run(t, "apply", "-f", "testdata/seed004-v1.yaml").MustSucceed(t)
-	f.WaitForRevisions(t, "app=my-wonderhoy-app", 1)
-	v1 := k.JSONPath(t, sts, lastAppliedExpr)
-	k.Run(t, "apply", "-f", "testdata/seed004-minready-v2.yaml").MustSucceed(t)
-	f.WaitForRevisions(t, "app=my-wonderhoy-app", 2)
-	k.Run(t, "rollout", "undo", sts, "--to-revision=1").MustSucceed(t)
-	revision := restoredRevision(t, f)
+	v1, _, revision := undoneSeed004(t, f, "testdata/seed004-minready-v2.yaml")
 
 	res := runHygiene(t, f, "audit", "--fix=apply")
 	wantExit(t, res, 0)
@@ -119,6 +106,22 @@ var seed004Diff = []string{
 // restoredRevision waits until the StatefulSet controller has renumbered
 // the ControllerRevision that the undo restored to 3, and returns its
 // name.
+// undoneSeed004 applies seed 004's v1 and then v2File, undoes to revision
+// 1 and returns last-applied after each apply and the name of the
+// ControllerRevision the undo restored.
+func undoneSeed004(t *testing.T, f *framework.Framework, v2File string) (v1, v2, revision string) {
+	t.Helper()
+	k := f.Kubectl
+	k.Run(t, "apply", "-f", "testdata/seed004-v1.yaml").MustSucceed(t)
+	f.WaitForRevisions(t, "app=my-wonderhoy-app", 1)
+	v1 = k.JSONPath(t, sts, lastAppliedExpr)
+	k.Run(t, "apply", "-f", v2File).MustSucceed(t)
+	f.WaitForRevisions(t, "app=my-wonderhoy-app", 2)
+	v2 = k.JSONPath(t, sts, lastAppliedExpr)
+	k.Run(t, "rollout", "undo", sts, "--to-revision=1").MustSucceed(t)
+	return v1, v2, restoredRevision(t, f)
+}
+
 func restoredRevision(t *testing.T, f *framework.Framework) string {
 	t.Helper()
 	var name string

@@ -79,12 +79,7 @@ func TestFixLeavesAnUndoThatWasUndone(t *testing.T) {
 func TestFixKeepsLastAppliedWithItsClientSideManager(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
-	k.Run(t, "apply", "-f", "testdata/seed004-v1.yaml").MustSucceed(t)
-	f.WaitForRevisions(t, "app=my-wonderhoy-app", 1)
-	k.Run(t, "apply", "-f", "testdata/seed004-v2.yaml").MustSucceed(t)
-	f.WaitForRevisions(t, "app=my-wonderhoy-app", 2)
-	k.Run(t, "rollout", "undo", sts, "--to-revision=1").MustSucceed(t)
-	revision := restoredRevision(t, f)
+	_, _, revision := undoneSeed004(t, f, "testdata/seed004-v2.yaml")
 
 	res := runHygiene(t, f, "audit", "--fix=apply")
 	wantExit(t, res, 0)
