@@ -23,7 +23,7 @@ func TestDryRunOnlyPolicyGuardsTheRemovalProofsPatch(t *testing.T) {
 		wantPolicy bool
 	}{
 		"removalProofs (the default) without audit.fix: the policy":   {wantPolicy: true},
-		"removalProofs with audit.fix: no policy, the audit patches":  {set: []string{"--set", "audit.fix=true"}},
+		"removalProofs with audit.fix: no policy, the audit patches":  {set: []string{"--set", "audit.fix=true", "--set", noConditions}},
 		"removalProofs=false: no patch, no policy":                    {set: []string{"--set", "removalProofs=false"}},
 		"audit.fix without the audit: removalProofs' patch, a policy": {set: []string{"--set", "audit.fix=true", "--set", "audit.enabled=false"}, wantPolicy: true},
 	}

@@ -238,7 +238,7 @@ func TestRBACAuditFixPatchesExactlyTheAuditedKinds(t *testing.T) {
 		wantCluster []rbacv1.PolicyRule
 		wantFlag    bool
 	}{
-		"audit.fix=true patches the audited kinds":      {set: []string{"--set", "audit.fix=true"}, wantCluster: concat(base, patches), wantFlag: true},
+		"audit.fix=true patches the audited kinds":      {set: []string{"--set", "audit.fix=true", "--set", noConditions}, wantCluster: concat(base, patches), wantFlag: true},
 		"audit.fix=false (the default) patches nothing": {wantCluster: base},
 		"audit.fix=true without the audit patches nothing": {
 			set:         []string{"--set", "audit.fix=true", "--set", "audit.enabled=false"},
@@ -275,7 +275,7 @@ func TestRBACRemovalProofsPatchExactlyTheReviewedKinds(t *testing.T) {
 		wantFlag    bool
 	}{
 		"removalProofs (the default) patches the reviewed kinds": {wantPatches: patches},
-		"removalProofs with audit.fix patches them once":         {set: []string{"--set", "audit.fix=true"}, wantPatches: patches},
+		"removalProofs with audit.fix patches them once":         {set: []string{"--set", "audit.fix=true", "--set", noConditions}, wantPatches: patches},
 		"removalProofs=false patches nothing":                    {set: []string{"--set", "removalProofs=false"}, wantFlag: true},
 	}
 	for name, tc := range tests {
@@ -297,3 +297,7 @@ func TestRBACRemovalProofsPatchExactlyTheReviewedKinds(t *testing.T) {
 		})
 	}
 }
+
+// noConditions drops the full scenario's webhook.extraMatchConditions, which
+// the chart refuses beside audit.fix (a TestTemplateRejectsContradictions case).
+const noConditions = "webhook.extraMatchConditions=null"
