@@ -150,13 +150,16 @@ func (o ssaObjects) migratedAway(ows []Owner) bool {
 // set outside apply (see ownership.setByPerson), and the leftovers of
 // client-side apply: fields of its last-applied manifest that only
 // client-side appliers own (kubernetes#99003). A client-side applier's
-// other fields are its server defaults, never orphans.
+// other fields are its server defaults, never orphans, and neither is a
+// field of a built-in kind at the value the server defaults it to,
+// whoever owns it (isServerDefault).
 func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, applied *fieldpath.Set, mfs []ManagedFields) []FieldFact {
 	f := newFinder()
 	ow := a.ownershipOf(mfs)
 	out := []FieldFact{}
 	inExtra := func(fp fieldpath.Path) bool { return !applied.Has(fp) && resultSet.Has(fp) }
 	seen := map[string]bool{}
+	builtIn := a.scheme.Recognizes((&unstructured.Unstructured{Object: objs.result}).GroupVersionKind())
 	resultSet.Difference(applied).Leaves().Iterate(func(fp fieldpath.Path) {
 		p := topElement(Path(fp), inExtra)
 		key := p.String()
@@ -169,7 +172,9 @@ func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, ap
 			return
 		}
 		ows := owners(mfs, p)
-		if objs.migratedAway(ows) {
+		if objs.migratedAway(ows) || builtIn && isServerDefault(kind, objs.result, p, v.v) {
+			// Removed, a server default comes back: no orphan, as in
+			// a client-side apply's (orphans).
 			return
 		}
 		leftover := ow.onlyClientSideAppliers(ows) && f.at(objs.lastApplied, p).ok

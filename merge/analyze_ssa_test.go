@@ -234,3 +234,25 @@ func TestAnalyzeClientSideApplyOfUnchangedManifestReportsRevert(t *testing.T) {
 		t.Errorf("AnalyzeUpdate = operation %q, reverts %v; want an update without reverts (it cannot tell the apply)", byUpdate.Operation, paths(byUpdate.Reverts))
 	}
 }
+
+// A server default that a person's write owns (kubectl replace --force
+// re-creates the object, and its entry owns every default) is no orphan
+// of a server-side apply that leaves it out, as it is none of a
+// client-side apply's: removed, the server sets it again (generative
+// seed 60334, Argo CD's server-side apply after kubectl replace --force).
+func TestAnalyzeServerSideApplyServerDefaultsAreNoOrphans(t *testing.T) {
+	old, new := readObject(t, "ssa-restarted-at", "old.yaml"), readObject(t, "ssa-restarted-at", "new.yaml")
+	defaults := `{"f:spec":{"f:template":{"f:spec":{"f:terminationGracePeriodSeconds":{},"f:dnsPolicy":{},` +
+		`"f:containers":{"k:{\"name\":\"nginx\"}":{"f:terminationMessagePath":{},"f:terminationMessagePolicy":{},"f:imagePullPolicy":{}}}}}}}`
+	new.SetManagedFields(append(new.GetManagedFields(), metav1.ManagedFieldsEntry{
+		Manager: "kubectl-replace", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1",
+		FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(defaults),
+	}))
+	an, err := NewAnalyzer().AnalyzeServerSideApply(old, new, "kubectl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{restartedAt}, paths(an.Orphans)); diff != "" {
+		t.Errorf("orphans (-want +got):\n%s", diff)
+	}
+}

@@ -31,7 +31,13 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 	// A revert of what a writer that is no person set (an autoscaler's
 	// replicas) is true too, but not required.
 	robots := truthOfApply(r.setByRobots(), nil, manifest, before, effect)
-	r.judgeApplyFindings(i, got, before, manifest, truth.orphans, append(truth.reverts, robots.reverts...), remedied)
+	reverts := append(truth.reverts, robots.reverts...)
+	if res.ExitCode != 0 {
+		// A denied apply's warnings say what it would have done, as a
+		// dry run's do.
+		reverts = r.drifted(before)
+	}
+	r.judgeApplyFindings(i, got, before, manifest, truth.orphans, reverts, remedied)
 	if res.ExitCode != 0 || !s.As.person() {
 		// A tool's apply (Argo CD's under argocd-controller) may be
 		// told, but no person reads it: the findings are required of a
@@ -91,13 +97,20 @@ func (r *runner) judgeDryRun(i int, s step, got []framework.Reported, before map
 	}
 	manifest := decodeManifest(s.Stdin)
 	truth := truthOfApply(r.planted(false), nil, manifest, before, before)
-	var drifted []fieldPath
-	for _, p := range r.planted(true) {
+	r.judgeApplyFindings(i, got, before, manifest, truth.orphans, r.drifted(before), nil)
+}
+
+// drifted are the fields that people or robots set (people's server-side
+// applies included) and that differ from before's last-applied: the
+// fields an apply that writes nothing may say it would revert.
+func (r *runner) drifted(before map[string]any) []fieldPath {
+	var out []fieldPath
+	for _, p := range append(r.planted(true), r.setByRobots()...) {
 		if !framework.SameAt(p, before, lastApplied(before)) {
-			drifted = append(drifted, p)
+			out = append(out, p)
 		}
 	}
-	r.judgeApplyFindings(i, got, before, manifest, truth.orphans, drifted, nil)
+	return out
 }
 
 // judgeApplyFindings checks what an apply of manifest to before said:

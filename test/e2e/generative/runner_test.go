@@ -338,18 +338,15 @@ func (r *runner) record(s step, before, after map[string]any) {
 		}
 	case s.Kind == dryRunApply:
 	case s.Kind == clientSideApply || s.RewritesLastApplied:
-		manifest := decodeManifest(s.Stdin)
-		if s.RewritesLastApplied {
-			// What it saved: the whole edited object for kubectl edit
-			// --save-config, which hands every field over.
-			manifest = lastApplied(after)
-		}
 		for key, f := range r.fields {
 			_, live := f.path.Lookup(after)
-			_, inManifest := f.path.Lookup(manifest)
-			if !live || inManifest || !framework.SameAt(f.path, before, after) {
+			if !live || !framework.SameAt(f.path, before, after) {
+				// Gone, or the apply's value now.
 				delete(r.fields, key)
 			}
+			// A field the manifest has at the value it had stays its
+			// writer's in managedFields: the apply holds it only through
+			// last-applied (truthOfApply).
 		}
 	default:
 		if s.Kind == serverSideApply {

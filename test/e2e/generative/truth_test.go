@@ -193,7 +193,13 @@ type applyTruth struct {
 // truthOfApply computes applyTruth for an apply of manifest that turned
 // before into after, from the fields people set outside apply (planted)
 // and those they applied server-side (applied: an applier owns them, so
-// they are no orphans, but a client-side apply reverts them).
+// they are no orphans, but a client-side apply reverts them). A planted
+// field that last-applied holds is no orphan while it does: an apply that
+// had it in its manifest (or kubectl edit --save-config) took it over,
+// but only through last-applied, and it is an orphan again once a write
+// drops last-applied without removing it (kubectl apply --server-side's
+// migration leaves the fields of kubectl label or patch, which never
+// owned last-applied).
 func truthOfApply(planted, applied []fieldPath, manifest, before, after map[string]any) applyTruth {
 	la := lastApplied(before)
 	var t applyTruth
@@ -205,7 +211,10 @@ func truthOfApply(planted, applied []fieldPath, manifest, before, after map[stri
 	for _, p := range planted {
 		_, live := p.Lookup(after)
 		_, inManifest := p.Lookup(manifest)
-		_, inLastApplied := p.Lookup(la)
+		// The last-applied the write leaves: a client-side apply's is its
+		// manifest, a failed or dry-run apply leaves before's, and
+		// kubectl's server-side apply removes it when it migrates.
+		_, inLastApplied := p.Lookup(lastApplied(after))
 		// Replicas a manifest leaves out are handed to kubectl scale or
 		// an autoscaler (docs/rules.md): never an orphan.
 		// and spec.paused that kubectl rollout pause set is a pause, not
