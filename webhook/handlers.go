@@ -47,7 +47,7 @@ func (r *Reviewer) Mutating() admission.Handler {
 		}
 		logDecisions(ctx, rv, mutations)
 		r.opts.metrics.observe("mutate", rv.Classification(), "patched", started, mutations)
-		return withAudit(admission.PatchResponseFromRaw(rawObjectOf(ctx, &req), patched).WithWarnings(r.messages(mutations)...), rv, mutations)
+		return withAudit(admission.PatchResponseFromRaw(rawObjectOf(ctx, &req), patched).WithWarnings(FitWarnings(r.messages(mutations), mutatingWarningRunes, requestTarget(&req))...), rv, mutations)
 	})
 }
 
@@ -69,7 +69,7 @@ func (r *Reviewer) Validating() admission.Handler {
 		if len(acted) > 0 {
 			r.events.record(rv, rv.DecisionsWith(policy.ActionDeny, policy.ActionWarn))
 		}
-		warnings := r.messages(rv.DecisionsWith(policy.ActionWarn))
+		warnings := FitWarnings(r.messages(rv.DecisionsWith(policy.ActionWarn)), validatingWarningRunes, requestTarget(&req))
 		if denials := rv.DecisionsWith(policy.ActionDeny); len(denials) > 0 {
 			r.opts.metrics.observe("validate", rv.Classification(), "denied", started, acted)
 			return withAudit(admission.Denied(strings.Join(messagesOf(denials), "\n")).WithWarnings(warnings...), rv, acted)

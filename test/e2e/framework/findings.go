@@ -62,6 +62,43 @@ var (
 	otherWarning = regexp.MustCompile(`^Warning: [^\[]`)
 )
 
+// leftOutLine is the warning the webhook prints in place of the warnings
+// that do not fit in the API server's 4 KiB (webhook.FitWarnings).
+var leftOutLine = regexp.MustCompile(`^\[apply-hygiene\] (\d+) more warnings \(([^)]*)\) left out: `)
+
+// LeftOutCounts returns the counts by rule of a message that stands for
+// the warnings left out, nil for any other message.
+func LeftOutCounts(msg string) map[string]int {
+	m := leftOutLine.FindStringSubmatch(msg)
+	if m == nil {
+		return nil
+	}
+	counts := map[string]int{}
+	for _, part := range strings.Split(m[2], ", ") {
+		var n int
+		var rule string
+		if _, err := fmt.Sscanf(part, "%d %s", &n, &rule); err == nil {
+			counts[rule] += n
+		}
+	}
+	return counts
+}
+
+// WithoutLeftOut removes from got the warning that stands for the
+// warnings left out and returns its counts by rule (nil without one).
+func WithoutLeftOut(got []Reported) ([]Reported, map[string]int) {
+	var out []Reported
+	var counts map[string]int
+	for _, g := range got {
+		if c := LeftOutCounts(strings.TrimPrefix(g.Line, "Warning: ")); g.Action == warn && c != nil {
+			counts = c
+			continue
+		}
+		out = append(out, g)
+	}
+	return out, counts
+}
+
 // ParseOutput returns the findings of apply-hygiene in kubectl's stderr,
 // one per field, and the other warnings lines.
 func ParseOutput(object, stderr string) (got []Reported, others []string) {

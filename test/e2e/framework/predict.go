@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -128,13 +130,21 @@ func (p *Predictor) Predict(t *testing.T, k Kubectl, what, file string) func(Res
 	return func(res Result) []string {
 		var problems []string
 		want := predictedMessages(findings)
-		got := printedMessages(res.Stderr)
+		got, summary := withoutLeftOut(printedMessages(res.Stderr))
+		var leftOut map[string]bool
+		if summary != nil {
+			var problem string
+			want, leftOut, problem = printedOf(want, got, summary)
+			if problem != "" {
+				problems = append(problems, fmt.Sprintf("%s: %s", what, problem))
+			}
+		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			problems = append(problems, fmt.Sprintf("%s: kubectl hygiene diff predicted other messages than kubectl apply printed (-diff +apply):\n%s", what, diff))
 		}
 		for _, f := range findings {
-			if f.Action == "dryrun" {
-				continue // recorded, never printed
+			if f.Action == "dryrun" || leftOut[f.Message] {
+				continue // recorded, never printed; or counted in the summary
 			}
 			named := slices.ContainsFunc(got, func(s said) bool {
 				// A message about the whole object (missing-last-applied)
@@ -261,3 +271,45 @@ func sortSaid(s []said) {
 		return strings.Compare(a.Action+"\x00"+a.Message, b.Action+"\x00"+b.Message)
 	})
 }
+
+// withoutLeftOut removes the left-out summary from printed and returns
+// its counts by rule (nil when there is none).
+func withoutLeftOut(printed []said) ([]said, map[string]int) {
+	out := []said{}
+	var counts map[string]int
+	for _, s := range printed {
+		if c := LeftOutCounts(s.Message); s.Action == warn && c != nil {
+			counts = c
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, counts
+}
+
+// printedOf splits the predicted warnings into those kubectl printed and
+// those the summary counts (left out), and says how the summary's counts
+// differ from the predicted warnings that are not printed.
+func printedOf(want, got []said, counts map[string]int) (printed []said, leftOut map[string]bool, problem string) {
+	printed, leftOut = []said{}, map[string]bool{}
+	missing := map[string]int{}
+	for _, w := range want {
+		if w.Action != warn || slices.Contains(got, w) {
+			printed = append(printed, w)
+			continue
+		}
+		leftOut[w.Message] = true
+		rule := "other"
+		if m := ruleOfMessage.FindStringSubmatch(w.Message); m != nil {
+			rule = m[1]
+		}
+		missing[rule]++
+	}
+	if !maps.Equal(missing, counts) {
+		problem = fmt.Sprintf("the warnings left out are %v by rule, and the summary counts %v", missing, counts)
+	}
+	return printed, leftOut, problem
+}
+
+// ruleOfMessage finds a message's [rule].
+var ruleOfMessage = regexp.MustCompile(`^\[([a-z-]+)\]`)

@@ -50,6 +50,16 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 	r.wantNamed(i, got, "apply-reverts-drift", truth.reverts, nil)
 }
 
+// countedLeftOut takes one warning of rule from the step's left-out
+// count: a field that no printed warning names may be one of them.
+func (r *runner) countedLeftOut(rule string) bool {
+	if r.leftOut[rule] == 0 {
+		return false
+	}
+	r.leftOut[rule]--
+	return true
+}
+
 // removeCommand is the command an orphaned-field warning prints.
 var removeCommand = regexp.MustCompile(`Remove it with: (kubectl patch .*[^…])$`)
 
@@ -60,7 +70,7 @@ func (r *runner) wantNamed(i int, got []framework.Reported, rule string, want []
 		named := slices.ContainsFunc(got, func(g framework.Reported) bool {
 			return g.Rule == rule && (names(g.Path, q) || before != nil && wholeOf(g.Path, q, want, before))
 		})
-		if !named {
+		if !named && !r.countedLeftOut(rule) {
 			r.fail(i, rule+"-reported", miss, "expected [%s] %s", rule, q)
 		}
 	}
@@ -194,7 +204,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 		}
 		for _, q := range moves {
 			reported := slices.ContainsFunc(got, func(g framework.Reported) bool { return slices.Contains(rules, g.Rule) && names(g.Path, q) })
-			if !reported {
+			if !reported && !r.countedLeftOut(rules[0]) && !r.countedLeftOut(rules[len(rules)-1]) {
 				r.fail(i, "imperative-edit-reported", miss, "expected [%s] %s: %s moves it away from last-applied", rules[len(rules)-1], q, s.command())
 			}
 		}
