@@ -101,7 +101,7 @@ func (a *Analyzer) analyzeApplyOnce(in applyInput, an *Analysis) error {
 		return fmt.Errorf("comparing live and result: %w", err)
 	}
 	changed := cmp.Modified.Union(cmp.Removed).Union(cmp.Added)
-	an.Reverts = a.reverts(in, changed, mfs)
+	an.Reverts = a.reverts(in, changed, mfs, granularIn(tvs[3]))
 	an.Orphans = a.orphans(in.kind, in.live.Object, in.result.Object, tvs[3], fs[2], fs[0].Union(fs[1]), mfs)
 	an.Orphans = append(an.Orphans, a.stringDataOrphans(in, rawOriginal, mfs)...)
 	an.Orphans = withRemovePatches(in.result.Object, an.Orphans)
@@ -130,7 +130,7 @@ func withoutLastApplied(obj map[string]any) map[string]any {
 // apply and that this apply puts its own value back into, or removes (also
 // when the manifest sets an enclosing field to null, which deletes the
 // whole field).
-func (a *Analyzer) reverts(in applyInput, changed *fieldpath.Set, mfs []ManagedFields) []FieldFact {
+func (a *Analyzer) reverts(in applyInput, changed *fieldpath.Set, mfs []ManagedFields, granular func(fieldpath.Path) bool) []FieldFact {
 	f := newFinder()
 	ow := a.ownershipOf(mfs)
 	out := []FieldFact{}
@@ -139,7 +139,7 @@ func (a *Analyzer) reverts(in applyInput, changed *fieldpath.Set, mfs []ManagedF
 		if serverManaged(p) || sameAt(p, cur, orig) || sameAt(p, cur, res) {
 			continue
 		}
-		ows := owners(mfs, p)
+		ows := contentOwners(mfs, p, granular)
 		if !changedSinceApply(orig, cur, ows, ow) {
 			continue
 		}

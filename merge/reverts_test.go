@@ -1,6 +1,8 @@
 package merge
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -130,5 +132,33 @@ func TestClientSideApplyRevertsWhatAnotherToolAppliedServerSide(t *testing.T) {
 				t.Errorf("reverts (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// An apply to an object without last-applied (Flux removed it) that puts
+// back a label a person changed with kubectl label reverts it. The
+// objects are a real API server's: kubectl-client-side-apply still owns
+// the labels map as an empty leaf (f:labels: {}) after kubectl label took
+// its one key, which owns the map as it was written, not the key (generative
+// seed 60334, sequence 005).
+func TestApplyWithoutLastAppliedRevertsWhatAPersonSet(t *testing.T) {
+	dir := filepath.Join("testdata", "revert-label-without-last-applied")
+	read := func(name string) *unstructured.Unstructured {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(data); err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	an, err := NewAnalyzer().AnalyzeClientSideApply(read("old.json"), read("new.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"metadata.labels[app.kubernetes.io/name]"}, paths(an.Reverts)); diff != "" {
+		t.Errorf("reverts (-want +got):\n%s", diff)
 	}
 }

@@ -128,6 +128,9 @@ var (
 	editPaths  = regexp.MustCompile(`(?:owns: |, )(\S+) \((?:last-applied |now )`)
 	// appliedPaths are the fields of a server-side-owned message.
 	appliedPaths = regexp.MustCompile(`(?:server-side: |, )(\S+) \((?:applied |now )`)
+	// restartPath is the field of server-side-owned's warning on a
+	// kubectl rollout restart of an object Argo CD applies.
+	restartPath = regexp.MustCompile(`^kubectl rollout restart adds (\S+), which `)
 )
 
 // messagePaths returns the field paths a rule's message names: one for
@@ -151,6 +154,9 @@ func messagePaths(rule, msg string) []string {
 		}
 		var out []string
 		for _, m := range fields.FindAllStringSubmatch(msg, -1) {
+			out = append(out, m[1])
+		}
+		if m := restartPath.FindStringSubmatch(msg); rule == "server-side-owned" && m != nil {
 			out = append(out, m[1])
 		}
 		if len(out) > 0 {

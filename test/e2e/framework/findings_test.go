@@ -36,6 +36,10 @@ func TestParseOutput(t *testing.T) {
 			},
 			wantOthers: []string{"Warning: resource deployments/web was previously managed with 'kubectl apply'."},
 		},
+		"server-side-owned's warning on a restart of an object Argo CD applies names restartedAt": {
+			stderr: `Warning: [server-side-owned] Deployment ns/web: kubectl rollout restart adds spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt], which Git does not have, to an object that Argo CD applies (field manager argocd-controller); with self-heal Argo CD syncs it away and the restart is undone.`,
+			want:   []Finding{{Action: warn, Rule: "server-side-owned", Path: "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"}},
+		},
 		"a server-side-owned warning lists the applied fields": {
 			stderr: `Warning: [server-side-owned] Deployment ns/web: this write by alice (field manager kubectl-set) changes fields that kustomize-controller applies server-side: spec.template.spec.containers[name=server].resources.requests.cpu (applied "100m", now "120m"), spec.replicas (applied 2, now 3); its next apply puts the applied values back. It is managed by Flux (kustomize-controller); make the change in the Git source of its Kustomization`,
 			want: []Finding{
