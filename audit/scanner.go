@@ -141,7 +141,9 @@ func (sc *scan) findings(ctx context.Context, gvr schema.GroupVersionResource, o
 }
 
 // rollback sets an.Rollback when the object's pod template is an older
-// revision than the one its last-applied describes.
+// revision than the one its last-applied describes, put back by a rollout
+// undo that managedFields prove (merge.StaleRollback): a hand edit that
+// restores the template stays the edit it is.
 func (sc *scan) rollback(ctx context.Context, obj *unstructured.Unstructured, an *merge.Analysis) error {
 	if !merge.MayHaveStaleLastApplied(obj, an) {
 		return nil

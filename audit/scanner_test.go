@@ -38,6 +38,24 @@ func TestScanFindings(t *testing.T) {
 			want:    []Finding{{Rule: "stale-last-applied", Action: policy.ActionRepair, Path: laPath, Object: web, UID: "uid-web"}},
 			message: "[stale-last-applied] Deployment shop/web: the pod template is revision 3 (ReplicaSet web-aaa, restored by a rollout undo)",
 		},
+		"kubectl edit that put the older ReplicaSet's template back is a hand edit, not a rollback": {
+			files:  []string{"deployments/undone.yaml"},
+			adjust: func(objs []*unstructured.Unstructured) { setManager(objs[0], "kubectl", "kubectl-edit") },
+			want: []Finding{
+				{Rule: "imperative-edit", Action: policy.ActionDeny, Path: "spec.template.spec.containers[name=nginx].image", Object: web, UID: "uid-web"},
+				{Rule: "orphaned-field", Action: policy.ActionWarn, Path: "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]", Object: web, UID: "uid-web"},
+			},
+			message: `[imperative-edit] Deployment shop/web: spec.template.spec.containers[name=nginx].image was changed outside kubectl apply by kubectl-edit at 2024-05-01T11:00:00Z (last-applied "nginx:1.16.1", now "nginx:1.14.2")`,
+		},
+		"kubectl patch that put the older ControllerRevision's template back is a hand edit, not a rollback": {
+			files:  []string{"seed004/statefulset.yaml", "seed004/controllerrevisions.yaml"},
+			adjust: func(objs []*unstructured.Unstructured) { setManager(objs[0], "kubectl", "kubectl-patch") },
+			want: []Finding{
+				{Rule: "imperative-edit", Action: policy.ActionDeny, Path: "spec.template.spec.containers[name=nginx].image", Object: sts, UID: "d2287d0e-ea2f-4d0c-b678-c08a32bc4f5a"},
+				{Rule: "orphaned-field", Action: policy.ActionWarn, Path: "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]", Object: sts, UID: "d2287d0e-ea2f-4d0c-b678-c08a32bc4f5a"},
+			},
+			message: "by kubectl-patch at",
+		},
 		"seed 004: a StatefulSet rolled back to its first revision has a stale last-applied": {
 			files:   []string{"seed004/statefulset.yaml", "seed004/controllerrevisions.yaml"},
 			want:    []Finding{{Rule: "stale-last-applied", Action: policy.ActionRepair, Path: laPath, Object: sts, UID: "d2287d0e-ea2f-4d0c-b678-c08a32bc4f5a"}},
@@ -154,4 +172,16 @@ func TestScanOtherNamespaceIsNotListed(t *testing.T) {
 func ExampleEventReason() {
 	fmt.Println(EventReason("imperative-edit"), EventReason("last-applied-too-large"))
 	// Output: ImperativeEdit LastAppliedTooLarge
+}
+
+// setManager renames obj's managedFields entries of manager from to to:
+// the same write, by another command.
+func setManager(obj *unstructured.Unstructured, from, to string) {
+	entries := obj.GetManagedFields()
+	for i := range entries {
+		if entries[i].Manager == from {
+			entries[i].Manager = to
+		}
+	}
+	obj.SetManagedFields(entries)
 }

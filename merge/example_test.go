@@ -136,14 +136,18 @@ func ExampleAnalyzer_DetectRollback() {
 
 // A Deployment as the audit finds it after `kubectl rollout undo`: its pod
 // template is revision 1 again (the ReplicaSet web-1, renumbered 3), while
-// last-applied still describes revision 2.
+// last-applied still describes revision 2. managedFields prove the undo:
+// the restored image is owned by kubectl's Update without field manager.
 func ExampleAnalyzer_StaleRollback() {
 	tpl := func(image string) string {
 		return `{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"` + image + `"}]}}`
 	}
 	la := `{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"web:2\"}]}}}}`
 	live := object(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","annotations":{
-	  "kubectl.kubernetes.io/last-applied-configuration":"` + la + `"}},"spec":{"template":` + tpl("web:1") + `}}`)
+	  "kubectl.kubernetes.io/last-applied-configuration":"` + la + `"},
+	  "managedFields":[
+	    {"manager":"kubectl","operation":"Update","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{"f:image":{}}}}}}}}]},
+	  "spec":{"template":` + tpl("web:1") + `}}`)
 	revisions := []*unstructured.Unstructured{
 		object(`{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web-1","annotations":{
 		  "deployment.kubernetes.io/revision":"3","deployment.kubernetes.io/revision-history":"1"}},"spec":{"template":` + tpl("web:1") + `}}`),
@@ -161,8 +165,12 @@ func ExampleAnalyzer_StaleRollback() {
 		return
 	}
 	rb, err := a.StaleRollback(live, revisions)
-	if err != nil {
+	switch {
+	case err != nil:
 		fmt.Println("error:", err)
+		return
+	case rb == nil:
+		fmt.Println("no rollout undo proven")
 		return
 	}
 	fmt.Println(rb.RevisionName, rb.Revision, rb.StaleLastApplied, rb.RepairSource)

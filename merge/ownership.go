@@ -80,6 +80,30 @@ func IsKubectlManager(name string) bool {
 	return name == "kubectl" || strings.HasPrefix(name, "kubectl-") || name == BeforeFirstApplyManager
 }
 
+// undoManagers are the effective field managers of `kubectl rollout undo`:
+// kubectl sends no field manager for it, so the API server names the
+// writer after the command in the user agent (kubectl.exe on Windows).
+var undoManagers = map[string]bool{"kubectl": true, "kubectl.exe": true}
+
+// IsUndoManager reports whether a field manager name is one that the API
+// server records for `kubectl rollout undo`: "kubectl" or "kubectl.exe".
+// Other kubectl commands that send no field manager record it too (`kubectl
+// scale`, on the scale subresource; `kubectl apply --server-side`, with
+// Apply): IsUndoEntry tells the undo's entry from theirs.
+func IsUndoManager(name string) bool {
+	return undoManagers[name]
+}
+
+// IsUndoEntry reports whether o is the managedFields entry that `kubectl
+// rollout undo` writes: an Update by an undo manager (IsUndoManager) to
+// the object itself, not to a subresource. kubectl's rollbackers patch
+// spec.template (and a Deployment's annotations) with it; kubectl edit,
+// patch and set write under their own names (kubectl-edit, kubectl-patch,
+// kubectl-set).
+func IsUndoEntry(o Owner) bool {
+	return undoManagers[o.Manager] && o.Operation == string(metav1.ManagedFieldsOperationUpdate) && o.Subresource == ""
+}
+
 // ownership classifies the managedFields entries of one object. Its zero
 // value knows no entries: every owner is then a person's when its manager
 // is (see isPerson), and none is an applier by its entry.

@@ -2,10 +2,12 @@ package merge
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 // Revision annotations that the Deployment controller writes on ReplicaSets.
@@ -32,12 +34,15 @@ func MayHaveStaleLastApplied(live *unstructured.Unstructured, an *Analysis) bool
 
 // StaleRollback finds, in a stored object, the rollout undo that left its
 // last-applied stale: live's pod template is an older revision than the one
-// its last-applied describes. The rollback and the last-applied that
-// matches the restored template come from DetectRollback, as if the undo
-// were the write from the described revision to live, so the audit and the
-// webhook's undo repair judge revisions the same way. It returns nil when
-// last-applied is not stale. revisions are the object's ReplicaSets or
-// ControllerRevisions, as stored.
+// its last-applied describes, and live's managedFields prove that a
+// rollout undo wrote it (undoWrote): kubectl edit, patch or set can restore
+// an older template too, and their edits are not an undo's to explain
+// away. The rollback and the last-applied that matches the restored
+// template come from DetectRollback, as if the undo were the write from
+// the described revision to live, so the audit and the webhook's undo
+// repair judge revisions the same way. It returns nil when last-applied is
+// not stale or the undo is not proven. revisions are the object's
+// ReplicaSets or ControllerRevisions, as stored.
 func (a *Analyzer) StaleRollback(live *unstructured.Unstructured, revisions []*unstructured.Unstructured) (*Rollback, error) {
 	revs := make([]revision, 0, len(revisions))
 	for _, r := range revisions {
@@ -65,6 +70,9 @@ func (a *Analyzer) StaleRollback(live *unstructured.Unstructured, revisions []*u
 	if err := unstructured.SetNestedField(old.Object, runtimeDeepCopy(revs[described].template.(map[string]any)), "spec", "template"); err != nil {
 		return nil, fmt.Errorf("building the object before the undo: %w", err)
 	}
+	if proven, err := a.undoWrote(old, live); err != nil || !proven {
+		return nil, err
+	}
 	rb, err := a.DetectRollback(old, live, revisions)
 	if err != nil {
 		return nil, fmt.Errorf("detecting a rollback: %w", err)
@@ -78,6 +86,40 @@ func (a *Analyzer) StaleRollback(live *unstructured.Unstructured, revisions []*u
 		return nil, nil
 	}
 	return rb, nil
+}
+
+// undoWrote reports whether live's managedFields prove that a rollout
+// undo wrote the template fields in which live differs from before, the
+// object with the template last-applied describes: every such field that
+// live has (changed or added: a removal leaves no owner) is owned by the
+// undo's entries alone (IsUndoEntry), and there is at least one. A
+// restored field that kubectl edit, patch or set, another tool, or nobody
+// (managedFields stripped) owns proves no undo: the write was that
+// writer's edit, whatever revision its template equals.
+func (a *Analyzer) undoWrote(before, live *unstructured.Unstructured) (bool, error) {
+	mfs, err := DecodeManagedFields(live)
+	if err != nil {
+		return false, err
+	}
+	tvs, err := a.fieldSets(stored(before.Object), stored(live.Object))
+	if err != nil {
+		return false, err
+	}
+	diff, err := tvs[0].Compare(tvs[1])
+	if err != nil {
+		return false, fmt.Errorf("comparing the template before the undo with live's: %w", err)
+	}
+	restored, proven := 0, true
+	diff.Modified.Union(diff.Added).Leaves().Iterate(func(fp fieldpath.Path) {
+		p := Path(fp)
+		if !isTemplatePath(p) {
+			return
+		}
+		restored++
+		ows := owners(mfs, p)
+		proven = proven && len(ows) > 0 && !slices.ContainsFunc(ows, func(o Owner) bool { return !IsUndoEntry(o) })
+	})
+	return proven && restored > 0, nil
 }
 
 // currentRevision returns the index of the last revision whose template is

@@ -283,11 +283,6 @@ func undoCandidate(w write) bool {
 	return newTemplate != nil && !equality.Semantic.DeepEqual(oldTemplate, newTemplate)
 }
 
-// undoManagers are the effective field managers of kubectl rollout undo:
-// kubectl sends no field manager for it, so the API server names the
-// writer after the command in the user agent (kubectl.exe on Windows).
-var undoManagers = map[string]bool{"kubectl": true, "kubectl.exe": true}
-
 // undoLike reports whether w looks like kubectl rollout undo, whether or
 // not its template matches a revision: an Update by kubectl without field
 // manager that replaces the pod template, leaves last-applied as it was,
@@ -297,19 +292,19 @@ var undoManagers = map[string]bool{"kubectl": true, "kubectl.exe": true}
 // /spec/template and /metadata/annotations; for a StatefulSet or DaemonSet
 // it patches spec.template only).
 func undoLike(w write) bool {
-	return undoCandidate(w) && (undoManagers[w.manager] || hasUndoEntry(w.new)) && w.operation == metav1.ManagedFieldsOperationUpdate &&
+	return undoCandidate(w) && (merge.IsUndoManager(w.manager) || hasUndoEntry(w.new)) && w.operation == metav1.ManagedFieldsOperationUpdate &&
 		lastApplied(w.old) == lastApplied(w.new) && onlyTemplateChanged(w.old, w.new)
 }
 
 // hasUndoEntry reports whether obj has an Update entry of kubectl without
-// field manager (undoManagers). A rollout undo that restores fields this
+// field manager (merge.IsUndoEntry). A rollout undo that restores fields this
 // entry already owns leaves it as it was; the entries that change are
 // those that lose the restored fields (kubectl apply's), so the write's
 // effective manager names one of those instead.
 func hasUndoEntry(obj *unstructured.Unstructured) bool {
 	entries, _ := merge.ReadManagedFields(obj)
 	for _, e := range entries {
-		if undoManagers[e.Manager] && e.Operation == string(metav1.ManagedFieldsOperationUpdate) && e.Subresource == "" {
+		if merge.IsUndoEntry(e.Owner) {
 			return true
 		}
 	}
