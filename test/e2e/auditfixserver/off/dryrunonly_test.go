@@ -1,7 +1,11 @@
 package off_test
 
 import (
+	"context"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
@@ -27,6 +31,17 @@ func TestRemovalProofsPatchIsDryRunOnly(t *testing.T) {
 	if got := f.Kubectl.JSONPath(t, "deployment/web", "{.spec.minReadySeconds}"); got != "" {
 		t.Errorf("minReadySeconds = %q after the dry-run patch, want unset", got)
 	}
+
+	// The API server enforces a ValidatingAdmissionPolicy some moments
+	// after it is created (its informer compiles it): until then a real
+	// patch passes. Wait on a throwaway Deployment, not on web.
+	f.Kubectl.Run(t, "create", "deployment", "probe", "--image=registry.k8s.io/pause:3.10").MustSucceed(t)
+	probe := 0
+	framework.Eventually(t, 30*time.Second, "the dry-run-only policy to be enforced", func(context.Context) (bool, error) {
+		probe++
+		res := webhook.Run(t, "patch", "deployment/probe", "--type=merge", "-p", fmt.Sprintf(`{"spec":{"minReadySeconds":%d}}`, probe))
+		return res.ExitCode != 0 && strings.Contains(res.Stderr, "apply-hygiene-dry-run-only"), nil
+	})
 
 	real := webhook.Run(t, patch...).MustFail(t)
 	want := `Error from server (Forbidden): deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'apply-hygiene-dry-run-only' with binding 'apply-hygiene-dry-run-only' denied request: apply-hygiene's service account may write the reviewed kinds only as a server-side dry run (removalProofs)` + "\n"
