@@ -283,3 +283,47 @@ func IsServerDefault(obj map[string]any, p Path) bool {
 	v := at(obj, p)
 	return v.ok && isServerDefault(u.GetKind(), obj, p, v.v)
 }
+
+// claimTemplateDefaults are what the API server adds to each of a
+// StatefulSet's volumeClaimTemplates (SetDefaults_StatefulSet defaults
+// them as PersistentVolumeClaims, status included).
+var claimTemplateDefaults = []struct {
+	path  []string
+	value any
+}{
+	{[]string{"apiVersion"}, "v1"},
+	{[]string{"kind"}, "PersistentVolumeClaim"},
+	{[]string{"spec", "volumeMode"}, "Filesystem"},
+	{[]string{"status", "phase"}, "Pending"},
+}
+
+// WithClaimTemplateDefaults returns obj, when it is an apps/v1
+// StatefulSet, with the defaults the API server gives its
+// volumeClaimTemplates: kubectl apply sends that list whole whenever live
+// differs from the manifest, which it always does by these defaults, and
+// the server defaults it again, so a result computed without them shows a
+// change that the stored object never has. Other objects are returned as
+// they are.
+func WithClaimTemplateDefaults(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	if obj.GetAPIVersion() != "apps/v1" || obj.GetKind() != "StatefulSet" {
+		return obj
+	}
+	templates, ok, _ := unstructured.NestedSlice(obj.Object, "spec", "volumeClaimTemplates")
+	if !ok {
+		return obj
+	}
+	out := obj.DeepCopy()
+	for _, t := range templates {
+		tm, ok := t.(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, d := range claimTemplateDefaults {
+			if _, has, _ := unstructured.NestedFieldNoCopy(tm, d.path...); !has {
+				_ = unstructured.SetNestedField(tm, d.value, d.path...)
+			}
+		}
+	}
+	_ = unstructured.SetNestedSlice(out.Object, templates, "spec", "volumeClaimTemplates")
+	return out
+}

@@ -2,6 +2,9 @@ package merge
 
 import (
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func TestIsServerDefault(t *testing.T) {
@@ -78,4 +81,44 @@ func mustParsePath(t *testing.T, s string) Path {
 		t.Fatal(err)
 	}
 	return p
+}
+
+func TestWithClaimTemplateDefaults(t *testing.T) {
+	decode := func(s string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	tests := map[string]struct{ in, want string }{
+		"a manifest's bare template gets what the API server stores": {
+			in: `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"web"},"spec":{"volumeClaimTemplates":[
+			  {"metadata":{"name":"www"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}]}}`,
+			want: `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"web"},"spec":{"volumeClaimTemplates":[
+			  {"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"www"},
+			   "spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem"},"status":{"phase":"Pending"}}]}}`,
+		},
+		"set values stay": {
+			in:   `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"web"},"spec":{"volumeClaimTemplates":[{"metadata":{"name":"raw"},"spec":{"volumeMode":"Block"},"status":{"phase":"Bound"}}]}}`,
+			want: `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"web"},"spec":{"volumeClaimTemplates":[{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"raw"},"spec":{"volumeMode":"Block"},"status":{"phase":"Bound"}}]}}`,
+		},
+		"another kind is left alone": {
+			in:   `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"volumeClaimTemplates":[{}]}}`,
+			want: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"volumeClaimTemplates":[{}]}}`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			in := decode(tc.in)
+			before := in.DeepCopy()
+			got := WithClaimTemplateDefaults(in)
+			if diff := cmp.Diff(decode(tc.want).Object, got.Object); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(before.Object, in.Object); diff != "" {
+				t.Errorf("the input changed (-before +after):\n%s", diff)
+			}
+		})
+	}
 }

@@ -190,6 +190,10 @@ func (o *DiffOptions) diffOne(manifest *unstructured.Unstructured, live []*unstr
 	if err != nil {
 		return diffItem{}, fmt.Errorf("%s %s: %w", manifest.GetKind(), manifest.GetName(), err)
 	}
+	// The API server defaults a StatefulSet's claim templates again after
+	// the patch; without them, the result would differ from live where
+	// the stored object never does.
+	res.Result = merge.WithClaimTemplateDefaults(res.Result)
 	item.Patch, item.Result, item.Strategy = res.Patch, res.Result, res.Strategy
 	if string(res.Patch) == "{}" {
 		// kubectl apply sends no request for an empty patch.

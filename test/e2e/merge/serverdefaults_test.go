@@ -113,3 +113,29 @@ func TestServerDefaultsAreTheServers(t *testing.T) {
 		}
 	}
 }
+
+// kubectl hygiene diff gives a StatefulSet's volumeClaimTemplates the
+// defaults the API server stores (merge.WithClaimTemplateDefaults), so the
+// list kubectl apply sends whole is no change: the pinned server stores a
+// manifest's bare template exactly so.
+func TestClaimTemplateDefaultsAreTheServers(t *testing.T) {
+	f := framework.New(t)
+	manifest := `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"web"},"spec":{"serviceName":"web",
+	  "selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}},
+	  "volumeClaimTemplates":[{"metadata":{"name":"www"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}]}}`
+	out := f.Kubectl.RunWithInput(t, manifest, "create", "--dry-run=server", "-o", "json", "-f", "-").MustSucceed(t)
+	var stored, want unstructured.Unstructured
+	if err := json.Unmarshal([]byte(out.Stdout), &stored.Object); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(manifest), &want.Object); err != nil {
+		t.Fatal(err)
+	}
+	got, _, _ := unstructured.NestedSlice(merge.WithClaimTemplateDefaults(&want).Object, "spec", "volumeClaimTemplates")
+	server, _, _ := unstructured.NestedSlice(stored.Object, "spec", "volumeClaimTemplates")
+	g, _ := json.Marshal(got)
+	s, _ := json.Marshal(server)
+	if string(g) != string(s) {
+		t.Errorf("volumeClaimTemplates with the defaults:\n%s\nas the API server stores them:\n%s", g, s)
+	}
+}
