@@ -31,7 +31,7 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 	// A revert of what a writer that is no person set (an autoscaler's
 	// replicas) is true too, but not required.
 	robots := truthOfApply(r.setByRobots(), nil, manifest, before, effect)
-	reverts := append(truth.reverts, robots.reverts...)
+	reverts := append(append(truth.reverts, robots.reverts...), r.ssaHeld(before, effect)...)
 	if res.ExitCode != 0 {
 		// A denied apply's warnings say what it would have done, as a
 		// dry run's do.
@@ -233,6 +233,23 @@ func (r *runner) putsBack(i int, g framework.Reported, before, reapplied map[str
 			r.fail(i, "denial-puts-back", falseDenial, "the next apply does not put %s back to last-applied's value: %s", q, g.Line)
 		}
 	}
+}
+
+// ssaHeld are the fields a write changed away from the value that a
+// server-side apply of the sequence applied there: the applier holds that
+// value (Argo CD's, after kubectl's migration dropped last-applied), so an
+// apply that discards it may say so, whoever first wrote the value.
+func (r *runner) ssaHeld(before, after map[string]any) []fieldPath {
+	var out []fieldPath
+	for _, q := range changed(before, after) {
+		for _, m := range r.ssa {
+			if _, ok := q.Lookup(m); ok && framework.SameAt(q, m, before) {
+				out = append(out, q)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // ssaChanged are the fields a write changed that a server-side apply of
