@@ -15,7 +15,7 @@ import (
 // server whether removing a field sticks (kube.Cluster.RemovalSticks, the
 // admission's own proof: see internal/kube's removal.go).
 type RemovalProver interface {
-	RemovalSticks(ctx context.Context, gvr schema.GroupVersionResource, live, target *unstructured.Unstructured, pointer string) (kube.RemovalVerdict, error)
+	RemovalSticks(ctx context.Context, gvr schema.GroupVersionResource, live, target *unstructured.Unstructured, pointer string, with ...string) (kube.RemovalVerdict, error)
 }
 
 var _ RemovalProver = (*kube.Cluster)(nil)
@@ -40,7 +40,7 @@ func (sc *scan) proveOrphans(ctx context.Context, gvr schema.GroupVersionResourc
 			kept = append(kept, o)
 			continue
 		}
-		v, err := prover.RemovalSticks(ctx, gvr, obj, obj, pointer)
+		v, err := prover.RemovalSticks(ctx, gvr, obj, obj, pointer, merge.RemovedWith(obj.Object, o.Path)...)
 		if err != nil {
 			logr.FromContextOrDiscard(ctx).Info("removal not proved, the orphan keeps the table's judgement",
 				"object", merge.RefOf(obj), "path", o.Path.String(), "error", err.Error())

@@ -50,11 +50,48 @@ func removePatch(obj map[string]any, p Path) (string, error) {
 	}
 	ops := append(keyGuards(obj, p), guard...)
 	ops = append(ops, patchOp{Op: "remove", Path: ptr})
+	if alias, ok := aliasOf(obj, p); ok {
+		// Alone, the removal would not stick: the API server sets
+		// serviceAccountName from the deprecated serviceAccount.
+		aliasPtr, _ := JSONPointer(obj, alias)
+		ops = append(ops, append(valueGuard(obj, alias, aliasPtr), patchOp{Op: "remove", Path: aliasPtr})...)
+	}
 	raw, err := json.Marshal(ops)
 	if err != nil {
 		return "", fmt.Errorf("building remove patch for %s: %w", p, err)
 	}
 	return string(raw), nil
+}
+
+// RemovedWith returns the pointers (RFC 6901) of the fields of obj that a
+// removal of the field at p must remove too, or the API server puts it
+// back from them: a pod spec's deprecated serviceAccount beside its
+// serviceAccountName. Nil for any other field. The orphan's RemovePatch
+// removes them, and a removal proof must too.
+func RemovedWith(obj map[string]any, p Path) []string {
+	alias, ok := aliasOf(obj, p)
+	if !ok {
+		return nil
+	}
+	ptr, _ := JSONPointer(obj, alias)
+	return []string{ptr}
+}
+
+// aliasOf returns the deprecated serviceAccount beside p when p is a pod
+// spec's serviceAccountName and obj has both.
+func aliasOf(obj map[string]any, p Path) (Path, bool) {
+	if len(p) == 0 {
+		return nil, false
+	}
+	last := p[len(p)-1]
+	if last.FieldName == nil || *last.FieldName != serviceAccountName {
+		return nil, false
+	}
+	alias := append(p[:len(p)-1:len(p)-1], fieldName(deprecatedServiceAccount))
+	if _, ok := lookup(obj, alias); !ok {
+		return nil, false
+	}
+	return alias, true
 }
 
 // keyGuards tests the merge keys of every keyed list element of p, outermost

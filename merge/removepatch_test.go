@@ -33,6 +33,12 @@ func TestRemovePatch(t *testing.T) {
 		want    string
 		wantErr bool
 	}{
+		"serviceAccountName goes with its deprecated alias, or the server puts it back": {
+			obj:  map[string]any{"kind": "Deployment", "spec": map[string]any{"template": map[string]any{"spec": map[string]any{"serviceAccountName": "builder", "serviceAccount": "builder"}}}},
+			path: "spec.template.spec.serviceAccountName",
+			want: `[{"op":"test","path":"/spec/template/spec/serviceAccountName","value":"builder"},{"op":"remove","path":"/spec/template/spec/serviceAccountName"},` +
+				`{"op":"test","path":"/spec/template/spec/serviceAccount","value":"builder"},{"op":"remove","path":"/spec/template/spec/serviceAccount"}]`,
+		},
 		"a map key is tested by its value": {
 			obj:  deployment,
 			path: "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]",

@@ -26,6 +26,12 @@ import (
 // test/e2e/merge checks them against its API server);
 // a field missing from it is reported as before.
 
+// A pod spec's service account and its deprecated alias.
+const (
+	serviceAccountName       = "serviceAccountName"
+	deprecatedServiceAccount = "serviceAccount"
+)
+
 // podSpecDefaults are the defaults of a pod spec, by its path relative to
 // the pod spec ("[]" stands for any list element).
 var podSpecDefaults = map[string]any{
@@ -205,6 +211,14 @@ func isServerDefault(kind string, obj map[string]any, p Path, v any) bool {
 func isPodSpecDefault(rel string, obj map[string]any, p Path, v any) bool {
 	if want, ok := podSpecDefaults[rel]; ok {
 		return jsonEqual(v, want)
+	}
+	if rel == deprecatedServiceAccount {
+		// The API server writes the deprecated alias as
+		// serviceAccountName on every read (the v1 conversion of
+		// PodSpec): it is serviceAccountName's, never an orphan of its
+		// own (removePatch removes the two together).
+		name := at(obj, append(p[:len(p)-1:len(p)-1], fieldName(serviceAccountName)))
+		return name.ok && jsonEqual(v, name.v)
 	}
 	if r, ok := strings.CutPrefix(rel, "volumes[]."); ok {
 		want, ok := volumeDefaults[r]

@@ -14,6 +14,9 @@ func TestIsServerDefault(t *testing.T) {
 			map[string]any{"name": "latest", "image": "registry.example/team/tool"},
 		},
 	}}}}
+	withServiceAccount := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+		"serviceAccountName": "builder", "serviceAccount": "builder",
+	}}}}
 	service := map[string]any{"apiVersion": "v1", "kind": "Service", "spec": map[string]any{"ports": []any{
 		map[string]any{"port": int64(80), "protocol": "TCP", "targetPort": int64(80)},
 	}}}
@@ -34,6 +37,9 @@ func TestIsServerDefault(t *testing.T) {
 		want bool
 	}{
 		{"terminationMessagePath", "Deployment", deployment, container("app", "terminationMessagePath"), "/dev/termination-log", true},
+		{"the deprecated serviceAccount is serviceAccountName's", "Deployment", withServiceAccount, mustParsePath(t, "spec.template.spec.serviceAccount"), "builder", true},
+		{"serviceAccountName itself is set", "Deployment", withServiceAccount, mustParsePath(t, "spec.template.spec.serviceAccountName"), "builder", false},
+		{"a serviceAccount other than serviceAccountName is set", "Deployment", withServiceAccount, mustParsePath(t, "spec.template.spec.serviceAccount"), "other", false},
 		{"another terminationMessagePath", "Deployment", deployment, container("app", "terminationMessagePath"), "/tmp/log", false},
 		{"imagePullPolicy of a tagged image", "Deployment", deployment, container("app", "imagePullPolicy"), "IfNotPresent", true},
 		{"Always for a tagged image is set", "Deployment", deployment, container("app", "imagePullPolicy"), "Always", false},

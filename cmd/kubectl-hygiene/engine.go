@@ -61,7 +61,7 @@ type judge struct {
 	autoscalers func(ctx context.Context, obj *unstructured.Unstructured) ([]*autoscalingv2.HorizontalPodAutoscaler, error)
 	// removals proves removals with the API server when connected
 	// (cluster.removalSticks); nil offline.
-	removals func(ctx context.Context, live, target *unstructured.Unstructured, pointer string) (kube.RemovalVerdict, error)
+	removals func(ctx context.Context, live, target *unstructured.Unstructured, pointer string, with ...string) (kube.RemovalVerdict, error)
 }
 
 // load prepares the engine with the flags and, when c is not nil, the

@@ -20,15 +20,15 @@ var _ review.RemovalProver = judgeCluster{}
 // connected, so that diff predicts the orphans the webhook reports; none
 // offline (--live), where the orphans keep merge's judgement as they do
 // when the server cannot make a proof.
-func (c judgeCluster) RemovalSticks(ctx context.Context, _ schema.GroupVersionResource, live, target *unstructured.Unstructured, pointer string) (kube.RemovalVerdict, error) {
+func (c judgeCluster) RemovalSticks(ctx context.Context, _ schema.GroupVersionResource, live, target *unstructured.Unstructured, pointer string, with ...string) (kube.RemovalVerdict, error) {
 	if c.j.removals == nil {
 		return "", errors.New("no removal proof offline")
 	}
-	return c.j.removals(ctx, live, target, pointer)
+	return c.j.removals(ctx, live, target, pointer, with...)
 }
 
 // removalSticks proves a removal from the live object of target's kind.
-func (c *cluster) removalSticks(ctx context.Context, live, target *unstructured.Unstructured, pointer string) (kube.RemovalVerdict, error) {
+func (c *cluster) removalSticks(ctx context.Context, live, target *unstructured.Unstructured, pointer string, with ...string) (kube.RemovalVerdict, error) {
 	if c.prover == nil {
 		return "", errors.New("no removal proof without a connection")
 	}
@@ -37,7 +37,7 @@ func (c *cluster) removalSticks(ctx context.Context, live, target *unstructured.
 	if err != nil {
 		return "", fmt.Errorf("resolving %s: %w", gvk, err)
 	}
-	return c.prover.RemovalSticks(ctx, mapping.Resource, live, target, pointer)
+	return c.prover.RemovalSticks(ctx, mapping.Resource, live, target, pointer, with...)
 }
 
 // proveLiveOrphans drops from ex, obj's explanation, the orphans whose
@@ -55,7 +55,7 @@ func (j *judge) proveLiveOrphans(ctx context.Context, obj *unstructured.Unstruct
 			kept = append(kept, o)
 			continue
 		}
-		if v, err := j.removals(ctx, obj, obj, pointer); err != nil || v == kube.RemovalSticks {
+		if v, err := j.removals(ctx, obj, obj, pointer, merge.RemovedWith(obj.Object, o.Path)...); err != nil || v == kube.RemovalSticks {
 			kept = append(kept, o)
 			continue
 		}

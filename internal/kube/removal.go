@@ -101,10 +101,12 @@ type cachedVerdict struct {
 
 // RemovalSticks reports what the API server does when the field at pointer
 // (RFC 6901) is removed from target, the object after the write under
-// review, written over live, the object as stored (see above). gvr is the
-// object's resource. An error means no verdict: the dry run was not
-// allowed, timed out or failed.
-func (c *Cluster) RemovalSticks(ctx context.Context, gvr schema.GroupVersionResource, live, target *unstructured.Unstructured, pointer string) (RemovalVerdict, error) {
+// review, written over live, the object as stored (see above), together
+// with the fields at with (those the server would restore it from, such
+// as a deprecated alias: merge.RemovedWith). gvr is the object's
+// resource. An error means no verdict: the dry run was not allowed, timed
+// out or failed.
+func (c *Cluster) RemovalSticks(ctx context.Context, gvr schema.GroupVersionResource, live, target *unstructured.Unstructured, pointer string, with ...string) (RemovalVerdict, error) {
 	if gvr.Resource == "" {
 		return "", fmt.Errorf("%w: no resource for %s %s", ErrNoRemovalProof, target.GetKind(), target.GetName())
 	}
@@ -129,7 +131,15 @@ func (c *Cluster) RemovalSticks(ctx context.Context, gvr schema.GroupVersionReso
 		c.observeRemoval("cached")
 		return v, nil
 	}
-	v, err := c.dryRunRemoval(ctx, gvr, live, target, tokens, value)
+	also := make([][]string, 0, len(with))
+	for _, w := range with {
+		t, err := pointerTokens(w)
+		if err != nil {
+			return "", err
+		}
+		also = append(also, t)
+	}
+	v, err := c.dryRunRemoval(ctx, gvr, live, target, tokens, value, also)
 	if err != nil {
 		c.observeRemoval("error")
 		return "", err
@@ -140,8 +150,8 @@ func (c *Cluster) RemovalSticks(ctx context.Context, gvr schema.GroupVersionReso
 }
 
 // dryRunRemoval sends the dry run and reads its verdict.
-func (c *Cluster) dryRunRemoval(ctx context.Context, gvr schema.GroupVersionResource, live, target *unstructured.Unstructured, tokens []string, value any) (RemovalVerdict, error) {
-	patch, err := removalPatch(live, target, tokens)
+func (c *Cluster) dryRunRemoval(ctx context.Context, gvr schema.GroupVersionResource, live, target *unstructured.Unstructured, tokens []string, value any, also [][]string) (RemovalVerdict, error) {
+	patch, err := removalPatch(live, target, tokens, also...)
 	if err != nil {
 		return "", err
 	}
@@ -166,12 +176,15 @@ func (c *Cluster) dryRunRemoval(ctx context.Context, gvr schema.GroupVersionReso
 }
 
 // removalPatch is the JSON merge patch from live to target without the
-// field at tokens. Neither keeps what the server maintains
-// (managedFields, resourceVersion, status), and target keeps live's
-// last-applied: the dry run tests the removal, not a hand-over.
-func removalPatch(live, target *unstructured.Unstructured, tokens []string) ([]byte, error) {
+// field at tokens (and those at also). Neither keeps what the server
+// maintains (managedFields, resourceVersion, status), and target keeps
+// live's last-applied: the dry run tests the removal, not a hand-over.
+func removalPatch(live, target *unstructured.Unstructured, tokens []string, also ...[]string) ([]byte, error) {
 	from, to := writable(live), writable(target)
 	removeAt(to.Object, tokens)
+	for _, t := range also {
+		removeAt(to.Object, t)
+	}
 	annotations := to.GetAnnotations()
 	if la, ok := live.GetAnnotations()[lastAppliedAnnotation]; ok {
 		if annotations == nil {

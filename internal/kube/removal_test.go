@@ -193,6 +193,24 @@ func TestRemovalSticksSendsADryRunOfTheRemoval(t *testing.T) {
 	}
 }
 
+// The fields to remove with the field (merge.RemovedWith) go in the same
+// dry run: a serviceAccountName alone would come back from its
+// deprecated alias.
+func TestRemovalSticksRemovesTheFieldsWithIt(t *testing.T) {
+	client, requests := fakeServer(t, answer{edit: func(map[string]any) {}})
+	live := nodePortService()
+	if _, err := NewCluster(client, 0).RemovalSticks(t.Context(), servicesGVR, live, live, "/spec/externalTrafficPolicy", "/spec/type"); err != nil {
+		t.Fatal(err)
+	}
+	if len(*requests) != 1 {
+		t.Fatalf("%d requests, want 1", len(*requests))
+	}
+	want := `{"spec":{"externalTrafficPolicy":null,"type":null}}`
+	if diff := cmp.Diff(want, string((*requests)[0].body)); diff != "" {
+		t.Errorf("merge patch (-want +got):\n%s", diff)
+	}
+}
+
 // The key of a verdict holds the discriminators on the way to the field:
 // the same field and value under another type is asked again.
 func TestRemovalKeyHoldsTheDiscriminators(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 // Cluster without it (an offline one) leaves every orphan to merge's
 // judgement, ownership and the table of defaults.
 type RemovalProver interface {
-	RemovalSticks(ctx context.Context, gvr schema.GroupVersionResource, live, target *unstructured.Unstructured, pointer string) (kube.RemovalVerdict, error)
+	RemovalSticks(ctx context.Context, gvr schema.GroupVersionResource, live, target *unstructured.Unstructured, pointer string, with ...string) (kube.RemovalVerdict, error)
 }
 
 var _ RemovalProver = (*kube.Cluster)(nil)
@@ -54,7 +54,7 @@ func (r *Reviewer) proveOrphans(ctx context.Context, u Update, w write, class po
 			continue
 		}
 		wg.Go(func() {
-			v, err := prover.RemovalSticks(ctx, u.Resource, w.old, w.new, pointer)
+			v, err := prover.RemovalSticks(ctx, u.Resource, w.old, w.new, pointer, merge.RemovedWith(w.new.Object, o.Path)...)
 			if err != nil {
 				logr.FromContextOrDiscard(ctx).Info("removal not proved, the orphan keeps the table's judgement",
 					"path", o.Path.String(), "error", err.Error())

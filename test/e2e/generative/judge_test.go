@@ -50,6 +50,17 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 	r.wantNamed(i, got, "apply-reverts-drift", truth.reverts, nil)
 }
 
+// aliased is the field that q is the API server's alias of: a pod
+// spec's deprecated serviceAccount mirrors serviceAccountName, and a
+// finding of that field (whose command removes both) stands for both.
+func aliased(q fieldPath) fieldPath {
+	s := q.String()
+	if !strings.HasSuffix(s, ".serviceAccount") || len(q) == 0 {
+		return q
+	}
+	return append(append(fieldPath{}, q[:len(q)-1]...), framework.Path("serviceAccountName")...)
+}
+
 // countedLeftOut takes one warning of rule from the step's left-out
 // count: a field that no printed warning names may be one of them.
 func (r *runner) countedLeftOut(rule string) bool {
@@ -68,7 +79,7 @@ var removeCommand = regexp.MustCompile(`Remove it with: (kubectl patch .*[^…])
 func (r *runner) wantNamed(i int, got []framework.Reported, rule string, want []fieldPath, before map[string]any) {
 	for _, q := range want {
 		named := slices.ContainsFunc(got, func(g framework.Reported) bool {
-			return g.Rule == rule && (names(g.Path, q) || before != nil && wholeOf(g.Path, q, want, before))
+			return g.Rule == rule && (names(g.Path, q) || names(g.Path, aliased(q)) || before != nil && wholeOf(g.Path, q, want, before))
 		})
 		if !named && !r.countedLeftOut(rule) {
 			r.fail(i, rule+"-reported", miss, "expected [%s] %s", rule, q)
