@@ -33,7 +33,9 @@ func (provingCluster) NamespaceLabels(context.Context, string) (map[string]strin
 	return map[string]string{}, nil
 }
 
-func (c provingCluster) RemovalSticks(_ context.Context, _ schema.GroupVersionResource, _, _ *unstructured.Unstructured, pointer string) (kube.RemovalVerdict, error) {
+var _ RemovalProver = provingCluster{}
+
+func (c provingCluster) RemovalSticks(_ context.Context, _ schema.GroupVersionResource, _, _ *unstructured.Unstructured, pointer string, _ ...string) (kube.RemovalVerdict, error) {
 	c.asked <- pointer
 	v, ok := c.verdicts[pointer]
 	if !ok {
