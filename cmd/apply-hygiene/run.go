@@ -15,7 +15,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -33,7 +32,7 @@ import (
 // arrives on signals (shutdownOnSignal: the first shuts down gracefully,
 // the second calls exit(1)).
 func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(code int)) error {
-	logger := zap.New(zap.Level(logLevel(opts.LogLevel)))
+	logger := newLogger(opts.LogLevel)
 	ctrl.SetLogger(logger)
 	ctx = ctrl.LoggerInto(ctx, logger)
 	notShuttingDown := &readinessGate{}
