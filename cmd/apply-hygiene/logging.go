@@ -1,14 +1,19 @@
 package main
 
 import (
+	"slices"
+	"sync/atomic"
+
 	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
 
 // newLogger is the server's logger at --log-level, without
-// controller-runtime's aggregated healthz line (withoutHealthzSummary).
+// controller-runtime's aggregated healthz line and with one line for the
+// leases it may no longer touch (filtered).
 func newLogger(level string) logr.Logger {
-	return withoutHealthzSummary(zap.New(zap.Level(logLevel(level))))
+	return filtered(zap.New(zap.Level(logLevel(level))))
 }
 
 // healthzLogger and healthzSummary name the line that controller-runtime's
@@ -23,55 +28,88 @@ const (
 	healthzSummary = "healthz check failed"
 )
 
-// withoutHealthzSummary returns logger without the line healthzSummary
-// names.
-func withoutHealthzSummary(logger logr.Logger) logr.Logger {
+// leaderElectionLogger is client-go's leader election, which logs every
+// failed attempt on the audit's Lease as an error, with a stack trace.
+// When helm uninstall deletes the Role while the pods are in their
+// shutdown delay, each attempt is forbidden: the filter logs the first one
+// as leaseForbidden, one line without a stack trace, and the others at
+// debug.
+const (
+	leaderElectionLogger = "leaderelection"
+	leaseForbidden       = "no access to the audit's leader-election Lease (its Role is gone, as during helm uninstall, or lacks leases): " +
+		"not renewing or releasing it; another replica takes it over when it expires"
+)
+
+// filtered returns logger with the filter's changes (filter).
+func filtered(logger logr.Logger) logr.Logger {
 	sink := logger.GetSink()
 	if cd, ok := sink.(logr.CallDepthLogSink); ok {
-		// The filter's Info is one more frame between the caller and the sink.
+		// The filter's methods are one more frame between the caller and
+		// the sink.
 		sink = cd.WithCallDepth(1)
 	}
-	return logr.New(&healthzFilter{LogSink: sink})
+	return logr.New(&filter{LogSink: sink, forbidden: new(atomic.Bool)})
 }
 
-// healthzFilter drops the healthzSummary line of the healthzLogger and
-// passes everything else to LogSink.
-type healthzFilter struct {
+// filter drops the healthzSummary line of the healthzLogger, turns the
+// forbidden errors of the leaderElectionLogger into one leaseForbidden
+// line, and passes everything else to LogSink.
+type filter struct {
 	logr.LogSink
 	name string
+	// forbidden is set once leaseForbidden was logged; shared by every
+	// logger derived from the root.
+	forbidden *atomic.Bool
 }
 
 var (
-	_ logr.LogSink          = (*healthzFilter)(nil)
-	_ logr.CallDepthLogSink = (*healthzFilter)(nil)
+	_ logr.LogSink          = (*filter)(nil)
+	_ logr.CallDepthLogSink = (*filter)(nil)
 )
 
 // Info logs unless it is the healthz summary.
-func (f *healthzFilter) Info(level int, msg string, keysAndValues ...any) {
+func (f *filter) Info(level int, msg string, keysAndValues ...any) {
 	if f.name == healthzLogger && msg == healthzSummary && !hasKey(keysAndValues, "checker") {
 		return
 	}
 	f.LogSink.Info(level, msg, keysAndValues...)
 }
 
+// Error logs the error, the leader election's forbidden ones as
+// leaseForbidden once, then at debug.
+func (f *filter) Error(err error, msg string, keysAndValues ...any) {
+	if f.name != leaderElectionLogger || !apierrors.IsForbidden(err) {
+		f.LogSink.Error(err, msg, keysAndValues...)
+		return
+	}
+	kv := slices.Concat(keysAndValues, []any{"error", err.Error()})
+	if f.forbidden.CompareAndSwap(false, true) {
+		f.LogSink.Info(0, leaseForbidden, kv...)
+		return
+	}
+	if f.Enabled(1) {
+		f.LogSink.Info(1, msg, kv...)
+	}
+}
+
 // WithValues keeps the filter around the sink with the values.
-func (f *healthzFilter) WithValues(keysAndValues ...any) logr.LogSink {
-	return &healthzFilter{LogSink: f.LogSink.WithValues(keysAndValues...), name: f.name}
+func (f *filter) WithValues(keysAndValues ...any) logr.LogSink {
+	return &filter{LogSink: f.LogSink.WithValues(keysAndValues...), name: f.name, forbidden: f.forbidden}
 }
 
 // WithName keeps the filter around the named sink, and remembers the name.
-func (f *healthzFilter) WithName(name string) logr.LogSink {
+func (f *filter) WithName(name string) logr.LogSink {
 	full := name
 	if f.name != "" {
 		full = f.name + "/" + name
 	}
-	return &healthzFilter{LogSink: f.LogSink.WithName(name), name: full}
+	return &filter{LogSink: f.LogSink.WithName(name), name: full, forbidden: f.forbidden}
 }
 
 // WithCallDepth passes the depth to the sink when it takes one.
-func (f *healthzFilter) WithCallDepth(depth int) logr.LogSink {
+func (f *filter) WithCallDepth(depth int) logr.LogSink {
 	if cd, ok := f.LogSink.(logr.CallDepthLogSink); ok {
-		return &healthzFilter{LogSink: cd.WithCallDepth(depth), name: f.name}
+		return &filter{LogSink: cd.WithCallDepth(depth), name: f.name, forbidden: f.forbidden}
 	}
 	return f
 }

@@ -79,7 +79,7 @@ func TestHealthzLogLines(t *testing.T) {
 // and serves one /readyz request (the handler's root, as the manager mounts it) with a passing check and the shutdown
 // check, failing or not.
 func serveReadyzOnce(shuttingDown bool) {
-	ctrl.SetLogger(withoutHealthzSummary(funcr.NewJSON(func(obj string) { fmt.Println(obj) }, funcr.Options{Verbosity: 1})))
+	ctrl.SetLogger(filtered(funcr.NewJSON(func(obj string) { fmt.Println(obj) }, funcr.Options{Verbosity: 1})))
 	h := &healthz.Handler{Checks: map[string]healthz.Checker{
 		"ping": healthz.Ping,
 		"shutdown": func(*http.Request) error {
