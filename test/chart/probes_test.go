@@ -10,8 +10,8 @@ import (
 )
 
 // TestProbes checks the server container's probes: a startup probe on
-// /readyz whose first look comes after the server's start (about a
-// second), so a normal start leaves no "Readiness probe failed: …
+// /readyz whose first look comes well after the server's start (0.2-0.3 s
+// from its process start on the local control plane), so a normal start leaves no "Readiness probe failed: …
 // connection refused" Warning event; liveness and readiness, which the
 // kubelet runs only after it passed, have no delay of their own.
 func TestProbes(t *testing.T) {
