@@ -39,11 +39,17 @@ func (o *leaseOwner) NeedLeaderElection() bool { return true }
 // Start sets the owner on each Lease, every o.every until all carry it.
 func (o *leaseOwner) Start(ctx context.Context) error {
 	logger := log.FromContext(ctx)
-	for {
+	for failures := 0; ; {
 		done, err := o.adopt(ctx)
 		switch {
 		case err != nil:
-			logger.Error(err, "setting the audit leases' owner", "configMap", o.configMap)
+			// Once at info, then at debug: it retries, and at helm
+			// uninstall (the Role gone) it is expected.
+			l := logger
+			if failures++; failures > 1 {
+				l = logger.V(1)
+			}
+			l.Info("could not set the audit leases' owner yet; retrying", "configMap", o.configMap, "error", err.Error())
 		case done:
 			logger.V(1).Info("the audit leases are owned by the release's ConfigMap", "configMap", o.configMap, "leases", o.leases)
 			return nil
