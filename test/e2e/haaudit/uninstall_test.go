@@ -25,6 +25,7 @@ func TestLeaderShutsDownWithoutItsRole(t *testing.T) {
 	w := framework.Webhook(t)
 	ctx := t.Context()
 	leader, _ := waitLeader(t, w, 30*time.Second)
+	waitLeasesOwned(t, f) // the leader is done with its own writes
 	bindings := f.Client.RbacV1().RoleBindings(devenv.Namespace)
 	binding, err := bindings.Get(ctx, devenv.Release, metav1.GetOptions{})
 	if err != nil {
@@ -84,20 +85,25 @@ func TestLeaderShutsDownWithoutItsRole(t *testing.T) {
 // the owner of both audit Leases, so the garbage collector deletes them
 // too (the server cannot: its Role goes first).
 func TestAuditLeasesAreOwnedByTheChartsConfigMap(t *testing.T) {
-	f := framework.New(t)
+	waitLeasesOwned(t, framework.New(t))
+}
+
+// waitLeasesOwned waits until both audit Leases name the chart's ConfigMap,
+// and only it, as their owner.
+func waitLeasesOwned(t *testing.T, f *framework.Framework) {
+	t.Helper()
 	cm, err := f.Client.CoreV1().ConfigMaps(devenv.Namespace).Get(t.Context(), configMap, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("reading the chart's ConfigMap: %v", err)
 	}
 	want := []string{"v1 ConfigMap " + configMap + " " + string(cm.UID)}
 	for _, name := range []string{electionLease, scheduleLease} {
-		var got []string
 		framework.Eventually(t, 3*interval, "lease "+name+" owned by the ConfigMap", func(ctx context.Context) (bool, error) {
 			lease, err := f.Client.CoordinationV1().Leases(devenv.Namespace).Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
 				return false, nil //nolint:nilerr // the schedule Lease appears after the first scan
 			}
-			got = nil
+			var got []string
 			for _, o := range lease.OwnerReferences {
 				got = append(got, o.APIVersion+" "+o.Kind+" "+o.Name+" "+string(o.UID))
 			}
