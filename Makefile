@@ -27,6 +27,12 @@ tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kubect
 control-plane-tools:
 	@hack/tools/build.sh etcd kube >/dev/null
 
+# What the demo and dev-up run: the control plane, kubectl and helm; not the
+# linter or promtool, which a cold build would spend minutes on.
+.PHONY: demo-tools
+demo-tools:
+	@hack/tools/build.sh etcd kube helm >/dev/null
+
 # The Dockerfile builds the server and the plugin with the same flags;
 # kubectl_complete-hygiene, the plugin's shell completion for kubectl, is
 # for workstations, next to kubectl-hygiene on PATH, not for the image.
@@ -46,7 +52,7 @@ cluster-down: $(CLUSTER) ## Stop the local control plane and remove its files.
 	@$(CLUSTER) down
 
 .PHONY: dev-up
-dev-up: tools $(CLUSTER) ## Start the local control plane with apply-hygiene installed (chart in url mode, server as a local process).
+dev-up: demo-tools $(CLUSTER) ## Start the local control plane with apply-hygiene installed (chart in url mode, server as a local process).
 	@$(CLUSTER) up --webhook
 
 .PHONY: dev-down
@@ -54,7 +60,7 @@ dev-down: $(CLUSTER) ## Stop what dev-up started.
 	@$(CLUSTER) down
 
 .PHONY: demo
-demo: tools $(CLUSTER) ## Start the local control plane with apply-hygiene and play the seed scenarios with real kubectl, without and with it.
+demo: demo-tools $(CLUSTER) ## Start the local control plane with apply-hygiene and play the seed scenarios with real kubectl, without and with it.
 	@hack/demo.sh
 
 .PHONY: test

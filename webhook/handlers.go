@@ -130,11 +130,20 @@ func messagesOf(ds []policy.Decision) []string {
 }
 
 // logDecisions logs each decision; the logger from controller-runtime
-// already names the object, the resource, the user and the request.
+// already names the object, the resource, the user and the request. A
+// warning lets the write through unchanged (kubectl printed it, the event
+// and the metrics record it) and is logged at debug (V(1)), so that a busy
+// cluster's log does not grow with every apply; a denial, a repair and a
+// prune refuse or change someone's write, and a dryrun decision is there to
+// be logged, so they are logged at info.
 func logDecisions(ctx context.Context, rv *review.Review, ds []policy.Decision) {
 	logger := log.FromContext(ctx)
 	for _, d := range ds {
-		logger.Info("decided", "rule", d.Rule, "action", d.Action, "classification", rv.Input.Classification,
+		l := logger
+		if d.Action == policy.ActionWarn {
+			l = logger.V(1)
+		}
+		l.Info("decided", "rule", d.Rule, "action", d.Action, "classification", rv.Input.Classification,
 			"fieldManager", rv.Input.Request.FieldManager, "dryRun", rv.Input.Request.DryRun, "paths", d.Paths)
 	}
 }

@@ -74,6 +74,11 @@ type Options struct {
 	// AuditFix lets the periodic audit write the fixes that need no person
 	// (audit.Fixer, field manager audit.FixFieldManager); default false.
 	AuditFix bool
+	// LeaseOwnerConfigMap is a ConfigMap in --namespace that the audit
+	// leader makes the owner of the audit's Leases (leaseOwner), so that
+	// deleting it (helm uninstall) deletes them; empty (the default): no
+	// owner, the Leases stay.
+	LeaseOwnerConfigMap string
 	// ExcludeNamespaces are namespaces, besides kube-system and
 	// --namespace, that the chart's webhooks never review
 	// (excludeNamespaces): the periodic audit fixes nothing there.
@@ -134,6 +139,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"write the repaired last-applied of an object undone before apply-hygiene was installed and remove orphaned fields, each object read again right before its write and patched with one JSON patch pinned to its resourceVersion "+
 		"(field manager "+audit.FixFieldManager+", or for a repair the manager that owns last-applied; needs patch on the audited kinds); only for decisions whose action is repair or prune, or warn where the rule's auditFix is set, "+
 		"never in kube-system, --namespace, --exclude-namespaces, namespaces labelled "+audit.IgnoreLabel+" or dryrun; each fix is logged, counted in apply_hygiene_audit_fixes_total and recorded as a Normal event AuditFixed")
+	fs.StringVar(&o.LeaseOwnerConfigMap, "lease-owner-configmap", "", "periodic audit: a ConfigMap in --namespace that the leader makes the owner of "+
+		"the Leases "+auditElectionLease+" and "+auditScheduleLease+", so that deleting it (the chart's, at helm uninstall) deletes them; empty: they stay")
 	fs.StringSliceVar(&o.ExcludeNamespaces, "exclude-namespaces", nil, "namespaces that the webhook configurations' namespaceSelector leaves out besides kube-system and --namespace "+
 		"(the chart's excludeNamespaces): as there and in namespaces labelled "+audit.IgnoreLabel+", --audit-fix writes nothing")
 	fs.StringVar(&o.ObjectSelector, "object-selector", "", "the webhook configurations' objectSelector as JSON (the chart's webhook.objectSelector): --audit-fix writes only objects whose labels it matches; empty: every object")

@@ -15,7 +15,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -33,7 +32,7 @@ import (
 // arrives on signals (shutdownOnSignal: the first shuts down gracefully,
 // the second calls exit(1)).
 func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(code int)) error {
-	logger := zap.New(zap.Level(logLevel(opts.LogLevel)))
+	logger := newLogger(opts.LogLevel)
 	ctrl.SetLogger(logger)
 	ctx = ctrl.LoggerInto(ctx, logger)
 	notShuttingDown := &readinessGate{}
@@ -197,6 +196,10 @@ func addPolicySources(mgr manager.Manager, cfg *rest.Config, engine *policy.Engi
 	return nil
 }
 
+// auditElectionLease is the Lease (in --namespace) of the audit's leader
+// election.
+const auditElectionLease = "apply-hygiene-audit"
+
 // auditScheduleLease is the Lease (in --namespace) in which the audit
 // leader records the start of each scan, so that a new leader waits the
 // rest of the interval instead of scanning again at once.
@@ -244,6 +247,14 @@ func addAudit(mgr manager.Manager, cfg *rest.Config, dyn dynamic.Interface, scan
 	if err := mgr.Add(runner); err != nil {
 		return fmt.Errorf("adding the audit: %w", err)
 	}
+	if opts.LeaseOwnerConfigMap == "" {
+		return nil
+	}
+	owner := &leaseOwner{client: client, namespace: opts.Namespace, configMap: opts.LeaseOwnerConfigMap,
+		leases: []string{auditElectionLease, auditScheduleLease}, every: 5 * opts.LeaderElection.RetryPeriod}
+	if err := mgr.Add(owner); err != nil {
+		return fmt.Errorf("adding the audit leases' owner: %w", err)
+	}
 	return nil
 }
 
@@ -287,7 +298,7 @@ func newManager(cfg *rest.Config, opts Options, logger logr.Logger) (manager.Man
 		// Only the periodic audit runs in one replica; the webhooks serve
 		// in all of them.
 		LeaderElection:          opts.AuditInterval > 0,
-		LeaderElectionID:        "apply-hygiene-audit",
+		LeaderElectionID:        auditElectionLease,
 		LeaderElectionNamespace: opts.Namespace,
 		LeaseDuration:           &le.LeaseDuration,
 		RenewDeadline:           &le.RenewDeadline,

@@ -46,6 +46,9 @@ type diffItem struct {
 	// kubectl apply sends; nil when it sends none (it creates the object,
 	// or the patch is empty and it prints "unchanged").
 	live, written *unstructured.Unstructured
+	// kept is the live object when the patch is empty: the apply leaves
+	// it as it is, with whatever explain finds in it.
+	kept *unstructured.Unstructured
 }
 
 // NewCmdDiff returns `kubectl hygiene diff`.
@@ -64,7 +67,10 @@ apply-hygiene's webhooks will answer to the UPDATE that the apply sends (the
 repairs of the mutating webhook, then the denials, warnings and dry-run
 findings of the validating one), decided by the same review code: an apply
 that changes nothing but last-applied, for one, is a hand-over of fields
-(save-config) and has none. The live objects are read from the
+(save-config) and has none. A manifest that last-applied already holds
+changes nothing and sends no request: diff says "unchanged" and lists what
+stays in the object, the findings of kubectl hygiene explain (under "kept"
+with -o json|yaml; they do not set the exit status). The live objects are read from the
 cluster, as kubectl diff does (an object that does not exist would be
 created), or from --live FILE (kubectl get -o yaml output), where manifest
 documents are matched to live documents by group, kind, namespace and name.
@@ -137,13 +143,22 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	}
 	adm := j.webhooks(o.analyzer())
 	var items []diffItem
-	findings := []Finding{}
+	findings, kept := []Finding{}, []Finding{}
 	for _, m := range manifests {
 		item, err := o.diffOne(m, live)
 		if err != nil {
 			return err
 		}
 		items = append(items, item)
+		if item.kept != nil {
+			// No UPDATE, so nothing for the webhooks to review; what the
+			// object keeps is what explain finds in it.
+			_, fs, err := j.explain(ctx, o.analyzer(), item.kept)
+			if err != nil {
+				return err
+			}
+			kept = append(kept, fs...)
+		}
 		if item.live == nil {
 			continue // no UPDATE: nothing for the webhooks to review
 		}
@@ -153,9 +168,11 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		}
 		findings = append(findings, findingsOf(ds, item.Object)...)
 	}
-	if err := o.print(items, findings); err != nil {
+	if err := o.print(items, findings, kept); err != nil {
 		return err
 	}
+	// The exit status is the apply's: an unchanged object's own findings
+	// deny nothing, as no request is sent.
 	actions := make([]string, len(findings))
 	for i, f := range findings {
 		actions[i] = f.Action
@@ -197,7 +214,7 @@ func (o *DiffOptions) diffOne(manifest *unstructured.Unstructured, live []*unstr
 	item.Patch, item.Result, item.Strategy = res.Patch, res.Result, res.Strategy
 	if string(res.Patch) == "{}" {
 		// kubectl apply sends no request for an empty patch.
-		item.live = nil
+		item.live, item.kept = nil, l
 		return item, nil
 	}
 	if item.live, err = asDecoded(l); err != nil {

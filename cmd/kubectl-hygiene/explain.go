@@ -116,19 +116,30 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	var items []explainItem
 	findings := []Finding{}
 	for _, l := range live {
-		ex, err := o.analyzer().Explain(l)
+		ex, fs, err := j.explain(ctx, o.analyzer(), l)
 		if err != nil {
 			return err
 		}
-		j.proveLiveOrphans(ctx, l, ex)
 		items = append(items, explainItem{Object: ex.Analysis.Object, LastApplied: ex.Analysis.LastApplied, Fields: ex.Fields})
-		fs, err := j.findings(ctx, j.liveInput(ctx, l, ex.Analysis))
-		if err != nil {
-			return err
-		}
 		findings = append(findings, fs...)
 	}
 	return o.print(items, findings)
+}
+
+// explain analyzes a stored object as explain shows it and the audit
+// judges it: every field's owner and status, the orphans whose removal
+// would stick, and the policies' findings on the object as it is.
+func (j *judge) explain(ctx context.Context, analyzer *merge.Analyzer, obj *unstructured.Unstructured) (*merge.Explanation, []Finding, error) {
+	ex, err := analyzer.Explain(obj)
+	if err != nil {
+		return nil, nil, err
+	}
+	j.proveLiveOrphans(ctx, obj, ex)
+	fs, err := j.findings(ctx, j.liveInput(ctx, obj, ex.Analysis))
+	if err != nil {
+		return nil, nil, err
+	}
+	return ex, fs, nil
 }
 
 func (o *ExplainOptions) objects(ctx context.Context) ([]*unstructured.Unstructured, error) {

@@ -31,16 +31,23 @@ func printStructured(w io.Writer, format string, v any) error {
 	return err
 }
 
-func (o *DiffOptions) print(items []diffItem, findings []Finding) error {
+// print writes diff's outcome: each item's patch, the findings of the
+// apply (what the webhooks will answer) and, under "kept", the findings
+// of the objects the apply leaves unchanged (what explain finds in them:
+// orphans and drift that stay). "kept" is left out when empty.
+func (o *DiffOptions) print(items []diffItem, findings, kept []Finding) error {
 	for i := range items {
 		redactItem(&items[i])
 	}
 	if o.Output != "" {
+		doc := map[string]any{"items": items, "findings": findings}
 		if len(items) == 1 {
-			return printStructured(o.Out, o.Output, map[string]any{
-				"patch": items[0].Patch, "result": items[0].Result, "findings": findings})
+			doc = map[string]any{"patch": items[0].Patch, "result": items[0].Result, "findings": findings}
 		}
-		return printStructured(o.Out, o.Output, map[string]any{"items": items, "findings": findings})
+		if len(kept) > 0 {
+			doc["kept"] = kept
+		}
+		return printStructured(o.Out, o.Output, doc)
 	}
 	for _, item := range items {
 		ref := item.Object
@@ -51,6 +58,9 @@ func (o *DiffOptions) print(items []diffItem, findings []Finding) error {
 			fmt.Fprintf(o.Out, "%s %s: no patch (analysis skipped)\n", ref.Kind, objectName(ref))
 		case string(item.Patch) == "{}":
 			fmt.Fprintf(o.Out, "%s %s: unchanged (%s)\n", ref.Kind, objectName(ref), item.Strategy)
+			if err := printKept(o.Out, ref, kept); err != nil {
+				return err
+			}
 		default:
 			patch, err := yaml.JSONToYAML(item.Patch)
 			if err != nil {
@@ -58,6 +68,11 @@ func (o *DiffOptions) print(items []diffItem, findings []Finding) error {
 			}
 			fmt.Fprintf(o.Out, "%s %s: %s\n%s", ref.Kind, objectName(ref), item.Strategy, indent(string(patch)))
 		}
+	}
+	if len(findings) == 0 && len(kept) > 0 {
+		// "No findings." would read as if the unchanged objects had none.
+		_, err := fmt.Fprintln(o.Out, "No findings of the apply.")
+		return err
 	}
 	return printFindings(o.Out, findings, false)
 }
@@ -84,6 +99,30 @@ func (o *ExplainOptions) print(items []explainItem, findings []Finding) error {
 		}
 	}
 	return printFindings(o.Out, findings, o.color)
+}
+
+// printKept writes, under an unchanged object's line, the findings
+// explain makes on it (ref's among kept): kubectl apply sends nothing and
+// they stay.
+func printKept(w io.Writer, ref merge.ObjectRef, kept []Finding) error {
+	var own []Finding
+	for _, f := range kept {
+		if f.Object == ref {
+			own = append(own, f)
+		}
+	}
+	if len(own) == 0 {
+		return nil
+	}
+	if _, err := fmt.Fprintln(w, "  kubectl apply sends no request; what stays (kubectl hygiene explain):"); err != nil {
+		return err
+	}
+	for _, f := range own {
+		if _, err := fmt.Fprintf(w, "  %s: %s\n", strings.ToUpper(f.Action), f.Message); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func printFindings(w io.Writer, findings []Finding, color bool) error {

@@ -36,7 +36,8 @@ type Options struct {
 	BinDir string
 	// Dir receives the binary, certificates, kubeconfig and log.
 	Dir string
-	// Values are extra `helm --set` values, e.g. failurePolicy=Fail.
+	// Values are extra `helm --set` values, e.g. failurePolicy=Fail. The
+	// chart's helm test is off (test.enabled=false) unless they turn it on.
 	Values []string
 	// Binary, when set, is a prebuilt apply-hygiene server.
 	Binary string
@@ -179,6 +180,9 @@ func (w *Webhook) install(ctx context.Context, cp *controlplane.ControlPlane) er
 	if !w.opts.SelfManagedTLS {
 		args = append(args, "--set", "webhook.caBundle="+base64.StdEncoding.EncodeToString(cp.CAPEM()))
 	}
+	// Without the helm test's namespace and Deployment, which every audit
+	// of the cluster would see; Values "test.enabled=true" installs them.
+	args = append(args, "--set", "test.enabled=false")
 	for _, v := range w.opts.Values {
 		args = append(args, "--set", v)
 	}

@@ -59,9 +59,9 @@ func TestManifestsAcceptedByAPIServer(t *testing.T) {
 	// The full scenario's dashboard ConfigMap goes where its Grafana
 	// sidecar looks (metrics.dashboard.namespace).
 	run(t, "", "create", "namespace", "monitoring")
-	// The helm test's namespace, which its hooks create first: a dry run
-	// creates nothing, so the hooks' objects in it need it to exist.
-	// The same for the ServiceAccount its Pod runs as.
+	// The helm test's namespace (templates/test.yaml): a dry run creates
+	// nothing, so the objects in it need it to exist. The same for the
+	// ServiceAccount its Pod runs as.
 	testName := releaseName + "-apply-hygiene-test"
 	run(t, "", "create", "namespace", testName, "--save-config")
 	run(t, "", "create", "serviceaccount", testName, "--namespace", releaseNamespace, "--save-config")

@@ -62,11 +62,12 @@ func helm(t *testing.T, args ...string) (string, error) {
 }
 
 // render runs helm template for a scenario, plus extra arguments, without
-// the helm test hooks (templates/tests), which have a Deployment, a Role
-// and a ServiceAccount of their own.
+// the helm test: its pod (templates/tests) and what it needs
+// (templates/test.yaml: a Deployment, Roles, a ServiceAccount and a
+// ConfigMap of its own).
 func render(t *testing.T, scenario string, extra ...string) string {
 	t.Helper()
-	return renderWithTests(t, scenario, append([]string{"--skip-tests"}, extra...)...)
+	return renderWithTests(t, scenario, append([]string{"--skip-tests", "--set", "test.enabled=false"}, extra...)...)
 }
 
 // renderWithTests runs helm template for a scenario, plus extra arguments:

@@ -30,7 +30,10 @@ const testName = devenv.Release + "-test"
 // only: it runs the pod's command (the script from the pod's ConfigMap,
 // with the pod's environment) as the pod's ServiceAccount, with its token,
 // and writes the exit status into the pod's phase. Everything else — the
-// hooks, the dry-run write, the webhook's answer, helm's verdict — is real.
+// hook, the dry-run write, the webhook's answer, helm's verdict, the
+// garbage collector after helm uninstall — is real. (helm test --logs
+// needs a kubelet to read the log from: the pod kept after the test is
+// what it reads.)
 func TestHelmTestOnTheControlPlane(t *testing.T) {
 	binDir := controlplane.RequireTools(t, append([]string{"helm"}, controlplane.Binaries...)...)
 	cp, err := controlplane.Start(t.Context(), controlplane.Options{BinDir: binDir})
@@ -42,7 +45,7 @@ func TestHelmTestOnTheControlPlane(t *testing.T) {
 			t.Errorf("stopping the control plane: %v", err)
 		}
 	})
-	wh, err := devenv.Start(t.Context(), cp, devenv.Options{RepoRoot: repoRoot(t), BinDir: binDir, Dir: t.TempDir()})
+	wh, err := devenv.Start(t.Context(), cp, devenv.Options{RepoRoot: repoRoot(t), BinDir: binDir, Dir: t.TempDir(), Values: []string{"test.enabled=true"}})
 	if err != nil {
 		t.Fatalf("starting apply-hygiene: %v", err)
 	}
@@ -60,7 +63,7 @@ func TestHelmTestOnTheControlPlane(t *testing.T) {
 		"the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, " +
 		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl apply edit-last-applied deployment/" +
 		testName + " -n " + testName
-	// In this order: a failed test leaves its resources for a look.
+	// In this order: each test replaces the pod the last one left.
 	steps := []struct {
 		name      string
 		values    []string
@@ -95,7 +98,7 @@ func TestHelmTestOnTheControlPlane(t *testing.T) {
 	for i, step := range steps {
 		t.Run(step.name, func(t *testing.T) {
 			if i > 0 {
-				if err := wh.Reconfigure(t.Context(), cp, step.values...); err != nil {
+				if err := wh.Reconfigure(t.Context(), cp, append([]string{"test.enabled=true"}, step.values...)...); err != nil {
 					t.Fatalf("reconfiguring apply-hygiene: %v", err)
 				}
 			}
@@ -107,13 +110,45 @@ func TestHelmTestOnTheControlPlane(t *testing.T) {
 			if diff := cmp.Diff(step.wantLines, strings.Split(strings.TrimSpace(podOut), "\n")); diff != "" {
 				t.Errorf("the test pod's output (-want +got):\n%s", diff)
 			}
-			if step.wantPass && !strings.Contains(helmOut, "Phase:          Succeeded") {
-				t.Errorf("helm test printed no succeeded phase")
-			}
+			wantPhase := "Failed"
 			if step.wantPass {
-				checkCleanedUp(t, k)
+				wantPhase = "Succeeded"
 			}
+			wantSuites := []string{"TEST SUITE:     " + testName, "Phase:          " + wantPhase}
+			var suites []string
+			for line := range strings.Lines(helmOut) {
+				if strings.HasPrefix(line, "TEST SUITE:") || strings.HasPrefix(line, "Phase:") {
+					suites = append(suites, strings.TrimSpace(line))
+				}
+			}
+			if diff := cmp.Diff(wantSuites, suites); diff != "" {
+				t.Errorf("helm test's suites (-want +got):\n%s", diff)
+			}
+			checkKept(t, k, corev1.PodPhase(wantPhase))
 		})
+	}
+
+	// helm uninstall deletes the ConfigMap that owns the kept pod, and the
+	// garbage collector the pod.
+	uninstall := exec.CommandContext(t.Context(), filepath.Join(binDir, "helm"), "uninstall", devenv.Release, "--namespace", devenv.Namespace)
+	uninstall.Env = append(os.Environ(), "KUBECONFIG="+k.kubeconfig, "HELM_CACHE_HOME="+t.TempDir(),
+		"HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
+	if out, err := uninstall.CombinedOutput(); err != nil {
+		t.Fatalf("helm uninstall: %v\n%s", err, out)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		pod, err := k.run("get", "pod", testName, "--namespace", devenv.Namespace, "--ignore-not-found", "-o", "name")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pod == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s still there a minute after helm uninstall", strings.TrimSpace(pod))
+		}
+		time.Sleep(time.Second)
 	}
 }
 
@@ -141,20 +176,31 @@ func runHelmTest(t *testing.T, k clusterKubectl, binDir string) (helmOut, podOut
 	return stdout.String(), podOut, helmErr
 }
 
-// checkCleanedUp checks that a passed helm test left no pod behind and its
-// namespace is gone or going.
-func checkCleanedUp(t *testing.T, k clusterKubectl) {
+// checkKept checks that helm test kept its pod, in phase, owned by the
+// ConfigMap it runs its script from, and the ConfigMap.
+func checkKept(t *testing.T, k clusterKubectl, phase corev1.PodPhase) {
 	t.Helper()
-	pod, err := k.run("get", "pod", testName, "--namespace", devenv.Namespace, "--ignore-not-found", "-o", "name")
+	out, err := k.run("get", "pod", testName, "--namespace", devenv.Namespace, "-o", "json")
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the test pod after helm test: %v", err)
 	}
-	ns, err := k.run("get", "namespace", testName, "--ignore-not-found", "-o", "jsonpath={.status.phase}")
+	var pod corev1.Pod
+	if err := json.Unmarshal([]byte(out), &pod); err != nil {
+		t.Fatalf("decoding the test pod: %v", err)
+	}
+	uid, err := k.run("get", "configmap", testName, "--namespace", devenv.Namespace, "-o", "jsonpath={.metadata.uid}")
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the test ConfigMap after helm test: %v", err)
 	}
-	if pod != "" || (ns != "" && ns != "Terminating") {
-		t.Errorf("after a passed helm test: pod %q, namespace %s phase %q; want both deleted", pod, testName, ns)
+	var owners []string
+	for _, o := range pod.OwnerReferences {
+		owners = append(owners, o.APIVersion+" "+o.Kind+" "+o.Name+" "+string(o.UID))
+	}
+	if diff := cmp.Diff([]string{"v1 ConfigMap " + testName + " " + uid}, owners); diff != "" {
+		t.Errorf("the kept test pod's owners (-want +got):\n%s", diff)
+	}
+	if pod.Status.Phase != phase {
+		t.Errorf("the kept test pod's phase = %s, want %s", pod.Status.Phase, phase)
 	}
 }
 
@@ -204,7 +250,12 @@ func (k clusterKubectl) runTestPod() (string, error) {
 	cmd := exec.CommandContext(k.t.Context(), "sh", path)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "KUBECTL=" + k.bin, "KUBECONFIG=" + kubeconfig}
 	for _, e := range c.Env {
-		cmd.Env = append(cmd.Env, e.Name+"="+e.Value)
+		value := e.Value
+		if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil {
+			// The downward API fields the pod reads.
+			value = map[string]string{"metadata.name": pod.Name, "metadata.namespace": pod.Namespace}[e.ValueFrom.FieldRef.FieldPath]
+		}
+		cmd.Env = append(cmd.Env, e.Name+"="+value)
 	}
 	out, runErr := cmd.CombinedOutput()
 	phase := corev1.PodSucceeded

@@ -3,5 +3,6 @@
 // webhook (response); merge and policy never import a driver; the drivers
 // (the webhook, the audit, the CLI) import neither each other nor anything
 // above them; nothing below cmd/ but cmd/apply-hygiene imports webhook.
-// The test has no code of its own beyond this file and layout_test.go.
+// It also checks, with `make -n`, that each Makefile target builds only the
+// pinned tools it runs (makefile_test.go).
 package layout

@@ -5,7 +5,8 @@
 // still runs exactly once per interval across the replicas (the schedule
 // Lease), with one event per interval and the findings exported by the
 // replica that audits, which also publishes the namespace's one
-// OpenReports Report.
+// OpenReports Report. The leader makes the chart's ConfigMap the owner of
+// both Leases, and a leader whose Role is gone says so in one line.
 package haaudit_test
 
 import (
@@ -19,6 +20,8 @@ const (
 	interval      = 8 * time.Second
 	leaseDuration = 4 * time.Second
 	retryPeriod   = time.Second
+	// configMap is the chart's configuration, the audit Leases' owner.
+	configMap = "apply-hygiene-config"
 )
 
 func TestMain(m *testing.M) {
@@ -27,5 +30,8 @@ func TestMain(m *testing.M) {
 			"--leader-election-lease-duration="+leaseDuration.String(),
 			"--leader-election-renew-deadline=3s",
 			"--leader-election-retry-period="+retryPeriod.String(),
-			"--shutdown-delay=0s", "--reports-format=openreports"))
+			"--shutdown-delay=0s", "--reports-format=openreports",
+			// As the chart passes it: helm uninstall deletes the ConfigMap,
+			// and the garbage collector the audit's Leases.
+			"--lease-owner-configmap="+configMap))
 }

@@ -12,7 +12,8 @@ import (
 // Seed 003: after kubectl rollout restart, `kubectl hygiene diff -f v2`
 // against the cluster predicts the orphaned restartedAt warning that the
 // apply of v2 then prints; before the first apply it predicts a creation
-// and no warning.
+// and no warning; after it, diff -f v2 says unchanged and names the orphan
+// that stays.
 func TestDiffPredictsTheApplyWarningsSeed003(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
@@ -28,6 +29,21 @@ func TestDiffPredictsTheApplyWarningsSeed003(t *testing.T) {
 	if !strings.Contains(apply.Stderr, "Warning: [orphaned-field] ") || !strings.Contains(apply.Stderr, "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]") {
 		t.Errorf("the apply of v2 printed\n%s\nwant the orphaned restartedAt", apply.Stderr)
 	}
+
+	// v2 again is what last-applied holds: kubectl apply sends nothing,
+	// and diff says so, with the orphan that stays (as explain shows it).
+	at := k.JSONPath(t, "deployment/nginx-deployment", `{.spec.template.metadata.annotations.kubectl\.kubernetes\.io/restartedAt}`)
+	again := f.Hygiene(t, "diff", "-f", seeds+"seed003-v2.yaml", "-n", f.Namespace).MustSucceed(t)
+	name := f.Namespace + "/nginx-deployment"
+	framework.WantLines(t, again.Stdout,
+		"Deployment "+name+": unchanged (strategicMergePatch)",
+		"  kubectl apply sends no request; what stays (kubectl hygiene explain):",
+		"  WARN: [orphaned-field] Deployment "+name+": spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] "+
+			`("`+at+`", set by kubectl-rollout at `+at+`) is not in last-applied, so kubectl apply will never remove it unless your manifest sets it. `+
+			"Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: kubectl patch deployment/nginx-deployment -n "+f.Namespace+
+			` --type=json -p '[{"op":"test","path":"/spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt","value":"`+at+
+			`"},{"op":"remove","path":"/spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt"}]'`,
+		"No findings of the apply.")
 }
 
 // Seed 002: after a kubectl set image (by a member of the break-glass
