@@ -34,6 +34,46 @@ control-plane-tools:
 build: ## Build the static binaries into bin/ (CGO_ENABLED=0, as the image does).
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/ ./cmd/apply-hygiene ./cmd/kubectl-hygiene ./cmd/kubectl_complete-hygiene
 
+# The node test (test/e2e/node) also needs kubelet, kube-scheduler and
+# kube-proxy, the Debian packages of a node and the images of make image.
+.PHONY: node-tools
+node-tools: control-plane-tools ## Build kubelet, kube-scheduler, kube-proxy and helm, and install containerd, runc, CNI plugins, iptables and busybox-static (apt, as root).
+	@hack/tools/build.sh node helm >/dev/null
+	@hack/tools/node-packages.sh
+
+IMAGE_DIR    := $(CURDIR)/bin/images
+APP_VERSION  := $(shell sed -n 's/^appVersion: "\(.*\)"/\1/p' charts/apply-hygiene/Chart.yaml)
+IMAGE        ?= ghcr.io/apply-hygiene/apply-hygiene:$(APP_VERSION)
+PAUSE_IMAGE  := localhost/apply-hygiene/pause:dev
+TEST_IMAGE   := localhost/apply-hygiene/helm-test:dev
+IMAGE_LABELS := --label org.opencontainers.image.title=apply-hygiene \
+	--label org.opencontainers.image.source=https://github.com/apply-hygiene/apply-hygiene \
+	--label org.opencontainers.image.version=$(APP_VERSION) \
+	--label org.opencontainers.image.revision=$(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+
+# make image builds what the Dockerfile builds, without Docker: the same
+# static binaries (make build), user 65532:65532, CA certificates, as an OCI
+# layout tarball (docs/install.md); and the node test's pause and helm test
+# images (busybox-static's sh and grep, and the pinned kubectl).
+.PHONY: image
+image: build control-plane-tools ## Build the server's image (bin/images/apply-hygiene.tar, OCI layout, IMAGE=name:tag) and the node test's pause and helm test images, without Docker.
+	@test -f /etc/ssl/certs/ca-certificates.crt || { echo "make image: needs /etc/ssl/certs/ca-certificates.crt (Debian: apt-get install ca-certificates)"; exit 1; }
+	@test -x /bin/busybox || { echo "make image: needs /bin/busybox (Debian: apt-get install busybox-static, or make node-tools as root)"; exit 1; }
+	go run ./hack/image -name $(IMAGE) -o $(IMAGE_DIR)/apply-hygiene.tar $(IMAGE_LABELS) \
+		-user 65532:65532 -entrypoint /apply-hygiene -expose 9443/tcp -expose 8080/tcp -expose 8081/tcp \
+		-env PATH=/usr/local/bin:/usr/bin:/bin -env SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
+		-file /apply-hygiene=bin/apply-hygiene -file /kubectl-hygiene=bin/kubectl-hygiene \
+		-file /etc/ssl/certs/ca-certificates.crt=/etc/ssl/certs/ca-certificates.crt \
+		-file /etc/passwd=hack/image/rootfs/etc/passwd -file /etc/group=hack/image/rootfs/etc/group \
+		-dir /tmp=1777 -dir /home/nonroot=0700
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/pause ./hack/image/pause
+	go run ./hack/image -name $(PAUSE_IMAGE) -o $(IMAGE_DIR)/pause.tar -user 65535:65535 -entrypoint /pause -file /pause=bin/pause
+	go run ./hack/image -name $(TEST_IMAGE) -o $(IMAGE_DIR)/helm-test.tar -user 65532:65532 -env PATH=/usr/local/bin:/bin \
+		-file /bin/busybox=/bin/busybox -symlink /bin/sh=busybox -symlink /bin/grep=busybox -symlink /bin/cat=busybox \
+		-file /usr/local/bin/kubectl=$(KUBECTL) \
+		-file /etc/passwd=hack/image/rootfs/etc/passwd -file /etc/group=hack/image/rootfs/etc/group -dir /tmp=1777
+	@ls -l $(IMAGE_DIR)
+
 $(CLUSTER): $(shell find hack/cluster hack/controlplane hack/devenv -name '*.go') go.mod
 	@go build -o $@ ./hack/cluster
 
