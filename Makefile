@@ -135,8 +135,20 @@ load: ## Load the no-op floor, the OPA peer and apply-hygiene side by side over 
 load-cluster: tools ## Load a local server over HTTPS and compare API-server updates with and without it.
 	go run ./hack/load -cluster -n 20000 -workers 4 -duration 2m -updates 100 -applies 10
 
+# test/e2e/node runs apply-hygiene on a real node, which needs root: as
+# root test-e2e also builds and installs what the node needs (node-tools)
+# and the images (image); elsewhere the package skips, saying so.
+.PHONY: node-deps
+node-deps:
+	@if [[ $$(id -u) -eq 0 ]]; then $(MAKE) --no-print-directory node-tools image; \
+	else echo "== not root: test/e2e/node will skip (a node needs root; docs/install.md)"; fi
+
+.PHONY: test-node
+test-node: node-tools image ## Run only the node test: the image of make image on a real node, the chart installed with helm (root; test/e2e/node).
+	APPLY_HYGIENE_E2E=required go test $(GO_TEST_FLAGS) -count=1 -timeout 15m ./test/e2e/node
+
 .PHONY: test-e2e
-test-e2e: control-plane-tools ## Run the end-to-end tests (each package starts its own control plane).
+test-e2e: control-plane-tools node-deps ## Run the end-to-end tests (each package starts its own control plane; test/e2e/node a node, as root).
 	@echo "== end-to-end tests (real etcd, kube-apiserver, kube-controller-manager and kubectl)"
 	@rm -f .cache/reports/realworld.txt .cache/reports/generative.txt
 	APPLY_HYGIENE_E2E=required APPLY_HYGIENE_REPORTS=$(CURDIR)/.cache/reports go test $(GO_TEST_FLAGS) -timeout $(E2E_TIMEOUT) -skip '^TestGenerative$$' ./test/e2e/...
