@@ -74,12 +74,12 @@ image: build control-plane-tools ## Build the server's image (bin/images/apply-h
 		-file /etc/passwd=hack/image/rootfs/etc/passwd -file /etc/group=hack/image/rootfs/etc/group -dir /tmp=1777
 	@ls -l $(IMAGE_DIR)
 
-$(CLUSTER): $(shell find hack/cluster hack/controlplane hack/devenv -name '*.go') go.mod
+$(CLUSTER): $(shell find hack/cluster hack/controlplane hack/devenv hack/node -name '*.go') go.mod
 	@go build -o $@ ./hack/cluster
 
 .PHONY: cluster-up
-cluster-up: control-plane-tools $(CLUSTER) ## Start the local control plane in the background and print its KUBECONFIG.
-	@$(CLUSTER) up
+cluster-up: control-plane-tools $(if $(NODE),node-tools image) $(CLUSTER) ## Start the local control plane in the background and print its KUBECONFIG; NODE=1 adds a real node (root) with the images of make image.
+	@$(CLUSTER) up $(if $(NODE),--node)
 
 .PHONY: cluster-down
 cluster-down: $(CLUSTER) ## Stop the local control plane and remove its files.

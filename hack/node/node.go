@@ -33,6 +33,10 @@ const bridgeName = "ahcni0"
 
 // Options configure Start.
 type Options struct {
+	// Dir is the control plane's working directory, with the node's in
+	// Dir/node (see controlplane.Options.Dir). Default: a new temporary
+	// directory.
+	Dir string
 	// BinDir holds the control plane's binaries and kubelet,
 	// kube-scheduler and kube-proxy. Default: controlplane.FindBinDir().
 	BinDir string
@@ -116,7 +120,7 @@ func (n *Node) start(ctx context.Context, opts Options) error {
 	}
 	opts.Progress("starting the control plane")
 	n.cp, err = controlplane.Start(ctx, controlplane.Options{
-		BinDir: opts.BinDir, NodeIP: NodeIP, StartTimeout: opts.StartTimeout, Progress: opts.Progress,
+		Dir: opts.Dir, BinDir: opts.BinDir, NodeIP: NodeIP, StartTimeout: opts.StartTimeout, Progress: opts.Progress,
 	})
 	if err != nil {
 		return err
