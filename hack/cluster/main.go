@@ -106,6 +106,10 @@ func (s state) up() error {
 		fmt.Printf("export KUBECONFIG=%s\n", s.kubeconfig())
 		return nil
 	}
+	// The pid file of a supervisor that was killed would read as ready.
+	if err := os.Remove(s.pidFile()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("removing the stale %s: %w", s.pidFile(), err)
+	}
 	if err := os.MkdirAll(filepath.Dir(s.logFile()), 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(s.logFile()), err)
 	}
@@ -153,6 +157,9 @@ func (s state) down() error {
 	pid, alive := s.pid()
 	if !alive {
 		fmt.Println("the local control plane is not running")
+		if err := recoverNode(); err != nil {
+			return err
+		}
 		return os.RemoveAll(s.dir)
 	}
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
@@ -174,6 +181,9 @@ func (s state) down() error {
 func (s state) run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if err := recoverNode(); err != nil {
+		return err
+	}
 	if err := os.RemoveAll(s.dir); err != nil {
 		return fmt.Errorf("clearing %s: %w", s.dir, err)
 	}
@@ -201,6 +211,16 @@ func (s state) run() error {
 		err = errors.Join(err, hook.Close())
 	}
 	return errors.Join(err, cp.Stop())
+}
+
+// recoverNode cleans up after a node (up --node) whose supervisor was
+// killed: its mounts are in the directory that up and down clear.
+func recoverNode() error {
+	binDir, err := controlplane.FindBinDir()
+	if err != nil {
+		return err
+	}
+	return node.Recover(binDir, func(msg string) { fmt.Println(time.Now().Format(time.TimeOnly), msg) })
 }
 
 // runNode is run with a node (hack/node) and the images of make image.

@@ -31,45 +31,46 @@ var hostPaths = []string{
 // iptablesTables are the tables kube-proxy and the kubelet add chains to.
 var iptablesTables = []string{"filter", "nat", "mangle", "raw"}
 
-// hostState is what the node may change on the machine, as found before.
+// hostState is what the node may change on the machine, as found before;
+// it is also kept in stateFile while the node runs, so that a node that
+// could not stop (its process killed) is cleaned up by the next Start.
 type hostState struct {
-	sysctls  map[string]string
-	absent   []string
-	netns    map[string]bool
-	chains   map[string]bool // "iptables/nat/KUBE-SERVICES"
-	cgroups  map[string]bool // /sys/fs/cgroup/*/kubepods that existed
-	kubepods []string
+	// PID is the process that runs the node.
+	PID int `json:"pid"`
+	// Dir is the node's working directory, whose mounts restore removes.
+	Dir     string            `json:"dir"`
+	Sysctls map[string]string `json:"sysctls"`
+	Absent  []string          `json:"absent"`
+	Netns   map[string]bool   `json:"netns"`
+	Chains  map[string]bool   `json:"chains"`  // "iptables/nat/KUBE-SERVICES"
+	Cgroups map[string]bool   `json:"cgroups"` // /sys/fs/cgroup/*/kubepods that existed
 }
 
 func recordHost() (*hostState, error) {
-	h := &hostState{sysctls: map[string]string{}, netns: map[string]bool{}, chains: map[string]bool{}, cgroups: map[string]bool{}}
+	h := &hostState{PID: os.Getpid(), Sysctls: map[string]string{}, Netns: map[string]bool{}, Chains: map[string]bool{}, Cgroups: map[string]bool{}}
 	for _, s := range sysctls {
 		if v, err := os.ReadFile(filepath.Join("/proc/sys", s)); err == nil {
-			h.sysctls[s] = strings.TrimSpace(string(v))
+			h.Sysctls[s] = strings.TrimSpace(string(v))
 		}
 	}
 	for _, p := range hostPaths {
 		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
-			h.absent = append(h.absent, p)
+			h.Absent = append(h.Absent, p)
 		}
 	}
 	entries, _ := os.ReadDir("/run/netns")
 	for _, e := range entries {
-		h.netns[e.Name()] = true
+		h.Netns[e.Name()] = true
 	}
 	chains, err := listChains()
 	if err != nil {
 		return nil, err
 	}
-	h.chains = chains
-	h.kubepods, _ = filepath.Glob("/sys/fs/cgroup/*/kubepods")
-	for _, p := range h.kubepods {
-		h.cgroups[p] = true
+	h.Chains = chains
+	for _, p := range kubepodsCgroups() {
+		h.Cgroups[p] = true
 	}
-	if p, err := os.Stat("/sys/fs/cgroup/kubepods"); err == nil && p.IsDir() {
-		h.cgroups["/sys/fs/cgroup/kubepods"] = true
-	}
-	return h, nil
+	return h, h.save()
 }
 
 // createBridge makes the CNI bridge up front with the node's address, so
@@ -88,35 +89,47 @@ func createBridge() error {
 	return nil
 }
 
-// restore undoes what the node did to the machine; dir is the node's
-// working directory, whose mounts it unmounts.
-func (h *hostState) restore(binDir, dir string) error {
+// restore undoes what the node did to the machine, once containerd and
+// the kubelet are stopped: it kills what still runs in the Pods' cgroups,
+// unmounts, and removes what the node added.
+func (h *hostState) restore(binDir string) error {
 	var errs []error
-	errs = append(errs, h.unmount(dir))
+	errs = append(errs, h.killPods())
+	errs = append(errs, h.unmount(h.Dir))
 	errs = append(errs, h.removeNetns())
 	errs = append(errs, h.removeChains(binDir))
 	errs = append(errs, h.removeCgroups())
 	if out, err := exec.Command("ip", "link", "delete", bridgeName).CombinedOutput(); err != nil && !strings.Contains(string(out), "Cannot find device") {
 		errs = append(errs, fmt.Errorf("deleting bridge %s: %w: %s", bridgeName, err, out))
 	}
-	for s, v := range h.sysctls {
+	for s, v := range h.Sysctls {
 		if err := os.WriteFile(filepath.Join("/proc/sys", s), []byte(v), 0o644); err != nil {
 			errs = append(errs, fmt.Errorf("restoring sysctl %s: %w", s, err))
 		}
 	}
-	for _, p := range h.absent {
+	for _, p := range h.Absent {
 		errs = append(errs, h.unmount(p))
 		if err := os.RemoveAll(p); err != nil {
 			errs = append(errs, fmt.Errorf("removing %s: %w", p, err))
 		}
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if err := os.Remove(stateFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("removing %s: %w", stateFile, err)
+	}
+	return nil
 }
 
 // unmount detaches every mount at or under dir, deepest first.
 func (h *hostState) unmount(dir string) error {
 	if dir == "" {
 		return nil
+	}
+	// The kernel lists mounts by their real path (.cache may be a link).
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
 	}
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
@@ -155,7 +168,7 @@ func (h *hostState) removeNetns() error {
 	entries, _ := os.ReadDir("/run/netns")
 	var errs []error
 	for _, e := range entries {
-		if h.netns[e.Name()] || !strings.HasPrefix(e.Name(), "cni-") {
+		if h.Netns[e.Name()] || !strings.HasPrefix(e.Name(), "cni-") {
 			continue
 		}
 		p := filepath.Join("/run/netns", e.Name())
@@ -172,11 +185,9 @@ func (h *hostState) removeNetns() error {
 // removeCgroups removes the kubepods cgroup trees the kubelet made, leaves
 // first; their processes are gone once containerd's tasks are.
 func (h *hostState) removeCgroups() error {
-	roots, _ := filepath.Glob("/sys/fs/cgroup/*/kubepods")
-	roots = append(roots, "/sys/fs/cgroup/kubepods")
 	var errs []error
-	for _, root := range roots {
-		if h.cgroups[root] {
+	for _, root := range kubepodsCgroups() {
+		if h.Cgroups[root] {
 			continue
 		}
 		var dirs []string

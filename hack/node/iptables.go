@@ -66,7 +66,7 @@ func (h *hostState) removeTableChains(cmd, table string) error {
 	}
 	added := map[string]bool{}
 	for _, r := range rules {
-		if f := splitRule(r); len(f) >= 2 && f[0] == "-N" && !h.chains[cmd+"/"+table+"/"+f[1]] {
+		if f := splitRule(r); len(f) >= 2 && f[0] == "-N" && !h.Chains[cmd+"/"+table+"/"+f[1]] {
 			added[f[1]] = true
 		}
 	}

@@ -110,6 +110,9 @@ func (o *Options) defaults() error {
 }
 
 func (n *Node) start(ctx context.Context, opts Options) error {
+	if err := Recover(n.binDir, opts.Progress); err != nil {
+		return err
+	}
 	host, err := recordHost()
 	if err != nil {
 		return err
@@ -128,6 +131,10 @@ func (n *Node) start(ctx context.Context, opts Options) error {
 	n.dir = filepath.Join(n.cp.Dir(), "node")
 	if err := os.MkdirAll(n.dir, 0o700); err != nil {
 		return fmt.Errorf("creating the node directory: %w", err)
+	}
+	n.host.Dir = n.dir
+	if err := n.host.save(); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
 	defer cancel()
@@ -194,7 +201,7 @@ func (n *Node) Stop() error {
 		n.ctrd = nil
 	}
 	if n.host != nil {
-		errs = append(errs, n.host.restore(n.binDir, n.dir))
+		errs = append(errs, n.host.restore(n.binDir))
 		n.host = nil
 	}
 	if n.cp != nil {

@@ -60,8 +60,18 @@ func Missing(binDir string) []string {
 	if len(packages) > 0 {
 		missing = append(missing, strings.Join(packages, ", ")+": make node-tools installs them")
 	}
-	if _, err := os.Stat("/sys/class/net/" + bridgeName); err == nil {
-		missing = append(missing, "a free bridge "+bridgeName+": another node runs on this machine (or one left it; ip link delete "+bridgeName+")")
+	prev, alive, err := runningNode()
+	switch {
+	case err != nil:
+		missing = append(missing, err.Error())
+	case alive:
+		missing = append(missing, fmt.Sprintf("no other node on this machine: pid %d runs one (%s)", prev.PID, stateFile))
+	case prev == nil:
+		// A node that did not stop is cleaned up by Start; a bridge
+		// without one is someone else's.
+		if _, err := os.Stat("/sys/class/net/" + bridgeName); err == nil {
+			missing = append(missing, "the bridge name "+bridgeName+", which something else uses (ip link delete "+bridgeName+" if it is a leftover)")
+		}
 	}
 	return missing
 }
