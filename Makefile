@@ -65,7 +65,7 @@ image: build control-plane-tools ## Build the server's image (bin/images/apply-h
 		-file /apply-hygiene=bin/apply-hygiene -file /kubectl-hygiene=bin/kubectl-hygiene \
 		-file /etc/ssl/certs/ca-certificates.crt=/etc/ssl/certs/ca-certificates.crt \
 		-file /etc/passwd=hack/image/rootfs/etc/passwd -file /etc/group=hack/image/rootfs/etc/group \
-		-dir /tmp=1777 -dir /home/nonroot=0700
+		-dir /tmp=1777 -dir /home/nonroot=0700:65532:65532
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/pause ./hack/image/pause
 	go run ./hack/image -name $(PAUSE_IMAGE) -o $(IMAGE_DIR)/pause.tar -user 65535:65535 -entrypoint /pause -file /pause=bin/pause
 	go run ./hack/image -name $(TEST_IMAGE) -o $(IMAGE_DIR)/helm-test.tar -user 65532:65532 -env PATH=/usr/local/bin:/bin \

@@ -30,6 +30,8 @@ type Entry struct {
 	Link string
 	// Mode is the permission of a directory (Source and Link empty).
 	Mode int64
+	// UID and GID own the entry. Default: root.
+	UID, GID int
 }
 
 // Spec describes an image.
@@ -141,7 +143,7 @@ func layerTar(entries []Entry) ([]byte, error) {
 }
 
 func writeEntry(tw *tar.Writer, e Entry) error {
-	hdr := &tar.Header{Name: strings.TrimPrefix(e.Path, "/"), ModTime: epoch, Format: tar.FormatPAX}
+	hdr := &tar.Header{Name: strings.TrimPrefix(e.Path, "/"), ModTime: epoch, Format: tar.FormatPAX, Uid: e.UID, Gid: e.GID}
 	var data []byte
 	switch {
 	case e.Link != "":

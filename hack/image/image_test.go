@@ -27,7 +27,7 @@ func TestArchiveHoldsTheServersImage(t *testing.T) {
 	err := run([]string{"-name", "ghcr.io/apply-hygiene/apply-hygiene:0.1.0", "-o", out,
 		"-user", "65532:65532", "-entrypoint", "/apply-hygiene", "-expose", "9443/tcp",
 		"-file", "/apply-hygiene=" + bin, "-file", "/etc/passwd=rootfs/etc/passwd",
-		"-symlink", "/bin/sh=busybox", "-dir", "/tmp=1777", "-label", "org.opencontainers.image.title=apply-hygiene"})
+		"-symlink", "/bin/sh=busybox", "-dir", "/tmp=1777", "-dir", "/home/nonroot=0700:65532:65532", "-label", "org.opencontainers.image.title=apply-hygiene"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +76,8 @@ func TestArchiveHoldsTheServersImage(t *testing.T) {
 		"bin/sh symlink→busybox 777 0:0",
 		"etc/ dir 755 0:0",
 		"etc/passwd file 644 0:0",
+		"home/ dir 755 0:0",
+		"home/nonroot/ dir 700 65532:65532",
 		"tmp/ dir 1777 0:0",
 	}
 	if diff := cmp.Diff(want, entries(t, rc)); diff != "" {

@@ -36,7 +36,7 @@ func run(args []string) error {
 	fs.Var(&entrypoint, "entrypoint", "entrypoint argument (repeat for each)")
 	fs.Var(&files, "file", "IMAGE_PATH=LOCAL_FILE to copy (repeat)")
 	fs.Var(&links, "symlink", "IMAGE_PATH=TARGET (repeat)")
-	fs.Var(&dirs, "dir", "IMAGE_PATH=OCTAL_MODE, an empty directory (repeat)")
+	fs.Var(&dirs, "dir", "IMAGE_PATH=OCTAL_MODE[:UID:GID], an empty directory (repeat)")
 	fs.Var(&env, "env", "KEY=VALUE of the config (repeat)")
 	fs.Var(&labels, "label", "KEY=VALUE of the config (repeat)")
 	fs.Var(&ports, "expose", "exposed port, e.g. 9443/tcp (repeat)")
@@ -84,15 +84,37 @@ func addEntries(spec *Spec, files, links, dirs []string) error {
 		spec.Entries = append(spec.Entries, Entry{Path: p, Link: target})
 	}
 	for _, d := range dirs {
-		p, mode, ok := strings.Cut(d, "=")
-		if !ok {
-			return fmt.Errorf("-dir %q: want IMAGE_PATH=OCTAL_MODE", d)
-		}
-		m, err := strconv.ParseInt(mode, 8, 64)
+		e, err := parseDir(d)
 		if err != nil {
-			return fmt.Errorf("-dir %q: mode: %w", d, err)
+			return err
 		}
-		spec.Entries = append(spec.Entries, Entry{Path: p, Mode: m})
+		spec.Entries = append(spec.Entries, e)
 	}
 	return nil
+}
+
+// parseDir parses a -dir flag: IMAGE_PATH=OCTAL_MODE[:UID:GID].
+func parseDir(d string) (Entry, error) {
+	p, spec, ok := strings.Cut(d, "=")
+	if !ok {
+		return Entry{}, fmt.Errorf("-dir %q: want IMAGE_PATH=OCTAL_MODE[:UID:GID]", d)
+	}
+	parts := strings.Split(spec, ":")
+	if len(parts) != 1 && len(parts) != 3 {
+		return Entry{}, fmt.Errorf("-dir %q: want IMAGE_PATH=OCTAL_MODE[:UID:GID]", d)
+	}
+	m, err := strconv.ParseInt(parts[0], 8, 64)
+	if err != nil {
+		return Entry{}, fmt.Errorf("-dir %q: mode: %w", d, err)
+	}
+	e := Entry{Path: p, Mode: m}
+	if len(parts) == 3 {
+		if e.UID, err = strconv.Atoi(parts[1]); err != nil {
+			return Entry{}, fmt.Errorf("-dir %q: uid: %w", d, err)
+		}
+		if e.GID, err = strconv.Atoi(parts[2]); err != nil {
+			return Entry{}, fmt.Errorf("-dir %q: gid: %w", d, err)
+		}
+	}
+	return e, nil
 }
