@@ -213,3 +213,12 @@ func (n *Node) ContainerPID(ctx context.Context, containerID string) (int, error
 	}
 	return 0, fmt.Errorf("container %s has no running task", id)
 }
+
+// TagImage gives an imported image another name, e.g. the pause image as
+// docker.io/library/nginx:1.14.2, so that Pods of manifests written for
+// images this machine cannot pull still run (the pause program ignores
+// the container's command and arguments).
+func (n *Node) TagImage(ctx context.Context, source, target string) error {
+	_, err := n.ctrd.ctr(ctx, "images", "tag", "--force", source, target)
+	return err
+}
