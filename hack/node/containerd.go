@@ -23,9 +23,11 @@ type containerd struct {
 	socket string
 }
 
-// registries are the hosts whose pulls containerd sends to loopback, where
-// nothing listens: a Pod whose image was not imported fails at once
-// instead of reaching the internet. _default covers every other host.
+// registries are the hosts whose pulls containerd sends to loopback: to
+// the node's local registry for docker.io (Publish), and where nothing
+// listens for the others, so that a Pod whose image was not imported
+// fails at once instead of reaching the internet. _default covers every
+// other host.
 var registries = []string{"_default", "docker.io", "registry.k8s.io", "ghcr.io", "gcr.io", "quay.io", "localhost"}
 
 // containerdConfig is containerd's configuration: state under dir, the
@@ -98,7 +100,14 @@ func (n *Node) startContainerd(ctx context.Context, sandboxImage string) (*conta
 		filepath.Join(dir, "net.d", "10-apply-hygiene.conflist"): cniConfig(dir),
 	}
 	for _, host := range registries {
-		files[filepath.Join(dir, "certs.d", host, "hosts.toml")] = "server = \"https://127.0.0.1:1\"\n"
+		server := "https://127.0.0.1:1"
+		if host == "docker.io" {
+			server = "http://" + n.registry.addr
+		}
+		// containerd 1.6 rejects a hosts.toml without a host table
+		// ("invalid `host` tree") and then falls back to the real
+		// registry: the server is also listed as the only host.
+		files[filepath.Join(dir, "certs.d", host, "hosts.toml")] = fmt.Sprintf("server = %[1]q\n\n[host.%[1]q]\n  capabilities = [\"pull\", \"resolve\"]\n", server)
 	}
 	for path, content := range files {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {

@@ -4,9 +4,10 @@
 // Debian, a bridge network from the CNI plugins, and kubelet,
 // kube-scheduler and kube-proxy built from k8s.io/kubernetes like the
 // other components (hack/tools/build.sh node). Images come from tarballs
-// (make image) loaded with `ctr images import`; nothing is ever pulled:
-// containerd's registry hosts point at loopback and Pods' nameserver is
-// 127.0.0.1.
+// (make image) loaded with `ctr images import`, or published with Publish
+// to an in-memory registry on loopback that containerd takes for
+// docker.io; nothing leaves the machine: every other registry host points
+// at 127.0.0.1:1 and Pods' nameserver is 127.0.0.1.
 //
 // It needs root, cgroups and the Debian packages; Missing names what this
 // machine lacks. A node changes the host, so Start records what it will

@@ -64,8 +64,9 @@ type Node struct {
 	host   *hostState
 	procs  []*controlplane.Process
 	// kubelet is also in procs.
-	kubelet *controlplane.Process
-	ctrd    *containerd
+	kubelet  *controlplane.Process
+	registry *localRegistry
+	ctrd     *containerd
 }
 
 // Start records the host state, starts the control plane for a node, then
@@ -138,6 +139,9 @@ func (n *Node) start(ctx context.Context, opts Options) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
 	defer cancel()
+	if n.registry, err = startRegistry(); err != nil {
+		return err
+	}
 	opts.Progress("starting containerd")
 	if n.ctrd, err = n.startContainerd(ctx, opts.SandboxImage); err != nil {
 		return err
@@ -199,6 +203,10 @@ func (n *Node) Stop() error {
 	if n.ctrd != nil {
 		errs = append(errs, n.ctrd.stop())
 		n.ctrd = nil
+	}
+	if n.registry != nil {
+		errs = append(errs, n.registry.close())
+		n.registry = nil
 	}
 	if n.host != nil {
 		errs = append(errs, n.host.restore(n.binDir))

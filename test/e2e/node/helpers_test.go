@@ -82,6 +82,15 @@ func installed(t *testing.T) framework.Kubectl {
 	return admin
 }
 
+// imageTarball is one of make image's tarballs.
+func imageTarball(name string) (string, error) {
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "bin", "images", name), nil
+}
+
 func chartDir() (string, error) {
 	root, err := controlplane.RepoRoot()
 	if err != nil {
@@ -96,7 +105,7 @@ func dumpNode(t *testing.T, admin framework.Kubectl) {
 	t.Helper()
 	admin.Run(t, "get", "pods", "-A", "-o", "wide")
 	admin.Run(t, "describe", "pods")
-	admin.Run(t, "get", "events", "-A")
+	admin.Run(t, "get", "events")
 	admin.Run(t, "logs", "-l", "app.kubernetes.io/name=apply-hygiene", "--tail=30", "--all-containers")
 	for _, name := range []string{"kubelet", "containerd"} {
 		data, err := os.ReadFile(filepath.Join(framework.Node(t).LogDir(), name+".log"))
