@@ -40,9 +40,17 @@ func setUpNode(ctx context.Context) {
 		env.err = err
 		return
 	}
-	var images []string
+	var images, missing []string
 	for _, name := range Images {
-		images = append(images, filepath.Join(root, "bin", "images", name))
+		path := filepath.Join(root, "bin", "images", name)
+		if _, err := os.Stat(path); err != nil {
+			missing = append(missing, path)
+		}
+		images = append(images, path)
+	}
+	if len(missing) > 0 {
+		env.skipWhy = "the node test needs " + strings.Join(missing, ", ") + ": run `make image`"
+		return
 	}
 	start := time.Now()
 	progress := func(msg string) {
