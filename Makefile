@@ -40,12 +40,52 @@ demo-tools:
 build: ## Build the static binaries into bin/ (CGO_ENABLED=0, as the image does).
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/ ./cmd/apply-hygiene ./cmd/kubectl-hygiene ./cmd/kubectl_complete-hygiene
 
-$(CLUSTER): $(shell find hack/cluster hack/controlplane hack/devenv -name '*.go') go.mod
+# The node test (test/e2e/node) also needs kubelet, kube-scheduler and
+# kube-proxy, the Debian packages of a node and the images of make image.
+.PHONY: node-tools
+node-tools: control-plane-tools ## Build kubelet, kube-scheduler, kube-proxy and helm, and install containerd, runc, CNI plugins, iptables and busybox-static (apt, as root).
+	@hack/tools/build.sh node helm >/dev/null
+	@hack/tools/node-packages.sh
+
+IMAGE_DIR    := $(CURDIR)/bin/images
+APP_VERSION  := $(shell sed -n 's/^appVersion: "\(.*\)"/\1/p' charts/apply-hygiene/Chart.yaml)
+IMAGE        ?= ghcr.io/apply-hygiene/apply-hygiene:$(APP_VERSION)
+PAUSE_IMAGE  := localhost/apply-hygiene/pause:dev
+TEST_IMAGE   := localhost/apply-hygiene/helm-test:dev
+IMAGE_LABELS := --label org.opencontainers.image.title=apply-hygiene \
+	--label org.opencontainers.image.source=https://github.com/apply-hygiene/apply-hygiene \
+	--label org.opencontainers.image.version=$(APP_VERSION) \
+	--label org.opencontainers.image.revision=$(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+
+# make image builds what the Dockerfile builds, without Docker: the same
+# static binaries (make build), user 65532:65532, CA certificates, as an OCI
+# layout tarball (docs/install.md); and the node test's pause and helm test
+# images (busybox-static's sh and grep, and the pinned kubectl).
+.PHONY: image
+image: build control-plane-tools ## Build the server's image (bin/images/apply-hygiene.tar, OCI layout, IMAGE=name:tag) and the node test's pause and helm test images, without Docker.
+	@test -f /etc/ssl/certs/ca-certificates.crt || { echo "make image: needs /etc/ssl/certs/ca-certificates.crt (Debian: apt-get install ca-certificates)"; exit 1; }
+	@test -x /bin/busybox || { echo "make image: needs /bin/busybox (Debian: apt-get install busybox-static, or make node-tools as root)"; exit 1; }
+	go run ./hack/image -name $(IMAGE) -o $(IMAGE_DIR)/apply-hygiene.tar $(IMAGE_LABELS) \
+		-user 65532:65532 -entrypoint /apply-hygiene -expose 9443/tcp -expose 8080/tcp -expose 8081/tcp \
+		-env PATH=/usr/local/bin:/usr/bin:/bin -env SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
+		-file /apply-hygiene=bin/apply-hygiene -file /kubectl-hygiene=bin/kubectl-hygiene \
+		-file /etc/ssl/certs/ca-certificates.crt=/etc/ssl/certs/ca-certificates.crt \
+		-file /etc/passwd=hack/image/rootfs/etc/passwd -file /etc/group=hack/image/rootfs/etc/group \
+		-dir /tmp=1777 -dir /home/nonroot=0700:65532:65532
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/pause ./hack/image/pause
+	go run ./hack/image -name $(PAUSE_IMAGE) -o $(IMAGE_DIR)/pause.tar -user 65535:65535 -entrypoint /pause -file /pause=bin/pause
+	go run ./hack/image -name $(TEST_IMAGE) -o $(IMAGE_DIR)/helm-test.tar -user 65532:65532 -env PATH=/usr/local/bin:/bin \
+		-file /bin/busybox=/bin/busybox -symlink /bin/sh=busybox -symlink /bin/grep=busybox -symlink /bin/cat=busybox \
+		-file /usr/local/bin/kubectl=$(KUBECTL) \
+		-file /etc/passwd=hack/image/rootfs/etc/passwd -file /etc/group=hack/image/rootfs/etc/group -dir /tmp=1777
+	@ls -l $(IMAGE_DIR)
+
+$(CLUSTER): $(shell find hack/cluster hack/controlplane hack/devenv hack/node -name '*.go') go.mod
 	@go build -o $@ ./hack/cluster
 
 .PHONY: cluster-up
-cluster-up: control-plane-tools $(CLUSTER) ## Start the local control plane in the background and print its KUBECONFIG.
-	@$(CLUSTER) up
+cluster-up: control-plane-tools $(if $(NODE),node-tools image) $(CLUSTER) ## Start the local control plane in the background and print its KUBECONFIG; NODE=1 adds a real node (root) with the images of make image.
+	@$(CLUSTER) up $(if $(NODE),--node)
 
 .PHONY: cluster-down
 cluster-down: $(CLUSTER) ## Stop the local control plane and remove its files.
@@ -101,8 +141,20 @@ load: ## Load the no-op floor, the OPA peer and apply-hygiene side by side over 
 load-cluster: tools ## Load a local server over HTTPS and compare API-server updates with and without it.
 	go run ./hack/load -cluster -n 20000 -workers 4 -duration 2m -updates 100 -applies 10
 
+# test/e2e/node runs apply-hygiene on a real node, which needs root: as
+# root test-e2e also builds and installs what the node needs (node-tools)
+# and the images (image); elsewhere the package skips, saying so.
+.PHONY: node-deps
+node-deps:
+	@if [[ $$(id -u) -eq 0 ]]; then $(MAKE) --no-print-directory node-tools image; \
+	else echo "== not root: test/e2e/node will skip (a node needs root; docs/install.md)"; fi
+
+.PHONY: test-node
+test-node: node-tools image ## Run only the node test: the image of make image on a real node, the chart installed with helm (root; test/e2e/node).
+	APPLY_HYGIENE_E2E=required go test $(GO_TEST_FLAGS) -count=1 -timeout 15m ./test/e2e/node
+
 .PHONY: test-e2e
-test-e2e: control-plane-tools ## Run the end-to-end tests (each package starts its own control plane).
+test-e2e: control-plane-tools node-deps ## Run the end-to-end tests (each package starts its own control plane; test/e2e/node a node, as root).
 	@echo "== end-to-end tests (real etcd, kube-apiserver, kube-controller-manager and kubectl)"
 	@rm -f .cache/reports/realworld.txt .cache/reports/generative.txt
 	APPLY_HYGIENE_E2E=required APPLY_HYGIENE_REPORTS=$(CURDIR)/.cache/reports GENERATIVE_SEED=$(TEST_GENERATIVE_SEED) GENERATIVE_STEPS=$(TEST_GENERATIVE_STEPS) go test $(GO_TEST_FLAGS) -timeout $(E2E_TIMEOUT) ./test/e2e/...

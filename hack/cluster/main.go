@@ -6,8 +6,12 @@
 //	                         --webhook also installs apply-hygiene: the chart
 //	                         in url mode and the server as a local process
 //	                         (make dev-up)
+//	cluster up --node        start it with a real node instead (root; make
+//	                         cluster-up NODE=1): containerd, kubelet,
+//	                         kube-scheduler and kube-proxy, with the images
+//	                         of make image imported (hack/node)
 //	cluster down             stop it and remove its directory
-//	cluster run [--webhook]  run it in the foreground until Ctrl-C
+//	cluster run [--webhook|--node]  run it in the foreground until Ctrl-C
 //
 // The state lives in .cache/cluster of the repository, or in
 // $APPLY_HYGIENE_CLUSTER_DIR: kubeconfig (admin), pid (the supervising
@@ -29,12 +33,14 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
 	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
+	"github.com/apply-hygiene/apply-hygiene/hack/node"
 )
 
 func main() {
 	webhook := len(os.Args) == 3 && os.Args[2] == "--webhook"
-	if len(os.Args) != 2 && !webhook {
-		fmt.Fprintln(os.Stderr, "usage: cluster up|down|run [--webhook]")
+	withNode := len(os.Args) == 3 && os.Args[2] == "--node"
+	if len(os.Args) != 2 && !webhook && !withNode {
+		fmt.Fprintln(os.Stderr, "usage: cluster up|down|run [--webhook|--node]")
 		os.Exit(2)
 	}
 	dir, err := stateDir()
@@ -42,7 +48,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "cluster:", err)
 		os.Exit(1)
 	}
-	st := state{dir: dir, webhook: webhook}
+	st := state{dir: dir, webhook: webhook, node: withNode}
 	switch os.Args[1] {
 	case "up":
 		err = st.up()
@@ -74,6 +80,7 @@ func stateDir() (string, error) {
 type state struct {
 	dir     string
 	webhook bool
+	node    bool
 }
 
 func (s state) kubeconfig() string { return filepath.Join(s.dir, "kubeconfig") }
@@ -99,6 +106,10 @@ func (s state) up() error {
 		fmt.Printf("export KUBECONFIG=%s\n", s.kubeconfig())
 		return nil
 	}
+	// The pid file of a supervisor that was killed would read as ready.
+	if err := os.Remove(s.pidFile()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("removing the stale %s: %w", s.pidFile(), err)
+	}
 	if err := os.MkdirAll(filepath.Dir(s.logFile()), 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(s.logFile()), err)
 	}
@@ -114,6 +125,9 @@ func (s state) up() error {
 	args := []string{"run"}
 	if s.webhook {
 		args = append(args, "--webhook")
+	}
+	if s.node {
+		args = append(args, "--node")
 	}
 	cmd := exec.Command(self, args...)
 	cmd.Stdout, cmd.Stderr = log, log
@@ -143,6 +157,9 @@ func (s state) down() error {
 	pid, alive := s.pid()
 	if !alive {
 		fmt.Println("the local control plane is not running")
+		if err := recoverNode(); err != nil {
+			return err
+		}
 		return os.RemoveAll(s.dir)
 	}
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
@@ -164,13 +181,17 @@ func (s state) down() error {
 func (s state) run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if err := recoverNode(); err != nil {
+		return err
+	}
 	if err := os.RemoveAll(s.dir); err != nil {
 		return fmt.Errorf("clearing %s: %w", s.dir, err)
 	}
-	cp, err := controlplane.Start(ctx, controlplane.Options{
-		Dir:      s.dir,
-		Progress: func(msg string) { fmt.Println(time.Now().Format(time.TimeOnly), msg) },
-	})
+	progress := func(msg string) { fmt.Println(time.Now().Format(time.TimeOnly), msg) }
+	if s.node {
+		return s.runNode(ctx, progress)
+	}
+	cp, err := controlplane.Start(ctx, controlplane.Options{Dir: s.dir, Progress: progress})
 	if err != nil {
 		return err
 	}
@@ -190,6 +211,39 @@ func (s state) run() error {
 		err = errors.Join(err, hook.Close())
 	}
 	return errors.Join(err, cp.Stop())
+}
+
+// recoverNode cleans up after a node (up --node) whose supervisor was
+// killed: its mounts are in the directory that up and down clear.
+func recoverNode() error {
+	binDir, err := controlplane.FindBinDir()
+	if err != nil {
+		return err
+	}
+	return node.Recover(binDir, func(msg string) { fmt.Println(time.Now().Format(time.TimeOnly), msg) })
+}
+
+// runNode is run with a node (hack/node) and the images of make image.
+func (s state) runNode(ctx context.Context, progress func(string)) error {
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		return err
+	}
+	images, err := filepath.Glob(filepath.Join(root, "bin", "images", "*.tar"))
+	if err != nil {
+		return fmt.Errorf("finding the images of make image: %w", err)
+	}
+	n, err := node.Start(ctx, node.Options{Dir: s.dir, Images: images, Progress: progress})
+	if err != nil {
+		return err
+	}
+	err = publish(n.ControlPlane(), s)
+	if err == nil {
+		progress("ready at " + n.ControlPlane().Server() + " with node " + node.Name)
+		<-ctx.Done()
+		progress("stopping")
+	}
+	return errors.Join(err, n.Stop())
 }
 
 // startWebhook installs the chart in url mode and runs the server locally.

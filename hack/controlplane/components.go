@@ -37,12 +37,12 @@ func (cp *ControlPlane) startEtcd(ctx context.Context, opts Options) (string, er
 		"--unsafe-no-fsync",
 		"--log-level=warn",
 	}
-	p, err := startProcess("etcd", filepath.Join(opts.BinDir, "etcd"), filepath.Join(cp.dir, "logs"), args)
+	p, err := StartProcess("etcd", filepath.Join(opts.BinDir, "etcd"), filepath.Join(cp.dir, "logs"), args)
 	if err != nil {
 		return "", err
 	}
 	cp.procs = append(cp.procs, p)
-	return clientURL, waitFor(ctx, p, "etcd", func(ctx context.Context) error {
+	return clientURL, WaitFor(ctx, p, "etcd", func(ctx context.Context) error {
 		return httpOK(ctx, http.DefaultClient, clientURL+"/health")
 	})
 }
@@ -53,7 +53,12 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, opts Options, etcdUR
 		return err
 	}
 	pki := filepath.Join(cp.dir, "pki")
-	serving, err := cp.ca.issue("kube-apiserver", nil, []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, []string{"localhost"})
+	ips, names := []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, []string{"localhost"}
+	if opts.NodeIP != nil {
+		ips = append(ips, opts.NodeIP, ServiceIP)
+		names = append(names, "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local")
+	}
+	serving, err := cp.ca.issue("kube-apiserver", nil, ips, names)
 	if err != nil {
 		return err
 	}
@@ -94,12 +99,21 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, opts Options, etcdUR
 		"--profiling=false",
 	}
 	args = append(args, auditArgs...)
-	p, err := startProcess("kube-apiserver", filepath.Join(opts.BinDir, "kube-apiserver"), filepath.Join(cp.dir, "logs"), args)
+	address := "127.0.0.1"
+	if opts.NodeIP != nil {
+		address = opts.NodeIP.String()
+		nodeArgs, err := cp.nodeAPIServerArgs()
+		if err != nil {
+			return err
+		}
+		args = override(args, nodeArgs)
+	}
+	p, err := StartProcess("kube-apiserver", filepath.Join(opts.BinDir, "kube-apiserver"), filepath.Join(cp.dir, "logs"), args)
 	if err != nil {
 		return err
 	}
 	cp.procs = append(cp.procs, p)
-	cp.server = "https://127.0.0.1:" + strconv.Itoa(ports[0])
+	cp.server = "https://" + net.JoinHostPort(address, strconv.Itoa(ports[0]))
 	probe, err := cp.AddUser("apply-hygiene-probe", []string{"system:masters"})
 	if err != nil {
 		return err
@@ -108,9 +122,50 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, opts Options, etcdUR
 	if err != nil {
 		return err
 	}
-	return waitFor(ctx, p, "kube-apiserver", func(ctx context.Context) error {
+	return WaitFor(ctx, p, "kube-apiserver", func(ctx context.Context) error {
 		return httpOK(ctx, client, cp.server+"/readyz")
 	})
+}
+
+// nodeAPIServerArgs replace the loopback-only flags for a node (see
+// Options.NodeIP).
+func (cp *ControlPlane) nodeAPIServerArgs() ([]string, error) {
+	client, err := cp.ca.issue("kube-apiserver-kubelet-client", []string{"system:masters"}, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	certFile, keyFile, err := client.write(filepath.Join(cp.dir, "pki"), "kubelet-client")
+	if err != nil {
+		return nil, err
+	}
+	return []string{
+		"--bind-address=" + cp.nodeIP.String(),
+		"--advertise-address=" + cp.nodeIP.String(),
+		"--endpoint-reconciler-type=lease",
+		"--authorization-mode=Node,RBAC",
+		"--enable-aggregator-routing=true",
+		"--kubelet-preferred-address-types=InternalIP",
+		"--kubelet-client-certificate=" + certFile,
+		"--kubelet-client-key=" + keyFile,
+	}, nil
+}
+
+// override replaces the flags of args that extra sets, and appends the
+// rest of extra: list flags such as --authorization-mode append when
+// repeated.
+func override(args, extra []string) []string {
+	set := map[string]bool{}
+	for _, a := range extra {
+		name, _, _ := strings.Cut(a, "=")
+		set[name] = true
+	}
+	var out []string
+	for _, a := range args {
+		if name, _, _ := strings.Cut(a, "="); !set[name] {
+			out = append(out, a)
+		}
+	}
+	return append(out, extra...)
 }
 
 func (cp *ControlPlane) startControllerManager(ctx context.Context, opts Options) error {
@@ -123,11 +178,14 @@ func (cp *ControlPlane) startControllerManager(ctx context.Context, opts Options
 		"--controllers=" + strings.Join(opts.Controllers, ","),
 		"--secure-port=0",
 		"--leader-elect=false",
+		// The ca.crt of service account token Secrets and the
+		// kube-root-ca.crt ConfigMap: Pods verify the API server with it.
+		"--root-ca-file=" + filepath.Join(cp.dir, "pki", "ca.crt"),
 		"--use-service-account-credentials=true",
 		"--concurrent-deployment-syncs=10",
 		"--concurrent-statefulset-syncs=10",
 	}
-	p, err := startProcess("kube-controller-manager", filepath.Join(opts.BinDir, "kube-controller-manager"), filepath.Join(cp.dir, "logs"), args)
+	p, err := StartProcess("kube-controller-manager", filepath.Join(opts.BinDir, "kube-controller-manager"), filepath.Join(cp.dir, "logs"), args)
 	if err != nil {
 		return err
 	}
@@ -142,7 +200,7 @@ func (cp *ControlPlane) startControllerManager(ctx context.Context, opts Options
 	}
 	// The service account controller creating "default" proves the
 	// controller manager is up and talking to the API server.
-	return waitFor(ctx, p, "kube-controller-manager", func(ctx context.Context) error {
+	return WaitFor(ctx, p, "kube-controller-manager", func(ctx context.Context) error {
 		_, err := client.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
 		return err
 	})

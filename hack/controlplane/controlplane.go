@@ -28,6 +28,34 @@ type Options struct {
 	StartTimeout time.Duration
 	// Progress, if set, receives one line per start-up step.
 	Progress func(msg string)
+	// NodeIP, when set, readies the control plane for a node (package
+	// hack/node): the API server listens and advertises there (the
+	// kubernetes Service's endpoint, which Pods reach through kube-proxy
+	// at ServiceIP), its certificate also names ServiceIP and the
+	// kubernetes.default.svc names, it authorizes kubelets (Node,RBAC),
+	// calls webhooks at their Service's endpoints
+	// (--enable-aggregator-routing) and kubelets at their InternalIP, and
+	// kube-controller-manager also runs NodeControllers. Default: unset,
+	// loopback only and no endpoint for the kubernetes Service.
+	NodeIP net.IP
+}
+
+// ServiceIP is the kubernetes Service's cluster IP, the first of the
+// service range --service-cluster-ip-range=10.96.0.0/16.
+var ServiceIP = net.IPv4(10, 96, 0, 1)
+
+// NodeControllers are the controllers a node adds to DefaultControllers:
+// EndpointSlices for kube-proxy and the API server's webhook calls,
+// kube-root-ca.crt for every Pod's service account volume, the
+// PodDisruptionBudget status that kubectl drain reads, and the node
+// lifecycle, which lifts the not-ready taint a kubelet registers with.
+var NodeControllers = []string{
+	"endpoints-controller",
+	"endpointslice-controller",
+	"endpointslice-mirroring-controller",
+	"root-ca-certificate-publisher-controller",
+	"disruption-controller",
+	"node-lifecycle-controller",
 }
 
 // DefaultControllers are the controllers apply-hygiene's scenarios need:
@@ -52,10 +80,11 @@ const AdminUser = "apply-hygiene-admin"
 // ControlPlane is a running etcd, kube-apiserver and kube-controller-manager.
 type ControlPlane struct {
 	dir        string
+	nodeIP     net.IP
 	ca         *authority
 	server     string
 	kubeconfig string
-	procs      []*process
+	procs      []*Process
 }
 
 // Start runs etcd, then kube-apiserver, then kube-controller-manager, and
@@ -68,7 +97,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
 	defer cancel()
-	cp := &ControlPlane{dir: opts.Dir}
+	cp := &ControlPlane{dir: opts.Dir, nodeIP: opts.NodeIP}
 	if err := cp.start(ctx, opts); err != nil {
 		return nil, errors.Join(err, cp.Stop())
 	}
@@ -92,6 +121,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if len(o.Controllers) == 0 {
 		o.Controllers = DefaultControllers
+	}
+	if o.NodeIP != nil {
+		o.Controllers = append(append([]string{}, o.Controllers...), NodeControllers...)
 	}
 	if o.StartTimeout == 0 {
 		o.StartTimeout = 2 * time.Minute
@@ -136,7 +168,7 @@ func (cp *ControlPlane) start(ctx context.Context, opts Options) error {
 func (cp *ControlPlane) Stop() error {
 	var errs []error
 	for i := len(cp.procs) - 1; i >= 0; i-- {
-		errs = append(errs, cp.procs[i].stop())
+		errs = append(errs, cp.procs[i].Stop())
 	}
 	cp.procs = nil
 	if cp.dir != "" {
@@ -158,19 +190,19 @@ func (cp *ControlPlane) KubeconfigPath() string { return cp.kubeconfig }
 // certificate and every client certificate.
 func (cp *ControlPlane) CAPEM() []byte { return cp.ca.pem }
 
-// waitFor polls check until it succeeds, the process exits or ctx ends.
-func waitFor(ctx context.Context, p *process, what string, check func(context.Context) error) error {
+// WaitFor polls check until it succeeds, the process exits or ctx ends.
+func WaitFor(ctx context.Context, p *Process, what string, check func(context.Context) error) error {
 	var last error
 	for {
-		if done, err := p.exited(); done {
-			return fmt.Errorf("waiting for %s: %w\n%s", what, err, p.logTail(20))
+		if done, err := p.Exited(); done {
+			return fmt.Errorf("waiting for %s: %w\n%s", what, err, p.LogTail(20))
 		}
 		if last = check(ctx); last == nil {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for %s: %w (last error: %w)\n%s", what, ctx.Err(), last, p.logTail(20))
+			return fmt.Errorf("waiting for %s: %w (last error: %w)\n%s", what, ctx.Err(), last, p.LogTail(20))
 		case <-time.After(200 * time.Millisecond):
 		}
 	}

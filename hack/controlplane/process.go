@@ -15,8 +15,8 @@ import (
 // is killed.
 const stopTimeout = 10 * time.Second
 
-// process is one running component, its output captured in a log file.
-type process struct {
+// Process is one running component, its output captured in a log file.
+type Process struct {
 	name    string
 	cmd     *exec.Cmd
 	logPath string
@@ -25,11 +25,11 @@ type process struct {
 	err     error
 }
 
-// startProcess runs binary with args, output to logDir/name.log. The child
+// StartProcess runs binary with args, output to logDir/name.log. The child
 // gets its own process group, so a Ctrl-C in the terminal reaches only the
 // supervisor, which then stops it in order; Pdeathsig kills it if the
 // supervisor dies without cleaning up.
-func startProcess(name, binary, logDir string, args []string) (*process, error) {
+func StartProcess(name, binary, logDir string, args []string) (*Process, error) {
 	logPath := filepath.Join(logDir, name+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -43,7 +43,7 @@ func startProcess(name, binary, logDir string, args []string) (*process, error) 
 		_ = logFile.Close()
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	p := &process{name: name, cmd: cmd, logPath: logPath, logFile: logFile, done: make(chan struct{})}
+	p := &Process{name: name, cmd: cmd, logPath: logPath, logFile: logFile, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		_ = logFile.Close()
@@ -52,8 +52,8 @@ func startProcess(name, binary, logDir string, args []string) (*process, error) 
 	return p, nil
 }
 
-// exited reports whether the process has ended, with its error.
-func (p *process) exited() (bool, error) {
+// Exited reports whether the process has ended, with its error.
+func (p *Process) Exited() (bool, error) {
 	select {
 	case <-p.done:
 		if p.err == nil {
@@ -65,9 +65,9 @@ func (p *process) exited() (bool, error) {
 	}
 }
 
-// stop sends SIGTERM to the process group and SIGKILL after stopTimeout.
-func (p *process) stop() error {
-	if done, _ := p.exited(); done {
+// Stop sends SIGTERM to the process group and SIGKILL after stopTimeout.
+func (p *Process) Stop() error {
+	if done, _ := p.Exited(); done {
 		return nil
 	}
 	pgid := -p.cmd.Process.Pid
@@ -86,8 +86,8 @@ func (p *process) stop() error {
 	return nil
 }
 
-// logTail returns the last lines of the process's log, for error messages.
-func (p *process) logTail(lines int) string {
+// LogTail returns the last lines of the process's log, for error messages.
+func (p *Process) LogTail(lines int) string {
 	data, err := os.ReadFile(p.logPath)
 	if err != nil {
 		return ""

@@ -5,7 +5,9 @@
 # A binary already in the cache is not rebuilt; the version comes from the
 # tool module's own go.mod, so bumping it there is all an upgrade takes.
 #
-# Usage: hack/tools/build.sh [tool ...]   (tools: kube etcd helm golangci-lint promtool)
+# Usage: hack/tools/build.sh [tool ...]   (tools: kube etcd helm golangci-lint promtool node)
+# With no tool, builds all but node (kubelet, kube-scheduler, kube-proxy),
+# which only the node test needs.
 # Prints the directory of each tool's binaries on stdout, one line per tool,
 # as NAME=DIR, and links every binary into .cache/bin; progress goes to stderr.
 set -euo pipefail
@@ -52,9 +54,9 @@ build() {
   printf '%s=%s\n' "$tool" "$dir"
 }
 
-kube() {
-  local v
-  v=$(module_version "$root/hack/tools/kube" k8s.io/kubernetes)
+# kube_ldflags VERSION prints the link flags of every Kubernetes binary.
+kube_ldflags() {
+  local v=$1
   local major=${v#v}
   major=${major%%.*}
   local minor=${v#v*.}
@@ -68,10 +70,28 @@ kube() {
     ld+=" -X $pkg.gitVersion=$v -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
     ld+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
   done
-  build kube "$v" "$ld" \
+  printf '%s' "$ld"
+}
+
+kube() {
+  local v
+  v=$(module_version "$root/hack/tools/kube" k8s.io/kubernetes)
+  build kube "$v" "$(kube_ldflags "$v")" \
     kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver \
     kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager \
     kubectl=k8s.io/kubernetes/cmd/kubectl
+}
+
+# node builds what a node adds to the control plane, for test/e2e/node: the
+# kubelet, kube-scheduler (or Pods stay Pending) and kube-proxy (the server's
+# Pods reach the API server through the kubernetes Service).
+node() {
+  local v
+  v=$(module_version "$root/hack/tools/kube" k8s.io/kubernetes)
+  build kube "$v" "$(kube_ldflags "$v")" \
+    kubelet=k8s.io/kubernetes/cmd/kubelet \
+    kube-scheduler=k8s.io/kubernetes/cmd/kube-scheduler \
+    kube-proxy=k8s.io/kubernetes/cmd/kube-proxy
 }
 
 etcd() {
@@ -115,6 +135,7 @@ for t in "${tools[@]}"; do
     helm) helm ;;
     golangci-lint) golangci_lint ;;
     promtool) promtool ;;
-    *) log "unknown tool $t (want: kube etcd helm golangci-lint promtool)"; exit 2 ;;
+    node) node ;;
+    *) log "unknown tool $t (want: kube etcd helm golangci-lint promtool node)"; exit 2 ;;
   esac
 done

@@ -15,4 +15,8 @@
 // When the control plane binaries are missing (hack/tools/build.sh was not
 // run), New skips with the names of the missing tools, unless
 // APPLY_HYGIENE_E2E=required (set by make test), in which case it fails.
+//
+// WithNode runs a real node instead of a control plane alone (hack/node),
+// for test/e2e/node: there the tests skip, naming why, on a machine that
+// can never run a node (not root, no cgroups), even when required.
 package framework

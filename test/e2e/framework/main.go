@@ -15,6 +15,7 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
 	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
+	"github.com/apply-hygiene/apply-hygiene/hack/node"
 )
 
 // env is the package-wide control plane started by Main.
@@ -25,8 +26,12 @@ var env struct {
 	home     string
 	client   kubernetes.Interface
 	webhook  *devenv.Webhook
+	node     *node.Node
 	skipWhy  string
-	err      error
+	// skipAlways: the machine can never run what the package needs (a
+	// node without root), so it skips even when e2e is required.
+	skipAlways bool
+	err        error
 }
 
 // MainOption configures Main.
@@ -40,6 +45,7 @@ type mainOptions struct {
 	controllers    []string
 	replicas       int
 	apiServer      func(url string) (string, error)
+	node           bool
 }
 
 // WithAPIServerFor makes the server of WithWebhook reach the API server at
@@ -141,8 +147,12 @@ func setUp(ctx context.Context, o mainOptions) {
 		return
 	}
 	env.home = home
-	env.cp, env.err = controlplane.Start(ctx, controlplane.Options{BinDir: binDir, Controllers: o.controllers})
-	if env.err != nil {
+	if o.node {
+		setUpNode(ctx)
+	} else {
+		env.cp, env.err = controlplane.Start(ctx, controlplane.Options{BinDir: binDir, Controllers: o.controllers})
+	}
+	if env.err != nil || env.skipWhy != "" {
 		return
 	}
 	cfg, err := env.cp.RESTConfig()
@@ -167,7 +177,11 @@ func tearDown() {
 				fmt.Fprintln(os.Stderr, "stopping apply-hygiene:", err)
 			}
 		}
-		if env.cp != nil {
+		if env.node != nil {
+			if err := env.node.Stop(); err != nil {
+				fmt.Fprintln(os.Stderr, "stopping the node:", err)
+			}
+		} else if env.cp != nil {
 			if err := env.cp.Stop(); err != nil {
 				fmt.Fprintln(os.Stderr, "stopping the control plane:", err)
 			}
@@ -183,6 +197,9 @@ func requireEnv(t *testing.T) {
 	t.Helper()
 	if env.err != nil {
 		t.Fatalf("starting the control plane: %v", env.err)
+	}
+	if env.skipAlways {
+		t.Skip(env.skipWhy)
 	}
 	if env.skipWhy != "" {
 		controlplane.Unavailable(t, env.skipWhy)

@@ -1,0 +1,57 @@
+package node_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// The tests here run last in the package (files in name order): helm
+// test, then helm uninstall.
+
+// helm test runs the chart's test Pod from the helm test image of make
+// image on the node, and it passes: the webhook answered its dry-run
+// imperative edit through the Service.
+func TestHelmTestPasses(t *testing.T) {
+	installed(t)
+	out, code := helm(t, "test", release, "--namespace", namespace)
+	if code != 0 {
+		t.Fatalf("helm test exited %d:\n%s", code, out)
+	}
+	// Helm lists every hook resource as a test suite (issue 27); each
+	// one, the Pod included, must have succeeded.
+	phases := 0
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "Phase:") {
+			phases++
+			if strings.Join(strings.Fields(line), " ") != "Phase: Succeeded" {
+				t.Errorf("helm test: %q, want Phase: Succeeded", line)
+			}
+		}
+	}
+	if phases == 0 {
+		t.Errorf("helm test printed no Phase:\n%s", out)
+	}
+}
+
+// helm uninstall removes the webhook configurations and everything else
+// the chart made; only the Secret of self-managed TLS stays, as
+// docs/install.md says.
+func TestHelmUninstallLeavesOnlyTheTLSSecret(t *testing.T) {
+	admin := installed(t)
+	if out, code := helm(t, "uninstall", release, "--namespace", namespace, "--wait"); code != 0 {
+		t.Fatalf("helm uninstall exited %d:\n%s", code, out)
+	}
+	// The garbage collector deletes the Pods after their Deployment;
+	// each takes its shutdown delay.
+	admin.Run(t, "wait", "--for=delete", "pods", "-l", "app.kubernetes.io/instance="+release, "--timeout=90s").MustSucceed(t)
+	clusterWide := admin.Run(t, "get", "mutatingwebhookconfigurations,validatingwebhookconfigurations,clusterroles,clusterrolebindings",
+		"-l", "app.kubernetes.io/instance="+release, "-o", "name").MustSucceed(t)
+	framework.WantLines(t, clusterWide.Stdout)
+	left := admin.Run(t, "get", "all,configmaps,secrets,serviceaccounts,roles,rolebindings,leases,poddisruptionbudgets", "-o", "name").MustSucceed(t)
+	framework.WantLines(t, left.Stdout,
+		"configmap/kube-root-ca.crt",
+		"secret/apply-hygiene-tls",
+		"serviceaccount/default")
+}
