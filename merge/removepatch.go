@@ -87,7 +87,9 @@ func aliasOf(obj map[string]any, p Path) (Path, bool) {
 	if last.FieldName == nil || *last.FieldName != serviceAccountName {
 		return nil, false
 	}
-	alias := append(p[:len(p)-1:len(p)-1], fieldName(deprecatedServiceAccount))
+	alias := make(Path, 0, len(p))
+	alias = append(alias, p[:len(p)-1]...)
+	alias = append(alias, fieldName(deprecatedServiceAccount))
 	if _, ok := lookup(obj, alias); !ok {
 		return nil, false
 	}
