@@ -185,8 +185,8 @@ func classify(w write) policy.Classification {
 // and the person edited, so that last-applied carries the object's own
 // uid, which no manifest has, and every one of its fields has the value
 // the write left in obj (the server adds defaults, never changes a value
-// sent; what it maintains, resourceVersion, generation, managedFields and
-// status, may differ). A search-and-replace in kubectl edit that changes
+// sent; what it maintains, resourceVersion, generation, managedFields,
+// status and a DaemonSet's template generation annotation, may differ). A search-and-replace in kubectl edit that changes
 // a value in last-applied along with the field leaves the manifest
 // without uid: that is an edit.
 func savedConfig(obj *unstructured.Unstructured) bool {
@@ -199,9 +199,18 @@ func savedConfig(obj *unstructured.Unstructured) bool {
 		return false
 	}
 	objMeta, _ := obj.Object["metadata"].(map[string]any)
+	savedAnnotations, _ := meta["annotations"].(map[string]any)
+	objAnnotations, _ := objMeta["annotations"].(map[string]any)
 	return subsetExcept(saved, obj.Object, "status", "metadata") &&
-		subsetExcept(meta, objMeta, "resourceVersion", "generation", "managedFields")
+		subsetExcept(meta, objMeta, "resourceVersion", "generation", "managedFields", "annotations") &&
+		subsetExcept(savedAnnotations, objAnnotations, daemonSetGeneration)
 }
+
+// daemonSetGeneration is the annotation the API server bumps on a
+// DaemonSet whose pod template a write changes, in that write, after
+// kubectl recorded the object it sent (the DaemonSet registry's
+// PrepareForUpdate).
+const daemonSetGeneration = "deprecated.daemonset.template.generation"
 
 // subsetExcept reports whether every field of sub but the keys skip has
 // the same value in obj: maps recursively (obj may have more keys, the

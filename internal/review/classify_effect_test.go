@@ -83,6 +83,19 @@ func TestClassifyByEffect(t *testing.T) {
 	editedSaved := deployment(t, "nginx:2", "")
 	editedSaved.SetAnnotations(map[string]string{lastAppliedAnnotation: savedConfigOf(t, edited)})
 	editedSaved.SetResourceVersion("8")
+	// A DaemonSet's edit: the server bumps its template generation
+	// annotation in the same write, after kubectl recorded the object.
+	editedDaemonSet := deployment(t, "nginx:2", "")
+	editedDaemonSet.SetKind("DaemonSet")
+	sent := editedDaemonSet.DeepCopy()
+	sent.SetAnnotations(map[string]string{daemonSetGeneration: "2"})
+	savedDaemonSet, err := json.Marshal(sent.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	editedDaemonSet.SetAnnotations(map[string]string{daemonSetGeneration: "3", lastAppliedAnnotation: string(savedDaemonSet)})
+	oldDaemonSet := deployment(t, "nginx:1", manifest)
+	oldDaemonSet.SetKind("DaemonSet")
 	replacedLA := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},` +
 		`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","image":"nginx:2"}]}}}}`
 	type want struct {
@@ -121,6 +134,10 @@ func TestClassifyByEffect(t *testing.T) {
 		},
 		"kubectl edit --save-config is a save-config": {
 			manager: "kubectl-edit", old: deployment(t, "nginx:1", manifest), new: editedSaved,
+			want: want{policy.SaveConfig, []string{}},
+		},
+		"kubectl edit --save-config of a DaemonSet's template is a save-config (generative seed 287868)": {
+			manager: "kubectl-edit", old: oldDaemonSet, new: editedDaemonSet,
 			want: want{policy.SaveConfig, []string{}},
 		},
 		"kubectl replace --save-config is a save-config": {
