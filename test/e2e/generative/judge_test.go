@@ -35,7 +35,7 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 	if res.ExitCode != 0 {
 		// A denied apply's warnings say what it would have done, as a
 		// dry run's do.
-		reverts = r.drifted(before)
+		reverts = append(r.drifted(before), r.ssaHeldAgainst(before, manifest)...)
 	}
 	r.judgeApplyFindings(i, got, before, manifest, truth.orphans, reverts, remedied)
 	if res.ExitCode != 0 || !s.As.person() {
@@ -118,7 +118,26 @@ func (r *runner) judgeDryRun(i int, s step, got []framework.Reported, before map
 	}
 	manifest := decodeManifest(s.Stdin)
 	truth := truthOfApply(r.planted(false), nil, manifest, before, before)
-	r.judgeApplyFindings(i, got, before, manifest, truth.orphans, r.drifted(before), nil)
+	r.judgeApplyFindings(i, got, before, manifest, truth.orphans, append(r.drifted(before), r.ssaHeldAgainst(before, manifest)...), nil)
+}
+
+// ssaHeldAgainst is ssaHeld for an apply of manifest that wrote nothing
+// (a dry run, a denied apply): the fields the manifest sets to another
+// value than before's, which a server-side applier holds.
+func (r *runner) ssaHeldAgainst(before, manifest map[string]any) []fieldPath {
+	var out []fieldPath
+	for _, q := range changed(before, manifest) {
+		if _, ok := q.Lookup(manifest); !ok {
+			continue
+		}
+		for _, m := range r.ssa {
+			if _, ok := q.Lookup(m); ok && framework.SameAt(q, m, before) {
+				out = append(out, q)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // drifted are the fields that people or robots set (people's server-side
