@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -61,6 +62,12 @@ type setField struct {
 	// applied marks a field a server-side apply set: its applier owns
 	// it (never an orphan), but it drifted from last-applied.
 	applied bool
+	// asApplier marks a field a person set under kubectl apply's own
+	// field manager (kubectl set image
+	// --field-manager=kubectl-client-side-apply): managedFields then say
+	// an applier set it, and no later write can tell otherwise, so
+	// findings of it are allowed but not required.
+	asApplier bool
 }
 
 // failure is one check a step failed.
@@ -297,7 +304,7 @@ func (r *runner) waitGone() {
 func (r *runner) planted(serverSide bool) []fieldPath {
 	var out []fieldPath
 	for _, f := range r.fields {
-		if f.person && (serverSide || !f.applied) {
+		if f.person && !f.asApplier && (serverSide || !f.applied) {
 			out = append(out, f.path)
 		}
 	}
@@ -316,11 +323,13 @@ func (r *runner) appliedByPeople() []fieldPath {
 }
 
 // setByRobots are the live fields that writers other than people set
-// outside apply (an undo's restored fields are a person's).
+// outside apply (an undo's restored fields are a person's), and those a
+// person set under kubectl apply's field manager: findings of them are
+// allowed, never required.
 func (r *runner) setByRobots() []fieldPath {
 	var out []fieldPath
 	for _, f := range r.fields {
-		if !f.person && !f.undo {
+		if !f.person && !f.undo || f.asApplier {
 			out = append(out, f.path)
 		}
 	}
@@ -358,7 +367,8 @@ func (r *runner) record(s step, before, after map[string]any) {
 			r.ssa = append(r.ssa, decodeManifest(s.Stdin))
 		}
 		for _, q := range changed(before, after) {
-			r.fields[q.String()] = setField{path: q, person: s.As.person(), undo: s.Kind == undo, applied: s.Kind == serverSideApply}
+			r.fields[q.String()] = setField{path: q, person: s.As.person(), undo: s.Kind == undo, applied: s.Kind == serverSideApply,
+				asApplier: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply")}
 		}
 	}
 }
