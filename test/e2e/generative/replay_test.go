@@ -50,7 +50,15 @@ func (r *runner) replay(i int, s step, before map[string]any, reapply bool) (eff
 	manifest := lastApplied(before)
 	if meta, ok := manifest["metadata"].(map[string]any); ok {
 		delete(meta, "namespace") // kubectl apply records it; the copy lives elsewhere
+		// What kubectl edit --save-config records of the object the server
+		// keeps: sent back, resourceVersion makes the apply fail with a
+		// conflict once a controller wrote the copy, and no manifest a
+		// person applies has them.
+		for _, k := range []string{"resourceVersion", "uid", "creationTimestamp", "generation", "managedFields"} {
+			delete(meta, k)
+		}
 	}
+	delete(manifest, "status")
 	la, _ := json.Marshal(manifest)
 	admin.RunWithInput(r.t, string(la), "apply", "-f", "-").MustSucceed(r.t)
 	return effect, r.get(ns.Name), true
