@@ -215,7 +215,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 			return
 		}
 		key := p.String()
-		if seen[key] || serverManaged(p) || workloadState(key) {
+		if seen[key] || serverManaged(p) || workloadState(key) || heldThroughAlias(result, p, known.Has) {
 			return
 		}
 		seen[key] = true

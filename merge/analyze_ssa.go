@@ -163,7 +163,7 @@ func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, ap
 	resultSet.Difference(applied).Leaves().Iterate(func(fp fieldpath.Path) {
 		p := topElement(Path(fp), inExtra)
 		key := p.String()
-		if seen[key] || serverManaged(p) || workloadState(key) {
+		if seen[key] || serverManaged(p) || workloadState(key) || heldThroughAlias(objs.result, p, applied.Has) {
 			return
 		}
 		seen[key] = true

@@ -77,14 +77,12 @@ func RemovedWith(obj map[string]any, p Path) []string {
 	return []string{ptr}
 }
 
-// aliasOf returns the deprecated serviceAccount beside p when p is a pod
-// spec's serviceAccountName and obj has both.
+// aliasOf returns the deprecated serviceAccount beside p when p is the
+// serviceAccountName of a built-in kind's pod spec and obj has both. The
+// alias is the API server's own only there (custom resources with such
+// fields keep them apart).
 func aliasOf(obj map[string]any, p Path) (Path, bool) {
-	if len(p) == 0 {
-		return nil, false
-	}
-	last := p[len(p)-1]
-	if last.FieldName == nil || *last.FieldName != serviceAccountName {
+	if !isPodSpecField(obj, p, serviceAccountName) {
 		return nil, false
 	}
 	alias := make(Path, 0, len(p))

@@ -34,10 +34,15 @@ func TestRemovePatch(t *testing.T) {
 		wantErr bool
 	}{
 		"serviceAccountName goes with its deprecated alias, or the server puts it back": {
-			obj:  map[string]any{"kind": "Deployment", "spec": map[string]any{"template": map[string]any{"spec": map[string]any{"serviceAccountName": "builder", "serviceAccount": "builder"}}}},
+			obj:  map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "spec": map[string]any{"template": map[string]any{"spec": map[string]any{"serviceAccountName": "builder", "serviceAccount": "builder"}}}},
 			path: "spec.template.spec.serviceAccountName",
 			want: `[{"op":"test","path":"/spec/template/spec/serviceAccountName","value":"builder"},{"op":"remove","path":"/spec/template/spec/serviceAccountName"},` +
 				`{"op":"test","path":"/spec/template/spec/serviceAccount","value":"builder"},{"op":"remove","path":"/spec/template/spec/serviceAccount"}]`,
+		},
+		"a custom resource's fields of those names are its own: only the one removed": {
+			obj:  map[string]any{"apiVersion": "example.com/v1", "kind": "Deployment", "spec": map[string]any{"serviceAccountName": "old", "serviceAccount": "runner"}},
+			path: "spec.serviceAccountName",
+			want: `[{"op":"test","path":"/spec/serviceAccountName","value":"old"},{"op":"remove","path":"/spec/serviceAccountName"}]`,
 		},
 		"a map key is tested by its value": {
 			obj:  deployment,

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 // The values the API server's defaulting gives a field of a built-in kind
@@ -166,6 +167,34 @@ var podSpecPrefixes = map[string]string{
 	"PodTemplate":           "template.spec.",
 }
 
+// isPodSpecField reports whether p is the field name of the pod spec of
+// obj, a built-in kind (core, apps or batch) that has one.
+func isPodSpecField(obj map[string]any, p Path, name string) bool {
+	u := unstructured.Unstructured{Object: obj}
+	switch u.GroupVersionKind().Group {
+	case "", "apps", "batch":
+	default:
+		return false
+	}
+	prefix, ok := podSpecPrefixes[u.GetKind()]
+	return ok && len(p) > 0 && shapeOf(p) == prefix+name
+}
+
+// heldThroughAlias reports whether p, a built-in pod spec's
+// serviceAccountName, is held through its deprecated alias by a set of
+// paths (has: a manifest's, last-applied's or an applied configuration's
+// fields): a manifest that still writes serviceAccount sets the name too,
+// so the name is no orphan.
+func heldThroughAlias(obj map[string]any, p Path, has func(fieldpath.Path) bool) bool {
+	if !isPodSpecField(obj, p, serviceAccountName) {
+		return false
+	}
+	alias := make(fieldpath.Path, 0, len(p))
+	alias = append(alias, fieldpath.Path(p[:len(p)-1])...)
+	alias = append(alias, fieldName(deprecatedServiceAccount))
+	return has(alias)
+}
+
 // isServerDefault reports whether v, the value of field p of a built-in
 // kind in obj, is the value the API server would default p to if it were
 // absent. Only built-in kinds (group of the scheme) have these defaults;
@@ -212,7 +241,7 @@ func isPodSpecDefault(rel string, obj map[string]any, p Path, v any) bool {
 	if want, ok := podSpecDefaults[rel]; ok {
 		return jsonEqual(v, want)
 	}
-	if rel == deprecatedServiceAccount {
+	if rel == deprecatedServiceAccount && isPodSpecField(obj, p, deprecatedServiceAccount) {
 		// The API server writes the deprecated alias as
 		// serviceAccountName on every read (the v1 conversion of
 		// PodSpec): it is serviceAccountName's, never an orphan of its

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -126,5 +127,38 @@ func TestWithClaimTemplateDefaults(t *testing.T) {
 				t.Errorf("the input changed (-before +after):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A manifest that still writes the deprecated serviceAccount sets the
+// name too: after kubectl set serviceaccount put the manifest's value back
+// (kubectl-set then owns both fields), the apply of that manifest has no
+// orphan, and no command that would remove the service account.
+func TestServiceAccountHeldThroughItsAliasIsNoOrphan(t *testing.T) {
+	manifest := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"ns"},"spec":{"selector":{"matchLabels":{"app":"d"}},` +
+		`"template":{"metadata":{"labels":{"app":"d"}},"spec":{"serviceAccount":"foo","containers":[{"name":"app","image":"nginx:1"}]}}}}`
+	obj := func() *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON([]byte(manifest)); err != nil {
+			t.Fatal(err)
+		}
+		_ = unstructured.SetNestedField(u.Object, "foo", "spec", "template", "spec", "serviceAccountName")
+		u.SetAnnotations(map[string]string{LastAppliedAnnotation: manifest})
+		u.SetManagedFields([]metav1.ManagedFieldsEntry{
+			{Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1", FieldsType: "FieldsV1",
+				FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}}},"f:spec":{"f:selector":{},"f:template":{"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"app\"}":{".":{},"f:image":{},"f:name":{}}}}}}}`)},
+			{Manager: "kubectl-set", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1", FieldsType: "FieldsV1",
+				FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:template":{"f:spec":{"f:serviceAccount":{},"f:serviceAccountName":{}}}}}`)},
+		})
+		return u
+	}
+	old, new := obj(), obj()
+	_ = unstructured.SetNestedSlice(new.Object, []any{map[string]any{"name": "app", "image": "nginx:1"}}, "spec", "template", "spec", "containers")
+	an, err := NewAnalyzer().AnalyzeClientSideApply(old, new)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(an.Orphans); len(got) != 0 {
+		t.Errorf("orphans %q, want none: the manifest holds the service account through serviceAccount", got)
 	}
 }

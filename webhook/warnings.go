@@ -13,10 +13,15 @@ import (
 // request, from every webhook together; past it, it cuts every warning to
 // 256 runes, the remedy commands with them, and drops the rest
 // (truncateAtTotalRunes in k8s.io/apiserver/pkg/endpoints/filters/warning.go).
-// Each webhook keeps to its share, so what kubectl prints is whole.
+// Each webhook keeps to its share, and the shares leave room for the
+// warnings of others in the same write (Pod Security admission's "would
+// violate PodSecurity", deprecated APIs, other webhooks), so what kubectl
+// prints is whole.
 const (
-	mutatingWarningRunes   = 1024
-	validatingWarningRunes = 3072
+	mutatingWarningRunes   = 768
+	validatingWarningRunes = 2304
+	// othersWarningRunes is what the shares leave of the 4 KiB.
+	othersWarningRunes = 4096 - mutatingWarningRunes - validatingWarningRunes
 )
 
 // FitWarnings returns warnings as the API server will pass them on within
