@@ -2,9 +2,6 @@ package crd_test
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -38,13 +35,8 @@ func TestOrphanAtListMapElement(t *testing.T) {
 			"("+regexp.QuoteMeta(`kubectl patch route/web -n `+f.Namespace+` --type=json -p '[{"op":"test","path":"/spec/routes/0/name","value":"canary"},{"op":"remove","path":"/spec/routes/0"}]'`)+")")
 	command := m[0][1]
 
-	sh := exec.Command("sh", "-c", command)
-	sh.Env = append(os.Environ(), "PATH="+filepath.Dir(framework.KubectlPath())+":"+os.Getenv("PATH"), "KUBECONFIG="+k.Kubeconfig)
-	out, err := sh.CombinedOutput()
-	if err != nil {
-		t.Fatalf("running %s: %v\n%s", command, err, out)
-	}
-	framework.WantLines(t, strings.TrimSpace(string(out)), "route.example.com/web patched")
+	out := k.RunPrinted(t, command)
+	framework.WantLines(t, strings.TrimSpace(out), "route.example.com/web patched")
 	framework.WantLines(t, k.JSONPath(t, "route/web", "{.spec}"), `{"host":"web2.example.com","routes":[]}`)
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -110,4 +111,19 @@ func lines(s string) []string {
 		return nil
 	}
 	return strings.Split(s, "\n")
+}
+
+// RunPrinted runs command, a kubectl command line as apply-hygiene's
+// messages print it, through sh as a user would: the built kubectl first
+// on PATH and k's kubeconfig. It fails t when the command fails and
+// returns its combined output.
+func (k Kubectl) RunPrinted(t *testing.T, command string) string {
+	t.Helper()
+	sh := exec.Command("sh", "-c", command)
+	sh.Env = append(os.Environ(), "PATH="+filepath.Dir(KubectlPath())+":"+os.Getenv("PATH"), "KUBECONFIG="+k.Kubeconfig)
+	out, err := sh.CombinedOutput()
+	if err != nil {
+		t.Fatalf("running %s: %v\n%s", command, err, out)
+	}
+	return string(out)
 }

@@ -3,7 +3,6 @@ package kinds_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -179,14 +178,9 @@ func (s *scenario) remove(t *testing.T, m [][]string) {
 		t.Fatalf("the orphan warning has no removal command: %q", m)
 	}
 	command := removeWith.FindStringSubmatch(m[0][0])[1]
-	sh := exec.Command("sh", "-c", command)
-	sh.Env = append(os.Environ(), "PATH="+filepath.Dir(framework.KubectlPath())+":"+os.Getenv("PATH"), "KUBECONFIG="+s.k.Kubeconfig)
-	out, err := sh.CombinedOutput()
-	if err != nil {
-		t.Fatalf("running %s: %v\n%s", command, err, out)
-	}
-	s.outputs = append(s.outputs, string(out))
-	framework.WantLines(t, strings.TrimSpace(string(out)), s.c.Printed+" patched")
+	out := s.k.RunPrinted(t, command)
+	s.outputs = append(s.outputs, out)
+	framework.WantLines(t, strings.TrimSpace(out), s.c.Printed+" patched")
 	if got := s.k.JSONPath(t, s.c.Object, s.c.Added); got != "" {
 		t.Errorf("%s of %s after %s = %q, want it removed", s.c.Added, s.c.Object, command, got)
 	}

@@ -1,9 +1,6 @@
 package webhook_test
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -30,13 +27,7 @@ func TestOrphanedRestartedAtWarnsWithCommandThatRemovesIt(t *testing.T) {
 			"(kubectl patch deployment/nginx-deployment -n "+regexp.QuoteMeta(f.Namespace)+" --type=json -p '.*')")
 	command := m[0][3]
 
-	// Run the command as a user would, with the built kubectl first on PATH.
-	sh := exec.Command("sh", "-c", command)
-	sh.Env = append(os.Environ(), "PATH="+filepath.Dir(framework.KubectlPath())+":"+os.Getenv("PATH"), "KUBECONFIG="+k.Kubeconfig)
-	out, err := sh.CombinedOutput()
-	if err != nil {
-		t.Fatalf("running %s: %v\n%s", command, err, out)
-	}
-	framework.WantLines(t, strings.TrimSpace(string(out)), "deployment.apps/nginx-deployment patched")
+	out := k.RunPrinted(t, command)
+	framework.WantLines(t, strings.TrimSpace(out), "deployment.apps/nginx-deployment patched")
 	framework.WantLines(t, k.JSONPath(t, "deployment/nginx-deployment", "{.spec.template.metadata.annotations}"))
 }

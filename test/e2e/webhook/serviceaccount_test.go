@@ -1,9 +1,6 @@
 package webhook_test
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -31,11 +28,7 @@ func TestSetServiceAccountLeavesOneOrphan(t *testing.T) {
 	if want := `{"op":"remove","path":"/spec/template/spec/serviceAccount"}`; !strings.Contains(command, want) {
 		t.Errorf("the command does not remove the alias %s: %s", want, command)
 	}
-	sh := exec.Command("sh", "-c", command)
-	sh.Env = append(os.Environ(), "PATH="+filepath.Dir(framework.KubectlPath())+":"+os.Getenv("PATH"), "KUBECONFIG="+k.Kubeconfig)
-	if out, err := sh.CombinedOutput(); err != nil {
-		t.Fatalf("running %s: %v\n%s", command, err, out)
-	}
+	k.RunPrinted(t, command)
 	if got := k.JSONPath(t, "deployment/nginx-deployment", "{.spec.template.spec.serviceAccountName}{.spec.template.spec.serviceAccount}"); got != "" {
 		t.Errorf("after the command: %q, want both gone", got)
 	}
