@@ -85,9 +85,7 @@ func aliasOf(obj map[string]any, p Path) (Path, bool) {
 	if !isPodSpecField(obj, p, serviceAccountName) {
 		return nil, false
 	}
-	alias := make(Path, 0, len(p))
-	alias = append(alias, p[:len(p)-1]...)
-	alias = append(alias, fieldName(deprecatedServiceAccount))
+	alias := serviceAccountAlias(p)
 	if _, ok := lookup(obj, alias); !ok {
 		return nil, false
 	}

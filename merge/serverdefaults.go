@@ -189,10 +189,15 @@ func heldThroughAlias(obj map[string]any, p Path, has func(fieldpath.Path) bool)
 	if !isPodSpecField(obj, p, serviceAccountName) {
 		return false
 	}
-	alias := make(fieldpath.Path, 0, len(p))
-	alias = append(alias, fieldpath.Path(p[:len(p)-1])...)
-	alias = append(alias, fieldName(deprecatedServiceAccount))
-	return has(alias)
+	return has(fieldpath.Path(serviceAccountAlias(p)))
+}
+
+// serviceAccountAlias is the deprecated serviceAccount beside p, a pod
+// spec's serviceAccountName (a new path: p is left as it is).
+func serviceAccountAlias(p Path) Path {
+	alias := make(Path, 0, len(p))
+	alias = append(alias, p[:len(p)-1]...)
+	return append(alias, fieldName(deprecatedServiceAccount))
 }
 
 // isServerDefault reports whether v, the value of field p of a built-in
