@@ -125,19 +125,13 @@ func (r *runner) judgeDryRun(i int, s step, got []framework.Reported, before map
 // (a dry run, a denied apply): the fields the manifest sets to another
 // value than before's, which a server-side applier holds.
 func (r *runner) ssaHeldAgainst(before, manifest map[string]any) []fieldPath {
-	var out []fieldPath
+	var set []fieldPath
 	for _, q := range changed(before, manifest) {
-		if _, ok := q.Lookup(manifest); !ok {
-			continue
-		}
-		for _, m := range r.ssa {
-			if _, ok := q.Lookup(m); ok && framework.SameAt(q, m, before) {
-				out = append(out, q)
-				break
-			}
+		if _, ok := q.Lookup(manifest); ok {
+			set = append(set, q)
 		}
 	}
-	return out
+	return r.heldOf(before, set)
 }
 
 // drifted are the fields that people or robots set (people's server-side
@@ -270,8 +264,14 @@ func (r *runner) putsBack(i int, g framework.Reported, before, reapplied map[str
 // value (Argo CD's, after kubectl's migration dropped last-applied), so an
 // apply that discards it may say so, whoever first wrote the value.
 func (r *runner) ssaHeld(before, after map[string]any) []fieldPath {
+	return r.heldOf(before, changed(before, after))
+}
+
+// heldOf are the fields of qs whose value in before a server-side apply
+// of the sequence applied.
+func (r *runner) heldOf(before map[string]any, qs []fieldPath) []fieldPath {
 	var out []fieldPath
-	for _, q := range changed(before, after) {
+	for _, q := range qs {
 		for _, m := range r.ssa {
 			if _, ok := q.Lookup(m); ok && framework.SameAt(q, m, before) {
 				out = append(out, q)
