@@ -14,7 +14,7 @@ import (
 const Classification policy.Classification = "audit"
 
 // Finding is one rule hit on one field of a stored object, in the JSON
-// form of design.md section 7.
+// form of `kubectl hygiene audit -o json` (docs/cli.md).
 type Finding struct {
 	// Rule is the rule ID, e.g. policy.RuleImperativeEdit.
 	Rule policy.RuleID `json:"rule"`

@@ -20,8 +20,8 @@ const DefaultNamespaceLabel = "apply-hygiene.io/enforcement"
 // Config over them: a field left empty keeps its default. docs/rules.md
 // lists each rule's defaults.
 type Config struct {
-	// Rules configures rules by ID. Default: the actions of design.md
-	// section 4 (see docs/rules.md).
+	// Rules configures rules by ID. Default: each rule's action in
+	// docs/rules.md.
 	Rules map[string]RuleConfig `json:"rules,omitempty"`
 	// BreakGlassGroups are groups whose members get each rule's
 	// BreakGlassAction. Default: none.

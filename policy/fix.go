@@ -3,7 +3,7 @@ package policy
 import "strings"
 
 // fixMarker introduces the command that fixes a finding in the bundled
-// rules' messages (design.md section 6): "… with: kubectl …".
+// rules' messages (docs/rules.md): "… with: kubectl …".
 const fixMarker = "with: kubectl "
 
 // FixCommand returns the kubectl command that a rule's message ends with:

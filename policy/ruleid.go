@@ -1,6 +1,6 @@
 package policy
 
-// RuleID is the stable ID of a rule (design.md section 4). Decisions,
+// RuleID is the stable ID of a rule (docs/rules.md). Decisions,
 // messages ("[<rule>] …"), metrics labels, audit events and the CLI all
 // carry it. User policies may define rules of their own, whose IDs are
 // not among the constants below.
@@ -42,8 +42,8 @@ const (
 	RuleReplicasAutoscaled RuleID = "replicas-autoscaled"
 )
 
-// Rules returns the IDs of the bundled rules, in the order of design.md
-// section 4.
+// Rules returns the IDs of the bundled rules, in the order of
+// docs/rules.md.
 func Rules() []RuleID {
 	return []RuleID{
 		RuleImperativeEdit,

@@ -11,7 +11,7 @@ import (
 
 // TestDiffCapturedSeed004 is the must-show of seed 004 on the StatefulSet
 // as a real API server stored it after `kubectl rollout undo` (captured by
-// test/e2e/merge, see its testdata/README.md): applying v3 leaves
+// test/e2e/merge, see test/e2e/merge/testdata/README.md): applying v3 leaves
 // TO_BE_DELETED behind, an orphaned-field set by kubectl (the undo sends
 // no field manager), and ANOTHER_ENV, which v3 keeps, is no finding.
 func TestDiffCapturedSeed004(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 const lastAppliedPath = "metadata.annotations[" + merge.LastAppliedAnnotation + "]"
 
 // Finding is one policy decision on one field, as every command prints it
-// (design.md section 7). Rule, Action and Message are the decision's, as
+// (docs/cli.md). Rule, Action and Message are the decision's, as
 // the webhook would answer them.
 type Finding struct {
 	Rule    policy.RuleID   `json:"rule"`

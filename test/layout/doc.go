@@ -1,5 +1,5 @@
-// Package layout checks the import graph against the design (docs/design.md
-// section 3): data flows webhook → merge (facts) → policy (decisions) →
+// Package layout checks the import graph against the layers of
+// docs/architecture.md: data flows webhook → merge (facts) → policy (decisions) →
 // webhook (response); merge and policy never import a driver; the drivers
 // (the webhook, the audit, the CLI) import neither each other nor anything
 // above them; nothing below cmd/ but cmd/apply-hygiene imports webhook.
