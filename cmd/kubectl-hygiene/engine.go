@@ -18,10 +18,6 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
-// applyFieldManager is the field manager of kubectl's client-side apply:
-// the one the UPDATE that diff predicts is sent with.
-const applyFieldManager = "kubectl-client-side-apply"
-
 // defaultHygieneNamespace is the namespace the chart's documentation
 // installs apply-hygiene in (docs/install.md).
 const defaultHygieneNamespace = "apply-hygiene"

@@ -260,7 +260,7 @@ func applyRequest(t *testing.T, old, new *unstructured.Unstructured, user policy
 		UserInfo:  authenticationv1.UserInfo{Username: user.Username, Groups: user.Groups},
 		Object:    runtime.RawExtension{Raw: newRaw},
 		OldObject: runtime.RawExtension{Raw: oldRaw},
-		Options:   runtime.RawExtension{Raw: []byte(`{"kind":"PatchOptions","apiVersion":"meta.k8s.io/v1","fieldManager":"` + applyFieldManager + `"}`)},
+		Options:   runtime.RawExtension{Raw: []byte(`{"kind":"PatchOptions","apiVersion":"meta.k8s.io/v1","fieldManager":"` + merge.ClientSideApplyManager + `"}`)},
 		DryRun:    ptr.To(false),
 	}
 }

@@ -41,7 +41,7 @@ func (j *judge) webhooks(analyzer *merge.Analyzer) *webhooks {
 // decisions of the validating pass, sorted as the engine sorts them.
 // Writes the review core does not review give none.
 func (a *webhooks) apply(ctx context.Context, live, result *unstructured.Unstructured) ([]policy.Decision, error) {
-	u := review.Update{FieldManager: applyFieldManager, User: a.user, Old: live, New: result}
+	u := review.Update{FieldManager: merge.ClientSideApplyManager, User: a.user, Old: live, New: result}
 	mutating, err := a.reviewer.ReviewUpdate(ctx, u, review.Mutate)
 	if err != nil {
 		return nil, fmt.Errorf("mutating pass: %w", err)

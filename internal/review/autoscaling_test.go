@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
+	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -85,7 +86,7 @@ func engine(t *testing.T, cfg policy.Config) *policy.Engine {
 }
 
 func apply(old, new *unstructured.Unstructured) Update {
-	return Update{FieldManager: managerClientSideApply, User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new}
+	return Update{FieldManager: merge.ClientSideApplyManager, User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new}
 }
 
 func decisionsOf(rv *Review) []string {

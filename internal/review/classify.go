@@ -16,9 +16,8 @@ import (
 
 // Field managers that kubectl sends; see kubectl's pkg/cmd/*/ for each.
 const (
-	managerClientSideApply = "kubectl-client-side-apply"
-	managerRollout         = "kubectl-rollout"
-	managerReplace         = "kubectl-replace"
+	managerRollout = "kubectl-rollout"
+	managerReplace = "kubectl-replace"
 )
 
 const (
@@ -158,7 +157,7 @@ func classify(w write) policy.Classification {
 		// matches, which changes last-applied alone too (see
 		// lastAppliedGrew).
 		return policy.SaveConfig
-	case manager == managerClientSideApply && w.optionsManager != "" && lastApplied(w.new) != "":
+	case manager == merge.ClientSideApplyManager && w.optionsManager != "" && lastApplied(w.new) != "":
 		// Also when last-applied stays the same: an apply of an unchanged
 		// manifest still patches what drifted. kubectl apply always
 		// writes last-applied: a write under its name that leaves none
@@ -416,7 +415,7 @@ func fieldManagerOption(raw []byte) string {
 // appliedAlready reports whether w is a kubectl apply of a manifest the
 // object already matched (see lastAppliedGrew).
 func appliedAlready(w write) bool {
-	return w.manager == managerClientSideApply && lastAppliedGrew(w.old, w.new)
+	return w.manager == merge.ClientSideApplyManager && lastAppliedGrew(w.old, w.new)
 }
 
 // lastAppliedGrew reports whether new's last-applied keeps every field of

@@ -7,6 +7,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -46,7 +47,7 @@ func TestKubectlApplyRecordingOnlyLastApplied(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			r := NewReviewer(nil, classifyingEvaluator, cluster{})
-			u := Update{FieldManager: managerClientSideApply, User: authenticationv1.UserInfo{Username: "alice"}, Old: tc.old, New: tc.new}
+			u := Update{FieldManager: merge.ClientSideApplyManager, User: authenticationv1.UserInfo{Username: "alice"}, Old: tc.old, New: tc.new}
 			rv, err := r.ReviewUpdate(t.Context(), u, Validate)
 			if err != nil {
 				t.Fatal(err)
@@ -73,7 +74,7 @@ func TestWriteUnderApplysNameWithoutLastAppliedIsNoApply(t *testing.T) {
 	old.SetAnnotations(nil)
 	new.SetAnnotations(nil)
 	r := NewReviewer(nil, classifyingEvaluator, cluster{})
-	u := Update{FieldManager: managerClientSideApply, User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new}
+	u := Update{FieldManager: merge.ClientSideApplyManager, User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new}
 	rv, err := r.ReviewUpdate(t.Context(), u, Validate)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -49,8 +50,8 @@ func TestUndoUnderTheAppliersEntryIsAnUndo(t *testing.T) {
 	new := undoneDeployment(t, "nginx:1", false)
 	new.SetResourceVersion("8")
 	w := newWrite("", "", authenticationv1.UserInfo{Username: "alice"}, old, new)
-	if w.manager != managerClientSideApply {
-		t.Fatalf("effective manager %q, want %q (the premise of this test)", w.manager, managerClientSideApply)
+	if w.manager != merge.ClientSideApplyManager {
+		t.Fatalf("effective manager %q, want %q (the premise of this test)", w.manager, merge.ClientSideApplyManager)
 	}
 	if got := classify(w); got == policy.ClientSideApply {
 		t.Errorf("classify = %s, want no client-side apply for a write without field manager", got)

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/kube"
+	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -87,7 +88,7 @@ func TestProveOrphansKeepsWhatSticks(t *testing.T) {
 		// d: no verdict (an error)
 	}}
 	r := NewReviewer(nil, policy.EvaluatorFunc(func(context.Context, *policy.Input) ([]policy.Decision, error) { return nil, nil }), cluster)
-	rv, err := r.ReviewUpdate(t.Context(), Update{FieldManager: managerClientSideApply, Old: old, New: new}, Validate)
+	rv, err := r.ReviewUpdate(t.Context(), Update{FieldManager: merge.ClientSideApplyManager, Old: old, New: new}, Validate)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -188,7 +188,7 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 	// or deletes is the apply's change, even when the write ends with
 	// another value than last-applied's (a mutating webhook rewrote it,
 	// such as one that pins an image tag to its current digest).
-	if class == policy.ClientSideApply && rb == nil && w.optionsManager == managerClientSideApply && lastApplied(w.old) == lastApplied(w.new) {
+	if class == policy.ClientSideApply && rb == nil && w.optionsManager == merge.ClientSideApplyManager && lastApplied(w.old) == lastApplied(w.new) {
 		an, err := r.analyzer.AnalyzeUpdate(old, new)
 		if err != nil {
 			return nil, fmt.Errorf("analyzing the %s of %s %s/%s: %w", class, new.GetKind(), new.GetNamespace(), new.GetName(), err)
