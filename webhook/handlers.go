@@ -36,7 +36,7 @@ func (r *Reviewer) Mutating() admission.Handler {
 			r.opts.metrics.observe("mutate", rv.Classification(), "skipped", started, nil)
 			return admission.Allowed("")
 		}
-		mutations := rv.DecisionsWith(policy.ActionRepair, policy.ActionPrune)
+		mutations := rv.DecisionsWith(review.Mutate.Actions()...)
 		if len(mutations) == 0 {
 			r.opts.metrics.observe("mutate", rv.Classification(), "allowed", started, nil)
 			return withAudit(admission.Allowed(""), rv, nil)
@@ -64,7 +64,7 @@ func (r *Reviewer) Validating() admission.Handler {
 			r.opts.metrics.observe("validate", "", "skipped", started, nil)
 			return admission.Allowed("")
 		}
-		acted := rv.DecisionsWith(policy.ActionDeny, policy.ActionWarn, policy.ActionDryRun)
+		acted := rv.DecisionsWith(review.Validate.Actions()...)
 		logDecisions(ctx, rv, acted)
 		if len(acted) > 0 {
 			r.events.record(rv, rv.DecisionsWith(policy.ActionDeny, policy.ActionWarn))

@@ -205,47 +205,14 @@ func (r *testRunner) run(ctx context.Context, spec engineSpec, c testCase, dir s
 }
 
 // review runs the request through the review core (internal/review) as the
-// API server calls the webhooks: the mutating pass, its repairs applied to
-// the object, then the validating pass. It returns the decisions each
-// carries out.
+// API server calls the webhooks (review.Reviewer.AdmitRequest) and returns
+// the decisions admission acts on.
 func (r *testRunner) review(ctx context.Context, engine *policy.Engine, cluster review.Cluster, req *admissionv1.AdmissionRequest) ([]policy.Decision, error) {
-	reviewer := review.NewReviewer(r.analyzer, engine, cluster)
-	got, mutated, err := mutatingPass(ctx, reviewer, req)
+	a, err := review.NewReviewer(r.analyzer, engine, cluster).AdmitRequest(ctx, req)
 	if err != nil {
-		return nil, fmt.Errorf("mutating pass: %w", err)
+		return nil, err
 	}
-	validating, err := reviewer.Review(ctx, mutated, review.Validate)
-	if err != nil {
-		return nil, fmt.Errorf("validating pass: %w", err)
-	}
-	if validating != nil {
-		got = append(got, validating.DecisionsWith(policy.ActionDeny, policy.ActionWarn, policy.ActionDryRun)...)
-	}
-	return got, nil
-}
-
-// mutatingPass returns the repair and prune decisions of the mutating pass
-// and req with them carried out on its object, as the API server passes it
-// on to the validating webhooks. A /scale request has nothing to repair.
-func mutatingPass(ctx context.Context, reviewer *review.Reviewer, req *admissionv1.AdmissionRequest) ([]policy.Decision, *admissionv1.AdmissionRequest, error) {
-	if req.SubResource == "scale" {
-		return nil, req, nil
-	}
-	rv, err := reviewer.Review(ctx, req, review.Mutate)
-	if err != nil || rv == nil {
-		return nil, req, err
-	}
-	repairs := rv.DecisionsWith(policy.ActionRepair, policy.ActionPrune)
-	if len(repairs) == 0 {
-		return nil, req, nil
-	}
-	raw, err := rv.Repair(repairs)
-	if err != nil {
-		return nil, nil, err
-	}
-	mutated := req.DeepCopy()
-	mutated.Object.Raw, mutated.Object.Object = raw, nil
-	return repairs, mutated, nil
+	return a.Decisions(), nil
 }
 
 // decisionsDiff compares the expected decisions with got. Each decision

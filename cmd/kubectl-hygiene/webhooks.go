@@ -42,43 +42,13 @@ func (j *judge) webhooks(analyzer *merge.Analyzer) *webhooks {
 // Writes the review core does not review give none.
 func (a *webhooks) apply(ctx context.Context, live, result *unstructured.Unstructured) ([]policy.Decision, error) {
 	u := review.Update{FieldManager: merge.ClientSideApplyManager, User: a.user, Old: live, New: result}
-	mutating, err := a.reviewer.ReviewUpdate(ctx, u, review.Mutate)
+	admitted, err := a.reviewer.Admit(ctx, u)
 	if err != nil {
-		return nil, fmt.Errorf("mutating pass: %w", err)
+		return nil, err
 	}
-	decisions := []policy.Decision{}
-	if mutating != nil {
-		repairs := mutating.DecisionsWith(policy.ActionRepair, policy.ActionPrune)
-		if len(repairs) > 0 {
-			if u.New, err = repaired(mutating, repairs); err != nil {
-				return nil, err
-			}
-			decisions = append(decisions, repairs...)
-		}
-	}
-	validating, err := a.reviewer.ReviewUpdate(ctx, u, review.Validate)
-	if err != nil {
-		return nil, fmt.Errorf("validating pass: %w", err)
-	}
-	if validating != nil {
-		decisions = append(decisions, validating.DecisionsWith(policy.ActionDeny, policy.ActionWarn, policy.ActionDryRun)...)
-	}
+	decisions := append([]policy.Decision{}, admitted.Decisions()...)
 	policy.SortDecisions(decisions)
 	return decisions, nil
-}
-
-// repaired is the object of rv with the repairs carried out, as the
-// mutating webhook patches it.
-func repaired(rv *review.Review, repairs []policy.Decision) (*unstructured.Unstructured, error) {
-	raw, err := rv.Repair(repairs)
-	if err != nil {
-		return nil, fmt.Errorf("mutating pass: %w", err)
-	}
-	obj := &unstructured.Unstructured{}
-	if err := obj.UnmarshalJSON(raw); err != nil {
-		return nil, fmt.Errorf("decoding the repaired object: %w", err)
-	}
-	return obj, nil
 }
 
 // judgeCluster is the review core's view of the cluster from diff: the

@@ -13,10 +13,13 @@
 //
 // It has no HTTP and no admission responses. The drivers wrap it: the
 // webhook package turns a Review into controller-runtime admission
-// responses (with the API server's deadline, metrics and logs), and
-// `kubectl hygiene test` runs captured AdmissionReviews through the same
-// two passes (Mutate, then Validate on the repaired object) without
-// importing the webhook. review imports neither of them; it reads the
+// responses (with the API server's deadline, metrics and logs), one pass
+// per call as the API server calls each webhook; `kubectl hygiene test`
+// (captured AdmissionReviews) and `kubectl hygiene diff` (predicted
+// applies) run both passes with Reviewer.Admit and AdmitRequest (Mutate,
+// its repairs carried out, then Validate on the repaired object) without
+// importing the webhook. Pass.Actions says which decisions each pass acts
+// on, for every driver. review imports neither of them; it reads the
 // cluster through the small Cluster interface (a *kube.Cluster in the
 // server) and decides through Evaluator (a *policy.Engine). A Cluster that
 // is also an AutoscalerCluster gives the HorizontalPodAutoscalers that

@@ -102,8 +102,8 @@ type Review struct {
 // see ScaleCluster) and for those that the pass does not review. An
 // error that wraps ErrBadRequest means req itself is malformed.
 func (r *Reviewer) Review(ctx context.Context, req *admissionv1.AdmissionRequest, pass Pass) (*Review, error) {
-	if req.UID == "" || req.Operation == "" || req.Kind.Kind == "" {
-		return nil, fmt.Errorf("%w: the AdmissionReview has no request (uid, operation and kind are required)", ErrBadRequest)
+	if err := checkRequest(req); err != nil {
+		return nil, err
 	}
 	if req.Operation != admissionv1.Update {
 		return nil, nil
@@ -113,6 +113,15 @@ func (r *Reviewer) Review(ctx context.Context, req *admissionv1.AdmissionRequest
 		return nil, err
 	}
 	return r.ReviewUpdate(ctx, updateOf(req, old, new), pass)
+}
+
+// checkRequest refuses an AdmissionReview without the request fields
+// every API server sends.
+func checkRequest(req *admissionv1.AdmissionRequest) error {
+	if req.UID == "" || req.Operation == "" || req.Kind.Kind == "" {
+		return fmt.Errorf("%w: the AdmissionReview has no request (uid, operation and kind are required)", ErrBadRequest)
+	}
+	return nil
 }
 
 // objects returns the old and new object of an UPDATE; for /scale, the
