@@ -10,7 +10,8 @@ import (
 )
 
 // Classification is the policy input's classification for a stored
-// object; policy/rules/audit.rego decides about it.
+// object; each rule's audit branch (policy/rules/<rule>.rego) decides
+// about it.
 const Classification policy.Classification = "audit"
 
 // Finding is one rule hit on one field of a stored object, in the JSON

@@ -27,3 +27,15 @@ message(r) := sprintf(
 	"[apply-reverts-drift] %s: this apply %s, discarding %s set by %s since the last apply. To keep that value, put it in your manifest before you apply; see every drifted field with: kubectl hygiene explain %s",
 	[lib.describe, change(r), lib.show(r, "live"), lib.who(r), lib.target],
 )
+
+# The audit: a field of a stored object that a controller changed away
+# from last-applied; the next apply puts it back.
+decisions contains lib.decision("apply-reverts-drift", audit_message(f), [f.path]) if {
+	some f in lib.audit_drift
+	not lib.by_person(f)
+}
+
+audit_message(f) := sprintf(
+	"[apply-reverts-drift] %s: the next kubectl apply sets %s back to %s, discarding %s set by %s since the last apply. To keep that value, put it in your manifest before you apply; see every drifted field with: kubectl hygiene explain %s",
+	[lib.describe, f.path, lib.show(f, "lastApplied"), lib.show(f, "live"), lib.who(f), lib.target],
+)

@@ -1,7 +1,6 @@
 package applyhygiene.rules.audit_test
 
 import data.applyhygiene
-import data.applyhygiene.rules.audit
 import data.applyhygiene.testing as t
 
 # A stored object: nobody writes, so no user and no field manager.
@@ -61,28 +60,28 @@ test_edited_field_is_an_imperative_edit if {
 
 test_one_decision_per_drifted_field if {
 	other := object.union(edited, {"path": "spec.minReadySeconds", "live": null, "lastApplied": 5})
-	ds := audit.decisions with input as stored({"drift": [edited, other]})
+	ds := applyhygiene.decisions with input as stored({"drift": [edited, other]})
 	count(ds) == 2
 	some d in ds
 	contains(d.message, "spec.minReadySeconds was changed outside kubectl apply by kubectl-edit at 2024-05-01T10:00:00Z (last-applied 5, now removed)")
 }
 
 test_drift_by_a_controller_is_a_revert if {
-	ds := audit.decisions with input as stored({"drift": [autoscaled]})
+	ds := applyhygiene.decisions with input as stored({"drift": [autoscaled]})
 	t.actions(ds) == {["apply-reverts-drift", "warn"]}
 	some d in ds
 	contains(d.message, "the next kubectl apply sets spec.replicas back to 2, discarding 7 set by horizontal-pod-autoscaler at 2024-05-01T11:00:00Z since the last apply")
 }
 
 test_drift_by_unknown_writer_is_an_edit if {
-	ds := audit.decisions with input as stored({"drift": [object.remove(edited, ["owners"])]})
+	ds := applyhygiene.decisions with input as stored({"drift": [object.remove(edited, ["owners"])]})
 	t.actions(ds) == {["imperative-edit", "deny"]}
 	some d in ds
 	contains(d.message, "was changed outside kubectl apply (last-applied")
 }
 
 test_orphan_is_warned_with_command if {
-	ds := audit.decisions with input as stored({"orphans": [restarted]})
+	ds := applyhygiene.decisions with input as stored({"orphans": [restarted]})
 	t.actions(ds) == {["orphaned-field", "warn"]}
 	some d in ds
 	contains(d.message, `("2024-05-01T12:00:00Z", set by kubectl-rollout at 2024-05-01T12:00:00Z) is not in last-applied`)
@@ -90,19 +89,19 @@ test_orphan_is_warned_with_command if {
 }
 
 test_template_orphan_says_removing_it_rolls_the_pods if {
-	ds := audit.decisions with input as stored({"orphans": [restarted]})
+	ds := applyhygiene.decisions with input as stored({"orphans": [restarted]})
 	some d in ds
 	contains(d.message, "unless your manifest sets it. Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: kubectl patch deployment/nginx -n default")
 }
 
 test_orphan_without_patch_names_edit if {
-	ds := audit.decisions with input as stored({"orphans": [object.remove(restarted, ["removePatch"])]})
+	ds := applyhygiene.decisions with input as stored({"orphans": [object.remove(restarted, ["removePatch"])]})
 	some d in ds
 	endswith(d.message, "Remove it with: kubectl edit deployment/nginx -n default")
 }
 
 test_missing_last_applied_is_warned_without_orphans if {
-	ds := audit.decisions with input as stored({"lastApplied": {"status": "missing", "bytes": 0}, "orphans": [restarted]})
+	ds := applyhygiene.decisions with input as stored({"lastApplied": {"status": "missing", "bytes": 0}, "orphans": [restarted]})
 	t.actions(ds) == {["missing-last-applied", "warn"]}
 	t.paths(ds) == {"metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]"}
 	t.all_start_with_rule(ds)
@@ -114,7 +113,7 @@ test_invalid_last_applied_comes_from_its_rule if {
 }
 
 test_too_large_is_warned if {
-	ds := audit.decisions with input as stored({"lastAppliedTooLarge": true, "annotationsBytes": 230000, "lastApplied": {"status": "present", "bytes": 229000}})
+	ds := applyhygiene.decisions with input as stored({"lastAppliedTooLarge": true, "annotationsBytes": 230000, "lastApplied": {"status": "present", "bytes": 229000}})
 	t.actions(ds) == {["last-applied-too-large", "warn"]}
 	some d in ds
 	contains(d.message, "the annotations take 230000 bytes (last-applied alone 229000)")
@@ -131,7 +130,7 @@ test_stale_last_applied_covers_what_the_undo_changed if {
 }
 
 test_stale_without_repair_is_a_warning if {
-	ds := audit.decisions with input as stored(object.union(undone, {"rollback": {"repairedLastApplied": ""}}))
+	ds := applyhygiene.decisions with input as stored(object.union(undone, {"rollback": {"repairedLastApplied": ""}}))
 	t.actions(ds) == {["stale-last-applied", "warn"]}
 }
 
@@ -148,7 +147,7 @@ test_configured_action_applies if {
 }
 
 test_other_classifications_are_not_audited if {
-	ds := audit.decisions with input as t.make_input("imperative", "kubectl-edit", {"drift": [edited], "orphans": [restarted]})
+	ds := applyhygiene.decisions with input as t.make_input("imperative", "kubectl-edit", {"drift": [edited], "orphans": [restarted]})
 	count(ds) == 0
 }
 
@@ -160,9 +159,9 @@ test_clean_object_no_decision if {
 # The audit fix writes a warn finding only where the rule's auditFix knob
 # says so: an orphan is reported without it, and fixable with it.
 test_orphan_audit_fix_needs_the_rules_knob if {
-	[d] := [d | some d in audit.decisions with input as stored({"orphans": [restarted]})]
+	[d] := [d | some d in applyhygiene.decisions with input as stored({"orphans": [restarted]})]
 	d.auditFix == false
-	[e] := [e | some e in audit.decisions with input as stored({"orphans": [restarted]})
+	[e] := [e | some e in applyhygiene.decisions with input as stored({"orphans": [restarted]})
 		with data.applyhygiene.config as {"rules": {"orphaned-field": {"auditFix": true}}}]
 	e.auditFix == true
 	e.action == "warn"

@@ -54,3 +54,18 @@ server_side_message := sprintf(
 	"[imperative-edit] %s: this server-side apply by %s (field manager %s) changes fields that last-applied owns: %s; the next client-side kubectl apply puts the last-applied values back. Put the change in the manifest you apply with kubectl apply, or apply it with kubectl apply --server-side from now on",
 	[lib.describe, input.request.user.username, input.request.fieldManager, fields],
 )
+
+# The audit: a field of a stored object that a person changed away from
+# last-applied.
+decisions contains lib.decision("imperative-edit", audit_message(f), [f.path]) if {
+	some f in lib.audit_drift
+	lib.by_person(f)
+}
+
+# when(f) names who changed a field outside apply, and when.
+when(f) := sprintf(" by %s", [lib.who(f)]) if lib.changer(f) else := ""
+
+audit_message(f) := sprintf(
+	"[imperative-edit] %s: %s was changed outside kubectl apply%s (last-applied %s, now %s); the next kubectl apply puts the last-applied value back without a word. Put the change in your manifest and run kubectl apply, or hand the field over to its new writer by deleting it from last-applied first with: kubectl apply edit-last-applied %s",
+	[lib.describe, f.path, when(f), lib.show(f, "lastApplied"), lib.show_or(f, "live", "removed"), lib.target],
+)

@@ -225,3 +225,58 @@ without_rollout if {
 
 # last_applied_path is the annotation's path in kubectl's notation.
 last_applied_path := "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]"
+
+# The audit (classification "audit": kubectl hygiene audit and the
+# server's periodic audit) judges an object as stored, with merge's live
+# analysis: the state of last-applied, the fields that drifted from it, the
+# orphans, and a rollback when the pod template is an older revision than
+# the one last-applied describes. Each rule's file holds its audit branch;
+# its finding keeps the rule ID that admission uses for the write that
+# caused it, and its message describes the stored object, not a request.
+audited if input.classification == "audit"
+
+audited_present if {
+	audited
+	input.analysis.lastApplied.status == "present"
+}
+
+default audit_rollback := {}
+
+audit_rollback := input.analysis.rollback if input.analysis.rollback != null
+
+audit_stale if audit_rollback.staleLastApplied == true
+
+# explained(p) is true when the stale last-applied explains the field at p:
+# the undo changed it, so the stale-last-applied finding covers it.
+explained(p) if {
+	audit_stale
+	some c in audit_rollback.changes
+	related(p, c.path)
+}
+
+related(p, q) if p == q
+
+related(p, q) if startswith(p, concat("", [q, "."]))
+
+related(p, q) if startswith(p, concat("", [q, "["]))
+
+related(p, q) if startswith(q, concat("", [p, "."]))
+
+related(p, q) if startswith(q, concat("", [p, "["]))
+
+# audit_drift are the drifted fields of a stored object that no stale
+# last-applied explains.
+audit_drift contains f if {
+	audited_present
+	some f in input.analysis.drift
+	not explained(f.path)
+}
+
+# by_person(f) is true when a person (a kubectl field manager, or nobody
+# known) changed the drifted field last; drift that a controller (an
+# autoscaler, an operator) made is reported as apply-reverts-drift.
+by_person(f) if not changer(f)
+
+by_person(f) if changer(f).manager == "kubectl"
+
+by_person(f) if startswith(changer(f).manager, "kubectl-")

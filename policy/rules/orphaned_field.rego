@@ -42,3 +42,18 @@ message(o, a) := sprintf(
 	"[orphaned-field] %s: %s (%s, set by %s) is in neither your manifest nor last-applied, so kubectl apply will never remove it. %s",
 	[lib.describe, o.path, lib.show(o, "live"), setter(o), fix(o, a)],
 )
+
+# The audit: a stored object's orphan that no stale last-applied explains;
+# the periodic audit may remove it where the rule's auditFix says so.
+decisions contains d if {
+	lib.audited_present
+	a := lib.action("orphaned-field")
+	some o in input.analysis.orphans
+	not lib.explained(o.path)
+	d := {"rule": "orphaned-field", "action": a, "message": audit_message(o), "paths": [o.path], "auditFix": lib.audit_fix("orphaned-field")}
+}
+
+audit_message(o) := sprintf(
+	"[orphaned-field] %s: %s (%s, set by %s) is not in last-applied, so kubectl apply will never remove it unless your manifest sets it. %s",
+	[lib.describe, o.path, lib.show(o, "live"), setter(o), fix(o, "warn")],
+)

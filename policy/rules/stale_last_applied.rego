@@ -62,3 +62,17 @@ unconfirmed_message := sprintf(
 	"[stale-last-applied] %s: this write looks like a rollout undo, but its pod template matches none of the revisions exactly (another mutating webhook may have changed it, or the revision predates a default the server now adds), so apply-hygiene left last-applied as it was. It may still describe the newer manifest; then the next kubectl apply will not delete what the restored template has and your manifest does not. See where live differs from last-applied with: kubectl hygiene explain %s",
 	[lib.describe, lib.target],
 )
+
+# The audit: a stored object whose pod template is an older revision than
+# the one last-applied describes.
+decisions contains d if {
+	lib.audited
+	lib.audit_stale
+	a := effective(lib.action("stale-last-applied"))
+	d := {"rule": "stale-last-applied", "action": a, "message": audit_message, "paths": [lib.last_applied_path], "auditFix": lib.audit_fix("stale-last-applied")}
+}
+
+audit_message := sprintf(
+	"[stale-last-applied] %s: the pod template is revision %d (%s %s, restored by a rollout undo) but last-applied still describes a newer manifest, so the next kubectl apply will not delete what revision %d has and your manifest does not (%s). Apply the manifest you mean to run, or check with: kubectl apply view-last-applied %s",
+	[lib.describe, rollback.revision, rollback.revisionKind, rollback.revisionName, rollback.revision, lib.list(paths), lib.target],
+)
