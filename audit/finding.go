@@ -25,6 +25,9 @@ type Finding struct {
 	Path string `json:"path"`
 	// Message is the one-line message; it starts with "[<rule>]".
 	Message string `json:"message"`
+	// Command is the kubectl command that fixes the finding, the
+	// decision's (policy.Decision.Command); "" when the message names none.
+	Command string `json:"fix,omitempty"`
 	// Object names the object.
 	Object merge.ObjectRef `json:"object"`
 	// UID is the object's UID, for events.

@@ -90,11 +90,12 @@ func newFakeClient(objs ...*unstructured.Unstructured) *dynamicfake.FakeDynamicC
 	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, ros...)
 }
 
-// withoutMessages keeps what the tests compare exactly.
+// withoutMessages keeps what the tests compare exactly; the texts
+// (messages and their commands) are the rules', tested in policy.
 func withoutMessages(fs []Finding) []Finding {
 	out := []Finding{}
 	for _, f := range fs {
-		f.Message, f.Fix, f.NoFix, f.Resource = "", nil, "", schema.GroupVersionResource{}
+		f.Message, f.Command, f.Fix, f.NoFix, f.Resource = "", "", nil, "", schema.GroupVersionResource{}
 		out = append(out, f)
 	}
 	return out

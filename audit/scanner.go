@@ -222,7 +222,7 @@ func findingsOf(decisions []policy.Decision, obj *unstructured.Unstructured, an 
 			paths = []string{""}
 		}
 		for _, p := range paths {
-			f := Finding{Rule: d.Rule, Action: d.Action, Path: p, Message: d.Message, Object: ref, UID: obj.GetUID(), Resource: gvr}
+			f := Finding{Rule: d.Rule, Action: d.Action, Path: p, Message: d.Message, Command: d.Command, Object: ref, UID: obj.GetUID(), Resource: gvr}
 			f.Fix, f.NoFix = fixOf(d.Rule, p, obj, an)
 			if f.Fix != nil {
 				if reason := cmp.Or(nsReason, scope.actionReason(d)); reason != "" {

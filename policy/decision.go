@@ -51,6 +51,11 @@ type Decision struct {
 	Message string `json:"message"`
 	// Paths are the fields concerned, in kubectl's notation. Never nil.
 	Paths []string `json:"paths"`
+	// Command is the kubectl command that fixes the finding, the one the
+	// message shows after "with: "; "" when the message shows none (the
+	// fix is apply-hygiene's own repair or prune, or advice). A rule sets
+	// it as "fix"; drivers read it here, never from the message.
+	Command string `json:"fix,omitempty"`
 	// AuditFix is true when the rule's configuration lets the audit fix
 	// write the finding although its action is warn (RuleConfig.AuditFix);
 	// only the audit's decisions carry it.
@@ -100,7 +105,8 @@ func decodeDecision(item any) (Decision, error) {
 		return Decision{}, fmt.Errorf("decision of rule %q: %w", rule, err)
 	}
 	auditFix, _ := m["auditFix"].(bool)
-	return Decision{Rule: RuleID(rule), Action: Action(action), Message: message, Paths: paths, AuditFix: auditFix}, nil
+	command, _ := m["fix"].(string)
+	return Decision{Rule: RuleID(rule), Action: Action(action), Message: message, Paths: paths, Command: command, AuditFix: auditFix}, nil
 }
 
 func decodePaths(v any) ([]string, error) {

@@ -25,7 +25,7 @@ const (
 	// repair or prune.
 	PropertyAction = "action"
 	// PropertyFix is the command that fixes the finding, when its message
-	// names one (policy.FixCommand).
+	// names one (audit.Finding.Command).
 	PropertyFix = "fix"
 )
 
@@ -122,8 +122,8 @@ func result(f audit.Finding, ts metav1.Timestamp) v1alpha1.ReportResult {
 	if f.Path != "" {
 		props[PropertyPath] = f.Path
 	}
-	if fix := policy.FixCommand(f.Message); fix != "" {
-		props[PropertyFix] = fix
+	if f.Command != "" {
+		props[PropertyFix] = f.Command
 	}
 	return v1alpha1.ReportResult{
 		Source:    Source,

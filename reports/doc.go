@@ -12,7 +12,7 @@
 // holds one result per finding (policy and rule: the rule ID; result: fail
 // for deny, warn for warn, repair and prune, skip for dryrun; severity:
 // policy.Severity; properties path, action and fix, the command of
-// policy.FixCommand). The summary counts every finding, and as pass the
+// audit.Finding.Command). The summary counts every finding, and as pass the
 // objects of the namespace without any. The results are bounded (Limits)
 // so a report stays far below etcd's object size limit; the dropped ones
 // are counted in the annotation apply-hygiene.io/dropped-results.

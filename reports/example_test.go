@@ -25,8 +25,8 @@ func Example() {
 	scan := &audit.Report{
 		Findings: []audit.Finding{{
 			Rule: policy.RuleImperativeEdit, Action: policy.ActionDeny, Path: "spec.replicas",
-			Message: "[imperative-edit] Deployment shop/web: spec.replicas was changed outside kubectl apply … first with: kubectl apply edit-last-applied deployment/web -n shop",
-			Object:  merge.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}, UID: "1",
+			Message: "[imperative-edit] Deployment shop/web: spec.replicas was changed outside kubectl apply … first with: kubectl apply edit-last-applied deployment/web -n shop", Command: "kubectl apply edit-last-applied deployment/web -n shop",
+			Object: merge.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}, UID: "1",
 		}},
 		Objects:    2,
 		Namespaces: map[string]int{"shop": 2},

@@ -8,7 +8,6 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
 	"github.com/apply-hygiene/apply-hygiene/merge"
-	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
 // Values of --fix.
@@ -24,8 +23,8 @@ func notFixedText(name string, f audit.Finding) string {
 	if f.NoFix != "" {
 		s += " (" + f.NoFix + ")"
 	}
-	if c := policy.FixCommand(f.Message); c != "" {
-		return s + "; fix it with: " + c
+	if f.Command != "" {
+		return s + "; fix it with: " + f.Command
 	}
 	return s + "; see the message: " + f.Message
 }

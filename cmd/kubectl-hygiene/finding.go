@@ -9,13 +9,15 @@ import (
 const lastAppliedPath = "metadata.annotations[" + merge.LastAppliedAnnotation + "]"
 
 // Finding is one policy decision on one field, as every command prints it
-// (docs/cli.md). Rule, Action and Message are the decision's, as
-// the webhook would answer them.
+// (docs/cli.md). Rule, Action, Message and Fix are the decision's, as
+// the webhook would answer them; Fix is the command the message shows
+// (policy.Decision.Command), "" when it shows none.
 type Finding struct {
 	Rule    policy.RuleID   `json:"rule"`
 	Action  string          `json:"action"`
 	Path    string          `json:"path"`
 	Message string          `json:"message"`
+	Fix     string          `json:"fix,omitempty"`
 	Object  merge.ObjectRef `json:"object"`
 }
 
@@ -29,7 +31,7 @@ func findingsOf(ds []policy.Decision, ref merge.ObjectRef) []Finding {
 			paths = []string{""}
 		}
 		for _, p := range paths {
-			out = append(out, Finding{Rule: d.Rule, Action: string(d.Action), Path: p, Message: d.Message, Object: ref})
+			out = append(out, Finding{Rule: d.Rule, Action: string(d.Action), Path: p, Message: d.Message, Fix: d.Command, Object: ref})
 		}
 	}
 	return out

@@ -4,7 +4,7 @@ package applyhygiene.rules.invalid_last_applied
 
 import data.applyhygiene.lib
 
-decisions contains lib.decision("invalid-last-applied", message, [lib.last_applied_path]) if {
+decisions contains lib.fixed(lib.decision("invalid-last-applied", message, [lib.last_applied_path]), set_last_applied) if {
 	input.analysis.lastApplied.status == "invalid"
 }
 
@@ -13,6 +13,8 @@ reason := input.analysis.lastApplied.error if {
 } else := "reason unknown"
 
 message := sprintf(
-	"[invalid-last-applied] %s: the kubectl.kubernetes.io/last-applied-configuration annotation is unusable (%s), so apply-hygiene skipped its checks and kubectl apply computes wrong deletions. Rewrite it from your manifest with: kubectl apply set-last-applied -f <manifest>",
-	[lib.describe, reason],
+	"[invalid-last-applied] %s: the kubectl.kubernetes.io/last-applied-configuration annotation is unusable (%s), so apply-hygiene skipped its checks and kubectl apply computes wrong deletions. Rewrite it from your manifest with: %s",
+	[lib.describe, reason, set_last_applied],
 )
+
+set_last_applied := "kubectl apply set-last-applied -f <manifest>"

@@ -135,6 +135,22 @@ decision_or(rule, fallback, message, paths) := {
 # decision(rule, message, paths) is decision_or for a configured rule.
 decision(rule, message, paths) := decision_or(rule, "warn", message, paths)
 
+# fixed(d, command) is decision d with the kubectl command that fixes its
+# finding, the one its message shows after "with: ": reports, kubectl
+# hygiene audit and the tests read it from the decision, never from the
+# message.
+fixed(d, command) := object.union(d, {"fix": command})
+
+# edit_last_applied is the command that hands a field over to its new
+# writer by deleting it from last-applied.
+edit_last_applied := sprintf("kubectl apply edit-last-applied %s", [target])
+
+# explain is the command that shows where live differs from last-applied.
+explain := sprintf("kubectl hygiene explain %s", [target])
+
+# view_last_applied is the command that shows last-applied.
+view_last_applied := sprintf("kubectl apply view-last-applied %s", [target])
+
 # analysis is input.analysis, or {} when the request has none. It is built
 # field by field rather than bound whole (with a default), so that the
 # partial evaluation at load, which finds the classifications an empty

@@ -5,23 +5,25 @@ package applyhygiene.rules.missing_last_applied
 
 import data.applyhygiene.lib
 
-decisions contains lib.decision("missing-last-applied", message, [lib.last_applied_path]) if {
+decisions contains lib.fixed(lib.decision("missing-last-applied", message, [lib.last_applied_path]), lib.explain) if {
 	input.classification == "client-side-apply"
 	input.analysis.lastApplied.status == "missing"
 }
 
 message := sprintf(
-	"[missing-last-applied] %s: the object has no kubectl.kubernetes.io/last-applied-configuration annotation (objects made by kubectl create or replace without --save-config have none), so this apply cannot delete fields that your manifest does not have; from now on apply records it. See the live fields your manifest does not have with: kubectl hygiene explain %s",
-	[lib.describe, lib.target],
+	"[missing-last-applied] %s: the object has no kubectl.kubernetes.io/last-applied-configuration annotation (objects made by kubectl create or replace without --save-config have none), so this apply cannot delete fields that your manifest does not have; from now on apply records it. See the live fields your manifest does not have with: %s",
+	[lib.describe, lib.explain],
 )
 
 # The audit: a stored object without last-applied.
-decisions contains lib.decision("missing-last-applied", audit_message, [lib.last_applied_path]) if {
+decisions contains lib.fixed(lib.decision("missing-last-applied", audit_message, [lib.last_applied_path]), set_last_applied) if {
 	lib.audited
 	input.analysis.lastApplied.status == "missing"
 }
 
 audit_message := sprintf(
-	"[missing-last-applied] %s: the object has no kubectl.kubernetes.io/last-applied-configuration annotation (objects made by kubectl create or replace without --save-config have none), so kubectl apply cannot delete fields that your manifest does not have. Record your manifest first with: kubectl apply set-last-applied -f <manifest> --create-annotation",
-	[lib.describe],
+	"[missing-last-applied] %s: the object has no kubectl.kubernetes.io/last-applied-configuration annotation (objects made by kubectl create or replace without --save-config have none), so kubectl apply cannot delete fields that your manifest does not have. Record your manifest first with: %s",
+	[lib.describe, set_last_applied],
 )
+
+set_last_applied := "kubectl apply set-last-applied -f <manifest> --create-annotation"

@@ -11,7 +11,7 @@ decisions contains d if {
 	input.classification in classifications
 	a := lib.action("orphaned-field")
 	some o in input.analysis.orphans
-	d := {"rule": "orphaned-field", "action": a, "message": message(o, a), "paths": [o.path]}
+	d := {"rule": "orphaned-field", "action": a, "message": message(o, a), "paths": [o.path], "fix": fix_command(o, a)}
 }
 
 setter(o) := lib.owner_text(o.owners[0]) if {
@@ -23,7 +23,11 @@ setter(o) := lib.owner_text(o.owners[0]) if {
 # pod template it first says that the removal rolls the pods.
 fix(o, a) := sentences(["apply-hygiene removes it in this request.", rolls(o, "This apply therefore")]) if {
 	a == "prune"
-} else := sentences([rolls(o, "Removing it"), command(o)])
+} else := sentences([rolls(o, "Removing it"), sprintf("Remove it with: %s", [command(o)])])
+
+# fix_command(o, a) is the command that removes o; none when
+# apply-hygiene prunes it.
+fix_command(o, a) := "" if a == "prune" else := command(o)
 
 # sentences(texts) joins the non-empty texts with spaces.
 sentences(texts) := concat(" ", [t | some t in texts; t != ""])
@@ -34,9 +38,9 @@ rolls(o, subject) := concat("", [lib.template_change(o.path, subject), "."]) if 
 	lib.template_change(o.path, subject)
 } else := ""
 
-command(o) := sprintf("Remove it with: kubectl patch %s --type=json -p %s", [lib.target, lib.shell_quote(o.removePatch)]) if {
+command(o) := sprintf("kubectl patch %s --type=json -p %s", [lib.target, lib.shell_quote(o.removePatch)]) if {
 	o.removePatch != ""
-} else := sprintf("Remove it with: kubectl edit %s", [lib.target])
+} else := sprintf("kubectl edit %s", [lib.target])
 
 message(o, a) := sprintf(
 	"[orphaned-field] %s: %s (%s, set by %s) is in neither your manifest nor last-applied, so kubectl apply will never remove it. %s",
@@ -50,7 +54,7 @@ decisions contains d if {
 	a := lib.action("orphaned-field")
 	some o in input.analysis.orphans
 	not lib.explained(o.path)
-	d := {"rule": "orphaned-field", "action": a, "message": audit_message(o), "paths": [o.path], "auditFix": lib.audit_fix("orphaned-field")}
+	d := {"rule": "orphaned-field", "action": a, "message": audit_message(o), "paths": [o.path], "auditFix": lib.audit_fix("orphaned-field"), "fix": command(o)}
 }
 
 audit_message(o) := sprintf(

@@ -24,7 +24,7 @@ changes := [c |
 	not c.path in last_applied_paths
 ]
 
-decisions contains lib.decision("server-side-owned", message(m), paths(m)) if {
+decisions contains lib.fixed(lib.decision("server-side-owned", message(m), paths(m)), fix(m)) if {
 	input.classification in classifications
 	some m in managers
 }
@@ -65,8 +65,8 @@ tools := {
 }
 
 message(m) := sprintf(
-	"[server-side-owned] %s: %s changes fields that kubectl apply --server-side applied: %s; the next kubectl apply --server-side of the manifest fails on the conflict, or puts the applied values back with --force-conflicts. Put the change in your manifest and apply it with: kubectl apply --server-side -f <manifest>",
-	[lib.describe, writer, fields(m)],
+	"[server-side-owned] %s: %s changes fields that kubectl apply --server-side applied: %s; the next kubectl apply --server-side of the manifest fails on the conflict, or puts the applied values back with --force-conflicts. Put the change in your manifest and apply it with: %s",
+	[lib.describe, writer, fields(m), server_side_apply],
 ) if {
 	m == "kubectl"
 } else := sprintf(
@@ -78,6 +78,12 @@ message(m) := sprintf(
 	"[server-side-owned] %s: %s changes fields that %s applies server-side: %s; its next apply puts the applied values back (controllers apply with force). Make the change in what %s applies",
 	[lib.describe, writer, m, fields(m), m],
 )
+
+server_side_apply := "kubectl apply --server-side -f <manifest>"
+
+# fix(m) is the command that moves a change into what m applies: shown
+# only for kubectl's own server-side apply.
+fix(m) := server_side_apply if m == "kubectl" else := ""
 
 # A kubectl rollout restart of an object Argo CD applies: Argo CD compares
 # the whole live object with Git, sees the restartedAt annotation as a

@@ -21,14 +21,14 @@ decisions contains d if {
 	not unconfirmed
 	rollback.staleLastApplied == true
 	a := effective(lib.action("stale-last-applied"))
-	d := {"rule": "stale-last-applied", "action": a, "message": message(a), "paths": paths}
+	d := {"rule": "stale-last-applied", "action": a, "message": message(a), "paths": paths, "fix": lib.view_last_applied}
 }
 
 decisions contains d if {
 	input.classification == "rollout-undo"
 	unconfirmed
 	a := at_most_warn(lib.action("stale-last-applied"))
-	d := {"rule": "stale-last-applied", "action": a, "message": unconfirmed_message, "paths": paths}
+	d := {"rule": "stale-last-applied", "action": a, "message": unconfirmed_message, "paths": paths, "fix": lib.explain}
 }
 
 # effective(a) is a, except that a repair needs a repaired annotation:
@@ -49,18 +49,18 @@ at_most_warn(a) := a if {
 paths := [c.path | some c in object.get(rollback, "changes", [])]
 
 message(a) := sprintf(
-	"[stale-last-applied] %s: rollout undo restored revision %d but last-applied still described the newer manifest; apply-hygiene rewrote last-applied to match revision %d (this supersedes kubectl's warning that rolling back will not update last-applied), so the next kubectl apply deletes what your manifest no longer has. Check with: kubectl apply view-last-applied %s",
-	[lib.describe, rollback.revision, rollback.revision, lib.target],
+	"[stale-last-applied] %s: rollout undo restored revision %d but last-applied still described the newer manifest; apply-hygiene rewrote last-applied to match revision %d (this supersedes kubectl's warning that rolling back will not update last-applied), so the next kubectl apply deletes what your manifest no longer has. Check with: %s",
+	[lib.describe, rollback.revision, rollback.revision, lib.view_last_applied],
 ) if {
 	a == "repair"
 } else := sprintf(
-	"[stale-last-applied] %s: rollout undo restored revision %d but last-applied still describes the newer manifest, so the next kubectl apply will not delete what revision %d has and your manifest does not (%s). Check with: kubectl apply view-last-applied %s",
-	[lib.describe, rollback.revision, rollback.revision, lib.list(paths), lib.target],
+	"[stale-last-applied] %s: rollout undo restored revision %d but last-applied still describes the newer manifest, so the next kubectl apply will not delete what revision %d has and your manifest does not (%s). Check with: %s",
+	[lib.describe, rollback.revision, rollback.revision, lib.list(paths), lib.view_last_applied],
 )
 
 unconfirmed_message := sprintf(
-	"[stale-last-applied] %s: this write looks like a rollout undo, but its pod template matches none of the revisions exactly (another mutating webhook may have changed it, or the revision predates a default the server now adds), so apply-hygiene left last-applied as it was. It may still describe the newer manifest; then the next kubectl apply will not delete what the restored template has and your manifest does not. See where live differs from last-applied with: kubectl hygiene explain %s",
-	[lib.describe, lib.target],
+	"[stale-last-applied] %s: this write looks like a rollout undo, but its pod template matches none of the revisions exactly (another mutating webhook may have changed it, or the revision predates a default the server now adds), so apply-hygiene left last-applied as it was. It may still describe the newer manifest; then the next kubectl apply will not delete what the restored template has and your manifest does not. See where live differs from last-applied with: %s",
+	[lib.describe, lib.explain],
 )
 
 # The audit: a stored object whose pod template is an older revision than
@@ -69,10 +69,10 @@ decisions contains d if {
 	lib.audited
 	lib.audit_stale
 	a := effective(lib.action("stale-last-applied"))
-	d := {"rule": "stale-last-applied", "action": a, "message": audit_message, "paths": [lib.last_applied_path], "auditFix": lib.audit_fix("stale-last-applied")}
+	d := {"rule": "stale-last-applied", "action": a, "message": audit_message, "paths": [lib.last_applied_path], "auditFix": lib.audit_fix("stale-last-applied"), "fix": lib.view_last_applied}
 }
 
 audit_message := sprintf(
-	"[stale-last-applied] %s: the pod template is revision %d (%s %s, restored by a rollout undo) but last-applied still describes a newer manifest, so the next kubectl apply will not delete what revision %d has and your manifest does not (%s). Apply the manifest you mean to run, or check with: kubectl apply view-last-applied %s",
-	[lib.describe, rollback.revision, rollback.revisionKind, rollback.revisionName, rollback.revision, lib.list(paths), lib.target],
+	"[stale-last-applied] %s: the pod template is revision %d (%s %s, restored by a rollout undo) but last-applied still describes a newer manifest, so the next kubectl apply will not delete what revision %d has and your manifest does not (%s). Apply the manifest you mean to run, or check with: %s",
+	[lib.describe, rollback.revision, rollback.revisionKind, rollback.revisionName, rollback.revision, lib.list(paths), lib.view_last_applied],
 )

@@ -33,6 +33,7 @@ type finding struct {
 	Action  string `json:"action"`
 	Path    string `json:"path"`
 	Message string `json:"message"`
+	Fix     string `json:"fix"`
 	Object  struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`

@@ -171,8 +171,8 @@ func wantResults(findings []finding) []result {
 	for _, fd := range findings {
 		res := map[string]string{"deny": "fail", "warn": "warn", "dryrun": "skip", "repair": "warn", "prune": "warn"}[fd.Action]
 		props := map[string]string{"action": fd.Action, "path": fd.Path}
-		if fix := policy.FixCommand(fd.Message); fix != "" {
-			props["fix"] = fix
+		if fd.Fix != "" {
+			props["fix"] = fd.Fix
 		}
 		out = append(out, result{Policy: fd.Rule, Rule: fd.Rule, Result: res, Severity: policy.Severity(policy.RuleID(fd.Rule)),
 			Message: fd.Message, Properties: props,

@@ -88,8 +88,8 @@ func audited(t *testing.T, hygiene string, f *framework.Framework) []result {
 	}
 	var out struct {
 		Findings []struct {
-			Rule, Action, Path, Message string
-			Object                      struct{ APIVersion, Kind, Namespace, Name string }
+			Rule, Action, Path, Message, Fix string
+			Object                           struct{ APIVersion, Kind, Namespace, Name string }
 		}
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
@@ -98,8 +98,8 @@ func audited(t *testing.T, hygiene string, f *framework.Framework) []result {
 	results := []result{}
 	for _, fd := range out.Findings {
 		props := map[string]string{"action": fd.Action, "path": fd.Path}
-		if fix := policy.FixCommand(fd.Message); fix != "" {
-			props["fix"] = fix
+		if fd.Fix != "" {
+			props["fix"] = fd.Fix
 		}
 		results = append(results, result{Policy: fd.Rule, Rule: fd.Rule, Severity: policy.Severity(policy.RuleID(fd.Rule)), Message: fd.Message,
 			Result:     map[string]string{"deny": "fail", "warn": "warn", "dryrun": "skip", "repair": "warn", "prune": "warn"}[fd.Action],
