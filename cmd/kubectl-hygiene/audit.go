@@ -83,15 +83,7 @@ each fix as a diff and writes nothing; --fix=apply writes them.`,
   kubectl hygiene audit -n shop --fix
   kubectl hygiene audit -n shop --fix=apply`,
 		Args: noArgs("choose namespaces with -n or -A, and kinds with --kind"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runVerb(o),
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "scan every namespace")

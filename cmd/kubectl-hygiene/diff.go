@@ -92,15 +92,7 @@ and 2 or more on errors (2: bad input).`,
   kubectl get statefulset my-app -o yaml > live.yaml
   kubectl hygiene diff -f my-app-v3.yaml --live live.yaml -o json`,
 		Args: noArgs("pass the manifest with -f"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return diffExit(o.Run(cmd.Context()))
-		},
+		RunE: runVerb(diffVerb{o}),
 	}
 	o.manifests.addFlags(cmd.Flags())
 	o.policies.addFlags(cmd.Flags())
@@ -111,6 +103,13 @@ and 2 or more on errors (2: bad input).`,
 }
 
 // Complete fills in what the flags leave out; it reads nothing.
+// diffVerb runs diff with its exit statuses (diffExit): 1 for "apply
+// would be denied", more when diff itself fails, as kubectl diff does.
+type diffVerb struct{ *DiffOptions }
+
+// Run implements verb.
+func (v diffVerb) Run(ctx context.Context) error { return diffExit(v.DiffOptions.Run(ctx)) }
+
 func (o *DiffOptions) Complete(_ *cobra.Command, _ []string) error {
 	o.ManifestFile = o.manifests.source()
 	return nil

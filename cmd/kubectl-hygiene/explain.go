@@ -59,15 +59,7 @@ On a terminal, drift and orphans are colored.`,
   # Offline, from a saved object:
   kubectl get statefulset my-app -o yaml > live.yaml
   kubectl hygiene explain --live live.yaml`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runVerb(o),
 	}
 	cmd.Flags().StringVar(&o.LiveFile, "live", "", "read the live objects from this file (kubectl get -o yaml) instead of the cluster")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json or yaml (default: text)")

@@ -94,15 +94,7 @@ namespace (-n, -A) are listed; --kind adds others.`,
   kubectl hygiene migrate --server-side --field-manager kustomize-controller -n shop
   kubectl hygiene migrate --server-side deployment/web --drop-last-applied
   kubectl hygiene migrate --server-side -f web.yaml -o json`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runVerb(o),
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.ServerSide, "server-side", false, "move to server-side apply (required)")

@@ -108,3 +108,25 @@ func validOutput(o string) error {
 	}
 	return badInput(errors.New(`--output must be "json" or "yaml" (or empty for text), not "` + o + `"`))
 }
+
+// verb is a command's options in kubectl's style: Complete fills them in
+// from the flags and arguments, Validate checks them, Run carries the
+// command out.
+type verb interface {
+	Complete(cmd *cobra.Command, args []string) error
+	Validate() error
+	Run(ctx context.Context) error
+}
+
+// runVerb is the RunE of a command whose options are o.
+func runVerb(o verb) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := o.Complete(cmd, args); err != nil {
+			return err
+		}
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		return o.Run(cmd.Context())
+	}
+}

@@ -63,15 +63,7 @@ failure) for CI systems; the exit status is the same.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runVerb(o),
 	}
 	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "print every case, not only the failures")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: junit (a JUnit XML report), or empty for text")
