@@ -99,6 +99,21 @@ func (a *Analyzer) fieldSets(srcs ...source) ([]*typed.TypedValue, error) {
 	return out, nil
 }
 
+// compareStored compares the field sets of old and new as stored (their
+// server-managed metadata left out): what a write from old to new added,
+// changed and removed.
+func (a *Analyzer) compareStored(old, new *unstructured.Unstructured) (*typed.Comparison, error) {
+	tvs, err := a.fieldSets(stored(old.Object), stored(new.Object))
+	if err != nil {
+		return nil, err
+	}
+	cmp, err := tvs[0].Compare(tvs[1])
+	if err != nil {
+		return nil, fmt.Errorf("comparing old and new object: %w", err)
+	}
+	return cmp, nil
+}
+
 // convertTyped converts srcs with the kind's schema. A stored object is
 // not validated: validation walks the whole object once more, a fifth of
 // a review's time, and the API server decoded it into its Go type, which

@@ -1,7 +1,6 @@
 package merge
 
 import (
-	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -38,13 +37,9 @@ func (a *Analyzer) applyOwnedChanges(old, new *unstructured.Unstructured) ([]Own
 			who = append(who, mf.Owner)
 		}
 	}
-	tvs, err := a.fieldSets(stored(old.Object), stored(new.Object))
+	cmp, err := a.compareStored(old, new)
 	if err != nil {
 		return nil, nil, err
-	}
-	cmp, err := tvs[0].Compare(tvs[1])
-	if err != nil {
-		return nil, nil, fmt.Errorf("comparing old and new object: %w", err)
 	}
 	kind, f := new.GetKind(), newFinder()
 	for _, p := range units(cmp.Modified.Union(cmp.Removed)) {

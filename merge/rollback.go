@@ -126,13 +126,9 @@ func (a *Analyzer) repair(rb *Rollback, rev revision, old, new, original *unstru
 // copies the ReplicaSet's), without the ones apply and the controller
 // keep (last-applied, the revision).
 func (a *Analyzer) restoredPaths(old, new *unstructured.Unstructured) ([]Path, error) {
-	tvs, err := a.fieldSets(stored(old.Object), stored(new.Object))
+	cmp, err := a.compareStored(old, new)
 	if err != nil {
 		return nil, err
-	}
-	cmp, err := tvs[0].Compare(tvs[1])
-	if err != nil {
-		return nil, fmt.Errorf("comparing old and new object: %w", err)
 	}
 	var out []Path
 	for _, p := range units(cmp.Modified.Union(cmp.Removed).Union(cmp.Added)) {
@@ -271,13 +267,9 @@ func (a *Analyzer) matchesTemplate(raw string, obj *unstructured.Unstructured) b
 }
 
 func (a *Analyzer) templateChanges(old, new *unstructured.Unstructured) ([]FieldFact, error) {
-	tvs, err := a.fieldSets(stored(old.Object), stored(new.Object))
+	cmp, err := a.compareStored(old, new)
 	if err != nil {
 		return nil, err
-	}
-	cmp, err := tvs[0].Compare(tvs[1])
-	if err != nil {
-		return nil, fmt.Errorf("comparing old and new object: %w", err)
 	}
 	out := []FieldFact{}
 	kind := new.GetKind()

@@ -101,13 +101,9 @@ func (a *Analyzer) undoWrote(before, live *unstructured.Unstructured) (bool, err
 	if err != nil {
 		return false, err
 	}
-	tvs, err := a.fieldSets(stored(before.Object), stored(live.Object))
+	diff, err := a.compareStored(before, live)
 	if err != nil {
 		return false, err
-	}
-	diff, err := tvs[0].Compare(tvs[1])
-	if err != nil {
-		return false, fmt.Errorf("comparing the template before the undo with live's: %w", err)
 	}
 	restored, proven := 0, true
 	diff.Modified.Union(diff.Added).Leaves().Iterate(func(fp fieldpath.Path) {
