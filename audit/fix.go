@@ -1,11 +1,8 @@
 package audit
 
 import (
-	"encoding/json"
-	"slices"
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/apply-hygiene/apply-hygiene/merge"
@@ -46,7 +43,7 @@ func fixOf(rule policy.RuleID, path string, obj *unstructured.Unstructured, an *
 		if an.Rollback == nil || an.Rollback.RepairedLastApplied == "" {
 			return nil, ""
 		}
-		owners := lastAppliedOwners(obj)
+		owners := merge.LastAppliedUpdaters(obj)
 		if len(owners) > 1 {
 			return nil, "last-applied is owned by " + strings.Join(owners, " and ") + ": a repair written as one of them would take it from the others, and kubectl apply --server-side would then not upgrade their fields"
 		}
@@ -64,29 +61,4 @@ func fixOf(rule policy.RuleID, path string, obj *unstructured.Unstructured, an *
 		}
 	}
 	return nil, ""
-}
-
-// lastAppliedOwners are the field managers that own the last-applied
-// annotation with an Update operation, sorted: the managers that kubectl
-// apply --server-side upgrades to server-side apply.
-func lastAppliedOwners(obj *unstructured.Unstructured) []string {
-	var owners []string
-	for _, mf := range obj.GetManagedFields() {
-		if mf.Operation != metav1.ManagedFieldsOperationUpdate || mf.FieldsV1 == nil {
-			continue
-		}
-		var fields struct {
-			Metadata struct {
-				Annotations map[string]json.RawMessage `json:"f:annotations"`
-			} `json:"f:metadata"`
-		}
-		if json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields) != nil {
-			continue
-		}
-		if _, ok := fields.Metadata.Annotations["f:"+merge.LastAppliedAnnotation]; ok && !slices.Contains(owners, mf.Manager) {
-			owners = append(owners, mf.Manager)
-		}
-	}
-	slices.Sort(owners)
-	return owners
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
@@ -252,6 +253,31 @@ func LastAppliedWriters(obj *unstructured.Unstructured) []string {
 			out = append(out, mf.Manager)
 		}
 	}
+	return out
+}
+
+// LastAppliedUpdaters returns, sorted, the field managers whose Update
+// entries in obj's managedFields own the last-applied annotation: the
+// managers that kubectl apply --server-side upgrades to server-side apply
+// (k8s.io/client-go/util/csaupgrade). A write of the annotation made as
+// one of them keeps it theirs; made as another manager, it would take the
+// annotation from them, and the upgrade would then leave their fields
+// behind. None when nobody does or managedFields are unreadable.
+func LastAppliedUpdaters(obj *unstructured.Unstructured) []string {
+	if _, ok := obj.GetAnnotations()[LastAppliedAnnotation]; !ok {
+		return nil
+	}
+	mfs, err := DecodeManagedFields(obj)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, mf := range mfs {
+		if mf.Operation == string(metav1.ManagedFieldsOperationUpdate) && mf.Fields != nil && mf.Fields.Has(fieldpath.Path(lastAppliedField)) && !slices.Contains(out, mf.Manager) {
+			out = append(out, mf.Manager)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 

@@ -95,7 +95,7 @@ what it reverts, what it leaves orphaned, and what else goes wrong.`,
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	cmd.AddCommand(NewCmdDiff(streams, analyzer, connect), NewCmdExplain(streams, analyzer, connect), NewCmdAudit(streams, analyzer, connect))
-	cmd.AddCommand(NewCmdTest(streams, analyzer), NewCmdMigrate(streams, analyzer, connect))
+	cmd.AddCommand(NewCmdTest(streams, analyzer), NewCmdMigrate(streams, analyzer, connect), NewCmdHandover(streams, connect))
 	cmd.AddCommand(NewCmdVersion(streams))
 	return cmd
 }

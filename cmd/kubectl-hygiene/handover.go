@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
+)
+
+// HandoverOptions holds the flags and inputs of `kubectl hygiene
+// handover`.
+type HandoverOptions struct {
+	// Kind and Name name the object.
+	Kind, Name string
+	// Paths are the fields to hand over, in the messages' notation.
+	Paths []merge.Path
+	// Namespace is where the object is: -n, or the kubeconfig context's.
+	Namespace string
+	// Manifest is the manifest the user applies (-f), to say which of the
+	// paths it still sets; empty: not checked.
+	Manifest string
+	// DryRun sends the write as a server-side dry run.
+	DryRun bool
+	// Output is "", "json" or "yaml".
+	Output string
+
+	kube    *genericclioptions.ConfigFlags
+	connect connectFunc
+	genericiooptions.IOStreams
+}
+
+// handoverReport is what handover prints with -o json or yaml.
+type handoverReport struct {
+	Object     merge.ObjectRef `json:"object"`
+	HandedOver []string        `json:"handedOver"`
+	DryRun     bool            `json:"dryRun"`
+	// ManifestStillSets are the paths that -f's manifest still sets; nil
+	// without -f.
+	ManifestStillSets []string `json:"manifestStillSets,omitempty"`
+}
+
+// NewCmdHandover returns `kubectl hygiene handover`.
+func NewCmdHandover(streams genericiooptions.IOStreams, connect connectFunc) *cobra.Command {
+	o := &HandoverOptions{IOStreams: streams, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
+	cmd := &cobra.Command{
+		Use:   "handover KIND/NAME PATH... [-f MANIFEST] [--dry-run] [-o json|yaml]",
+		Short: "Hand fields over to their new writer: delete them from last-applied",
+		Long: `Hand fields over to their new writer (kubectl scale, an autoscaler, a
+deploy robot): delete them from the object's last-applied configuration, so
+that kubectl apply neither sets nor deletes them any more. The paths are
+written as apply-hygiene's messages write them, e.g. spec.replicas or
+'spec.template.spec.containers[name=web].image' (quote them for the shell).
+
+The write is one JSON patch that first tests that last-applied is still the
+one read: when an apply changes it in between, the patch fails and nothing
+is written. A map or list that a deletion leaves empty goes too. Drop the
+paths from your manifest as well (-f checks which ones it still sets): an
+apply of a manifest that sets them takes them back.`,
+		Example: `  kubectl hygiene handover deployment/web spec.replicas -n shop
+  kubectl hygiene handover deployment/web 'spec.template.spec.containers[name=web].image' -f web.yaml
+  kubectl hygiene handover statefulset/db spec.replicas --dry-run -o json`,
+		RunE: runVerb(o),
+	}
+	cmd.Flags().StringVarP(&o.Manifest, "filename", "f", "", "the manifest you apply: handover says which of the paths it still sets")
+	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "send the write as a server-side dry run: nothing is stored")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json or yaml (default: text)")
+	o.kube.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// Complete reads the object, the paths and the namespace.
+func (o *HandoverOptions) Complete(_ *cobra.Command, args []string) error {
+	if len(args) < 2 {
+		return badInput(errors.New("name the object as KIND/NAME and at least one PATH, e.g. deployment/web spec.replicas"))
+	}
+	var err error
+	if o.Kind, o.Name, err = kindAndName(args[:1]); err != nil {
+		return err
+	}
+	for _, s := range args[1:] {
+		p, err := merge.ParsePath(s)
+		if err != nil {
+			return badInput(fmt.Errorf("path %q: %w", s, err))
+		}
+		o.Paths = append(o.Paths, p)
+	}
+	if o.Namespace, err = namespaceOf(o.kube); err != nil {
+		return badInput(err)
+	}
+	return nil
+}
+
+// Validate checks the flags.
+func (o *HandoverOptions) Validate() error { return validOutput(o.Output) }
+
+// Run reads the object, writes its last-applied without the paths, and
+// says what the next apply no longer touches.
+func (o *HandoverOptions) Run(ctx context.Context) error {
+	c, err := o.connect(o.kube)
+	if err != nil {
+		return err
+	}
+	obj, err := c.get(ctx, o.Kind, o.Name, o.Namespace)
+	if err != nil {
+		return err
+	}
+	ref := merge.RefOf(obj)
+	without, err := merge.LastAppliedWithout(obj, o.Paths)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, objectName(ref), err)}
+	}
+	if err := o.write(ctx, c, obj, without); err != nil {
+		return err
+	}
+	report := handoverReport{Object: ref, DryRun: o.DryRun}
+	for _, p := range o.Paths {
+		report.HandedOver = append(report.HandedOver, p.String())
+	}
+	if o.Manifest != "" {
+		if report.ManifestStillSets, err = o.stillSet(obj); err != nil {
+			return err
+		}
+	}
+	if o.Output != "" {
+		return printStructured(o.Out, o.Output, report)
+	}
+	return printHandover(o.Out, report, o.Manifest)
+}
+
+// write patches obj's last-applied to without, guarded by a test of the
+// annotation as read, as the manager that owns it (see handoverManager).
+func (o *HandoverOptions) write(ctx context.Context, c *cluster, obj *unstructured.Unstructured, without string) error {
+	pointer := "/metadata/annotations/" + strings.ReplaceAll(merge.LastAppliedAnnotation, "/", "~1")
+	patch, err := json.Marshal([]map[string]any{
+		{"op": "test", "path": pointer, "value": obj.GetAnnotations()[merge.LastAppliedAnnotation]},
+		{"op": "replace", "path": pointer, "value": without},
+	})
+	if err != nil {
+		return fmt.Errorf("encoding the patch: %w", err)
+	}
+	gvr, namespaced, err := c.resource(o.Kind)
+	if err != nil {
+		return err
+	}
+	opts := metav1.PatchOptions{FieldManager: handoverManager(obj)}
+	if o.DryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	ri := c.dynamic.Resource(gvr)
+	if namespaced {
+		_, err = ri.Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.JSONPatchType, patch, opts)
+	} else {
+		_, err = ri.Patch(ctx, obj.GetName(), types.JSONPatchType, patch, opts)
+	}
+	ref := merge.RefOf(obj)
+	if err != nil && o.lastAppliedChanged(ctx, c, obj) {
+		return &exitError{code: exitFailure, err: fmt.Errorf("%s %s: last-applied changed since it was read (an apply in between?); nothing written, run handover again: %w", ref.Kind, objectName(ref), err)}
+	}
+	if err != nil {
+		return fmt.Errorf("writing the last-applied of %s %s: %w", ref.Kind, objectName(ref), err)
+	}
+	return nil
+}
+
+// lastAppliedChanged reports whether obj's last-applied is no longer the
+// one read: then the patch failed on its test, whatever status the server
+// gave that.
+func (o *HandoverOptions) lastAppliedChanged(ctx context.Context, c *cluster, obj *unstructured.Unstructured) bool {
+	now, err := c.get(ctx, o.Kind, obj.GetName(), obj.GetNamespace())
+	return err == nil && now.GetAnnotations()[merge.LastAppliedAnnotation] != obj.GetAnnotations()[merge.LastAppliedAnnotation]
+}
+
+// handoverManager is the field manager the hand-over writes as: the one
+// Update manager that owns last-applied, so that the annotation stays its
+// (merge.LastAppliedUpdaters), else kubectl apply's own, as kubectl apply
+// edit-last-applied writes.
+func handoverManager(obj *unstructured.Unstructured) string {
+	if owners := merge.LastAppliedUpdaters(obj); len(owners) == 1 {
+		return owners[0]
+	}
+	return merge.ClientSideApplyManager
+}
+
+// stillSet returns the paths that the manifest's object of the same kind
+// and name still sets.
+func (o *HandoverOptions) stillSet(obj *unstructured.Unstructured) ([]string, error) {
+	objs, err := readObjects(o.Manifest, o.In)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	for _, m := range objs {
+		if m.GetKind() != obj.GetKind() || m.GetName() != obj.GetName() {
+			continue
+		}
+		set := []string{}
+		for _, p := range o.Paths {
+			if _, ok := merge.JSONPointer(m.Object, p); ok {
+				set = append(set, p.String())
+			}
+		}
+		return set, nil
+	}
+	return nil, badInput(fmt.Errorf("%s has no %s %s", o.Manifest, obj.GetKind(), obj.GetName()))
+}
+
+// printHandover prints the hand-over for a person.
+func printHandover(w io.Writer, r handoverReport, manifest string) error {
+	dry := ""
+	if r.DryRun {
+		dry = " (server dry run: nothing stored)"
+	}
+	name := r.Object.Kind + " " + objectName(r.Object)
+	fmt.Fprintf(w, "%s: last-applied no longer has %s%s\n", name, strings.Join(r.HandedOver, ", "), dry)
+	fmt.Fprintln(w, "The next kubectl apply neither sets nor deletes them: they are their new writer's.")
+	switch {
+	case manifest == "":
+		fmt.Fprintln(w, "Drop them from your manifest too: an apply of a manifest that sets them takes them back.")
+	case len(r.ManifestStillSets) > 0:
+		fmt.Fprintf(w, "%s still sets %s: drop it before the next apply, or that apply takes it back.\n", manifest, strings.Join(r.ManifestStillSets, ", "))
+	default:
+		fmt.Fprintf(w, "%s sets none of them.\n", manifest)
+	}
+	return nil
+}

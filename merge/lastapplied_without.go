@@ -1,0 +1,80 @@
+package merge
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// LastAppliedWithout returns obj's last-applied with the fields at paths
+// deleted, written as kubectl writes the annotation (JSON with sorted
+// keys and a final newline): the hand-over of those fields to another
+// writer (kubectl scale, an autoscaler, a deploy robot), after which
+// kubectl apply neither sets nor deletes them. A map or list that a
+// deletion leaves empty goes too: left in last-applied, an empty one would
+// make the next apply of a manifest without it delete the whole field,
+// with the new writer's value. It fails, and nothing is to be written,
+// when last-applied is missing or unusable, when a path is not in it, and
+// when a path is the key of a list element (hand the element over
+// instead).
+//
+// kubectl's own way, kubectl apply edit-last-applied, is an editor on the
+// annotation; no library deletes fields from a last-applied document, so
+// this does, on merge's paths.
+func LastAppliedWithout(obj *unstructured.Unstructured, paths []Path) (string, error) {
+	la, err := ParseLastApplied(obj)
+	if err != nil {
+		return "", err
+	}
+	doc := la.DeepCopy().Object
+	for _, p := range paths {
+		if len(p) == 0 {
+			return "", fmt.Errorf("an empty path names the whole object")
+		}
+		if isElementKey(p) {
+			return "", fmt.Errorf("%s is the key of its list element: hand over %s instead", p, p[:len(p)-1])
+		}
+		if _, ok := lookup(doc, p); !ok {
+			return "", fmt.Errorf("last-applied has no %s", p)
+		}
+		removeAt(doc, p)
+		for parent := p[:len(p)-1]; len(parent) > 0; parent = parent[:len(parent)-1] {
+			v, _ := lookup(doc, parent)
+			if !emptyContainer(v) {
+				break
+			}
+			removeAt(doc, parent)
+		}
+	}
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return "", fmt.Errorf("encoding last-applied: %w", err)
+	}
+	return string(raw) + "\n", nil
+}
+
+// isElementKey reports whether p ends at a key field of the list element
+// before it (containers[name=web].name).
+func isElementKey(p Path) bool {
+	if len(p) < 2 || p[len(p)-1].FieldName == nil || p[len(p)-2].Key == nil {
+		return false
+	}
+	for _, f := range *p[len(p)-2].Key {
+		if f.Name == *p[len(p)-1].FieldName {
+			return true
+		}
+	}
+	return false
+}
+
+// emptyContainer reports whether v is an empty map or list.
+func emptyContainer(v any) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		return len(t) == 0
+	case []any:
+		return len(t) == 0
+	}
+	return false
+}
