@@ -150,7 +150,7 @@ node-deps:
 	else echo "== not root: test/e2e/node will skip (a node needs root; docs/install.md)"; fi
 
 .PHONY: test-node
-test-node: node-tools image ## Run only the node test: the image of make image on a real node, the chart installed with helm (root; test/e2e/node).
+test-node: node-tools image ## Run only the node test: the image of make image on a real node, the chart installed with helm, HA under 1,000 applies (APPLY_HYGIENE_HA_APPLIES=N; root; test/e2e/node).
 	APPLY_HYGIENE_E2E=required go test $(GO_TEST_FLAGS) -count=1 -timeout 15m ./test/e2e/node
 
 .PHONY: test-e2e

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,9 +24,11 @@ const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
 // WebhookFailure matches the end of kubectl's error when the API server
 // could not call apply-hygiene (failurePolicy Fail): down, restarting, or
-// cut off mid-request. Group 3 is the cause.
+// cut off mid-request; at a URL (the local process, 127.0.0.1) or through
+// the chart's Service (https://<release>.<namespace>.svc:443). Group 3 is
+// the cause.
 var WebhookFailure = regexp.MustCompile(`Internal error occurred: failed calling webhook "(mutate|validate)\.apply-hygiene\.io": ` +
-	`failed to call webhook: Post "https://127\.0\.0\.1:\d+/(mutate|validate)\?timeout=\d+s": (.*)$`)
+	`failed to call webhook: Post "https://[^/"]+/(mutate|validate)\?timeout=\d+s": (.*)$`)
 
 // LoadDeployment is the manifest of a load client's Deployment at
 // generation gen: each generation has a new image.
@@ -63,6 +66,9 @@ type ClientLoad struct {
 	Failures []FailedApply
 	// StderrOK is what successful applies printed on stderr.
 	StderrOK []string
+	// Latencies are how long its successful applies took, kubectl's
+	// process from start to exit, as a user waits for it.
+	Latencies []time.Duration
 }
 
 // FailedApply is one apply that exited non-zero: its stderr and when it
@@ -134,8 +140,10 @@ func (f *Framework) applyLoad(t *testing.T, clients, perClient int, untilDuring 
 					l.Failures = append(l.Failures, FailedApply{Stderr: stderr, Start: began, End: time.Now()})
 				case stderr != "":
 					l.LastOK, l.StderrOK = manifest, append(l.StderrOK, stderr)
+					l.Latencies = append(l.Latencies, time.Since(began))
 				default:
 					l.LastOK = manifest
+					l.Latencies = append(l.Latencies, time.Since(began))
 				}
 			}
 		})
@@ -156,6 +164,32 @@ func TotalApplies(loads []ClientLoad) int {
 		n += l.Applies
 	}
 	return n
+}
+
+// Latency is the p50, p99 and maximum of the successful applies'
+// latencies (ClientLoad.Latencies) of all clients.
+type Latency struct {
+	P50, P99, Max time.Duration
+}
+
+// String prints the latency as docs/reliability.md does.
+func (l Latency) String() string {
+	return fmt.Sprintf("p50 %s, p99 %s, max %s", l.P50.Round(time.Millisecond), l.P99.Round(time.Millisecond), l.Max.Round(time.Millisecond))
+}
+
+// Latencies returns the percentiles of the successful applies' latencies
+// (nearest rank), zero without any.
+func Latencies(loads []ClientLoad) Latency {
+	var all []time.Duration
+	for _, l := range loads {
+		all = append(all, l.Latencies...)
+	}
+	if len(all) == 0 {
+		return Latency{}
+	}
+	slices.Sort(all)
+	rank := func(p int) time.Duration { return all[(len(all)*p+99)/100-1] }
+	return Latency{P50: rank(50), P99: rank(99), Max: all[len(all)-1]}
 }
 
 // LoadClientName is the Deployment of load client c.

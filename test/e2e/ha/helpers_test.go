@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -144,16 +143,5 @@ func withFailurePolicy(t *testing.T, policy string) {
 // over both webhooks).
 func failedOpen(t *testing.T, f *framework.Framework) int {
 	t.Helper()
-	total := 0
-	for _, line := range strings.Split(f.APIServerMetrics(t), "\n") {
-		if !strings.HasPrefix(line, "apiserver_admission_webhook_fail_open_count{") || !strings.Contains(line, `.apply-hygiene.io"`) {
-			continue
-		}
-		n, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-		if err != nil {
-			t.Fatalf("reading %q: %v", line, err)
-		}
-		total += int(n)
-	}
-	return total
+	return f.WebhookCalls(t).FailedOpen
 }

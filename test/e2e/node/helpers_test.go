@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,25 +30,39 @@ const (
 // and exit code.
 func helm(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	out, code, err := runHelm(context.Background(), framework.ControlPlane(t).KubeconfigPath(), args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("$ helm %s\n%s(exit %d)", strings.Join(args, " "), out, code)
+	return out, code
+}
+
+// runHelm is helm with kubeconfig, for a goroutine other than the test's:
+// it returns the error of a helm that could not run instead of failing a
+// test.
+func runHelm(ctx context.Context, kubeconfig string, args ...string) (string, int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	home := t.TempDir()
+	home, err := os.MkdirTemp("", "apply-hygiene-helm-")
+	if err != nil {
+		return "", 0, fmt.Errorf("creating helm's home: %w", err)
+	}
+	defer func() { _ = os.RemoveAll(home) }()
 	cmd := exec.CommandContext(ctx, filepath.Join(filepath.Dir(framework.KubectlPath()), "helm"), args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+framework.ControlPlane(t).KubeconfigPath(),
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig,
 		"HELM_CACHE_HOME="+filepath.Join(home, "cache"), "HELM_CONFIG_HOME="+filepath.Join(home, "config"),
 		"HELM_DATA_HOME="+filepath.Join(home, "data"))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	code := 0
+	err = cmd.Run()
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) {
-		code = exitErr.ExitCode()
+		return out.String(), exitErr.ExitCode(), nil
 	} else if err != nil {
-		t.Fatalf("running helm %s: %v", strings.Join(args, " "), err)
+		return "", 0, fmt.Errorf("running helm %s: %w", strings.Join(args, " "), err)
 	}
-	t.Logf("$ helm %s\n%s(exit %d)", strings.Join(args, " "), out.String(), code)
-	return out.String(), code
+	return out.String(), 0, nil
 }
 
 var install struct {

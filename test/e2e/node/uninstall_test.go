@@ -10,12 +10,14 @@ import (
 // The tests here run last in the package (files in name order): helm
 // test, then helm uninstall.
 
-// helm test runs the chart's test Pod from the helm test image of make
-// image on the node, and it passes: the webhook answered its dry-run
-// imperative edit through the Service.
+// helm test --logs runs the chart's test Pod from the helm test image of
+// make image on the node, and it passes: the webhook answered its dry-run
+// imperative edit through the Service. It exits 0 and prints the Pod's
+// log (the Pod used to be deleted before Helm read it: exit 1, "unable to
+// get pod logs").
 func TestHelmTestPasses(t *testing.T) {
 	installed(t)
-	out, code := helm(t, "test", release, "--namespace", namespace)
+	out, code := helm(t, "test", release, "--namespace", namespace, "--logs")
 	if code != 0 {
 		t.Fatalf("helm test exited %d:\n%s", code, out)
 	}
@@ -33,6 +35,14 @@ func TestHelmTestPasses(t *testing.T) {
 	if phases == 0 {
 		t.Errorf("helm test printed no Phase:\n%s", out)
 	}
+	_, podLog, ok := strings.Cut(out, "POD LOGS: apply-hygiene-test\n")
+	if !ok {
+		t.Fatalf("helm test --logs printed no POD LOGS: apply-hygiene-test:\n%s", out)
+	}
+	framework.WantMatch(t, strings.TrimSpace(podLog),
+		`Warning: \[imperative-edit\] Deployment apply-hygiene-test/apply-hygiene-test: this write by system:serviceaccount:apply-hygiene:apply-hygiene-test .*`,
+		`deployment\.apps/apply-hygiene-test image updated \(server dry run\)`,
+		`PASS: the webhook warned about the imperative edit`)
 }
 
 // helm uninstall removes the webhook configurations and everything else

@@ -1,0 +1,58 @@
+package framework
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// WebhookCalls are the API server's counts of its calls to apply-hygiene's
+// two webhooks, from its /metrics, as an operator's dashboard reads them.
+type WebhookCalls struct {
+	// FailedOpen are the calls that failed under failurePolicy Ignore and
+	// let their write through unreviewed
+	// (apiserver_admission_webhook_fail_open_count).
+	FailedOpen int
+	// Errors are the calls that failed and rejected their write under
+	// failurePolicy Fail: the webhook could not be called, timed out or
+	// answered garbage (apiserver_admission_webhook_rejection_count with
+	// an error_type other than no_error).
+	Errors int
+	// Denials are the writes the webhook denied
+	// (apiserver_admission_webhook_rejection_count, error_type no_error).
+	Denials int
+}
+
+// Sub returns the calls counted since before.
+func (c WebhookCalls) Sub(before WebhookCalls) WebhookCalls {
+	return WebhookCalls{FailedOpen: c.FailedOpen - before.FailedOpen, Errors: c.Errors - before.Errors, Denials: c.Denials - before.Denials}
+}
+
+// WebhookCalls scrapes the API server's counts of its calls to
+// apply-hygiene's webhooks, summed over both.
+func (f *Framework) WebhookCalls(t *testing.T) WebhookCalls {
+	t.Helper()
+	var c WebhookCalls
+	for _, line := range strings.Split(f.APIServerMetrics(t), "\n") {
+		if !strings.Contains(line, `.apply-hygiene.io"`) {
+			continue
+		}
+		var count *int
+		switch {
+		case strings.HasPrefix(line, "apiserver_admission_webhook_fail_open_count{"):
+			count = &c.FailedOpen
+		case strings.HasPrefix(line, "apiserver_admission_webhook_rejection_count{") && strings.Contains(line, `error_type="no_error"`):
+			count = &c.Denials
+		case strings.HasPrefix(line, "apiserver_admission_webhook_rejection_count{"):
+			count = &c.Errors
+		default:
+			continue
+		}
+		n, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+		if err != nil {
+			t.Fatalf("reading %q: %v", line, err)
+		}
+		*count += int(n)
+	}
+	return c
+}

@@ -1,0 +1,246 @@
+package node_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// This file's test runs after the others but helm test and helm
+// uninstall (files in name order), which then run on its release.
+
+// haClients apply at the same time.
+const haClients = 8
+
+// haApplies is the number of applies of the run: 1,000, or
+// APPLY_HYGIENE_HA_APPLIES for the long runs of docs/reliability.md.
+func haApplies(t *testing.T) int {
+	t.Helper()
+	n := 1000
+	if v := os.Getenv("APPLY_HYGIENE_HA_APPLIES"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < haClients {
+			t.Fatalf("APPLY_HYGIENE_HA_APPLIES=%q: want a number of at least %d", v, haClients)
+		}
+	}
+	return n - n%haClients
+}
+
+// The chart's 2 replicas and PodDisruptionBudget on the real node, under
+// failurePolicy Fail, the audit on and a 60 s self-managed certificate
+// (testdata/ha-values.yaml), while 8 kubectl clients apply their own
+// Deployment, a new image each time, 1,000 applies at least and until
+// these are done, one after the other: the audit leader's Pod deleted
+// (another running replica takes its Lease), a container killed with
+// SIGKILL (the kubelet restarts it), helm upgrade rolling the Deployment,
+// and kubectl drain of the node (the PodDisruptionBudget holds the second
+// replica, which runs the audit; the certificate rotates while it serves
+// alone; then kubectl uncordon). What a user sees: every apply succeeds,
+// except those whose review the killed container had in flight, or that
+// the API server sent to its Pod's address before the endpoint was taken
+// out (it does not retry a webhook call): each fails naming the call,
+// within the kill's window, and changes nothing; no call failed open; the
+// API server counted no webhook error but those; every Deployment is as
+// its last successful apply asked; both Pods serve the Secret's
+// certificate, whose CA is in the caBundle; the Pods running at the end,
+// started during the run, have no readiness or liveness probe Warning.
+func TestAppliesUnderDisruption(t *testing.T) {
+	admin := installed(t)
+	installForHA(t, admin)
+	f := framework.New(t)
+	h := &haRun{t: t, client: f.Client, admin: admin, kubeconfig: framework.ControlPlane(t).KubeconfigPath(), node: framework.Node(t)}
+	n := haApplies(t)
+	callsBefore := f.WebhookCalls(t)
+	var rot rotations
+	stop := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		rot.watch(t.Context(), f.Client, stop)
+	}()
+	start := time.Now()
+	loads := f.ApplyLoadUntil(t, haClients, n/haClients, h.all)
+	took := time.Since(start)
+	close(stop)
+	<-watched
+	calls := f.WebhookCalls(t).Sub(callsBefore)
+
+	cutOff := checkApplies(t, f, loads, h.disruptions())
+	if calls.FailedOpen != 0 {
+		t.Errorf("the API server counted %d webhook calls that failed open, want 0 (failurePolicy Fail)", calls.FailedOpen)
+	}
+	if calls.Errors != cutOff {
+		t.Errorf("the API server counted %d webhook errors, want %d: the applies cut off in flight", calls.Errors, cutOff)
+	}
+	if err := h.servingTheSecret(t.Context()); err != nil {
+		t.Error(err)
+	}
+	checkCABundle(t, f, admin)
+	down := rotationsDuringDrain(rot.times(), h.disruptions())
+	t.Logf("%d applies by %d clients in %s (%s), %d failed: %d cut off in flight by the kill; the API server counted %d webhook errors, "+
+		"%d calls failed open, %d denials; %d certificate rotations, %d with one replica evicted",
+		framework.TotalApplies(loads), haClients, took.Round(time.Second), framework.Latencies(loads), failedApplies(loads), cutOff,
+		calls.Errors, calls.FailedOpen, calls.Denials, len(rot.times()), down)
+	if down == 0 {
+		t.Errorf("no certificate rotation while a replica was evicted")
+	}
+	checkStartEvents(t, h)
+}
+
+// checkStartEvents fails t on a readiness or liveness probe's Warning
+// event for the Pods that run at the end, all started during the run (by
+// the rolling upgrade and after the drain): a start is quiet. A startup
+// probe's failure is how the chart gives a slow start (a busy node, a
+// slow API server) its minute: logged, not failed. The other Pods' are
+// logged too: every Pod that shuts down fails its readiness probe on
+// purpose (/readyz answers 500 from SIGTERM on), and the kubelet reports
+// that as a Warning.
+func checkStartEvents(t *testing.T, h *haRun) {
+	t.Helper()
+	events, err := warningEvents(t.Context(), h.client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods, err := h.serverPods(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var others []string
+	for _, e := range events {
+		running := slices.ContainsFunc(pods, func(p corev1.Pod) bool { return p.Name == e.InvolvedObject.Name })
+		if running && (strings.HasPrefix(e.Message, "Readiness probe failed") || strings.HasPrefix(e.Message, "Liveness probe failed")) {
+			t.Errorf("a Pod that started during the run: %s", eventLine(e))
+			continue
+		}
+		others = append(others, eventLine(e))
+	}
+	t.Logf("the other Warning events in %s:\n%s", namespace, strings.Join(others, "\n"))
+}
+
+// checkApplies fails t on every failed apply but those cut off by a kill,
+// which it counts, and on stderr printed by a successful one, and checks
+// that every Deployment is as its last successful apply asked (a failed
+// apply changes nothing).
+func checkApplies(t *testing.T, f *framework.Framework, loads []framework.ClientLoad, ds []disruption) (cutOff int) {
+	t.Helper()
+	for _, l := range loads {
+		for _, fa := range l.Failures {
+			if cause, ok := cutOffByAKill(fa, ds); ok {
+				cutOff++
+				t.Logf("%s: an apply from %s to %s was cut off in flight by the kill: %s", l.Name,
+					fa.Start.Format("15:04:05.000"), fa.End.Format("15:04:05.000"), cause)
+				continue
+			}
+			t.Errorf("%s: an apply from %s to %s failed:\n%s", l.Name, fa.Start.Format("15:04:05.000"), fa.End.Format("15:04:05.000"), fa.Stderr)
+		}
+		for _, stderr := range l.StderrOK {
+			t.Errorf("%s: a successful apply printed on stderr:\n%s", l.Name, stderr)
+		}
+		f.CheckApplied(t, l.Name, l.LastOK)
+	}
+	return cutOff
+}
+
+// installForHA replaces the package's release by one installed with
+// testdata/ha-values.yaml, and a new Secret: the 60 s certificate is
+// minted at the first start (a Secret's certificate is kept until it is
+// due).
+func installForHA(t *testing.T, admin framework.Kubectl) {
+	t.Helper()
+	if out, code := helm(t, "uninstall", release, "--namespace", namespace, "--wait"); code != 0 {
+		t.Fatalf("helm uninstall exited %d:\n%s", code, out)
+	}
+	admin.Run(t, "wait", "--for=delete", "pods", "-l", serverSelector, "--timeout=90s").MustSucceed(t)
+	admin.Run(t, "delete", "secret", "apply-hygiene-tls").MustSucceed(t)
+	chart, err := chartDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, code := helm(t, "install", release, chart, "--namespace", namespace, "--set", "test.image="+testImage,
+		"-f", "testdata/ha-values.yaml"); code != 0 {
+		t.Fatalf("helm install exited %d:\n%s", code, out)
+	}
+	if admin.Run(t, "rollout", "status", "deployment/"+release, "--timeout=100s").ExitCode != 0 {
+		dumpNode(t, admin)
+		t.FailNow()
+	}
+}
+
+// cutOff are the causes of a call to a killed container: cut off in
+// flight, or dialed at its Pod's IP before its endpoint was taken out
+// (the kubelet sees the exit, then the EndpointSlice changes).
+var cutOff = regexp.MustCompile(`^(unexpected EOF|EOF|http2: client connection lost|` +
+	`read tcp [0-9.:]+->[0-9.:]+: read: connection reset by peer|write tcp [0-9.:]+->[0-9.:]+: write: (broken pipe|connection reset by peer)|` +
+	`dial tcp [0-9.]+:9443: connect: connection refused)$`)
+
+// cutOffByAKill reports whether fa failed because its webhook call went
+// to a killed container (cutOff) while the kill's window, from the kill to
+// both replicas ready again, overlapped the apply; and the cause.
+func cutOffByAKill(fa framework.FailedApply, ds []disruption) (string, bool) {
+	lines := strings.Split(strings.TrimRight(fa.Stderr, "\n"), "\n")
+	m := framework.WebhookFailure.FindStringSubmatch(lines[len(lines)-1])
+	if m == nil || !cutOff.MatchString(m[3]) {
+		return "", false
+	}
+	for _, d := range ds {
+		if d.kill && !fa.End.Before(d.start) && !fa.Start.After(d.end) {
+			return m[3], true
+		}
+	}
+	return "", false
+}
+
+func failedApplies(loads []framework.ClientLoad) int {
+	n := 0
+	for _, l := range loads {
+		n += len(l.Failures)
+	}
+	return n
+}
+
+// rotationsDuringDrain counts the rotations from the drain to both
+// replicas ready again.
+func rotationsDuringDrain(at []time.Time, ds []disruption) int {
+	n := 0
+	for _, d := range ds {
+		if !strings.HasPrefix(d.what, "kubectl drain") {
+			continue
+		}
+		for _, r := range at {
+			if r.After(d.start) && r.Before(d.end) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// checkCABundle fails t unless both webhook configurations trust the
+// Secret's CA.
+func checkCABundle(t *testing.T, f *framework.Framework, admin framework.Kubectl) {
+	t.Helper()
+	secret, err := f.Client.CoreV1().Secrets(namespace).Get(t.Context(), "apply-hygiene-tls", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"mutatingwebhookconfiguration", "validatingwebhookconfiguration"} {
+		bundle, err := base64.StdEncoding.DecodeString(admin.JSONPath(t, kind+"/"+release, "{.webhooks[0].clientConfig.caBundle}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(bundle, bytes.TrimSpace(secret.Data["ca.crt"])) {
+			t.Errorf("%s's caBundle does not hold the Secret's ca.crt", kind)
+		}
+	}
+}
