@@ -117,3 +117,11 @@ say "Done. The control plane and apply-hygiene keep running so you can look arou
 echo "    export KUBECONFIG=$KUBECONFIG"
 echo "    .cache/bin/kubectl get all -n demo-with"
 echo "Stop them with: make dev-down"
+# A machine that can run a node (root, cgroups) can show the same as users
+# run it: the image of make image, Pods on a kubelet, helm install.
+if [[ $(id -u) == 0 && ( -d /sys/fs/cgroup/memory || -f /sys/fs/cgroup/cgroup.controllers ) ]]; then
+  echo
+  say "This machine can run a real node too: see the same as users run it (the image from make image, Pods on a kubelet, helm install):"
+  echo "    make dev-down && make cluster-up NODE=1    # then helm install as docs/install.md says"
+  echo "    make test-node                              # the node test: helm install, the seeds through the Service, helm test"
+fi
