@@ -133,10 +133,15 @@ func startInstalled(ctx context.Context, o Options, reviews []review, dir string
 		serverArgs = append(serverArgs, fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", port))
 		in.pprofURL = fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/", port)
 	}
+	progress("building apply-hygiene as the image does")
+	binary, err := buildServer(ctx, dir)
+	if err != nil {
+		return in, err
+	}
 	if err := os.Setenv("GOMEMLIMIT", chartGoMemLimit); err != nil {
 		return in, err
 	}
-	c, err := startCluster(ctx, progress, serverArgs...)
+	c, err := startCluster(ctx, progress, binary, serverArgs...)
 	_ = os.Unsetenv("GOMEMLIMIT")
 	if err != nil {
 		return in, err
@@ -289,6 +294,22 @@ func buildOPA(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("building OPA %s: %w\n%s", version, err, msg)
 	}
 	return filepath.Join(bin, "opa"), nil
+}
+
+// buildServer builds cmd/apply-hygiene into dir as the Dockerfile does.
+func buildServer(ctx context.Context, dir string) (string, error) {
+	root, err := controlplane.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "apply-hygiene")
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, "./cmd/apply-hygiene")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building apply-hygiene: %w\n%s", err, msg)
+	}
+	return out, nil
 }
 
 // writeFiles writes the serving certificate and its key as PEM files.

@@ -182,7 +182,7 @@ func runCluster(ctx context.Context, o Options, path string, reviews []review) (
 	if o.ShadowVerify {
 		serverArgs = append(serverArgs, "--shadow-verify")
 	}
-	c, err := startCluster(ctx, progress, serverArgs...)
+	c, err := startCluster(ctx, progress, "", serverArgs...)
 	if err != nil {
 		return err
 	}

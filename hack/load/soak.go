@@ -35,14 +35,9 @@ func soak(ctx context.Context, o Options, in *installed, reviews []review, sent 
 		sent[p.name] += l.sent()
 		return l, nil
 	}
-	if o.ProfileDir != "" {
-		if err := profile(ctx, o, in, load); err != nil {
-			return err
-		}
-	}
 	fmt.Printf("\n### Resident memory after %s reviews each (%d clients, the reviews' variants in turn)\n\n", count(float64(o.RSSAfter)), o.Workers)
-	fmt.Println("| server | reviews sent | VmRSS | VmHWM (peak) | top-up: reviews/s, errors |")
-	fmt.Println("|---|---|---|---|---|")
+	fmt.Println("| server | reviews sent | VmRSS | of which anonymous / file pages | VmHWM (peak) | top-up: reviews/s, errors |")
+	fmt.Println("|---|---|---|---|---|---|")
 	for _, p := range in.processes {
 		topUp := "—"
 		if n := o.RSSAfter - sent[p.name]; n > 0 {
@@ -52,14 +47,19 @@ func soak(ctx context.Context, o Options, in *installed, reviews []review, sent 
 			}
 			topUp = fmt.Sprintf("%s/s, %d", count(throughput(l)), l.errors)
 		}
-		rss, hwm, err := residentOf(p.pid)
+		m, err := residentOf(p.pid)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("| %s | %s | %s | %s | %s |\n", p.name, count(float64(sent[p.name])), rss, hwm, topUp)
+		fmt.Printf("| %s | %s | %s | %s / %s | %s | %s |\n", p.name, count(float64(sent[p.name])), m["VmRSS"], m["RssAnon"], m["RssFile"], m["VmHWM"], topUp)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+	}
+	// Profiling touches the binary's symbol tables, which then count in
+	// its resident memory: only after the memory was read.
+	if o.ProfileDir != "" {
+		return profile(ctx, o, in, load)
 	}
 	return nil
 }
@@ -113,30 +113,31 @@ func fetch(ctx context.Context, url, path string) error {
 	return f.Close()
 }
 
-// residentOf reads VmRSS and VmHWM of pid from /proc/<pid>/status.
-func residentOf(pid int) (rss, hwm string, err error) {
+// residentOf reads VmRSS, VmHWM, RssAnon and RssFile of pid from
+// /proc/<pid>/status, formatted in MiB.
+func residentOf(pid int) (map[string]string, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return "", "", fmt.Errorf("reading the memory of pid %d: %w", pid, err)
+		return nil, fmt.Errorf("reading the memory of pid %d: %w", pid, err)
 	}
 	defer f.Close()
+	out := map[string]string{}
 	s := bufio.NewScanner(f)
 	for s.Scan() {
 		key, v, _ := strings.Cut(s.Text(), ":")
-		kb, convErr := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
-		switch {
-		case key != "VmRSS" && key != "VmHWM":
-			continue
-		case convErr != nil:
-			return "", "", fmt.Errorf("reading %s of pid %d: %w", key, pid, convErr)
-		case key == "VmRSS":
-			rss = fmt.Sprintf("%.1f MiB", kb/1024)
+		switch key {
+		case "VmRSS", "VmHWM", "RssAnon", "RssFile":
 		default:
-			hwm = fmt.Sprintf("%.1f MiB", kb/1024)
+			continue
 		}
+		kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s of pid %d: %w", key, pid, err)
+		}
+		out[key] = fmt.Sprintf("%.1f MiB", kb/1024)
 	}
-	if rss == "" {
-		return "", "", fmt.Errorf("pid %d: no VmRSS in /proc/%d/status", pid, pid)
+	if out["VmRSS"] == "" {
+		return nil, fmt.Errorf("pid %d: no VmRSS in /proc/%d/status", pid, pid)
 	}
-	return rss, hwm, s.Err()
+	return out, s.Err()
 }
