@@ -133,10 +133,12 @@ func startInstalled(ctx context.Context, o Options, reviews []review, dir string
 		serverArgs = append(serverArgs, fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", port))
 		in.pprofURL = fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/", port)
 	}
-	progress("building apply-hygiene as the image does")
-	binary, err := buildServer(ctx, dir)
-	if err != nil {
-		return in, err
+	binary := o.ServerBinary
+	if binary == "" {
+		progress("building apply-hygiene as the image does")
+		if binary, err = buildServer(ctx, dir); err != nil {
+			return in, err
+		}
 	}
 	if err := os.Setenv("GOMEMLIMIT", chartGoMemLimit); err != nil {
 		return in, err

@@ -67,6 +67,9 @@ type Options struct {
 	// RSSAfter reviews (default 100,000) and its VmRSS is read.
 	Installed bool
 	RSSAfter  int
+	// ServerBinary, with Installed, is a prebuilt apply-hygiene server to
+	// run instead of building the tree's (to compare two commits).
+	ServerBinary string
 	// ProfileDir, with Installed, receives cpu.pprof (apply-hygiene's
 	// server loaded for ProfileDuration, default 20s) and allocs.pprof.
 	ProfileDir      string
@@ -96,6 +99,7 @@ func main() {
 	flag.IntVar(&o.Variants, "variants", 256, "with -peer: distinct bodies of each review, sent in turn (own uid, variant annotation in the objects and last-applied); 1: the file as it is")
 	flag.BoolVar(&o.ShadowVerify, "shadow-verify", false, "analyze every review pruned and whole in apply-hygiene and fail the run on any difference (costs a second analysis)")
 	flag.BoolVar(&o.Installed, "installed", false, "like -peer, with the built binaries as separate processes: the floor, OPA's server, and apply-hygiene's server as the chart runs it against a local control plane; then RSS after -rss-after reviews")
+	flag.StringVar(&o.ServerBinary, "server-binary", "", "with -installed: a prebuilt apply-hygiene server (build it as the image does) instead of the tree's")
 	flag.IntVar(&o.RSSAfter, "rss-after", 100000, "with -installed: reviews each server gets in all before its VmRSS is read")
 	flag.StringVar(&o.ProfileDir, "profile", "", "with -installed: directory for apply-hygiene's CPU and allocation profiles under load")
 	flag.DurationVar(&o.ProfileDuration, "profile-duration", 20*time.Second, "with -profile: how long the CPU profile runs")
