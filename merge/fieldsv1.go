@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"iter"
 	"maps"
 	"slices"
 
@@ -46,7 +47,24 @@ func fieldSetOf(fieldsV1 map[string]any) (fields, nodeSet *fieldpath.Set, err er
 // later one's children win, as there; the nodes of both are kept, as
 // nodes does.
 func fieldsFromMap(m map[string]any) (children, nodeSet *fieldpath.Set, err error) {
-	for _, key := range slices.Sorted(maps.Keys(m)) {
+	children, nodeSet, err = fieldsInOrder(m, maps.Keys(m))
+	if errors.Is(err, errDuplicate) {
+		return fieldsInOrder(m, slices.Values(slices.Sorted(maps.Keys(m))))
+	}
+	return children, nodeSet, err
+}
+
+// errDuplicate is two keys of one object naming one path element: then
+// their order matters (fieldsFromMap).
+var errDuplicate = errors.New("two keys name one path element")
+
+// fieldsInOrder is fieldsFromMap reading m's keys in the order of keys;
+// it returns errDuplicate when two keys name one path element unless keys
+// are sorted.
+func fieldsInOrder(m map[string]any, keys iter.Seq[string]) (children, nodeSet *fieldpath.Set, err error) {
+	sorted, prev := true, ""
+	for key := range keys {
+		sorted, prev = sorted && key >= prev, key
 		if key == "." {
 			continue
 		}
@@ -68,7 +86,9 @@ func fieldsFromMap(m map[string]any) (children, nodeSet *fieldpath.Set, err erro
 			return nil, nil, errNotDecodable
 		}
 		if children == nil {
-			children = &fieldpath.Set{}
+			children = &fieldpath.Set{Members: fieldpath.MakePathElementSet(len(m))}
+		} else if _, seen := children.Children.Get(pe); !sorted && (seen || children.Members.Has(pe)) {
+			return nil, nil, errDuplicate
 		}
 		// FromJSON: a child with no children of its own is a member;
 		// one with "." is a member too (and a node).
