@@ -137,6 +137,13 @@ bench: ## Benchmark the review path against its floor (docs/performance.md).
 load: ## Load the no-op floor, the OPA peer and apply-hygiene side by side over HTTPS (docs/performance.md).
 	go run ./hack/load -peer -workers 8 -round 10s -rounds 3 -fixed-rate 400 -fixed-duration 10s
 
+# The same side by side with the binaries a user runs, each its own
+# process: the floor, OPA's server, apply-hygiene's server as the chart
+# starts it (against a local control plane); then RSS after 100,000 reviews.
+.PHONY: load-installed
+load-installed: tools ## Load the built binaries side by side over HTTPS: floor, OPA's server, the chart's server (docs/performance.md).
+	go run ./hack/load -installed -workers 8 -round 10s -rounds 3 -fixed-rate 400 -fixed-duration 10s -rss-after 100000
+
 .PHONY: load-cluster
 load-cluster: tools ## Load a local server over HTTPS and compare API-server updates with and without it.
 	go run ./hack/load -cluster -n 20000 -workers 4 -duration 2m -updates 100 -applies 10

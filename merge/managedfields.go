@@ -1,8 +1,6 @@
 package merge
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -152,15 +150,11 @@ func DecodeManagedFields(obj *unstructured.Unstructured) ([]ManagedFields, error
 		if len(e.FieldsV1) == 0 {
 			continue
 		}
-		// fieldpath.Set reads only JSON: encode the decoded map again.
-		raw, err := json.Marshal(e.FieldsV1)
+		fields, nodeSet, err := fieldSetOf(e.FieldsV1)
 		if err != nil {
-			return nil, fmt.Errorf("decoding managedFields[%d]: encoding fieldsV1 of %q: %w", i, e.Manager, err)
-		}
-		if err := out[i].Fields.FromJSON(bytes.NewReader(raw)); err != nil {
 			return nil, fmt.Errorf("decoding managedFields[%d]: fieldsV1 of %q: %w", i, e.Manager, err)
 		}
-		out[i].Nodes = nodes(e.FieldsV1, nil, nil)
+		out[i].Fields, out[i].Nodes = fields, nodeSet
 	}
 	return out, nil
 }

@@ -99,7 +99,7 @@ func (o *onceWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	limited := &io.LimitedReader{R: r.Body, N: maxRequestSize}
-	body, err := io.ReadAll(limited)
+	body, err := readAllSized(limited, r.ContentLength)
 	if err != nil || limited.N <= 0 {
 		o.replay(w, r, body, err)
 		return

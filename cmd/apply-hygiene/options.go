@@ -26,9 +26,12 @@ type Options struct {
 	CertDir                string
 	MetricsBindAddress     string
 	HealthProbeBindAddress string
-	PolicyConfig           string
-	PolicyDirs             []string
-	FailurePolicy          string
+	// PprofBindAddress serves net/http/pprof's /debug/pprof/ there; empty
+	// (the default) serves nothing. For profiling under load.
+	PprofBindAddress string
+	PolicyConfig     string
+	PolicyDirs       []string
+	FailurePolicy    string
 	// PersonFieldManagers are field managers, besides kubectl's, whose
 	// writes are a person's (see merge.WithKubectlManagers).
 	PersonFieldManagers []string
@@ -105,6 +108,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.CertDir, "cert-dir", "/tls", "directory with tls.crt and tls.key; reloaded when they change")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", ":8080", "address of the Prometheus /metrics endpoint; 0 disables it")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
+	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", "", "address of Go's /debug/pprof/ profiles (CPU, allocations); empty: off. Bind it to loopback: profiles show what the server holds")
 	fs.StringVar(&o.PolicyConfig, "policy-config", "", "policy configuration (YAML or JSON): per-rule actions, break-glass groups, exemptions; empty: the defaults")
 	fs.StringSliceVar(&o.PolicyDirs, "policy-dir", nil, "directory of user Rego policies, reloaded when it changes (repeatable)")
 	fs.StringVar(&o.FailurePolicy, "failure-policy", "Ignore", "what an internal error answers, as the webhook configurations' failurePolicy: Ignore (allow, with a warning) or Fail (reject)")

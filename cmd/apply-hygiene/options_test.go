@@ -46,6 +46,7 @@ func TestValidateAcceptsTheDefaults(t *testing.T) {
 		"no shutdown delay":           {args: []string{"--shutdown-delay=0s"}},
 		"a short, fast lease":         {args: []string{"--leader-election-lease-duration=4s", "--leader-election-renew-deadline=3s", "--leader-election-retry-period=500ms"}},
 		"the audit with its election": {args: []string{"--audit-interval=1h", "--namespace=ns"}},
+		"profiles on loopback":        {args: []string{"--pprof-bind-address=127.0.0.1:6060"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -294,6 +294,7 @@ func newManager(cfg *rest.Config, opts Options, logger logr.Logger) (manager.Man
 		BaseContext:             func() context.Context { return ctrl.LoggerInto(context.Background(), logger) },
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
+		PprofBindAddress:        opts.PprofBindAddress,
 		GracefulShutdownTimeout: &timeout,
 		// Only the periodic audit runs in one replica; the webhooks serve
 		// in all of them.

@@ -45,6 +45,15 @@ func (r *Replica) Running() bool {
 	return r.cmd != nil
 }
 
+// Pid is the process's id, or 0 when it does not run.
+func (r *Replica) Pid() int {
+	cmd, _ := r.running()
+	if cmd == nil || cmd.Process == nil {
+		return 0
+	}
+	return cmd.Process.Pid
+}
+
 // Start starts the process (again) with the same arguments and waits for
 // its /readyz; it does nothing if the process runs.
 func (r *Replica) Start(ctx context.Context) error {

@@ -39,8 +39,9 @@ type localCluster struct {
 	binDir string
 }
 
-// startCluster starts the control plane and the server; stop ends both.
-func startCluster(ctx context.Context, progress func(string), serverArgs ...string) (*localCluster, error) {
+// startCluster starts the control plane and the server (binary, or built
+// from the tree when empty); stop ends both.
+func startCluster(ctx context.Context, progress func(string), binary string, serverArgs ...string) (*localCluster, error) {
 	root, err := controlplane.RepoRoot()
 	if err != nil {
 		return nil, err
@@ -55,7 +56,7 @@ func startCluster(ctx context.Context, progress func(string), serverArgs ...stri
 	}
 	c := &localCluster{cp: cp, binDir: binDir}
 	progress("building and starting apply-hygiene")
-	if c.hook, err = devenv.Start(ctx, cp, devenv.Options{RepoRoot: root, BinDir: binDir, Dir: filepath.Join(cp.Dir(), "apply-hygiene"), ServerArgs: serverArgs}); err != nil {
+	if c.hook, err = devenv.Start(ctx, cp, devenv.Options{RepoRoot: root, BinDir: binDir, Dir: filepath.Join(cp.Dir(), "apply-hygiene"), Binary: binary, ServerArgs: serverArgs}); err != nil {
 		return nil, errors.Join(err, c.stop())
 	}
 	config, err := cp.RESTConfig()

@@ -36,6 +36,22 @@
 //	go run ./hack/load -peer                                  # make load
 //	go run ./hack/load -peer -round 1s -rounds 1 -fixed-duration 1s
 //
+// With -installed it runs the same side by side with the binaries a user
+// runs, each its own process on its own loopback HTTPS port: the no-op
+// floor (this program, -serve-floor), OPA's own server (opa run --server
+// with TLS, built with go install at go.mod's version of OPA, cached in
+// the user's cache directory) with peer/*.rego and peer/opa/system.rego,
+// which answers the AdmissionReview at POST /, and apply-hygiene's server
+// built as the image is, run by hack/devenv with the chart's flags and
+// GOMEMLIMIT against a local control plane (so its events, logging and
+// metrics are on as in a cluster). After the rounds and the fixed rate,
+// each server gets what it lacks of -rss-after reviews and its VmRSS is
+// read from /proc/<pid>/status; -profile DIR then takes the server's CPU
+// profile under load and its allocation profile (--pprof-bind-address):
+//
+//	go run ./hack/load -installed                      # make load-installed
+//	go run ./hack/load -installed -round 1s -rounds 1 -fixed-duration 1s -rss-after 3000
+//
 // -shadow-verify (with -peer or -cluster) makes apply-hygiene analyze
 // every review twice, pruned and whole (merge.WithShadowVerify), and fails
 // the run when it could not answer a review: a difference between the

@@ -59,6 +59,24 @@ type Options struct {
 	// -cluster): a difference fails the review, and the run fails on any
 	// review apply-hygiene could not answer.
 	ShadowVerify bool
+	// Installed runs the side by side of Peer with the built binaries,
+	// each its own process: the no-op floor (this program with
+	// ServeFloor), OPA's server (opa run --server, at go.mod's version)
+	// with the peer's Rego, and apply-hygiene's server as the chart runs
+	// it, against a local control plane. Then each gets what it lacks of
+	// RSSAfter reviews (default 100,000) and its VmRSS is read.
+	Installed bool
+	RSSAfter  int
+	// ServerBinary, with Installed, is a prebuilt apply-hygiene server to
+	// run instead of building the tree's (to compare two commits).
+	ServerBinary string
+	// ProfileDir, with Installed, receives cpu.pprof (apply-hygiene's
+	// server loaded for ProfileDuration, default 20s) and allocs.pprof.
+	ProfileDir      string
+	ProfileDuration time.Duration
+	// ServeFloor serves the no-op floor on this loopback address with
+	// TLSCert and TLSKey until interrupted (how Installed starts it).
+	ServeFloor, TLSCert, TLSKey string
 }
 
 func main() {
@@ -80,6 +98,14 @@ func main() {
 	flag.DurationVar(&o.FixedDuration, "fixed-duration", 10*time.Second, "with -peer: how long each server is loaded at -fixed-rate")
 	flag.IntVar(&o.Variants, "variants", 256, "with -peer: distinct bodies of each review, sent in turn (own uid, variant annotation in the objects and last-applied); 1: the file as it is")
 	flag.BoolVar(&o.ShadowVerify, "shadow-verify", false, "analyze every review pruned and whole in apply-hygiene and fail the run on any difference (costs a second analysis)")
+	flag.BoolVar(&o.Installed, "installed", false, "like -peer, with the built binaries as separate processes: the floor, OPA's server, and apply-hygiene's server as the chart runs it against a local control plane; then RSS after -rss-after reviews")
+	flag.StringVar(&o.ServerBinary, "server-binary", "", "with -installed: a prebuilt apply-hygiene server (build it as the image does) instead of the tree's")
+	flag.IntVar(&o.RSSAfter, "rss-after", 100000, "with -installed: reviews each server gets in all before its VmRSS is read")
+	flag.StringVar(&o.ProfileDir, "profile", "", "with -installed: directory for apply-hygiene's CPU and allocation profiles under load")
+	flag.DurationVar(&o.ProfileDuration, "profile-duration", 20*time.Second, "with -profile: how long the CPU profile runs")
+	flag.StringVar(&o.ServeFloor, "serve-floor", "", "serve the no-op floor on this loopback address (with -tls-cert, -tls-key) until interrupted")
+	flag.StringVar(&o.TLSCert, "tls-cert", "", "with -serve-floor: serving certificate (PEM)")
+	flag.StringVar(&o.TLSKey, "tls-key", "", "with -serve-floor: its key (PEM)")
 	flag.Parse()
 	// The in-process server of -peer logs through controller-runtime.
 	ctrllog.SetLogger(logr.Discard())
@@ -93,11 +119,20 @@ func main() {
 }
 
 func run(ctx context.Context, o Options) error {
+	if o.ServeFloor != "" {
+		return serveFloor(ctx, o)
+	}
 	if o.Workers == 0 {
 		o.Workers = 4
-		if o.Peer {
+		if o.Peer || o.Installed {
 			o.Workers = 8
 		}
+	}
+	if o.Installed {
+		if o.Peer || o.Cluster {
+			return errors.New("-installed, -peer and -cluster are separate runs")
+		}
+		return runInstalled(ctx, o)
 	}
 	if o.Peer {
 		return runPeer(ctx, o)
@@ -151,7 +186,7 @@ func runCluster(ctx context.Context, o Options, path string, reviews []review) (
 	if o.ShadowVerify {
 		serverArgs = append(serverArgs, "--shadow-verify")
 	}
-	c, err := startCluster(ctx, progress, serverArgs...)
+	c, err := startCluster(ctx, progress, "", serverArgs...)
 	if err != nil {
 		return err
 	}
@@ -191,8 +226,9 @@ func runPeer(ctx context.Context, o Options) (err error) {
 	for _, s := range refs.servers {
 		fmt.Printf("%s: %s\n", s.name, s.url)
 	}
-	return sideBySide(ctx, os.Stdout, refs, reviews, sideOptions{workers: o.Workers, round: o.Round, rounds: o.Rounds,
+	_, err = sideBySide(ctx, os.Stdout, refs, reviews, sideOptions{workers: o.Workers, round: o.Round, rounds: o.Rounds,
 		fixedRate: o.FixedRate, fixedDuration: o.FixedDuration, warmup: 200, variants: o.Variants, strict: o.ShadowVerify})
+	return err
 }
 
 // updateAs returns a client-go update of c under field manager.

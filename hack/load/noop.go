@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
+	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -80,4 +84,30 @@ func writeAnswer(w http.ResponseWriter, resp admissionv1.AdmissionResponse) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(out)
+}
+
+// serveFloor serves floor over HTTPS on o.ServeFloor until ctx ends: the
+// floor of -installed, a process of its own.
+func serveFloor(ctx context.Context, o Options) error {
+	if _, err := loopbackURL("https://" + o.ServeFloor); err != nil {
+		return err
+	}
+	cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
+	if err != nil {
+		return fmt.Errorf("reading -tls-cert and -tls-key: %w", err)
+	}
+	cfg := &tls.Config{NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
+	l, err := tls.Listen("tcp", o.ServeFloor, cfg)
+	if err != nil {
+		return fmt.Errorf("listening: %w", err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(floor), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	if err := srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }

@@ -120,6 +120,9 @@ func (l latencies) quantile(q float64) time.Duration {
 	return l.took[min(i, len(l.took)-1)]
 }
 
+// sent is the number of reviews answered or failed.
+func (l latencies) sent() int { return len(l.took) + l.errors }
+
 func (l latencies) mean() time.Duration {
 	if len(l.took) == 0 {
 		return 0

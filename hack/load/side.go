@@ -40,34 +40,42 @@ type sideResult struct {
 }
 
 // sideBySide loads each server with each review, in rounds, and prints
-// the tables and ratios to out.
-func sideBySide(ctx context.Context, out io.Writer, refs *references, reviews []review, o sideOptions) error {
+// the tables and ratios to out. It returns how many reviews each server
+// was sent, by name.
+func sideBySide(ctx context.Context, out io.Writer, refs *references, reviews []review, o sideOptions) (map[string]int, error) {
 	// A client each: every server keeps its connections across rounds.
 	clients := map[string]*http.Client{}
 	for _, s := range refs.servers {
 		c, err := newClient(refs.caPEM, o.workers)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		clients[s.name] = c
 		// A server shuts down at once only when no connection is open.
 		defer c.CloseIdleConnections()
 	}
+	sent := map[string]int{}
 	for _, r := range reviews {
 		vs, err := variants(r, o.variants)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		res, err := measureReview(ctx, clients, refs.servers, vs, o)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		printReview(out, refs.servers, r, res, o)
+		for _, s := range refs.servers {
+			sent[s.name] += o.warmup + res.fixed[s.name].sent()
+			for _, l := range res.rounds[s.name] {
+				sent[s.name] += l.sent()
+			}
+		}
 		if n := errorsOf(res.rounds[hygieneName]) + res.fixed[hygieneName].errors; o.strict && n > 0 {
-			return fmt.Errorf("%s: apply-hygiene could not answer %d reviews (with -shadow-verify, a pruned analysis that differs from the whole one is one)", r.name, n)
+			return nil, fmt.Errorf("%s: apply-hygiene could not answer %d reviews (with -shadow-verify, a pruned analysis that differs from the whole one is one)", r.name, n)
 		}
 	}
-	return nil
+	return sent, nil
 }
 
 // measureReview runs the rounds (servers interleaved, so that the

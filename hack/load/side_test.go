@@ -110,7 +110,7 @@ func testAnswers(t *testing.T, refs *references, reviews []review) {
 func testSideBySide(t *testing.T, refs *references, reviews []review) {
 	var out strings.Builder
 	o := sideOptions{workers: 2, round: 100 * time.Millisecond, rounds: 2, fixedRate: 50, fixedDuration: 200 * time.Millisecond, warmup: 4, variants: 4}
-	if err := sideBySide(t.Context(), &out, refs, reviews, o); err != nil {
+	if _, err := sideBySide(t.Context(), &out, refs, reviews, o); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"| " + uidOnlyName + " | ", "| " + floorName + " | ", "| " + peerName + " | ", "| " + hygieneName + " | ",

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -189,8 +190,29 @@ func classify(w write) policy.Classification {
 // a value in last-applied along with the field leaves the manifest
 // without uid: that is an edit.
 func savedConfig(obj *unstructured.Unstructured) bool {
+	raw := lastApplied(obj)
+	if !mayHoldUID(raw, string(obj.GetUID())) {
+		return false
+	}
+	return savedConfigDecoded(obj, raw)
+}
+
+// mayHoldUID reports whether the JSON raw may hold the string uid: false
+// only when it cannot. Without a backslash (no escapes) and in valid
+// UTF-8 (nothing replaced), every string decodes to the bytes written, so
+// a raw that does not contain uid quoted holds no string equal to it. An
+// empty uid is held by no saved config (savedConfigDecoded).
+func mayHoldUID(raw, uid string) bool {
+	if uid == "" {
+		return false
+	}
+	return strings.Contains(raw, `\`) || !utf8.ValidString(raw) || strings.Contains(raw, `"`+uid+`"`)
+}
+
+// savedConfigDecoded is savedConfig on the decoded last-applied raw.
+func savedConfigDecoded(obj *unstructured.Unstructured, raw string) bool {
 	var saved map[string]any
-	if err := json.Unmarshal([]byte(lastApplied(obj)), &saved); err != nil {
+	if err := json.Unmarshal([]byte(raw), &saved); err != nil {
 		return false
 	}
 	meta, _ := saved["metadata"].(map[string]any)
