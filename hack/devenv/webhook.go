@@ -319,13 +319,18 @@ func (w *Webhook) tls(cp *controlplane.ControlPlane, certDir string) ([]string, 
 	return []string{"--tls-mode=file"}, nil
 }
 
-func (w *Webhook) failurePolicy() string {
-	for _, v := range w.opts.Values {
+func (w *Webhook) failurePolicy() string { return FailurePolicy(w.opts.Values) }
+
+// FailurePolicy is the failurePolicy that the chart values set: the last
+// failurePolicy=… (as with `helm --set`), or the chart's default, Ignore.
+func FailurePolicy(values []string) string {
+	policy := "Ignore"
+	for _, v := range values {
 		if p, ok := strings.CutPrefix(v, "failurePolicy="); ok {
-			return p
+			policy = p
 		}
 	}
-	return "Ignore"
+	return policy
 }
 
 // writePolicyConfig copies the chart's policy ConfigMap to a file, as the

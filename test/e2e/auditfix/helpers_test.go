@@ -4,51 +4,22 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"io"
-	"os"
-	"os/exec"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
-// result is one run of the kubectl-hygiene binary.
-type result struct {
-	stdout, stderr string
-	code           int
-}
-
-// hygieneCmd is the built kubectl-hygiene with args, the framework's
-// kubeconfig and the test's namespace.
-func hygieneCmd(ctx context.Context, t *testing.T, f *framework.Framework, args ...string) *exec.Cmd {
-	t.Helper()
-	cmd := exec.CommandContext(ctx, framework.HygieneBinary(t), append(args, "-n", f.Namespace, "--kubeconfig", f.Kubectl.Kubeconfig)...)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	return cmd
-}
-
-// runHygiene runs kubectl hygiene with args in the test's namespace.
-func runHygiene(t *testing.T, f *framework.Framework, args ...string) result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	cmd := hygieneCmd(ctx, t, f, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	return finish(t, args, cmd.Run(), stdout.String(), stderr.String())
-}
-
-// runPaused runs kubectl hygiene with args and --pause-before-write, and
+// runPaused runs kubectl hygiene with args, --pause-before-write and the
+// test's namespace, and
 // calls between once the command has scanned and waits before writing.
-func runPaused(t *testing.T, f *framework.Framework, between func(), args ...string) result {
+func runPaused(t *testing.T, f *framework.Framework, between func(), args ...string) framework.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	args = append(args, "--pause-before-write")
-	cmd := hygieneCmd(ctx, t, f, args...)
+	args = append(args, "--pause-before-write", "-n", f.Namespace)
+	cmd := f.HygieneCommand(ctx, t, args...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -75,27 +46,19 @@ func runPaused(t *testing.T, f *framework.Framework, between func(), args ...str
 	if err != nil {
 		t.Fatalf("reading kubectl-hygiene's stderr: %v", err)
 	}
-	return finish(t, args, cmd.Wait(), stdout.String(), first+string(rest))
-}
-
-func finish(t *testing.T, args []string, err error, stdout, stderr string) result {
-	t.Helper()
-	res := result{stdout: stdout, stderr: stderr}
-	var exitErr *exec.ExitError
-	switch {
-	case errors.As(err, &exitErr):
-		res.code = exitErr.ExitCode()
-	case err != nil:
-		t.Fatalf("running kubectl-hygiene %s: %v", strings.Join(args, " "), err)
-	}
-	t.Logf("$ kubectl hygiene %s (exit %d)\n%s%s", strings.Join(args, " "), res.code, res.stdout, res.stderr)
-	return res
+	return framework.HygieneResult(t, args, cmd.Wait(), stdout.String(), first+string(rest))
 }
 
 // wantExit fails t unless res exited with code.
-func wantExit(t *testing.T, res result, code int) {
+func wantExit(t *testing.T, res framework.Result, code int) {
 	t.Helper()
-	if res.code != code {
-		t.Errorf("kubectl hygiene exited %d, want %d", res.code, code)
+	if res.ExitCode != code {
+		t.Errorf("kubectl hygiene exited %d, want %d", res.ExitCode, code)
 	}
+}
+
+// runHygiene runs kubectl hygiene with args in the test's namespace.
+func runHygiene(t *testing.T, f *framework.Framework, args ...string) framework.Result {
+	t.Helper()
+	return f.Hygiene(t, append(args, "-n", f.Namespace)...)
 }

@@ -2,7 +2,6 @@ package auditfixserver_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,29 +30,6 @@ func restartedAndApplied(t *testing.T, f *framework.Framework) string {
 	}
 	k.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t)
 	return restartedAt
-}
-
-// metrics is the server's /metrics.
-func metrics(ctx context.Context, t *testing.T) string {
-	t.Helper()
-	body, err := framework.Webhook(t).Replicas()[0].Metrics(ctx)
-	if err != nil {
-		t.Logf("reading the metrics: %v", err)
-	}
-	return body
-}
-
-// metricLines are the lines of the server's /metrics that start with
-// prefix.
-func metricLines(ctx context.Context, t *testing.T, prefix string) []string {
-	t.Helper()
-	var out []string
-	for _, l := range strings.Split(metrics(ctx, t), "\n") {
-		if strings.HasPrefix(l, prefix) {
-			out = append(out, l)
-		}
-	}
-	return out
 }
 
 // events are the events of reason on deployment web in the test's

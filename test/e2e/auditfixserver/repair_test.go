@@ -36,7 +36,7 @@ func TestAuditRepairsLastAppliedAsItsClientSideManager(t *testing.T) {
 
 	gauge := `apply_hygiene_audit_findings{namespace="` + f.Namespace + `",rule="stale-last-applied"} 1`
 	framework.Eventually(t, 60*time.Second, "a scan that reports the stale last-applied in the ignored namespace", func(ctx context.Context) (bool, error) {
-		return len(metricLines(ctx, t, gauge)) == 1, nil
+		return len(framework.MetricLines(framework.PollWebhookMetrics(ctx, t), gauge)) == 1, nil
 	})
 	if got := k.JSONPath(t, sts, lastAppliedExpr); got != v2 {
 		t.Fatalf("last-applied in the ignored namespace:\n%s\nwant v2's left alone:\n%s", got, v2)

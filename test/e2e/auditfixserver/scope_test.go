@@ -63,7 +63,7 @@ func TestAuditFixStaysInScope(t *testing.T) {
 			}
 			gauge := fmt.Sprintf(`apply_hygiene_audit_findings{namespace=%q,rule="orphaned-field"} 1`, ns)
 			framework.Eventually(t, 60*time.Second, "a scan that reports the orphan and leaves it", func(ctx context.Context) (bool, error) {
-				return len(metricLines(ctx, t, gauge)) == 1, nil
+				return len(framework.MetricLines(framework.PollWebhookMetrics(ctx, t), gauge)) == 1, nil
 			})
 			framework.WantLines(t, k.JSONPath(t, "deployment/web", envExpr), `[{"name":"SET_BY_HAND","value":"yes"}]`)
 		})

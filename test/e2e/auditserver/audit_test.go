@@ -50,7 +50,7 @@ func TestPeriodicAuditReportsWithEventAndGauge(t *testing.T) {
 	})
 	gauge := fmt.Sprintf(`apply_hygiene_audit_findings{namespace=%q,rule="missing-last-applied"} 1`, f.Namespace)
 	framework.Eventually(t, 30*time.Second, gauge, func(ctx context.Context) (bool, error) {
-		return strings.Contains(metrics(ctx, t), gauge), nil
+		return strings.Contains(framework.PollWebhookMetrics(ctx, t), gauge), nil
 	})
 }
 
@@ -82,9 +82,4 @@ func TestPeriodicAuditCoversTheCommonKinds(t *testing.T) {
 			return false, nil
 		})
 	}
-}
-
-func metrics(ctx context.Context, t *testing.T) string {
-	body, _ := framework.Webhook(t).Replicas()[0].Metrics(ctx)
-	return body
 }

@@ -82,7 +82,7 @@ func TestPolicyConfigMapBroken(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			withFailurePolicy(t, tc.policy)
+			framework.WithFailurePolicy(t, tc.policy)
 			f := newWeb(t)
 			cm := policyConfigMap(t, f, noLabelPolicy(f.Namespace))
 			denied := "Error from server (Forbidden): " + framework.DeniedPrefix + "[no-label] Deployment " + f.Namespace + "/web: no kubectl label here"

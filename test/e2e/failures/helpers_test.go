@@ -55,26 +55,6 @@ func wantReplicas(t *testing.T, f *framework.Framework, n int) {
 	}
 }
 
-// withFailurePolicy installs the chart with failurePolicy=policy until
-// the test ends: the webhook configurations' failurePolicy and, as the
-// chart sets it from the same value, the server's --failure-policy
-// (devenv's Reconfigure restarts the server with it).
-func withFailurePolicy(t *testing.T, policy string) {
-	t.Helper()
-	if policy == "Ignore" {
-		return // the package's default
-	}
-	w, cp := framework.Webhook(t), framework.ControlPlane(t)
-	if err := w.Reconfigure(t.Context(), cp, "failurePolicy="+policy); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := w.Reconfigure(context.Background(), cp); err != nil {
-			t.Errorf("restoring failurePolicy Ignore: %v", err)
-		}
-	})
-}
-
 // withServer stops the package's server and starts a second one from the
 // same binary, with the chart values, TLS mode and extra flags of opts,
 // reaching the API server through the same proxy, until the test ends;

@@ -26,8 +26,11 @@ var env struct {
 	home     string
 	client   kubernetes.Interface
 	webhook  *devenv.Webhook
-	node     *node.Node
-	skipWhy  string
+	// values are the package's chart values (WithWebhook), which
+	// Reconfigure puts back.
+	values  []string
+	node    *node.Node
+	skipWhy string
 	// skipAlways: the machine can never run what the package needs (a
 	// node without root), so it skips even when e2e is required.
 	skipAlways bool
@@ -164,6 +167,7 @@ func setUp(ctx context.Context, o mainOptions) {
 		return
 	}
 	if o.webhook {
+		env.values = o.values
 		env.webhook, env.err = startWebhook(ctx, o)
 	}
 }

@@ -123,37 +123,17 @@ func report(t *testing.T, f *framework.Framework, loads []framework.ClientLoad) 
 	return failed
 }
 
-// withFailurePolicy installs the chart with failurePolicy=policy instead of
-// the package's Fail until the test ends; devenv's Reconfigure restarts the
-// replicas with the same --failure-policy, as the chart sets it.
-func withFailurePolicy(t *testing.T, policy string) {
-	t.Helper()
-	w, cp := framework.Webhook(t), framework.ControlPlane(t)
-	if err := w.Reconfigure(t.Context(), cp, "failurePolicy="+policy); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := w.Reconfigure(context.Background(), cp, "failurePolicy=Fail"); err != nil {
-			t.Errorf("restoring failurePolicy Fail: %v", err)
-		}
-	})
-}
-
 // failedOpen is the API server's count of apply-hygiene's webhook calls
 // that failed open (apiserver_admission_webhook_fail_open_count, summed
 // over both webhooks).
 func failedOpen(t *testing.T, f *framework.Framework) int {
 	t.Helper()
-	total := 0
-	for _, line := range strings.Split(f.APIServerMetrics(t), "\n") {
-		if !strings.HasPrefix(line, "apiserver_admission_webhook_fail_open_count{") || !strings.Contains(line, `.apply-hygiene.io"`) {
-			continue
-		}
-		n, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-		if err != nil {
-			t.Fatalf("reading %q: %v", line, err)
-		}
-		total += int(n)
-	}
-	return total
+	const failOpen = "apiserver_admission_webhook_fail_open_count"
+	return int(framework.ParseSamples(t, f.APIServerMetrics(t), failOpen).Sum(failOpen, ours))
+}
+
+// ours reports whether a series of the API server's is of one of
+// apply-hygiene's webhooks.
+func ours(series string) bool {
+	return strings.HasSuffix(framework.Label(series, "name"), ".apply-hygiene.io")
 }

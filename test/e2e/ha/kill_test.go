@@ -62,7 +62,7 @@ func TestOneReplicaKilledAtATime(t *testing.T) {
 func TestOneReplicaKilledAtATimeUnderIgnore(t *testing.T) {
 	f := framework.New(t)
 	w := framework.Webhook(t)
-	withFailurePolicy(t, "Ignore")
+	framework.WithFailurePolicy(t, "Ignore")
 	n := applies(t)
 	before, openBefore := w.LB().Stats(), failedOpen(t, f)
 	var kills record

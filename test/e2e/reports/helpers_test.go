@@ -118,12 +118,6 @@ func serverLog(t *testing.T, msg string) []logLine {
 	return out
 }
 
-// scrape returns the server's /metrics.
-func scrape(ctx context.Context, t *testing.T) string {
-	body, _ := framework.Webhook(t).Replicas()[0].Metrics(ctx)
-	return body
-}
-
 // hasLine reports whether text has the line.
 func hasLine(text, line string) bool {
 	for l := range strings.SplitSeq(text, "\n") {

@@ -67,7 +67,7 @@ func crdsMissing(t *testing.T, f *framework.Framework) {
 		t.Errorf("the log line (-want +got):\n%s", diff)
 	}
 	gauge := `apply_hygiene_reports_crd_missing{format="openreports"} 1`
-	if metrics := scrape(t.Context(), t); !hasLine(metrics, gauge) {
+	if metrics := framework.PollWebhookMetrics(t.Context(), t); !hasLine(metrics, gauge) {
 		t.Errorf("/metrics has no line %q", gauge)
 	}
 	pod := framework.Webhook(t).Replicas()[0].Name()
@@ -95,7 +95,7 @@ func crdsMissing(t *testing.T, f *framework.Framework) {
 func crdsInstalled(t *testing.T) {
 	gauge := `apply_hygiene_reports_crd_missing{format="openreports"} 0`
 	framework.Eventually(t, time.Minute, "/metrics line "+gauge, func(ctx context.Context) (bool, error) {
-		return hasLine(scrape(ctx, t), gauge), nil
+		return hasLine(framework.PollWebhookMetrics(ctx, t), gauge), nil
 	})
 	lines := serverLog(t, installedMsg)
 	if len(lines) != 1 || lines[0]["level"] != "info" || lines[0]["groupVersion"] != "openreports.io/v1alpha1" {

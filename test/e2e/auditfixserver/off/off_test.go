@@ -49,10 +49,7 @@ func TestAuditFixOffLeavesTheOrphan(t *testing.T) {
 	if n, err := countEvents(t.Context(), f, "AuditFixed"); err != nil || n != 0 {
 		t.Errorf("%d AuditFixed events (%v), want none", n, err)
 	}
-	body, err := framework.Webhook(t).Replicas()[0].Metrics(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	body := framework.WebhookMetrics(t)
 	gauge := fmt.Sprintf(`apply_hygiene_audit_findings{namespace=%q,rule="orphaned-field"} 1`, f.Namespace)
 	if !strings.Contains(body, "\n"+gauge+"\n") {
 		t.Errorf("no line %q in the metrics", gauge)
