@@ -13,12 +13,6 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
-const (
-	lastAppliedPath = "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]"
-	imagePath       = "spec.template.spec.containers[name=nginx].image"
-	restartedAtPath = "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"
-)
-
 // finding is what the test pins of a finding: rule, object and path.
 type finding struct {
 	Rule, Action, Kind, Name, Path string

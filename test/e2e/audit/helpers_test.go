@@ -10,6 +10,19 @@ import (
 
 const seeds = "../seeds/testdata/"
 
+// The fields the tests read (with kubectl's JSONPath) and the paths the
+// findings name.
+const (
+	lastAppliedPath = "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]"
+	lastAppliedExpr = `{.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}`
+	restartedAtPath = "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"
+	restartedAtExpr = `{.spec.template.metadata.annotations.kubectl\.kubernetes\.io/restartedAt}`
+	imagePath       = "spec.template.spec.containers[name=nginx].image"
+	// envExpr is Deployment web's env, which kubectl set env changes.
+	envExpr = "{.spec.template.spec.containers[0].env}"
+	sts     = "statefulset.apps/my-wonderhoy-app"
+)
+
 // cleanObjects writes n Deployments and n StatefulSets, with no replicas,
 // as one multi-document file.
 func cleanObjects(t *testing.T, n int) string {

@@ -26,11 +26,14 @@ var env struct {
 	home     string
 	client   kubernetes.Interface
 	webhook  *devenv.Webhook
-	// values are the package's chart values (WithWebhook), which
-	// Reconfigure puts back.
-	values  []string
-	node    *node.Node
-	skipWhy string
+	// values are the package's chart values (WithWebhook or UseWebhook),
+	// which Reconfigure puts back.
+	values []string
+	// serverBinary is the server built for the first webhook started,
+	// which the next UseWebhook runs again.
+	serverBinary string
+	node         *node.Node
+	skipWhy      string
 	// skipAlways: the machine can never run what the package needs (a
 	// node without root), so it skips even when e2e is required.
 	skipAlways bool
@@ -126,7 +129,7 @@ func run(m *testing.M, o mainOptions) int {
 	close(setUpDone)
 	defer tearDown()
 	code := m.Run()
-	if err := checkShadow(ctx); err != nil && code == 0 {
+	if err := checkShadow(ctx, env.webhook); err != nil && code == 0 {
 		fmt.Fprintln(os.Stderr, err)
 		code = 1
 	}
@@ -168,7 +171,7 @@ func setUp(ctx context.Context, o mainOptions) {
 	}
 	if o.webhook {
 		env.values = o.values
-		env.webhook, env.err = startWebhook(ctx, o)
+		env.webhook, env.err = startWebhook(ctx, o, filepath.Join(env.cp.Dir(), "apply-hygiene"))
 	}
 }
 

@@ -1,4 +1,4 @@
-package auditfix_test
+package audit_test
 
 import (
 	"cmp"
@@ -9,13 +9,6 @@ import (
 	"time"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
-)
-
-const (
-	lastAppliedExpr = `{.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}`
-	restartedAtExpr = `{.spec.template.metadata.annotations.kubectl\.kubernetes\.io/restartedAt}`
-	restartedAtPath = "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"
-	sts             = "statefulset.apps/my-wonderhoy-app"
 )
 
 // Seed 004 undone before apply-hygiene was installed: audit --fix shows

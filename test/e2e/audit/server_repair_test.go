@@ -1,4 +1,4 @@
-package auditfixserver_test
+package audit_test
 
 import (
 	"context"
@@ -11,18 +11,13 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
-const (
-	sts             = "statefulset.apps/my-wonderhoy-app"
-	lastAppliedExpr = `{.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}`
-)
-
 // Seed 004 undone while its namespace was labelled apply-hygiene.io/ignore
 // (the webhook did not see the undo, so last-applied stayed v2's): once
 // the label goes, the periodic audit repairs last-applied to v1's, which
 // the restored ControllerRevision kept, writing it through the webhooks
 // as kubectl-client-side-apply, which owned the annotation and still owns
 // it alone. While the label is on, nothing is written.
-func TestAuditRepairsLastAppliedAsItsClientSideManager(t *testing.T) {
+func testAuditRepairsLastAppliedAsItsClientSideManager(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
 	k.Run(t, "label", "namespace", f.Namespace, "apply-hygiene.io/ignore=true").MustSucceed(t)

@@ -1,13 +1,10 @@
-package auditfix_test
+package audit_test
 
 import (
 	"testing"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
-
-// envExpr is Deployment web's env, which kubectl set env changes.
-const envExpr = "{.spec.template.spec.containers[0].env}"
 
 // setEnvByHand applies web and adds an env var with kubectl set env: an
 // orphan, which apply never removes.

@@ -1,4 +1,4 @@
-package auditfixserver_test
+package audit_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // patch, records a Normal event AuditFixed with what it did and counts
 // the fix; the finding is gone from the gauge, and the next apply of the
 // same manifest changes nothing.
-func TestAuditRemovesRestartedAt(t *testing.T) {
+func testAuditRemovesRestartedAt(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
 	restartedAndApplied(t, f)
@@ -52,7 +52,7 @@ func TestAuditRemovesRestartedAt(t *testing.T) {
 // API server forbids the fix, the server counts it as an error and the
 // object keeps restartedAt with its finding and gets no AuditFixed event;
 // with audit.fix=true again the next audit fixes it.
-func TestAuditFixNeedsTheChartsPatchRule(t *testing.T) {
+func testAuditFixNeedsTheChartsPatchRule(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
 	restore := framework.Reconfigure(t, "audit.fix=false")

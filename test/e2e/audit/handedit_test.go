@@ -1,4 +1,4 @@
-package auditfix_test
+package audit_test
 
 import (
 	"context"
@@ -20,7 +20,6 @@ type handWorkload struct {
 }
 
 const (
-	imagePath       = "spec.template.spec.containers[name=nginx].image"
 	toBeDeletedPath = "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]"
 )
 

@@ -1,4 +1,4 @@
-package auditfixserver_test
+package audit_test
 
 import (
 	"context"
@@ -10,8 +10,6 @@ import (
 )
 
 const (
-	restartedAtExpr = `{.spec.template.metadata.annotations.kubectl\.kubernetes\.io/restartedAt}`
-	restartedAtPath = "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"
 	// fixedNote is the note of the AuditFixed event on web.
 	fixedNote = "apply-hygiene's audit fixed it (field manager apply-hygiene-audit): removed " + restartedAtPath + " (rolls the pods)"
 )
