@@ -13,9 +13,9 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/hack/node"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // env is the package-wide control plane started by Main.
@@ -76,7 +76,7 @@ func WithControllers(names ...string) MainOption {
 
 // WithWebhook also installs apply-hygiene: the chart in url mode (with the
 // extra helm values given) and the server as a local process with the
-// chart's service account (see hack/devenv).
+// chart's service account (see test/e2e/framework/devenv).
 func WithWebhook(values ...string) MainOption {
 	return func(o *mainOptions) { o.webhook, o.values = true, values }
 }

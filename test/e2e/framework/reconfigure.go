@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // Reconfigure installs the chart again with the package's values

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // shadowSeries is the prefix of the server's error counters for reviews

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 func startWebhook(ctx context.Context, o mainOptions, dir string) (*devenv.Webhook, error) {

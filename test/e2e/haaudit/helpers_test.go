@@ -15,8 +15,8 @@ import (
 
 	v1alpha1 "github.com/openreports/reports-api/apis/openreports.io/v1alpha1"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // scheduleLease is the Lease that records the last audit scan;
