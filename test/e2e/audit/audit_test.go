@@ -1,7 +1,6 @@
 package audit_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,21 +15,6 @@ import (
 // finding is what the test pins of a finding: rule, object and path.
 type finding struct {
 	Rule, Action, Kind, Name, Path string
-}
-
-type auditJSON struct {
-	Findings []struct {
-		Rule    string `json:"rule"`
-		Action  string `json:"action"`
-		Path    string `json:"path"`
-		Message string `json:"message"`
-		Object  struct {
-			APIVersion string `json:"apiVersion"`
-			Kind       string `json:"kind"`
-			Namespace  string `json:"namespace"`
-			Name       string `json:"name"`
-		} `json:"object"`
-	} `json:"findings"`
 }
 
 // Drift planted on purpose among 200 clean objects: audit finds it all and
@@ -121,12 +105,8 @@ func TestAuditFindsPlantedDrift(t *testing.T) {
 // and object.
 func findingsOf(t *testing.T, f *framework.Framework, stdout string) []finding {
 	t.Helper()
-	var out auditJSON
-	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
-		t.Fatalf("decoding audit output: %v\n%s", err, stdout)
-	}
 	got := []finding{}
-	for _, x := range out.Findings {
+	for _, x := range framework.ParseAuditFindings(t, stdout) {
 		if x.Object.Namespace != f.Namespace || x.Object.APIVersion != "apps/v1" {
 			t.Errorf("finding on an object the test did not plant: %+v", x.Object)
 		}
