@@ -80,7 +80,7 @@ image: build control-plane-tools ## Build the server's image (bin/images/apply-h
 		-file /etc/passwd=hack/image/rootfs/etc/passwd -file /etc/group=hack/image/rootfs/etc/group -dir /tmp=1777
 	@ls -l $(IMAGE_DIR)
 
-$(CLUSTER): $(shell find hack/cluster hack/controlplane hack/devenv hack/node -name '*.go') go.mod
+$(CLUSTER): $(shell find hack/cluster test/e2e/framework/controlplane test/e2e/framework/devenv hack/node -name '*.go') go.mod
 	@go build -o $@ ./hack/cluster
 
 .PHONY: cluster-up

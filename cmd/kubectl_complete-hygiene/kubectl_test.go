@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
 )
 
 // kubectl's own plugin completion (`kubectl __complete hygiene …`, what

@@ -21,7 +21,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
 )
 
 func main() {

@@ -31,9 +31,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/hack/node"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 func main() {

@@ -20,8 +20,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // Namespaces of the API-server measure: the webhook reviews writes in the

@@ -11,8 +11,8 @@
 //	go run ./hack/load -url https://127.0.0.1:PORT/validate -ca ca.crt \
 //	    -reviews 'webhook/testdata/bench/typical-*.json' -workers 4 -n 20000
 //
-// With -cluster it starts a local control plane (hack/controlplane) and
-// the server (hack/devenv) itself, runs the same HTTPS load against it,
+// With -cluster it starts a local control plane (test/e2e/framework/controlplane) and
+// the server (test/e2e/framework/devenv) itself, runs the same HTTPS load against it,
 // reads the server's resident memory from its metrics, then measures
 // updates through the API server (client-go, and kubectl apply) in a
 // namespace the webhook reviews and in one it ignores, interleaved, and
@@ -42,7 +42,7 @@
 // with TLS, built with go install at go.mod's version of OPA, cached in
 // the user's cache directory) with peer/*.rego and peer/opa/system.rego,
 // which answers the AdmissionReview at POST /, and apply-hygiene's server
-// built as the image is, run by hack/devenv with the chart's flags and
+// built as the image is, run by test/e2e/framework/devenv with the chart's flags and
 // GOMEMLIMIT against a local control plane (so its events, logging and
 // metrics are on as in a cluster). After the rounds and the fixed rate,
 // each server gets what it lacks of -rss-after reviews and its VmRSS is

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
 )
 
 // peerServerPolicies is the wrapper that makes OPA's server answer an

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
 )
 
 // criNamespace is containerd's namespace for the kubelet's containers.

@@ -1,5 +1,5 @@
 // Package node runs a real Kubernetes node on this machine beside the
-// local control plane (package hack/controlplane), for the tests that run
+// local control plane (package test/e2e/framework/controlplane), for the tests that run
 // apply-hygiene as users run it (test/e2e/node): containerd and runc from
 // Debian, a bridge network from the CNI plugins, and kubelet,
 // kube-scheduler and kube-proxy built from k8s.io/kubernetes like the

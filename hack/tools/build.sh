@@ -15,7 +15,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cache=${APPLY_HYGIENE_TOOLS_CACHE:-$root/.cache/tools}
 # Every binary is also linked into one flat directory, where the Makefile,
-# hack/controlplane and the e2e tests look for it.
+# test/e2e/framework/controlplane and the e2e tests look for it.
 bin=${APPLY_HYGIENE_BIN_DIR:-$root/.cache/bin}
 export CGO_ENABLED=0 GOFLAGS=-mod=mod
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
 )
 
 // serviceMonitorCRDModule holds the Prometheus Operator's ServiceMonitor

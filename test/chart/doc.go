@@ -4,7 +4,7 @@
 // schema, the documentation of every value (and the README table generated
 // from it), the exact RBAC rules, and server-side dry runs of every
 // rendered manifest against a real API server started with
-// hack/controlplane, with cert-manager's own CRDs installed; promtool's
+// test/e2e/framework/controlplane, with cert-manager's own CRDs installed; promtool's
 // checks and unit tests of the PrometheusRule's alerts
 // (testdata/promtool), and the Grafana dashboard's ConfigMap.
 //

@@ -15,7 +15,7 @@ import (
 // its binding) that denies the service account any write to exactly those
 // kinds that is not a dry run, but its own policy ConfigMaps. With
 // audit.fix (real patches the user asked for) or removalProofs=false (no
-// patch), no policy. test/e2e/auditfixserver/off runs it on an API server.
+// patch), no policy. test/e2e/audit's TestAuditFixServerOff runs it on an API server.
 func TestDryRunOnlyPolicyGuardsTheRemovalProofsPatch(t *testing.T) {
 	patches := asPatch(auditClusterRules, []rbacv1.PolicyRule{{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"list"}}})
 	tests := map[string]struct {

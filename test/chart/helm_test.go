@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files and the README values table")

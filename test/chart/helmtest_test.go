@@ -16,8 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // testName is the helm test's pod, ServiceAccount and namespace for the

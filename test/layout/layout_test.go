@@ -32,9 +32,11 @@ const cmdFloor = 4
 
 // pkg is what the test reads of `go list -json`.
 type pkg struct {
-	ImportPath string
-	Imports    []string
-	Deps       []string
+	ImportPath   string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+	Deps         []string
 }
 
 // list runs `go list -json` on every package of the module in the module root. The
@@ -133,6 +135,24 @@ func TestFactsAndDecisionsImportNoDriver(t *testing.T) {
 		for _, d := range drivers {
 			if slices.Contains(deps, d) {
 				t.Errorf("%s depends on %s", rel, d)
+			}
+		}
+	}
+}
+
+// The e2e framework is one folder, test/e2e/framework: no test, under
+// test/ or next to the product's code, imports a package of hack/. The
+// one left is hack/node, the real node, which moves once the work on the
+// node has landed.
+func TestNoTestImportsHack(t *testing.T) {
+	for rel, p := range list(t) {
+		imports := slices.Concat(p.TestImports, p.XTestImports)
+		if strings.HasPrefix(rel, "test/") {
+			imports = append(imports, p.Imports...)
+		}
+		for _, imp := range own(imports) {
+			if strings.HasPrefix(imp, "hack/") && imp != "hack/node" {
+				t.Errorf("%s imports %s; the e2e framework's packages live in test/e2e/framework", rel, imp)
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package audit_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,30 +12,9 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
-const (
-	lastAppliedPath = "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]"
-	imagePath       = "spec.template.spec.containers[name=nginx].image"
-	restartedAtPath = "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"
-)
-
 // finding is what the test pins of a finding: rule, object and path.
 type finding struct {
 	Rule, Action, Kind, Name, Path string
-}
-
-type auditJSON struct {
-	Findings []struct {
-		Rule    string `json:"rule"`
-		Action  string `json:"action"`
-		Path    string `json:"path"`
-		Message string `json:"message"`
-		Object  struct {
-			APIVersion string `json:"apiVersion"`
-			Kind       string `json:"kind"`
-			Namespace  string `json:"namespace"`
-			Name       string `json:"name"`
-		} `json:"object"`
-	} `json:"findings"`
 }
 
 // Drift planted on purpose among 200 clean objects: audit finds it all and
@@ -77,9 +55,9 @@ func TestAuditFindsPlantedDrift(t *testing.T) {
 	k.Run(t, "create", "deployment", "created", "--image=nginx:1.14.2", "--replicas=0").MustSucceed(t)
 	t.Logf("planted in %v", time.Since(start).Round(time.Millisecond))
 
-	res := runHygiene(t, f, "audit", "-A", "-o", "json")
-	if res.code != 1 {
-		t.Errorf("audit exited %d, want 1 for the deny; stderr:\n%s", res.code, res.stderr)
+	res := f.Hygiene(t, "audit", "-A", "-o", "json")
+	if res.ExitCode != 1 {
+		t.Errorf("audit exited %d, want 1 for the deny; stderr:\n%s", res.ExitCode, res.Stderr)
 	}
 	want := []finding{
 		{"missing-last-applied", "warn", "Deployment", "created", lastAppliedPath},
@@ -87,28 +65,28 @@ func TestAuditFindsPlantedDrift(t *testing.T) {
 		{"imperative-edit", "deny", "Deployment", "web", imagePath},
 		{"stale-last-applied", "repair", "StatefulSet", "my-wonderhoy-app", lastAppliedPath},
 	}
-	if diff := cmp.Diff(want, findingsOf(t, f, res.stdout)); diff != "" {
+	if diff := cmp.Diff(want, findingsOf(t, f, res.Stdout)); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 
 	// With imperative-edit configured to warn, nothing is a deny.
 	config := framework.WriteFile(t, "policy.yaml", "rules:\n  imperative-edit:\n    action: warn\n", 0o644)
-	res = runHygiene(t, f, "audit", "-n", f.Namespace, "--policy-config", config)
-	if res.code != 0 {
-		t.Errorf("audit with imperative-edit: warn exited %d, want 0; stderr:\n%s", res.code, res.stderr)
+	res = f.Hygiene(t, "audit", "-n", f.Namespace, "--policy-config", config)
+	if res.ExitCode != 0 {
+		t.Errorf("audit with imperative-edit: warn exited %d, want 0; stderr:\n%s", res.ExitCode, res.Stderr)
 	}
-	if row := "Deployment/web imperative-edit warn " + imagePath; !strings.Contains(strings.Join(strings.Fields(res.stdout), " "), row) {
-		t.Errorf("table does not show imperative-edit as warn:\n%s", res.stdout)
+	if row := "Deployment/web imperative-edit warn " + imagePath; !strings.Contains(strings.Join(strings.Fields(res.Stdout), " "), row) {
+		t.Errorf("table does not show imperative-edit as warn:\n%s", res.Stdout)
 	}
 
 	// explain reads the StatefulSet from the cluster: TO_BE_DELETED is an
 	// orphan that the undo (field manager kubectl) put back.
-	res = runHygiene(t, f, "explain", "statefulset/my-wonderhoy-app", "-n", f.Namespace)
-	if res.code != 0 {
-		t.Fatalf("explain exited %d; stderr:\n%s", res.code, res.stderr)
+	res = f.Hygiene(t, "explain", "statefulset/my-wonderhoy-app", "-n", f.Namespace)
+	if res.ExitCode != 0 {
+		t.Fatalf("explain exited %d; stderr:\n%s", res.ExitCode, res.Stderr)
 	}
 	var got []string
-	for _, line := range strings.Split(res.stdout, "\n") {
+	for _, line := range strings.Split(res.Stdout, "\n") {
 		if strings.Contains(line, "TO_BE_DELETED") && !strings.Contains(line, ": [") {
 			got = append(got, strings.Join(strings.Fields(line), " "))
 		}
@@ -118,7 +96,7 @@ func TestAuditFindsPlantedDrift(t *testing.T) {
 		`spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED].value "needs to be deleted!" kubectl orphan`,
 	}
 	if diff := cmp.Diff(wantLines, got); diff != "" {
-		t.Errorf("explain's TO_BE_DELETED lines (-want +got):\n%s\n%s", diff, res.stdout)
+		t.Errorf("explain's TO_BE_DELETED lines (-want +got):\n%s\n%s", diff, res.Stdout)
 	}
 	t.Logf("whole test in %v", time.Since(start).Round(time.Millisecond))
 }
@@ -127,12 +105,8 @@ func TestAuditFindsPlantedDrift(t *testing.T) {
 // and object.
 func findingsOf(t *testing.T, f *framework.Framework, stdout string) []finding {
 	t.Helper()
-	var out auditJSON
-	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
-		t.Fatalf("decoding audit output: %v\n%s", err, stdout)
-	}
 	got := []finding{}
-	for _, x := range out.Findings {
+	for _, x := range framework.ParseAuditFindings(t, stdout) {
 		if x.Object.Namespace != f.Namespace || x.Object.APIVersion != "apps/v1" {
 			t.Errorf("finding on an object the test did not plant: %+v", x.Object)
 		}

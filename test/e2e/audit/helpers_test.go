@@ -1,50 +1,27 @@
 package audit_test
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
 const seeds = "../seeds/testdata/"
 
-// result is one run of the kubectl-hygiene binary.
-type result struct {
-	stdout, stderr string
-	code           int
-}
-
-// runHygiene runs the built kubectl-hygiene with the framework's kubeconfig.
-func runHygiene(t *testing.T, f *framework.Framework, args ...string) result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, framework.HygieneBinary(t), append(args, "--kubeconfig", f.Kubectl.Kubeconfig)...)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	res := result{stdout: stdout.String(), stderr: stderr.String()}
-	var exitErr *exec.ExitError
-	switch {
-	case errors.As(err, &exitErr):
-		res.code = exitErr.ExitCode()
-	case err != nil:
-		t.Fatalf("running kubectl-hygiene %s: %v", strings.Join(args, " "), err)
-	}
-	t.Logf("$ kubectl hygiene %s (%v, exit %d)\n%s", strings.Join(args, " "), time.Since(start).Round(time.Millisecond), res.code, res.stderr)
-	return res
-}
+// The fields the tests read (with kubectl's JSONPath) and the paths the
+// findings name.
+const (
+	lastAppliedPath = "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]"
+	lastAppliedExpr = `{.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}`
+	restartedAtPath = "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"
+	restartedAtExpr = `{.spec.template.metadata.annotations.kubectl\.kubernetes\.io/restartedAt}`
+	imagePath       = "spec.template.spec.containers[name=nginx].image"
+	// envExpr is Deployment web's env, which kubectl set env changes.
+	envExpr = "{.spec.template.spec.containers[0].env}"
+	sts     = "statefulset.apps/my-wonderhoy-app"
+)
 
 // cleanObjects writes n Deployments and n StatefulSets, with no replicas,
 // as one multi-document file.

@@ -12,21 +12,6 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
-// reconfigure installs the chart with values for the rest of the test,
-// and with none again afterwards.
-func reconfigure(t *testing.T, values ...string) {
-	t.Helper()
-	cp := framework.ControlPlane(t)
-	if err := framework.Webhook(t).Reconfigure(t.Context(), cp, values...); err != nil {
-		t.Fatalf("reconfiguring apply-hygiene: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := framework.Webhook(t).Reconfigure(context.Background(), cp); err != nil {
-			t.Errorf("restoring apply-hygiene's values: %v", err)
-		}
-	})
-}
-
 // autoscaled applies testdata/web.yaml (replicas: 1) with kubectl apply
 // and applyArgs, and the autoscaler of testdata/hpa.yaml (minReplicas 3),
 // and waits until the autoscaler has scaled the Deployment to 3 and says
@@ -100,7 +85,7 @@ func TestApplySettingReplicasOfAnAutoscaledDeployment(t *testing.T) {
 	})
 
 	t.Run("denies when configured", func(t *testing.T) {
-		reconfigure(t, "policy.rules.replicas-autoscaled.action=deny")
+		framework.Reconfigure(t, "policy.rules.replicas-autoscaled.action=deny")
 		f := framework.New(t)
 		autoscaled(t, f)
 		const file = "testdata/web.yaml"
@@ -116,7 +101,7 @@ func TestApplySettingReplicasOfAnAutoscaledDeployment(t *testing.T) {
 // autoscaler's) and says so; last-applied no longer has replicas, so the
 // next apply of the same manifest changes nothing and says nothing.
 func TestApplyDroppingReplicasIsRepaired(t *testing.T) {
-	reconfigure(t, "policy.rules.replicas-reset.action=repair")
+	framework.Reconfigure(t, "policy.rules.replicas-reset.action=repair")
 	p := framework.NewPredictor(t)
 	f := framework.New(t)
 	k := f.Kubectl

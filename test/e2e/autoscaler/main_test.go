@@ -16,8 +16,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
 )
 
 func TestMain(m *testing.M) {

@@ -18,15 +18,7 @@ import (
 // reviewed.
 func TestAllNeverInterceptsWhatMustNotBe(t *testing.T) {
 	f := framework.New(t)
-	wh, cp := framework.Webhook(t), framework.ControlPlane(t)
-	if err := wh.Reconfigure(t.Context(), cp, "kinds=all"); err != nil {
-		t.Fatalf("installing the chart with kinds=all: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := wh.Reconfigure(context.Background(), cp, "kinds=common"); err != nil {
-			t.Errorf("installing the chart with kinds=common again: %v", err)
-		}
-	})
+	framework.Reconfigure(t, "kinds=all")
 	suffix := strconv.FormatInt(time.Now().UnixNano()%100000, 10)
 	r := run{f: f, suffix: suffix}
 	apply(t, r, "bookkeeping.yaml")
@@ -88,12 +80,11 @@ spec:
 		// finalizer: do not wait for it.
 		f.Kubectl.Run(t, "delete", "apiservice/"+apiService, "persistentvolume/"+pv, "--ignore-not-found", "--wait=false")
 	})
-	metrics := wh.MetricsURL
 	label := func(t *testing.T, object string, i int) int {
 		t.Helper()
-		before := read(t, f.Client, metrics)
+		before := read(t, f)
 		f.Kubectl.Run(t, "label", "--overwrite", object, "touched="+strconv.Itoa(i)).MustSucceed(t)
-		after := read(t, f.Client, metrics)
+		after := read(t, f)
 		return delta(before, after, func(c counts) float64 { return c.reviews("validate") + c.reviews("mutate") })
 	}
 	// The API server picks the new rules up in the background.

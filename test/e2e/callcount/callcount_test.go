@@ -11,8 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // row is what one kind's window measured.
@@ -35,10 +35,9 @@ type row struct {
 // resource is a call, and the server only allows it: the conditions spare
 // exactly calls whose answer is a plain allow.
 func TestControllerWritesPerKind(t *testing.T) {
-	metrics := framework.Webhook(t).MetricsURL
-	with := measure(t, "with", metrics)
-	restore := removeMatchConditions(t, metrics)
-	without := measure(t, "without", metrics)
+	with := measure(t, "with")
+	restore := removeMatchConditions(t)
+	without := measure(t, "without")
 	restore()
 	logTable(t, with, without)
 	for _, kc := range kindCases {
@@ -69,7 +68,7 @@ func TestControllerWritesPerKind(t *testing.T) {
 }
 
 // measure runs every kind's window in a namespace of its own.
-func measure(t *testing.T, mode, metrics string) map[string]row {
+func measure(t *testing.T, mode string) map[string]row {
 	t.Helper()
 	f := framework.New(t)
 	r := run{f: f, operator: operatorClient(t, f), suffix: mode + "-" + strconv.FormatInt(time.Now().UnixNano()%100000, 10)}
@@ -77,12 +76,12 @@ func measure(t *testing.T, mode, metrics string) map[string]row {
 	for _, kc := range kindCases {
 		if kc.setup != nil {
 			kc.setup(t, r)
-			quiet(t, f, metrics)
+			quiet(t, f)
 		}
-		before := read(t, f.Client, metrics)
+		before := read(t, f)
 		kc.act(t, r)
-		quiet(t, f, metrics)
-		after := read(t, f.Client, metrics)
+		quiet(t, f)
+		after := read(t, f)
 		rows[kc.kind] = rowOf(kc, before, after)
 	}
 	return rows
@@ -119,13 +118,13 @@ func total(writes map[string]int) int {
 
 // quiet waits until no write and no review happens for two seconds (at
 // most 20): controllers finish what a window started inside it.
-func quiet(t *testing.T, f *framework.Framework, metrics string) {
+func quiet(t *testing.T, f *framework.Framework) {
 	t.Helper()
 	activity := func(c counts) float64 {
 		n := c.reviews("mutate") + c.reviews("validate")
 		for series, v := range c.apiserver {
 			if strings.HasPrefix(series, "apiserver_request_total{") {
-				switch label(series, "verb") {
+				switch framework.Label(series, "verb") {
 				case "PUT", "PATCH", "APPLY", "POST", "DELETE":
 					n += v
 				}
@@ -133,10 +132,10 @@ func quiet(t *testing.T, f *framework.Framework, metrics string) {
 		}
 		return n
 	}
-	last, still := activity(read(t, f.Client, metrics)), 0
+	last, still := activity(read(t, f)), 0
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && still < 2; {
 		time.Sleep(time.Second)
-		now := activity(read(t, f.Client, metrics))
+		now := activity(read(t, f))
 		if now == last {
 			still++
 		} else {
@@ -149,7 +148,7 @@ func quiet(t *testing.T, f *framework.Framework, metrics string) {
 // configurations and waits until the API server calls the validating
 // webhook for a controller's write again; the returned function puts them
 // back and waits until it no longer does.
-func removeMatchConditions(t *testing.T, metrics string) func() {
+func removeMatchConditions(t *testing.T) func() {
 	t.Helper()
 	f := framework.New(t)
 	ctx := t.Context()
@@ -183,7 +182,7 @@ func removeMatchConditions(t *testing.T, metrics string) func() {
 			t.Fatalf("updating the validating webhook configuration: %v", err)
 		}
 	}
-	probe := probeWrite(t, f, metrics)
+	probe := probeWrite(t, f)
 	setConditions(ctx, false)
 	restored := false
 	t.Cleanup(func() {
@@ -212,7 +211,7 @@ func removeMatchConditions(t *testing.T, metrics string) func() {
 // probeWrite returns a function that makes one controller-like write (a
 // client-go update without field manager or last-applied, as the admin
 // user) and returns how many validating reviews followed it.
-func probeWrite(t *testing.T, f *framework.Framework, metrics string) func() int {
+func probeWrite(t *testing.T, f *framework.Framework) func() int {
 	t.Helper()
 	cms := f.Client.CoreV1().ConfigMaps(f.Namespace)
 	cm, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe"}}, metav1.CreateOptions{})
@@ -221,14 +220,14 @@ func probeWrite(t *testing.T, f *framework.Framework, metrics string) func() int
 	}
 	i := 0
 	return func() int {
-		before := read(t, f.Client, metrics).reviews("validate")
+		before := read(t, f).reviews("validate")
 		i++
 		cm.Data = map[string]string{"n": strconv.Itoa(i)}
 		if cm, err = cms.Update(t.Context(), cm, metav1.UpdateOptions{}); err != nil {
 			t.Fatalf("updating the probe ConfigMap: %v", err)
 		}
 		time.Sleep(300 * time.Millisecond)
-		return int(read(t, f.Client, metrics).reviews("validate") - before)
+		return int(read(t, f).reviews("validate") - before)
 	}
 }
 

@@ -8,8 +8,8 @@ package callcount_test
 import (
 	"testing"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
 )
 
 // controllers are the default ones plus every controller that writes the

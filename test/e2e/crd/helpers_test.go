@@ -20,11 +20,3 @@ func installCRD(t *testing.T, k framework.Kubectl, file, want string) {
 		return res.ExitCode == 0 && strings.Contains(res.Stdout, want), nil
 	})
 }
-
-// applyPredicted runs `kubectl apply -f file` as k after `kubectl hygiene
-// diff` predicted it, and requires the prediction to be exactly what
-// kubectl printed (framework.Predictor).
-func applyPredicted(t *testing.T, k framework.Kubectl, file string) framework.Result {
-	t.Helper()
-	return framework.NewPredictor(t).Apply(t, k, file)
-}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
 )
 
 // timestamp matches the time of a managedFields entry in a message.
@@ -21,13 +21,13 @@ func TestOrphanAtListMapElement(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
 	installCRD(t, k, "testdata/crd.yaml", `"x-kubernetes-list-map-keys"`)
-	applyPredicted(t, k, "testdata/web-v1.yaml").MustSucceed(t)
+	framework.ApplyPredicted(t, k, "testdata/web-v1.yaml").MustSucceed(t)
 	patch := k.Run(t, "patch", "route/web", "--type=json",
 		"-p", `[{"op":"add","path":"/spec/routes","value":[{"name":"canary","backend":"web-v2","weight":10}]}]`).MustSucceed(t)
 	framework.WantLines(t, patch.Stdout, "route.example.com/web patched")
 	framework.WantLines(t, patch.Stderr)
 
-	apply := applyPredicted(t, k, "testdata/web-v2.yaml").MustSucceed(t)
+	apply := framework.ApplyPredicted(t, k, "testdata/web-v2.yaml").MustSucceed(t)
 	framework.WantLines(t, apply.Stdout, "route.example.com/web configured")
 	m := framework.WantMatch(t, apply.Stderr,
 		regexp.QuoteMeta(`Warning: [orphaned-field] Route `+f.Namespace+`/web: spec.routes[name=canary] ({"backend":"web-v2","name":"canary","weight":10}, set by kubectl-patch at `)+
@@ -58,7 +58,7 @@ func TestImperativeEditAtListMapElement(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
 	installCRD(t, k, "testdata/crd.yaml", `"x-kubernetes-list-map-keys"`)
-	applyPredicted(t, k, "testdata/api.yaml").MustSucceed(t)
+	framework.ApplyPredicted(t, k, "testdata/api.yaml").MustSucceed(t)
 
 	denied := k.Run(t, "patch", "route/api", "--type=json", "-p", `[{"op":"replace","path":"/spec/routes/0/weight","value":50}]`).MustFail(t)
 	framework.WantLines(t, denied.Stderr, "Error from server (Forbidden): "+framework.DeniedPrefix+
@@ -70,7 +70,7 @@ func TestImperativeEditAtListMapElement(t *testing.T) {
 	framework.WantLines(t, added.Stdout, "route.example.com/api patched")
 	framework.WantLines(t, added.Stderr)
 
-	apply := applyPredicted(t, k, "testdata/api.yaml").MustSucceed(t)
+	apply := framework.ApplyPredicted(t, k, "testdata/api.yaml").MustSucceed(t)
 	framework.WantLines(t, apply.Stdout, "route.example.com/api configured")
 	framework.WantMatch(t, apply.Stderr,
 		regexp.QuoteMeta(`Warning: [apply-reverts-drift] Route `+f.Namespace+`/api: this apply removes spec.routes[name=canary], `+

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
 )
 
 // installQueueCRD applies the Queue CRD, whose /scale sets spec.size, and
@@ -33,7 +33,7 @@ func TestScaleOfCustomResourceIsReviewedAtItsSpecReplicasPath(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
 	installQueueCRD(t, k)
-	applyPredicted(t, k, "testdata/queue-size.yaml").MustSucceed(t)
+	framework.ApplyPredicted(t, k, "testdata/queue-size.yaml").MustSucceed(t)
 
 	denied := k.Run(t, "scale", "queue/orders", "--replicas=0").MustFail(t)
 	framework.WantLines(t, denied.Stderr, "Error from server (Forbidden): "+framework.DeniedPrefix+queueScaleDenial(f.Namespace))
@@ -47,7 +47,7 @@ func TestScaleOfCustomResourceLeavesAnUnrelatedReplicasAlone(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
 	installQueueCRD(t, k)
-	applyPredicted(t, k, "testdata/queue-replicas.yaml").MustSucceed(t)
+	framework.ApplyPredicted(t, k, "testdata/queue-replicas.yaml").MustSucceed(t)
 
 	scaled := k.Run(t, "scale", "queue/events", "--replicas=2").MustSucceed(t)
 	framework.WantLines(t, scaled.Stdout, "queue.example.com/events scaled")

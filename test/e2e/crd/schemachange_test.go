@@ -21,14 +21,14 @@ func TestChangedSchemaIsUsedWithoutRestart(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
 	installCRD(t, k, "testdata/crd.yaml", `"x-kubernetes-list-map-keys"`)
-	applyPredicted(t, k, "testdata/api.yaml").MustSucceed(t)
+	framework.ApplyPredicted(t, k, "testdata/api.yaml").MustSucceed(t)
 	denied := k.Run(t, "patch", "route/api", "--type=json", "-p", `[{"op":"replace","path":"/spec/routes/0/weight","value":50}]`).MustFail(t)
 	framework.WantLines(t, denied.Stderr, "Error from server (Forbidden): "+framework.DeniedPrefix+
 		routeDenial(f.Namespace, `spec.routes[name=primary].weight (last-applied 100, now 50)`))
 
 	installCRD(t, k, "testdata/crd-v2.yaml", `"mirrors"`)
 	changed := time.Now()
-	applyPredicted(t, k, "testdata/mirror.yaml").MustSucceed(t)
+	framework.ApplyPredicted(t, k, "testdata/mirror.yaml").MustSucceed(t)
 
 	want := "Error from server (Forbidden): " + framework.DeniedPrefix +
 		strings.ReplaceAll(routeDenial(f.Namespace, `spec.mirrors[name=a].weight (last-applied 1, now 2)`), "route/api", "route/mirror")

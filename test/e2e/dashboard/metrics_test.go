@@ -1,7 +1,6 @@
 package dashboard_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -22,8 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
 )
 
 // query is one PromQL expression of the chart and where it is.
@@ -62,9 +61,8 @@ func TestEveryQueriedMetricIsExported(t *testing.T) {
 	finding := fmt.Sprintf(`apply_hygiene_audit_findings{namespace=%q,rule="missing-last-applied"} 1`, f.Namespace)
 	var server string
 	framework.Eventually(t, 60*time.Second, finding, func(ctx context.Context) (bool, error) {
-		body, err := framework.Webhook(t).Replicas()[0].Metrics(ctx)
-		server = body
-		return err == nil && strings.Contains(body, finding), err
+		server = framework.PollWebhookMetrics(ctx, t)
+		return strings.Contains(server, finding), nil
 	})
 	failOpen(t, k)
 	apiserver := f.APIServerMetrics(t)
@@ -140,17 +138,9 @@ func failOpen(t *testing.T, k framework.Kubectl) {
 func sampleNames(t *testing.T, page string) map[string]bool {
 	t.Helper()
 	names := map[string]bool{}
-	sc := bufio.NewScanner(strings.NewReader(page))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		names[line[:strings.IndexAny(line, "{ ")]] = true
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("reading a /metrics page: %v", err)
+	for series := range framework.ParseSamples(t, page) {
+		name, _, _ := strings.Cut(series, "{")
+		names[name] = true
 	}
 	return names
 }

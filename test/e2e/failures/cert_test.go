@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // The server's serving certificate expired (file TLS mode: the files in
@@ -56,7 +56,7 @@ func TestCertificateExpired(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			withFailurePolicy(t, tc.policy)
+			framework.WithFailurePolicy(t, tc.policy)
 			f := newWeb(t)
 			wantReviewed(t, f, 5, 3)
 

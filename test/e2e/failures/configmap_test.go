@@ -12,9 +12,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // noLabelPolicy denies kubectl label in namespace ns.
@@ -82,7 +82,7 @@ func TestPolicyConfigMapBroken(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			withFailurePolicy(t, tc.policy)
+			framework.WithFailurePolicy(t, tc.policy)
 			f := newWeb(t)
 			cm := policyConfigMap(t, f, noLabelPolicy(f.Namespace))
 			denied := "Error from server (Forbidden): " + framework.DeniedPrefix + "[no-label] Deployment " + f.Namespace + "/web: no kubectl label here"

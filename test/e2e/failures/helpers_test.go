@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // newWeb creates deployment/web (3 replicas, owned by its last-applied)
@@ -53,26 +53,6 @@ func wantReplicas(t *testing.T, f *framework.Framework, n int) {
 	if got := f.Kubectl.JSONPath(t, "deployment/web", "{.spec.replicas}"); got != strconv.Itoa(n) {
 		t.Errorf("deployment/web spec.replicas = %s, want %d", got, n)
 	}
-}
-
-// withFailurePolicy installs the chart with failurePolicy=policy until
-// the test ends: the webhook configurations' failurePolicy and, as the
-// chart sets it from the same value, the server's --failure-policy
-// (devenv's Reconfigure restarts the server with it).
-func withFailurePolicy(t *testing.T, policy string) {
-	t.Helper()
-	if policy == "Ignore" {
-		return // the package's default
-	}
-	w, cp := framework.Webhook(t), framework.ControlPlane(t)
-	if err := w.Reconfigure(t.Context(), cp, "failurePolicy="+policy); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := w.Reconfigure(context.Background(), cp); err != nil {
-			t.Errorf("restoring failurePolicy Ignore: %v", err)
-		}
-	})
 }
 
 // withServer stops the package's server and starts a second one from the

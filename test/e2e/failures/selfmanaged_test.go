@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // With self-managed TLS an expired certificate is not a failure users

@@ -47,7 +47,7 @@ func TestAPIServerSlow(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			withFailurePolicy(t, tc.policy)
+			framework.WithFailurePolicy(t, tc.policy)
 			f := newWeb(t)
 			wantReviewed(t, f, 5, 3)
 

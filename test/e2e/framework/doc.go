@@ -12,6 +12,12 @@
 //		f.Kubectl.Run(t, "apply", "-f", "testdata/x.yaml").MustSucceed(t)
 //	}
 //
+// Packages share a control plane where their tests do not conflict: a
+// package whose tests need the webhook configured in different ways
+// starts none in TestMain and runs each group of tests under UseWebhook
+// (test/e2e/audit); a test that needs other chart values for a while calls
+// Reconfigure or WithFailurePolicy, which put the package's values back.
+//
 // When the control plane binaries are missing (hack/tools/build.sh was not
 // run), New skips with the names of the missing tools, unless
 // APPLY_HYGIENE_E2E=required (set by make test), in which case it fails.

@@ -83,13 +83,3 @@ func namespaceFor(t *testing.T) string {
 	}
 	return strings.Trim(name, "-") + suffix
 }
-
-// APIServerMetrics scrapes the API server's /metrics page as the admin.
-func (f *Framework) APIServerMetrics(t *testing.T) string {
-	t.Helper()
-	raw, err := f.Client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(t.Context())
-	if err != nil {
-		t.Fatalf("scraping the API server: %v", err)
-	}
-	return string(raw)
-}

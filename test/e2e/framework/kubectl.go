@@ -69,7 +69,15 @@ func runKubectl(t *testing.T, cmd *exec.Cmd, args []string) Result {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	res := Result{Args: args, Stdout: stdout.String(), Stderr: stderr.String()}
+	return resultOf(t, args, err, stdout.String(), stderr.String())
+}
+
+// resultOf is the Result of a kubectl command whose arguments after
+// "kubectl" are args, that ended with err and printed stdout and stderr;
+// it logs the run and fails t when the command could not be run at all.
+func resultOf(t *testing.T, args []string, err error, stdout, stderr string) Result {
+	t.Helper()
+	res := Result{Args: args, Stdout: stdout, Stderr: stderr}
 	var exitErr *exec.ExitError
 	switch {
 	case errors.As(err, &exitErr):

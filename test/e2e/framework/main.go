@@ -13,9 +13,9 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/hack/node"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // env is the package-wide control plane started by Main.
@@ -26,8 +26,14 @@ var env struct {
 	home     string
 	client   kubernetes.Interface
 	webhook  *devenv.Webhook
-	node     *node.Node
-	skipWhy  string
+	// values are the package's chart values (WithWebhook or UseWebhook),
+	// which Reconfigure puts back.
+	values []string
+	// serverBinary is the server built for the first webhook started,
+	// which the next UseWebhook runs again.
+	serverBinary string
+	node         *node.Node
+	skipWhy      string
 	// skipAlways: the machine can never run what the package needs (a
 	// node without root), so it skips even when e2e is required.
 	skipAlways bool
@@ -70,7 +76,7 @@ func WithControllers(names ...string) MainOption {
 
 // WithWebhook also installs apply-hygiene: the chart in url mode (with the
 // extra helm values given) and the server as a local process with the
-// chart's service account (see hack/devenv).
+// chart's service account (see test/e2e/framework/devenv).
 func WithWebhook(values ...string) MainOption {
 	return func(o *mainOptions) { o.webhook, o.values = true, values }
 }
@@ -123,7 +129,7 @@ func run(m *testing.M, o mainOptions) int {
 	close(setUpDone)
 	defer tearDown()
 	code := m.Run()
-	if err := checkShadow(ctx); err != nil && code == 0 {
+	if err := checkShadow(ctx, env.webhook); err != nil && code == 0 {
 		fmt.Fprintln(os.Stderr, err)
 		code = 1
 	}
@@ -164,7 +170,8 @@ func setUp(ctx context.Context, o mainOptions) {
 		return
 	}
 	if o.webhook {
-		env.webhook, env.err = startWebhook(ctx, o)
+		env.values = o.values
+		env.webhook, env.err = startWebhook(ctx, o, filepath.Join(env.cp.Dir(), "apply-hygiene"))
 	}
 }
 

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
 	"github.com/apply-hygiene/apply-hygiene/hack/node"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
 )
 
 // Images are the tarballs of make image, in bin/images of the repository.

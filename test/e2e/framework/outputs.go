@@ -2,8 +2,6 @@ package framework
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
 	"os"
 	"testing"
 
@@ -25,21 +23,6 @@ func ServerLog(t *testing.T) string {
 		t.Fatal("the server log is empty")
 	}
 	return string(data)
-}
-
-// WebhookMetrics returns the webhook server's /metrics page.
-func WebhookMetrics(t *testing.T) string {
-	t.Helper()
-	resp, err := http.Get(Webhook(t).MetricsURL)
-	if err != nil {
-		t.Fatalf("scraping metrics: %v", err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("scraping metrics: %v", err)
-	}
-	return string(body)
 }
 
 // AllEvents returns every event in the cluster, of both event APIs, as

@@ -313,3 +313,11 @@ func printedOf(want, got []said, counts map[string]int) (printed []said, leftOut
 
 // ruleOfMessage finds a message's [rule].
 var ruleOfMessage = regexp.MustCompile(`^\[([a-z-]+)\]`)
+
+// ApplyPredicted runs `kubectl apply -f file` as k after `kubectl hygiene
+// diff` predicted it, and requires the prediction to be exactly what
+// kubectl printed (Predictor.Apply).
+func ApplyPredicted(t *testing.T, k Kubectl, file string) Result {
+	t.Helper()
+	return NewPredictor(t).Apply(t, k, file)
+}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // shadowSeries is the prefix of the server's error counters for reviews
@@ -20,13 +22,13 @@ const shadowSeries = `apply_hygiene_review_errors_total{reason="shadow_mismatch"
 
 // checkShadow fails the package when the server counted a shadow
 // mismatch, and prints the server's log lines that name it.
-func checkShadow(ctx context.Context) error {
-	if env.webhook == nil {
+func checkShadow(ctx context.Context, w *devenv.Webhook) error {
+	if w == nil {
 		return nil
 	}
 	var n float64
 	var lines []string
-	for _, r := range env.webhook.Replicas() {
+	for _, r := range w.Replicas() {
 		if !r.Running() {
 			continue
 		}

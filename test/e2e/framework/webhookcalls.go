@@ -1,7 +1,6 @@
 package framework
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -32,27 +31,13 @@ func (c WebhookCalls) Sub(before WebhookCalls) WebhookCalls {
 // apply-hygiene's webhooks, summed over both.
 func (f *Framework) WebhookCalls(t *testing.T) WebhookCalls {
 	t.Helper()
-	var c WebhookCalls
-	for _, line := range strings.Split(f.APIServerMetrics(t), "\n") {
-		if !strings.Contains(line, `.apply-hygiene.io"`) {
-			continue
-		}
-		var count *int
-		switch {
-		case strings.HasPrefix(line, "apiserver_admission_webhook_fail_open_count{"):
-			count = &c.FailedOpen
-		case strings.HasPrefix(line, "apiserver_admission_webhook_rejection_count{") && strings.Contains(line, `error_type="no_error"`):
-			count = &c.Denials
-		case strings.HasPrefix(line, "apiserver_admission_webhook_rejection_count{"):
-			count = &c.Errors
-		default:
-			continue
-		}
-		n, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-		if err != nil {
-			t.Fatalf("reading %q: %v", line, err)
-		}
-		*count += int(n)
+	const failOpen, rejection = "apiserver_admission_webhook_fail_open_count", "apiserver_admission_webhook_rejection_count"
+	samples := ParseSamples(t, f.APIServerMetrics(t), failOpen, rejection)
+	ours := func(series string) bool { return strings.HasSuffix(Label(series, "name"), ".apply-hygiene.io") }
+	denial := func(series string) bool { return ours(series) && Label(series, "error_type") == "no_error" }
+	return WebhookCalls{
+		FailedOpen: int(samples.Sum(failOpen, ours)),
+		Denials:    int(samples.Sum(rejection, denial)),
+		Errors:     int(samples.Sum(rejection, func(series string) bool { return ours(series) && !denial(series) })),
 	}
-	return c
 }

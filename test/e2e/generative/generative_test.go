@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -184,11 +185,18 @@ func ensureNamespace(t *testing.T, f *framework.Framework, name string) {
 }
 
 // metricErrors is the API server's count of apply-hygiene's webhook calls
-// that failed (webhookErrorCount).
+// that failed or failed open, or that answered an error
+// (apiserver_admission_webhook_rejection_count other than a denial with
+// 403, and apiserver_admission_webhook_fail_open_count).
 func metricErrors(t *testing.T, f *framework.Framework) int {
-	n, err := webhookErrorCount(f.APIServerMetrics(t))
-	if err != nil {
-		t.Fatal(err)
+	const rejections, failOpen = "apiserver_admission_webhook_rejection_count", "apiserver_admission_webhook_fail_open_count"
+	samples := framework.ParseSamples(t, f.APIServerMetrics(t), rejections, failOpen)
+	ours := func(series string) bool {
+		return strings.HasSuffix(framework.Label(series, "name"), ".apply-hygiene.io")
 	}
-	return n
+	errored := func(series string) bool {
+		denied := framework.Label(series, "error_type") == "no_error" && framework.Label(series, "rejection_code") == "403"
+		return ours(series) && !denied
+	}
+	return int(samples.Sum(rejections, errored) + samples.Sum(failOpen, ours))
 }

@@ -3,7 +3,6 @@ package generative_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -112,28 +111,4 @@ func (r *runner) runRemedies(i int) {
 		}
 	}
 	r.orphanCommands = nil
-}
-
-// webhookErrorCount is the API server's count of apply-hygiene's webhook
-// calls that failed or failed open, or that answered an error
-// (apiserver_admission_webhook_rejection_count other than a denial with
-// 403, and apiserver_admission_webhook_fail_open_count).
-func webhookErrorCount(metrics string) (int, error) {
-	total := 0
-	for _, line := range strings.Split(metrics, "\n") {
-		if !strings.Contains(line, `.apply-hygiene.io"`) {
-			continue
-		}
-		rejected := strings.HasPrefix(line, "apiserver_admission_webhook_rejection_count{") &&
-			(!strings.Contains(line, `error_type="no_error"`) || !strings.Contains(line, `rejection_code="403"`))
-		if !rejected && !strings.HasPrefix(line, "apiserver_admission_webhook_fail_open_count{") {
-			continue
-		}
-		var n float64
-		if _, err := fmt.Sscan(line[strings.LastIndexByte(line, ' ')+1:], &n); err != nil {
-			return 0, fmt.Errorf("reading %q: %w", line, err)
-		}
-		total += int(n)
-	}
-	return total, nil
 }

@@ -19,8 +19,8 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // On SIGTERM a replica reports not ready at once, keeps serving for

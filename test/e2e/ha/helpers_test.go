@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 const clients = 8
@@ -120,22 +120,6 @@ func report(t *testing.T, f *framework.Framework, loads []framework.ClientLoad) 
 		f.CheckApplied(t, l.Name, l.LastOK)
 	}
 	return failed
-}
-
-// withFailurePolicy installs the chart with failurePolicy=policy instead of
-// the package's Fail until the test ends; devenv's Reconfigure restarts the
-// replicas with the same --failure-policy, as the chart sets it.
-func withFailurePolicy(t *testing.T, policy string) {
-	t.Helper()
-	w, cp := framework.Webhook(t), framework.ControlPlane(t)
-	if err := w.Reconfigure(t.Context(), cp, "failurePolicy="+policy); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := w.Reconfigure(context.Background(), cp, "failurePolicy=Fail"); err != nil {
-			t.Errorf("restoring failurePolicy Fail: %v", err)
-		}
-	})
 }
 
 // failedOpen is the API server's count of apply-hygiene's webhook calls

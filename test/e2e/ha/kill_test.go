@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // cutOff are the causes of a call that a SIGKILL cut off mid-request: the
@@ -62,7 +62,7 @@ func TestOneReplicaKilledAtATime(t *testing.T) {
 func TestOneReplicaKilledAtATimeUnderIgnore(t *testing.T) {
 	f := framework.New(t)
 	w := framework.Webhook(t)
-	withFailurePolicy(t, "Ignore")
+	framework.WithFailurePolicy(t, "Ignore")
 	n := applies(t)
 	before, openBefore := w.LB().Stats(), failedOpen(t, f)
 	var kills record

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // A rolling upgrade while 8 clients apply with failurePolicy Fail: the

@@ -9,8 +9,8 @@ import (
 
 	"k8s.io/client-go/tools/leaderelection"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // retryAtMost is the longest wait between two attempts of client-go's

@@ -15,8 +15,8 @@ import (
 
 	v1alpha1 "github.com/openreports/reports-api/apis/openreports.io/v1alpha1"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // scheduleLease is the Lease that records the last audit scan;
@@ -30,17 +30,11 @@ const (
 // exports it, for the audit's lease.
 const leaderSeries = `leader_election_master_status{name="apply-hygiene-audit"} 1`
 
-// scrape returns replica r's /metrics, "" when it does not answer.
-func scrape(ctx context.Context, r *devenv.Replica) string {
-	body, _ := r.Metrics(ctx)
-	return body
-}
-
 // leaders returns the running replicas that lead the audit.
 func leaders(ctx context.Context, w *devenv.Webhook) []int {
 	var out []int
 	for _, r := range w.Replicas() {
-		if r.Running() && strings.Contains(scrape(ctx, r), leaderSeries) {
+		if r.Running() && strings.Contains(framework.ReplicaMetrics(ctx, r), leaderSeries) {
 			out = append(out, r.Index)
 		}
 	}
@@ -164,7 +158,7 @@ func checkOncePerInterval(t *testing.T, all []scan, since time.Time) int {
 func findingsExporters(ctx context.Context, w *devenv.Webhook, namespace string) []int {
 	var out []int
 	for _, r := range w.Replicas() {
-		if r.Running() && strings.Contains(scrape(ctx, r), fmt.Sprintf(`apply_hygiene_audit_findings{namespace=%q,rule="missing-last-applied"} 1`, namespace)) {
+		if r.Running() && strings.Contains(framework.ReplicaMetrics(ctx, r), fmt.Sprintf(`apply_hygiene_audit_findings{namespace=%q,rule="missing-last-applied"} 1`, namespace)) {
 			out = append(out, r.Index)
 		}
 	}

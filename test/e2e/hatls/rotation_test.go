@@ -12,8 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 const clients = 8

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
 )
 
 // The release as docs/install.md installs it.

@@ -14,7 +14,7 @@ import (
 // without a word — whoever sends it, and although last-applied owns the
 // finalizers — and so does a label change by a person.
 func TestWritesToAnObjectBeingDeleted(t *testing.T) {
-	withFailurePolicyFail(t)
+	framework.WithFailurePolicy(t, "Fail")
 	removeAll := []string{"patch", "deployment/web", "--type=json", "-p", `[{"op":"remove","path":"/metadata/finalizers"}]`}
 	tests := map[string]struct {
 		serviceAccount bool

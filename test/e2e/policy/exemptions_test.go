@@ -1,7 +1,6 @@
 package policy_test
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -13,7 +12,7 @@ import (
 // passes without a word, while the same change under kubectl's default
 // manager (kubectl-set) is still denied.
 func TestWriteByExemptFieldManagerIsAllowed(t *testing.T) {
-	reconfigure(t, append(slices.Clone(values), "policy.exemptions.fieldManagers={ci-deployer}")...)
+	framework.Reconfigure(t, "policy.exemptions.fieldManagers={ci-deployer}")
 	f := framework.New(t)
 	k := f.Kubectl
 	k.Run(t, "apply", "-f", "testdata/web-v1.yaml").MustSucceed(t)

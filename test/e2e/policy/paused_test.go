@@ -41,7 +41,7 @@ func pauseApplyResume(t *testing.T, k framework.Kubectl) {
 // paused: true owns it, and the apply that drops it unpauses the
 // Deployment without a word.
 func TestApplyDuringRolloutPause(t *testing.T) {
-	withFailurePolicyFail(t)
+	framework.WithFailurePolicy(t, "Fail")
 	t.Run("pause, apply, resume, apply", func(t *testing.T) {
 		pauseApplyResume(t, framework.New(t).Kubectl)
 	})
@@ -58,6 +58,6 @@ func TestApplyDuringRolloutPause(t *testing.T) {
 // With orphaned-field set to prune, an apply during a pause does not
 // resume the rollout: spec.paused is never pruned.
 func TestPruneKeepsRolloutPause(t *testing.T) {
-	withFailurePolicyFail(t, "policy.rules.orphaned-field.action=prune")
+	framework.Reconfigure(t, "failurePolicy=Fail", "policy.rules.orphaned-field.action=prune")
 	pauseApplyResume(t, framework.New(t).Kubectl)
 }

@@ -18,7 +18,7 @@ const timestamp = `\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`
 // removes TO_BE_DELETED in the same request and says so.
 func TestPruneModeRemovesOrphanOfAnUndoBeforeInstall(t *testing.T) {
 	f := framework.New(t)
-	reconfigure(t, append(slices.Clone(values), "policy.rules.orphaned-field.action=prune")...)
+	framework.Reconfigure(t, "policy.rules.orphaned-field.action=prune")
 	labelNamespace(t, f, "apply-hygiene.io/ignore=true")
 	k := f.Kubectl
 	const sts = "statefulset.apps/my-wonderhoy-app"
@@ -47,21 +47,6 @@ func TestPruneModeRemovesOrphanOfAnUndoBeforeInstall(t *testing.T) {
 				"This apply therefore changes the pod template, so it rolls the pods (a new rollout starts)."))
 	framework.WantLines(t, k.JSONPath(t, sts, "{.spec.template.spec.containers[0].env}"), `[{"name":"ANOTHER_ENV","value":"who cares?"}]`)
 	framework.WantLines(t, k.JSONPath(t, sts, "{.spec.template.spec.containers[0].image}"), "nginx:a-fixed-version")
-}
-
-// reconfigure re-installs apply-hygiene with values for the rest of t and
-// puts the package's values back when t ends.
-func reconfigure(t *testing.T, vs ...string) {
-	t.Helper()
-	cp := framework.ControlPlane(t)
-	if err := framework.Webhook(t).Reconfigure(t.Context(), cp, vs...); err != nil {
-		t.Fatalf("reconfiguring apply-hygiene: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := framework.Webhook(t).Reconfigure(context.Background(), cp, values...); err != nil {
-			t.Errorf("restoring apply-hygiene's values: %v", err)
-		}
-	})
 }
 
 // sortedLines returns output with its lines sorted: the order of warnings

@@ -23,7 +23,7 @@ func scaleDenial(kind, ns, user string) string {
 // the manifest leaves replicas out, the imperative-edit denial for a person
 // when last-applied owns replicas, a warning for a service account.
 func TestScaleToZero(t *testing.T) {
-	withFailurePolicyFail(t)
+	framework.WithFailurePolicy(t, "Fail")
 	for _, kind := range []string{"Deployment", "StatefulSet"} {
 		resource := strings.ToLower(kind) + "/web"
 		t.Run(kind+" whose manifest leaves replicas out scales to 0 silently", func(t *testing.T) {

@@ -2,7 +2,6 @@ package policy_test
 
 import (
 	"os"
-	"slices"
 	"strings"
 	"testing"
 
@@ -41,7 +40,7 @@ func TestEditOfAFieldAGitOpsControllerApplies(t *testing.T) {
 	})
 
 	t.Run("deny when configured", func(t *testing.T) {
-		reconfigure(t, append(slices.Clone(values), "policy.rules.server-side-owned.action=deny")...)
+		framework.Reconfigure(t, "policy.rules.server-side-owned.action=deny")
 		f := framework.New(t)
 		k := f.Kubectl
 		k.Run(t, "apply", "--server-side", "--field-manager=kustomize-controller", "-f", seeds+"seed003-v1.yaml").MustSucceed(t)

@@ -34,11 +34,3 @@ func applyManifest(t *testing.T, k framework.Kubectl, manifest string) framework
 	t.Helper()
 	return k.RunWithInput(t, manifest, "apply", "-f", "-")
 }
-
-// withFailurePolicyFail installs apply-hygiene with failurePolicy Fail for
-// the rest of t: any error answer to a request the API server sends then
-// fails the user's write.
-func withFailurePolicyFail(t *testing.T, vs ...string) {
-	t.Helper()
-	reconfigure(t, append(append([]string{"failurePolicy=Fail"}, values...), vs...)...)
-}

@@ -32,7 +32,7 @@ spec:
 // field (no [orphaned-field], whose command would resume the schedule or
 // roll the rest of the pods), and both stay.
 func TestApplyKeepsSuspendAndPartitionSilently(t *testing.T) {
-	withFailurePolicyFail(t, "kinds=common")
+	framework.Reconfigure(t, "failurePolicy=Fail", "kinds=common")
 	t.Run("a suspended CronJob", func(t *testing.T) {
 		k := framework.New(t).Kubectl
 		applyManifest(t, k, cronJob("0 3 * * *")).MustSucceed(t)

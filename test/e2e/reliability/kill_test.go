@@ -86,15 +86,7 @@ func TestKillDuringAppliesWithIgnore(t *testing.T) {
 // server is back, the same apply goes through.
 func TestKillDuringAppliesWithFail(t *testing.T) {
 	f := framework.New(t)
-	w, cp := framework.Webhook(t), framework.ControlPlane(t)
-	if err := w.Reconfigure(t.Context(), cp, "failurePolicy=Fail"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := w.Reconfigure(context.Background(), cp); err != nil {
-			t.Errorf("restoring failurePolicy Ignore: %v", err)
-		}
-	})
+	framework.WithFailurePolicy(t, "Fail")
 	const perClient = 40
 	loads := applyUnderKills(t, f, perClient)
 	failed, causes := 0, map[string]int{}

@@ -2,14 +2,11 @@ package reports_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,45 +23,6 @@ var (
 	reportsGVR        = schema.GroupVersionResource{Group: "openreports.io", Version: "v1alpha1", Resource: "reports"}
 	clusterReportsGVR = schema.GroupVersionResource{Group: "openreports.io", Version: "v1alpha1", Resource: "clusterreports"}
 )
-
-// finding is what `kubectl hygiene audit -o json` prints of one finding.
-type finding struct {
-	Rule    string `json:"rule"`
-	Action  string `json:"action"`
-	Path    string `json:"path"`
-	Message string `json:"message"`
-	Fix     string `json:"fix"`
-	Object  struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-		Namespace  string `json:"namespace"`
-		Name       string `json:"name"`
-	} `json:"object"`
-}
-
-// auditFindings runs the built kubectl-hygiene audit -o json with args
-// (-n NAMESPACE, or -A --kind …).
-func auditFindings(t *testing.T, hygiene string, f *framework.Framework, args ...string) []finding {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	args = append([]string{"audit", "-o", "json", "--kubeconfig", f.Kubectl.Kubeconfig}, args...)
-	cmd := exec.CommandContext(ctx, hygiene, args...)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// Exit status 1 means a finding is a deny: the output is what counts.
-	if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() != 1 {
-		t.Fatalf("kubectl hygiene audit: %v\n%s", err, stderr.String())
-	}
-	var out struct {
-		Findings []finding `json:"findings"`
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("decoding kubectl hygiene audit -o json: %v\n%s", err, stdout.String())
-	}
-	return out.Findings
-}
 
 // report reads the namespace's Report apply-hygiene, or with namespace ""
 // the ClusterReport (the same fields); nil while there is none.
@@ -117,12 +75,6 @@ func serverLog(t *testing.T, msg string) []logLine {
 		}
 	}
 	return out
-}
-
-// scrape returns the server's /metrics.
-func scrape(ctx context.Context, t *testing.T) string {
-	body, _ := framework.Webhook(t).Replicas()[0].Metrics(ctx)
-	return body
 }
 
 // hasLine reports whether text has the line.

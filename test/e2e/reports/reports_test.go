@@ -14,9 +14,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 const (
@@ -41,13 +41,12 @@ func TestPolicyReports(t *testing.T) {
 	}
 	f.InstallOpenReportsCRDs(t)
 	t.Run("once the CRDs are installed the server says so", func(t *testing.T) { crdsInstalled(t) })
-	hygiene := framework.HygieneBinary(t)
-	t.Run("drift becomes a Report equal to kubectl hygiene audit", func(t *testing.T) { driftReported(t, f, hygiene) })
+	t.Run("drift becomes a Report equal to kubectl hygiene audit", func(t *testing.T) { driftReported(t, f) })
 	if t.Failed() {
 		return
 	}
 	t.Run("fixing the drift empties the Report at the next audit", func(t *testing.T) { driftFixed(t, f) })
-	t.Run("a cluster-scoped object's finding is in the ClusterReport until it is gone", func(t *testing.T) { clusterReport(t, f, hygiene) })
+	t.Run("a cluster-scoped object's finding is in the ClusterReport until it is gone", func(t *testing.T) { clusterReport(t, f) })
 }
 
 func crdsMissing(t *testing.T, f *framework.Framework) {
@@ -67,7 +66,7 @@ func crdsMissing(t *testing.T, f *framework.Framework) {
 		t.Errorf("the log line (-want +got):\n%s", diff)
 	}
 	gauge := `apply_hygiene_reports_crd_missing{format="openreports"} 1`
-	if metrics := scrape(t.Context(), t); !hasLine(metrics, gauge) {
+	if metrics := framework.PollWebhookMetrics(t.Context(), t); !hasLine(metrics, gauge) {
 		t.Errorf("/metrics has no line %q", gauge)
 	}
 	pod := framework.Webhook(t).Replicas()[0].Name()
@@ -95,7 +94,7 @@ func crdsMissing(t *testing.T, f *framework.Framework) {
 func crdsInstalled(t *testing.T) {
 	gauge := `apply_hygiene_reports_crd_missing{format="openreports"} 0`
 	framework.Eventually(t, time.Minute, "/metrics line "+gauge, func(ctx context.Context) (bool, error) {
-		return hasLine(scrape(ctx, t), gauge), nil
+		return hasLine(framework.PollWebhookMetrics(ctx, t), gauge), nil
 	})
 	lines := serverLog(t, installedMsg)
 	if len(lines) != 1 || lines[0]["level"] != "info" || lines[0]["groupVersion"] != "openreports.io/v1alpha1" {
@@ -106,7 +105,7 @@ func crdsInstalled(t *testing.T) {
 	}
 }
 
-func driftReported(t *testing.T, f *framework.Framework, hygiene string) {
+func driftReported(t *testing.T, f *framework.Framework) {
 	f.Kubectl.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t)
 	f.Kubectl.Run(t, "apply", "-f", "testdata/clean.yaml").MustSucceed(t)
 	// A service account's imperative edits are warned about, not denied,
@@ -117,7 +116,7 @@ func driftReported(t *testing.T, f *framework.Framework, hygiene string) {
 	bot.Run(t, "set", "image", "deployment/web", "nginx=nginx:1.28").MustSucceed(t)
 	bot.Run(t, "label", "deployment/web", "debug=true").MustSucceed(t)
 
-	findings := auditFindings(t, hygiene, f, "-n", f.Namespace)
+	findings := f.AuditFindings(t, "-n", f.Namespace)
 	var summary []string
 	for _, fd := range findings {
 		summary = append(summary, fmt.Sprintf("%s %s %s/%s %s", fd.Rule, fd.Action, fd.Object.Kind, fd.Object.Name, fd.Path))
@@ -166,7 +165,7 @@ type result struct {
 	Resource                                string
 }
 
-func wantResults(findings []finding) []result {
+func wantResults(findings []framework.AuditFinding) []result {
 	out := []result{}
 	for _, fd := range findings {
 		res := map[string]string{"deny": "fail", "warn": "warn", "dryrun": "skip", "repair": "warn", "prune": "warn"}[fd.Action]
@@ -229,15 +228,15 @@ func driftFixed(t *testing.T, f *framework.Framework) {
 	}
 }
 
-func clusterReport(t *testing.T, f *framework.Framework, hygiene string) {
+func clusterReport(t *testing.T, f *framework.Framework) {
 	role := "made-imperatively-" + f.Namespace
 	admin := f.Kubectl
 	admin.Namespace = ""
 	admin.Run(t, "create", "clusterrole", role, "--verb=get", "--resource=pods").MustSucceed(t)
 	t.Cleanup(func() { admin.Run(t, "delete", "clusterrole", role, "--ignore-not-found") })
 
-	var findings []finding
-	for _, fd := range auditFindings(t, hygiene, f, "-A", "--kind", "clusterroles") {
+	var findings []framework.AuditFinding
+	for _, fd := range f.AuditFindings(t, "-A", "--kind", "clusterroles") {
 		if fd.Object.Namespace == "" {
 			findings = append(findings, fd)
 		}

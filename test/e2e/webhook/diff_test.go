@@ -18,14 +18,14 @@ func TestDiffPredictsTheApplyWarningsSeed003(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
 
-	first := applyPredicted(t, k, seeds+"seed003-v1.yaml").MustSucceed(t)
+	first := framework.ApplyPredicted(t, k, seeds+"seed003-v1.yaml").MustSucceed(t)
 	if strings.Contains(first.Stderr, "Warning:") {
 		t.Errorf("the first apply warned:\n%s", first.Stderr)
 	}
 	k.Run(t, "rollout", "restart", "deployment/nginx-deployment").MustSucceed(t)
 
 	// The predictor holds diff's findings equal to what the apply prints.
-	apply := applyPredicted(t, k, seeds+"seed003-v2.yaml").MustSucceed(t)
+	apply := framework.ApplyPredicted(t, k, seeds+"seed003-v2.yaml").MustSucceed(t)
 	if !strings.Contains(apply.Stderr, "Warning: [orphaned-field] ") || !strings.Contains(apply.Stderr, "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]") {
 		t.Errorf("the apply of v2 printed\n%s\nwant the orphaned restartedAt", apply.Stderr)
 	}
@@ -57,7 +57,7 @@ func TestDiffPredictsTheApplyWarningsSeed002(t *testing.T) {
 	f.KubectlAs(t, "oncall-bob", breakGlassGroup).Run(t, "set", "image", "deployment/web", "nginx=nginx:1.99").MustSucceed(t)
 
 	// The predictor holds diff's findings equal to what the apply prints.
-	apply := applyPredicted(t, k, "testdata/deployment-v1.yaml").MustSucceed(t)
+	apply := framework.ApplyPredicted(t, k, "testdata/deployment-v1.yaml").MustSucceed(t)
 	if !strings.Contains(apply.Stderr, "Warning: [apply-reverts-drift] ") || !strings.Contains(apply.Stderr, "spec.template.spec.containers[name=nginx].image") {
 		t.Errorf("the apply printed\n%s\nwant the image's revert", apply.Stderr)
 	}

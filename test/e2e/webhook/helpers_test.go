@@ -15,11 +15,3 @@ func userFields(t *testing.T, k framework.Kubectl, object string) string {
 	t.Helper()
 	return k.JSONPath(t, object, "{.metadata.generation} {.metadata.labels} {.spec}")
 }
-
-// applyPredicted runs `kubectl apply -f file` as k after `kubectl hygiene
-// diff` predicted it, and requires the prediction to be exactly what
-// kubectl printed (framework.Predictor).
-func applyPredicted(t *testing.T, k framework.Kubectl, file string) framework.Result {
-	t.Helper()
-	return framework.NewPredictor(t).Apply(t, k, file)
-}

@@ -117,7 +117,7 @@ func TestImperativeEditOfOwnedFieldIsDenied(t *testing.T) {
 func TestImperativeEditOfUnownedFieldPasses(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
-	applyPredicted(t, k, seeds+"seed002-simple-deployment.yaml").MustSucceed(t)
+	framework.ApplyPredicted(t, k, seeds+"seed002-simple-deployment.yaml").MustSucceed(t)
 
 	scale := k.Run(t, "scale", "deployment/nginx-deployment", "--replicas=2").MustSucceed(t)
 	framework.WantLines(t, scale.Stdout, "deployment.apps/nginx-deployment scaled")

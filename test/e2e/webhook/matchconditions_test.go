@@ -1,7 +1,6 @@
 package webhook_test
 
 import (
-	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -29,7 +28,6 @@ func TestAPIServerCallsOnlyTheWebhooksThatReview(t *testing.T) {
 	const admin = "system:admin"
 	f.Grant(t, "edit", rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: admin})
 	asAdmin := f.KubectlAs(t, admin)
-	metrics := framework.Webhook(t).MetricsURL
 
 	tests := []struct {
 		name string
@@ -62,9 +60,9 @@ func TestAPIServerCallsOnlyTheWebhooksThatReview(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			before := scrape(t, metrics)
+			before := framework.ParseSamples(t, framework.WebhookMetrics(t))
 			tc.run(t)
-			after := scrape(t, metrics)
+			after := framework.ParseSamples(t, framework.WebhookMetrics(t))
 			for webhook, want := range map[string]bool{"mutate": tc.wantMutate, "validate": tc.wantValidate} {
 				got := reviews(after, webhook) - reviews(before, webhook)
 				// The API server retries an update that conflicts with a
@@ -93,12 +91,6 @@ func update(t *testing.T, f *framework.Framework, change func(*appsv1.Deployment
 
 // reviews sums apply_hygiene_reviews_total of one webhook over all
 // classifications and outcomes.
-func reviews(samples map[string]float64, webhook string) float64 {
-	var n float64
-	for series, v := range samples {
-		if strings.HasPrefix(series, "apply_hygiene_reviews_total{") && strings.Contains(series, `webhook="`+webhook+`"`) {
-			n += v
-		}
-	}
-	return n
+func reviews(samples framework.Samples, webhook string) float64 {
+	return samples.Sum("apply_hygiene_reviews_total", func(series string) bool { return framework.Label(series, "webhook") == webhook })
 }

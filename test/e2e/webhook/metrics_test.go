@@ -2,10 +2,6 @@ package webhook_test
 
 import (
 	"context"
-	"io"
-	"net/http"
-	"regexp"
-	"strconv"
 	"testing"
 	"time"
 
@@ -19,12 +15,11 @@ import (
 func TestMetricsCountTheRequests(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
-	metrics := framework.Webhook(t).MetricsURL
 	denied := `apply_hygiene_reviews_total{classification="imperative",outcome="denied",webhook="validate"}`
 	denyDecisions := `apply_hygiene_decisions_total{action="deny",rule="imperative-edit",webhook="validate"}`
 	orphanWarnings := `apply_hygiene_decisions_total{action="warn",rule="orphaned-field",webhook="validate"}`
 	repairs := `apply_hygiene_decisions_total{action="repair",rule="stale-last-applied",webhook="mutate"}`
-	before := scrape(t, metrics)
+	before := framework.ParseSamples(t, framework.WebhookMetrics(t))
 
 	// Each write waits for the Deployment controller's status update: a
 	// patch that conflicts with it is retried by the API server, and the
@@ -39,7 +34,7 @@ func TestMetricsCountTheRequests(t *testing.T) {
 	// One request each; an update that still conflicts with a status
 	// write is retried inside the API server and reviewed once more, so a
 	// counter may move by two, never by none or more.
-	after := scrape(t, metrics)
+	after := framework.ParseSamples(t, framework.WebhookMetrics(t))
 	for _, series := range []string{denied, denyDecisions, orphanWarnings} {
 		if got := after[series] - before[series]; got < 1 || got > 2 {
 			t.Errorf("%s went from %v to %v, want one more (two if the API server retried)", series, before[series], after[series])
@@ -70,29 +65,4 @@ func waitSettled(t *testing.T, f *framework.Framework, name string) {
 		}
 		return d.Status.ObservedGeneration == d.Generation, nil
 	})
-}
-
-var sample = regexp.MustCompile(`(?m)^(apply_hygiene_[a-z_]+(?:\{[^}]*\})?) ([0-9.e+-]+)$`)
-
-// scrape reads the apply_hygiene_ samples of a Prometheus endpoint.
-func scrape(t *testing.T, url string) map[string]float64 {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatalf("scraping %s: %v", url, err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]float64{}
-	for _, m := range sample.FindAllStringSubmatch(string(body), -1) {
-		v, err := strconv.ParseFloat(m[2], 64)
-		if err != nil {
-			t.Fatalf("parsing %q: %v", m[0], err)
-		}
-		out[m[1]] = v
-	}
-	return out
 }

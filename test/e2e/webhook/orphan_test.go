@@ -13,10 +13,10 @@ import (
 func TestOrphanedRestartedAtWarnsWithCommandThatRemovesIt(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
-	applyPredicted(t, k, seeds+"seed003-v1.yaml").MustSucceed(t)
+	framework.ApplyPredicted(t, k, seeds+"seed003-v1.yaml").MustSucceed(t)
 	k.Run(t, "rollout", "restart", "deployment/nginx-deployment").MustSucceed(t)
 
-	apply := applyPredicted(t, k, seeds+"seed003-v2.yaml").MustSucceed(t)
+	apply := framework.ApplyPredicted(t, k, seeds+"seed003-v2.yaml").MustSucceed(t)
 	framework.WantLines(t, apply.Stdout, "deployment.apps/nginx-deployment configured")
 	ts := `(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)`
 	m := framework.WantMatch(t, apply.Stderr,

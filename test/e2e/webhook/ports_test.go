@@ -14,14 +14,14 @@ import (
 func TestEditOfAPortProtocolIsNotDenied(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
-	applyPredicted(t, k, "testdata/dns.yaml").MustSucceed(t)
+	framework.ApplyPredicted(t, k, "testdata/dns.yaml").MustSucceed(t)
 
 	patch := k.Run(t, "patch", "deployment/dns", "-p",
 		`{"spec":{"template":{"spec":{"containers":[{"name":"dns","ports":[{"containerPort":53,"protocol":"UDP"}]}]}}}}`).MustSucceed(t)
 	framework.WantLines(t, patch.Stdout, "deployment.apps/dns patched")
 	framework.WantLines(t, patch.Stderr)
 
-	apply := applyPredicted(t, k, "testdata/dns.yaml").MustSucceed(t)
+	apply := framework.ApplyPredicted(t, k, "testdata/dns.yaml").MustSucceed(t)
 	framework.WantLines(t, apply.Stdout, "deployment.apps/dns unchanged")
 	framework.WantLines(t, apply.Stderr)
 	if got := k.JSONPath(t, "deployment/dns", "{.spec.template.spec.containers[0].ports[0].protocol}"); got != "UDP" {

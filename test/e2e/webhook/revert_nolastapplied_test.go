@@ -19,7 +19,7 @@ func TestApplyWithoutLastAppliedWarnsOfTheRevert(t *testing.T) {
 		"-p", `[{"op":"remove","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"}]`).MustSucceed(t)
 	k.Run(t, "set", "image", "deployment/nginx-deployment", "nginx=nginx:1.99").MustSucceed(t)
 
-	apply := applyPredicted(t, k, seeds+"seed003-v1.yaml").MustSucceed(t)
+	apply := framework.ApplyPredicted(t, k, seeds+"seed003-v1.yaml").MustSucceed(t)
 	framework.WantMatch(t, grepLines(apply.Stderr, "Warning: [apply-reverts-drift]"), regexp.QuoteMeta(`Warning: [apply-reverts-drift] Deployment `+f.Namespace+`/nginx-deployment: `+
 		`this apply sets spec.template.spec.containers[name=nginx].image back to "nginx:1.14.2", discarding "nginx:1.99" set by kubectl-set at `)+`.*`)
 }

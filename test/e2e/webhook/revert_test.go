@@ -14,11 +14,11 @@ import (
 func TestApplyThatDeletesWhatRolloutRestartSetIsARevert(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
-	applyPredicted(t, k, "testdata/null-annotations.yaml").MustSucceed(t)
+	framework.ApplyPredicted(t, k, "testdata/null-annotations.yaml").MustSucceed(t)
 	restart := k.Run(t, "rollout", "restart", "deployment/web").MustSucceed(t)
 	framework.WantLines(t, restart.Stderr)
 
-	apply := applyPredicted(t, k, "testdata/null-annotations.yaml").MustSucceed(t)
+	apply := framework.ApplyPredicted(t, k, "testdata/null-annotations.yaml").MustSucceed(t)
 	framework.WantLines(t, apply.Stdout, "deployment.apps/web configured")
 	ts := `\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`
 	framework.WantMatch(t, apply.Stderr,

@@ -17,10 +17,10 @@ import (
 func TestSetServiceAccountLeavesOneOrphan(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
-	applyPredicted(t, k, seeds+"seed003-v1.yaml").MustSucceed(t)
+	framework.ApplyPredicted(t, k, seeds+"seed003-v1.yaml").MustSucceed(t)
 	k.Run(t, "set", "serviceaccount", "deployment/nginx-deployment", "builder").MustSucceed(t)
 
-	apply := applyPredicted(t, k, seeds+"seed003-v2.yaml").MustSucceed(t)
+	apply := framework.ApplyPredicted(t, k, seeds+"seed003-v2.yaml").MustSucceed(t)
 	m := framework.WantMatch(t, grepLines(apply.Stderr, "Warning: [orphaned-field]"),
 		regexp.QuoteMeta(`Warning: [orphaned-field] Deployment `+f.Namespace+`/nginx-deployment: spec.template.spec.serviceAccountName ("builder", set by kubectl-set at `)+
 			`.*`+regexp.QuoteMeta(`Remove it with: `)+`(kubectl patch .*)`)

@@ -41,9 +41,9 @@ func TestStatefulSetUndoRepairKeepsWhatTheUndoDidNotRestore(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := framework.New(t)
 			k := f.Kubectl
-			applyPredicted(t, k, seeds+"seed004-v1.yaml").MustSucceed(t)
+			framework.ApplyPredicted(t, k, seeds+"seed004-v1.yaml").MustSucceed(t)
 			f.WaitForRevisions(t, selector, 1)
-			applyPredicted(t, k, tc.v2).MustSucceed(t)
+			framework.ApplyPredicted(t, k, tc.v2).MustSucceed(t)
 			f.WaitForRevisions(t, selector, 2)
 
 			undo := k.Run(t, "rollout", "undo", short, "--to-revision=1").MustSucceed(t)
@@ -62,7 +62,7 @@ func TestStatefulSetUndoRepairKeepsWhatTheUndoDidNotRestore(t *testing.T) {
 			if tc.v3 == "" {
 				return
 			}
-			framework.WantLines(t, applyPredicted(t, k, tc.v3).MustSucceed(t).Stdout, "statefulset.apps/my-wonderhoy-app configured")
+			framework.WantLines(t, framework.ApplyPredicted(t, k, tc.v3).MustSucceed(t).Stdout, "statefulset.apps/my-wonderhoy-app configured")
 			framework.WantLines(t, k.JSONPath(t, short, "{.spec."+tc.field+"}"), lines(tc.afterV3)...)
 			framework.WantLines(t, k.JSONPath(t, short, "{.spec.template.spec.containers[0].env}"), `[{"name":"ANOTHER_ENV","value":"who cares?"}]`)
 		})
@@ -77,7 +77,7 @@ func TestDeploymentUndoAfterRestartsLeavesRestartedAtOutOfLastApplied(t *testing
 	f := framework.New(t)
 	k := f.Kubectl
 	const short = "deployment/web"
-	applyPredicted(t, k, "testdata/deployment-v1.yaml").MustSucceed(t)
+	framework.ApplyPredicted(t, k, "testdata/deployment-v1.yaml").MustSucceed(t)
 	f.WaitForRevisions(t, "app=web", 1)
 	for i := 2; i <= 3; i++ {
 		// restartedAt has a resolution of one second.
@@ -96,7 +96,7 @@ func TestDeploymentUndoAfterRestartsLeavesRestartedAtOutOfLastApplied(t *testing
 	}
 	restartedAt := k.JSONPath(t, short, "{.spec.template.metadata.annotations.kubectl\\.kubernetes\\.io/restartedAt}")
 
-	apply := applyPredicted(t, k, "testdata/deployment-v1.yaml").MustSucceed(t)
+	apply := framework.ApplyPredicted(t, k, "testdata/deployment-v1.yaml").MustSucceed(t)
 	framework.WantLines(t, apply.Stdout, "deployment.apps/web unchanged")
 	framework.WantLines(t, apply.Stderr)
 	framework.WantLines(t, k.JSONPath(t, short, "{.spec.template.metadata.annotations.kubectl\\.kubernetes\\.io/restartedAt}"), restartedAt)
@@ -151,9 +151,9 @@ func TestDeploymentUndoRepairCoversTheAnnotationsItRestores(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
 	const short = "deployment/web"
-	applyPredicted(t, k, "testdata/deployment-annotated-v1.yaml").MustSucceed(t)
+	framework.ApplyPredicted(t, k, "testdata/deployment-annotated-v1.yaml").MustSucceed(t)
 	f.WaitForRevisions(t, "app=web", 1)
-	applyPredicted(t, k, "testdata/deployment-annotated-v2.yaml").MustSucceed(t)
+	framework.ApplyPredicted(t, k, "testdata/deployment-annotated-v2.yaml").MustSucceed(t)
 	f.WaitForRevisions(t, "app=web", 2)
 	robot := k.Run(t, "annotate", short, "reloader.example/seen=1", "--field-manager=reloader").MustSucceed(t)
 	framework.WantLines(t, robot.Stdout, "deployment.apps/web annotated")
@@ -169,7 +169,7 @@ func TestDeploymentUndoRepairCoversTheAnnotationsItRestores(t *testing.T) {
 	}
 
 	template := k.JSONPath(t, short, "{.spec.template}")
-	apply := applyPredicted(t, k, "testdata/deployment-annotated-v1.yaml").MustSucceed(t)
+	apply := framework.ApplyPredicted(t, k, "testdata/deployment-annotated-v1.yaml").MustSucceed(t)
 	// last-applied had TO_BE_DELETED's name alone (the repair proves no
 	// more): the apply writes v1's last-applied and nothing else.
 	framework.WantLines(t, apply.Stdout, "deployment.apps/web configured")

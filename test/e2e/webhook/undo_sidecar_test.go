@@ -18,9 +18,9 @@ func TestUndoOfAnUndoKeepsLastAppliedsSidecar(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
 	const short = "deployment/web"
-	applyPredicted(t, k, "testdata/deployment-sidecar-v0.yaml").MustSucceed(t)
+	framework.ApplyPredicted(t, k, "testdata/deployment-sidecar-v0.yaml").MustSucceed(t)
 	f.WaitForRevisions(t, "app=web", 1)
-	applyPredicted(t, k, "testdata/deployment-sidecar-v1.yaml").MustSucceed(t)
+	framework.ApplyPredicted(t, k, "testdata/deployment-sidecar-v1.yaml").MustSucceed(t)
 	f.WaitForRevisions(t, "app=web", 2)
 	framework.WantLines(t, k.Run(t, "set", "env", short, "-c", "sidecar", "DEBUG=1").MustSucceed(t).Stdout, "deployment.apps/web env updated")
 	f.WaitForRevisions(t, "app=web", 3)
@@ -40,7 +40,7 @@ func TestUndoOfAnUndoKeepsLastAppliedsSidecar(t *testing.T) {
 		t.Errorf("last-applied after the undos:\n%s\nwant v1's, unchanged:\n%s", got, lastAppliedBefore)
 	}
 
-	apply := applyPredicted(t, k, "testdata/deployment-sidecar-v1.yaml").MustSucceed(t)
+	apply := framework.ApplyPredicted(t, k, "testdata/deployment-sidecar-v1.yaml").MustSucceed(t)
 	framework.WantLines(t, apply.Stdout, "deployment.apps/web unchanged")
 	framework.WantLines(t, apply.Stderr)
 	framework.WantLines(t, k.JSONPath(t, short, "{.spec.template.spec.containers[1].env}"), `[{"name":"DEBUG","value":"1"}]`)

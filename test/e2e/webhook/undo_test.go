@@ -48,9 +48,9 @@ func TestRolloutUndoRepairsLastApplied(t *testing.T) {
 			object := fmt.Sprintf("%s.apps/%s", lower(tc.kind), tc.name)
 			short := fmt.Sprintf("%s/%s", lower(tc.kind), tc.name)
 
-			applyPredicted(t, k, tc.v1).MustSucceed(t)
+			framework.ApplyPredicted(t, k, tc.v1).MustSucceed(t)
 			f.WaitForRevisions(t, tc.selector, 1)
-			applyPredicted(t, k, tc.v2).MustSucceed(t)
+			framework.ApplyPredicted(t, k, tc.v2).MustSucceed(t)
 			f.WaitForRevisions(t, tc.selector, 2)
 
 			undo := k.Run(t, append([]string{"rollout", "undo", short}, tc.undoArgs...)...).MustSucceed(t)
@@ -90,7 +90,7 @@ func TestRolloutUndoRepairsLastApplied(t *testing.T) {
 				t.Errorf("last-applied after undo: image %q (want %q), env (-want +got):\n%s", c.Image, tc.v1Image, diff)
 			}
 
-			apply := applyPredicted(t, k, tc.v3).MustSucceed(t)
+			apply := framework.ApplyPredicted(t, k, tc.v3).MustSucceed(t)
 			framework.WantLines(t, apply.Stdout, object+" configured")
 			if tc.rebuilt {
 				// last-applied has TO_BE_DELETED's name, not its value,

@@ -17,12 +17,12 @@ import (
 func TestManyWarningsStayWholeWithinTheAPIServersLimit(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
-	applyPredicted(t, k, seeds+"seed003-v1.yaml").MustSucceed(t)
+	framework.ApplyPredicted(t, k, seeds+"seed003-v1.yaml").MustSucceed(t)
 	for i := range 10 {
 		k.Run(t, "label", "deployment/nginx-deployment", fmt.Sprintf("team.example.com/owner-%02d=platform-engineering", i)).MustSucceed(t)
 	}
 
-	apply := applyPredicted(t, k, seeds+"seed003-v2.yaml").MustSucceed(t)
+	apply := framework.ApplyPredicted(t, k, seeds+"seed003-v2.yaml").MustSucceed(t)
 	var whole int
 	for _, line := range strings.Split(apply.Stderr, "\n") {
 		if strings.HasPrefix(line, "Warning: [orphaned-field] ") {

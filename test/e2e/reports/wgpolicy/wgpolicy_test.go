@@ -35,7 +35,7 @@ func TestPolicyReport(t *testing.T) {
 	f := framework.New(t)
 	gauge := `apply_hygiene_reports_crd_missing{format="wgpolicy"} 1`
 	framework.Eventually(t, 2*time.Minute, "/metrics line "+gauge, func(ctx context.Context) (bool, error) {
-		body, _ := framework.Webhook(t).Replicas()[0].Metrics(ctx)
+		body := framework.PollWebhookMetrics(ctx, t)
 		return strings.Contains("\n"+body, "\n"+gauge+"\n"), nil
 	})
 	admin := f.Kubectl

@@ -1,10 +1,4 @@
-// Package off_test runs the server's periodic audit with the chart's
-// default audit.fix (off: no --audit-fix, no patch rule but removalProofs'
-// dry-run-only one): a Deployment
-// restarted and applied again keeps its orphaned restartedAt, and the
-// finding stays, as a Warning event and in the gauge. Package
-// auditfixserver runs the same with audit.fix on.
-package off_test
+package audit_test
 
 import (
 	"context"
@@ -16,22 +10,15 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
-
-func TestMain(m *testing.M) {
-	framework.Main(m, framework.WithWebhook("audit.enabled=true"),
-		framework.WithServerArgs("--audit-interval=2s", "--audit-resources=apps/v1/deployments,apps/v1/statefulsets,apps/v1/daemonsets"))
-}
-
-const restartedAtExpr = `{.spec.template.metadata.annotations.kubectl\.kubernetes\.io/restartedAt}`
 
 // The audit that found the orphan (its Warning event, recorded after the
 // step that fixes when audit.fix is on) left restartedAt as it was, and
 // the gauge keeps the finding; the chart granted no patch but the removal
 // proofs' dry-run-only one and the server counts no fix.
-func TestAuditFixOffLeavesTheOrphan(t *testing.T) {
+func testAuditFixOffLeavesTheOrphan(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
 	k.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t)
@@ -49,10 +36,7 @@ func TestAuditFixOffLeavesTheOrphan(t *testing.T) {
 	if n, err := countEvents(t.Context(), f, "AuditFixed"); err != nil || n != 0 {
 		t.Errorf("%d AuditFixed events (%v), want none", n, err)
 	}
-	body, err := framework.Webhook(t).Replicas()[0].Metrics(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	body := framework.WebhookMetrics(t)
 	gauge := fmt.Sprintf(`apply_hygiene_audit_findings{namespace=%q,rule="orphaned-field"} 1`, f.Namespace)
 	if !strings.Contains(body, "\n"+gauge+"\n") {
 		t.Errorf("no line %q in the metrics", gauge)

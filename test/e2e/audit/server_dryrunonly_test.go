@@ -1,4 +1,4 @@
-package off_test
+package audit_test
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/devenv"
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/devenv"
 )
 
 // With removalProofs on and audit.fix off, the chart grants its service
@@ -17,7 +17,7 @@ import (
 // the service account's own token (the chart's RBAC, nothing added), a
 // server-side dry-run patch of a Deployment passes, the same patch for
 // real is denied by the policy, and the Deployment is unchanged.
-func TestRemovalProofsPatchIsDryRunOnly(t *testing.T) {
+func testRemovalProofsPatchIsDryRunOnly(t *testing.T) {
 	f := framework.New(t)
 	f.Kubectl.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t)
 	webhook := f.KubectlWithTokenOf(t, devenv.Namespace, devenv.Release)

@@ -1,4 +1,4 @@
-package auditfix_test
+package audit_test
 
 import (
 	"cmp"
@@ -9,13 +9,6 @@ import (
 	"time"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
-)
-
-const (
-	lastAppliedExpr = `{.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}`
-	restartedAtExpr = `{.spec.template.metadata.annotations.kubectl\.kubernetes\.io/restartedAt}`
-	restartedAtPath = "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"
-	sts             = "statefulset.apps/my-wonderhoy-app"
 )
 
 // Seed 004 undone before apply-hygiene was installed: audit --fix shows
@@ -29,7 +22,7 @@ func TestFixRepairsLastAppliedThatAnUndoLeftStale(t *testing.T) {
 
 	res := runHygiene(t, f, "audit", "--fix")
 	wantExit(t, res, 0)
-	framework.WantLines(t, res.stdout, append(append(
+	framework.WantLines(t, res.Stdout, append(append(
 		[]string{sts + " fixed (dry run): last-applied's pod template set to the one that ControllerRevision " + revision + " (revision 3) kept"},
 		seed004Diff...),
 		"Dry run: nothing was written; 0 findings left to you. Write the fixes with --fix=apply.")...)
@@ -39,13 +32,13 @@ func TestFixRepairsLastAppliedThatAnUndoLeftStale(t *testing.T) {
 
 	res = runHygiene(t, f, "audit", "--fix=apply")
 	wantExit(t, res, 0)
-	framework.WantLines(t, res.stdout,
+	framework.WantLines(t, res.Stdout,
 		sts+" fixed: last-applied's pod template set to the one that ControllerRevision "+revision+" (revision 3) kept (as field manager kubectl-client-side-apply, which owns last-applied)",
 		"1 object fixed, 0 findings left to you.")
 	if got := k.JSONPath(t, sts, lastAppliedExpr); got != v1 {
 		t.Errorf("last-applied after the fix:\n%s\nwant v1's:\n%s", got, v1)
 	}
-	framework.WantLines(t, runHygiene(t, f, "audit").stdout, "No findings in 1 objects.")
+	framework.WantLines(t, runHygiene(t, f, "audit").Stdout, "No findings in 1 objects.")
 
 	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/seed004-v3.yaml").MustSucceed(t).Stdout, sts+" configured")
 	framework.WantLines(t, k.JSONPath(t, sts, "{.spec.template.spec.containers[0].env}"), `[{"name":"ANOTHER_ENV","value":"who cares?"}]`)
@@ -66,7 +59,7 @@ func TestFixKeepsWhatTheUndoDidNotRestore(t *testing.T) {
 
 	res := runHygiene(t, f, "audit", "--fix=apply")
 	wantExit(t, res, 0)
-	framework.WantLines(t, res.stdout,
+	framework.WantLines(t, res.Stdout,
 		sts+" fixed: last-applied's pod template set to the one that ControllerRevision "+revision+" (revision 3) kept (as field manager kubectl-client-side-apply, which owns last-applied)",
 		"1 object fixed, 0 findings left to you.")
 	want := strings.Replace(v1, `"spec":{"replicas":3,`, `"spec":{"minReadySeconds":10,"replicas":3,`, 1)
@@ -152,7 +145,7 @@ func TestFixRemovesRestartedAtAndSaysThePodsRoll(t *testing.T) {
 
 	res := runHygiene(t, f, "audit", "--fix")
 	wantExit(t, res, 0)
-	framework.WantLines(t, res.stdout, append(append(
+	framework.WantLines(t, res.Stdout, append(append(
 		[]string{"deployment.apps/web fixed (dry run): removed " + restartedAtPath + " (rolls the pods)"},
 		restartDiff(restartedAt)...),
 		notFixed,
@@ -163,7 +156,7 @@ func TestFixRemovesRestartedAtAndSaysThePodsRoll(t *testing.T) {
 
 	res = runHygiene(t, f, "audit", "--fix=apply")
 	wantExit(t, res, 0)
-	framework.WantLines(t, res.stdout,
+	framework.WantLines(t, res.Stdout,
 		"deployment.apps/web fixed: removed "+restartedAtPath+" (rolls the pods)",
 		notFixed,
 		"1 object fixed, 1 finding left to you.")
@@ -241,16 +234,16 @@ func TestFixLeavesAnObjectChangedSinceTheAudit(t *testing.T) {
 
 			res := runPaused(t, f, func() { tc.change(t, f, restartedAt) }, "audit", "--fix=apply")
 			wantExit(t, res, 1)
-			framework.WantLines(t, res.stderr,
+			framework.WantLines(t, res.Stderr,
 				"paused before writing: press Enter to go on",
 				"error: deployment.apps/web was not fixed: it changed since the audit read it; nothing was written to it. Run the audit again to see it as it is now",
 				"error: 1 object of 1 not fixed")
-			framework.WantLines(t, res.stdout, "0 objects fixed, 0 findings left to you.")
+			framework.WantLines(t, res.Stdout, "0 objects fixed, 0 findings left to you.")
 			framework.WantLines(t, k.JSONPath(t, "deployment/web", restartedAtExpr), wantAfter)
 
 			res = runHygiene(t, f, "audit", "--fix=apply")
 			wantExit(t, res, 0)
-			framework.WantLines(t, res.stdout, tc.again...)
+			framework.WantLines(t, res.Stdout, tc.again...)
 		})
 	}
 }
@@ -277,7 +270,7 @@ func TestFixRebuildsLastAppliedOfAnUndoneDeployment(t *testing.T) {
 
 	res := runHygiene(t, f, "audit", "--fix=apply")
 	wantExit(t, res, 0)
-	framework.WantLines(t, res.stdout,
+	framework.WantLines(t, res.Stdout,
 		deploy+" fixed: last-applied rebuilt for the pod template of ReplicaSet "+first+" (revision 3) (as field manager kubectl-client-side-apply, which owns last-applied)",
 		"1 object fixed, 0 findings left to you.")
 	// The v2 apply deleted TO_BE_DELETED: that proves its name, not its

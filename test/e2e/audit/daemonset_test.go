@@ -1,4 +1,4 @@
-package auditfix_test
+package audit_test
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package auditfixserver_test
+package audit_test
 
 import (
 	"context"
@@ -11,18 +11,13 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
-const (
-	sts             = "statefulset.apps/my-wonderhoy-app"
-	lastAppliedExpr = `{.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}`
-)
-
 // Seed 004 undone while its namespace was labelled apply-hygiene.io/ignore
 // (the webhook did not see the undo, so last-applied stayed v2's): once
 // the label goes, the periodic audit repairs last-applied to v1's, which
 // the restored ControllerRevision kept, writing it through the webhooks
 // as kubectl-client-side-apply, which owned the annotation and still owns
 // it alone. While the label is on, nothing is written.
-func TestAuditRepairsLastAppliedAsItsClientSideManager(t *testing.T) {
+func testAuditRepairsLastAppliedAsItsClientSideManager(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
 	k.Run(t, "label", "namespace", f.Namespace, "apply-hygiene.io/ignore=true").MustSucceed(t)
@@ -36,7 +31,7 @@ func TestAuditRepairsLastAppliedAsItsClientSideManager(t *testing.T) {
 
 	gauge := `apply_hygiene_audit_findings{namespace="` + f.Namespace + `",rule="stale-last-applied"} 1`
 	framework.Eventually(t, 60*time.Second, "a scan that reports the stale last-applied in the ignored namespace", func(ctx context.Context) (bool, error) {
-		return len(metricLines(ctx, t, gauge)) == 1, nil
+		return len(framework.MetricLines(framework.PollWebhookMetrics(ctx, t), gauge)) == 1, nil
 	})
 	if got := k.JSONPath(t, sts, lastAppliedExpr); got != v2 {
 		t.Fatalf("last-applied in the ignored namespace:\n%s\nwant v2's left alone:\n%s", got, v2)

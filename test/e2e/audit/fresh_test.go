@@ -1,4 +1,4 @@
-package auditfix_test
+package audit_test
 
 import (
 	"testing"
@@ -32,10 +32,10 @@ func TestFixLeavesAFieldAControllerTookOver(t *testing.T) {
 		k.RunWithInput(t, takeOver, "apply", "--server-side", "--field-manager=env-controller", "-f", "-").MustSucceed(t)
 	}, "audit", "--fix=apply")
 	wantExit(t, res, 1)
-	framework.WantLines(t, res.stderr, changedLines("deployment.apps/web")...)
-	framework.WantLines(t, res.stdout, "0 objects fixed, 0 findings left to you.")
+	framework.WantLines(t, res.Stderr, changedLines("deployment.apps/web")...)
+	framework.WantLines(t, res.Stdout, "0 objects fixed, 0 findings left to you.")
 	framework.WantLines(t, k.JSONPath(t, "deployment/web", envExpr), `[{"name":"SET_BY_HAND","value":"yes"}]`)
-	framework.WantLines(t, runHygiene(t, f, "audit", "--fix=apply").stdout, "Nothing to fix.")
+	framework.WantLines(t, runHygiene(t, f, "audit", "--fix=apply").Stdout, "Nothing to fix.")
 }
 
 // After the scan found seed 004's StatefulSet undone to revision 1, a
@@ -58,8 +58,8 @@ func TestFixLeavesAnUndoThatWasUndone(t *testing.T) {
 		k.Run(t, "rollout", "undo", sts, "--to-revision=2").MustSucceed(t)
 	}, "audit", "--fix=apply")
 	wantExit(t, res, 1)
-	framework.WantLines(t, res.stderr, changedLines(sts)...)
-	framework.WantLines(t, res.stdout, "0 objects fixed, 0 findings left to you.")
+	framework.WantLines(t, res.Stderr, changedLines(sts)...)
+	framework.WantLines(t, res.Stdout, "0 objects fixed, 0 findings left to you.")
 	if got := k.JSONPath(t, sts, lastAppliedExpr); got != v2 {
 		t.Errorf("last-applied after the undone undo:\n%s\nwant v2's, which the template has again:\n%s", got, v2)
 	}
@@ -83,7 +83,7 @@ func TestFixKeepsLastAppliedWithItsClientSideManager(t *testing.T) {
 
 	res := runHygiene(t, f, "audit", "--fix=apply")
 	wantExit(t, res, 0)
-	framework.WantLines(t, res.stdout,
+	framework.WantLines(t, res.Stdout,
 		sts+" fixed: last-applied's pod template set to the one that ControllerRevision "+revision+" (revision 3) kept (as field manager kubectl-client-side-apply, which owns last-applied)",
 		"1 object fixed, 0 findings left to you.")
 	framework.WantLines(t, k.JSONPath(t, sts, `{range .metadata.managedFields[*]}{.manager}{" "}{.operation}{" "}{.fieldsV1.f:metadata.f:annotations}{"\n"}{end}`),

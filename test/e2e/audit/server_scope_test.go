@@ -1,4 +1,4 @@
-package auditfixserver_test
+package audit_test
 
 import (
 	"cmp"
@@ -10,9 +10,6 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
-// envExpr is Deployment web's env, which kubectl set env changes.
-const envExpr = "{.spec.template.spec.containers[0].env}"
-
 // The periodic audit fixes only where the webhook would review and the
 // action writes. An env var added with kubectl set env is an orphan that
 // orphaned-field reports; with the rule's auditFix on (fixValues) the
@@ -21,7 +18,7 @@ const envExpr = "{.spec.template.spec.containers[0].env}"
 // labelled apply-hygiene.io/enforcement=dryrun (which only records) and in
 // kube-system. The finding in the gauge shows a scan that saw it and did
 // not fix it.
-func TestAuditFixStaysInScope(t *testing.T) {
+func testAuditFixStaysInScope(t *testing.T) {
 	tests := map[string]struct {
 		// namespace is where Deployment web goes: "" for the test's own.
 		namespace string
@@ -63,7 +60,7 @@ func TestAuditFixStaysInScope(t *testing.T) {
 			}
 			gauge := fmt.Sprintf(`apply_hygiene_audit_findings{namespace=%q,rule="orphaned-field"} 1`, ns)
 			framework.Eventually(t, 60*time.Second, "a scan that reports the orphan and leaves it", func(ctx context.Context) (bool, error) {
-				return len(metricLines(ctx, t, gauge)) == 1, nil
+				return len(framework.MetricLines(framework.PollWebhookMetrics(ctx, t), gauge)) == 1, nil
 			})
 			framework.WantLines(t, k.JSONPath(t, "deployment/web", envExpr), `[{"name":"SET_BY_HAND","value":"yes"}]`)
 		})

@@ -1,13 +1,10 @@
-package auditfix_test
+package audit_test
 
 import (
 	"testing"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
-
-// envExpr is Deployment web's env, which kubectl set env changes.
-const envExpr = "{.spec.template.spec.containers[0].env}"
 
 // setEnvByHand applies web and adds an env var with kubectl set env: an
 // orphan, which apply never removes.
@@ -57,7 +54,7 @@ func TestFixStaysInScope(t *testing.T) {
 			res := runHygiene(t, f, append([]string{"audit", "--fix=apply"}, tc.flags...)...)
 			wantExit(t, res, 0)
 			if tc.notFixed == "" {
-				framework.WantLines(t, res.stdout, "deployment.apps/web fixed: removed "+orphan+" (rolls the pods)", "1 object fixed, 0 findings left to you.")
+				framework.WantLines(t, res.Stdout, "deployment.apps/web fixed: removed "+orphan+" (rolls the pods)", "1 object fixed, 0 findings left to you.")
 				if got := k.JSONPath(t, "deployment/web", envExpr); got != "" {
 					t.Errorf("env after the fix = %s, want none", got)
 				}
@@ -67,7 +64,7 @@ func TestFixStaysInScope(t *testing.T) {
 			if reason == "namespace %s is labelled apply-hygiene.io/ignore" {
 				reason = "namespace " + f.Namespace + " is labelled apply-hygiene.io/ignore"
 			}
-			framework.WantLines(t, res.stdout,
+			framework.WantLines(t, res.Stdout,
 				"deployment.apps/web not fixed: orphaned-field "+orphan+" ("+reason+"); fix it with: kubectl patch deployment/web -n "+f.Namespace+
 					` --type=json -p '[{"op":"test","path":"/spec/template/spec/containers/0/name","value":"nginx"},{"op":"test","path":"/spec/template/spec/containers/0/env/0/name","value":"SET_BY_HAND"},{"op":"remove","path":"/spec/template/spec/containers/0/env/0"}]'`,
 				"0 objects fixed, 1 finding left to you.")

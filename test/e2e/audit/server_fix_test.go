@@ -1,4 +1,4 @@
-package auditfixserver_test
+package audit_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // patch, records a Normal event AuditFixed with what it did and counts
 // the fix; the finding is gone from the gauge, and the next apply of the
 // same manifest changes nothing.
-func TestAuditRemovesRestartedAt(t *testing.T) {
+func testAuditRemovesRestartedAt(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
 	restartedAndApplied(t, f)
@@ -37,12 +37,12 @@ func TestAuditRemovesRestartedAt(t *testing.T) {
 		t.Errorf("AuditFixed events on deployment/web (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{`apply_hygiene_audit_fixes_total{result="applied",rule="orphaned-field"} 1`},
-		metricLines(t.Context(), t, "apply_hygiene_audit_fixes_total{")); diff != "" {
+		framework.MetricLines(framework.PollWebhookMetrics(t.Context(), t), "apply_hygiene_audit_fixes_total{")); diff != "" {
 		t.Errorf("apply_hygiene_audit_fixes_total (-want +got):\n%s", diff)
 	}
 	gauge := fmt.Sprintf(`apply_hygiene_audit_findings{namespace=%q,rule="orphaned-field"}`, f.Namespace)
 	framework.Eventually(t, 30*time.Second, "no orphaned-field gauge for the namespace", func(ctx context.Context) (bool, error) {
-		return len(metricLines(ctx, t, gauge)) == 0, nil
+		return len(framework.MetricLines(framework.PollWebhookMetrics(ctx, t), gauge)) == 0, nil
 	})
 	framework.WantLines(t, k.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t).Stdout, "deployment.apps/web unchanged")
 }
@@ -52,17 +52,17 @@ func TestAuditRemovesRestartedAt(t *testing.T) {
 // API server forbids the fix, the server counts it as an error and the
 // object keeps restartedAt with its finding and gets no AuditFixed event;
 // with audit.fix=true again the next audit fixes it.
-func TestAuditFixNeedsTheChartsPatchRule(t *testing.T) {
+func testAuditFixNeedsTheChartsPatchRule(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
-	restore := reconfigure(t, "audit.enabled=true", "audit.fix=false", "policy.rules.orphaned-field.auditFix=true")
+	restore := framework.Reconfigure(t, "audit.fix=false")
 	restartedAt := restartedAndApplied(t, f)
 
 	errorLine := `apply_hygiene_audit_fixes_total{result="error",rule="orphaned-field"} `
 	framework.Eventually(t, 60*time.Second, "a fix counted as an error", func(ctx context.Context) (bool, error) {
-		return len(metricLines(ctx, t, errorLine)) == 1, nil
+		return len(framework.MetricLines(framework.PollWebhookMetrics(ctx, t), errorLine)) == 1, nil
 	})
-	if got := metricLines(t.Context(), t, `apply_hygiene_audit_fixes_total{result="applied"`); len(got) != 0 {
+	if got := framework.MetricLines(framework.PollWebhookMetrics(t.Context(), t), `apply_hygiene_audit_fixes_total{result="applied"`); len(got) != 0 {
 		t.Errorf("fixes applied without the patch rule: %q", got)
 	}
 	if got, err := events(t.Context(), t, f, "AuditFixed"); err != nil || len(got) != 0 {
@@ -72,7 +72,7 @@ func TestAuditFixNeedsTheChartsPatchRule(t *testing.T) {
 		t.Errorf("restartedAt = %q without the patch rule, want %q kept", got, restartedAt)
 	}
 	gauge := fmt.Sprintf(`apply_hygiene_audit_findings{namespace=%q,rule="orphaned-field"} 1`, f.Namespace)
-	if diff := cmp.Diff([]string{gauge}, metricLines(t.Context(), t, gauge)); diff != "" {
+	if diff := cmp.Diff([]string{gauge}, framework.MetricLines(framework.PollWebhookMetrics(t.Context(), t), gauge)); diff != "" {
 		t.Errorf("the finding is not in the gauge (-want +got):\n%s", diff)
 	}
 
@@ -94,28 +94,4 @@ func TestAuditFixNeedsTheChartsPatchRule(t *testing.T) {
 	if diff := cmp.Diff([]string{"Normal AuditFixed Audit: " + fixedNote}, got); diff != "" {
 		t.Errorf("AuditFixed events on deployment/web (-want +got):\n%s", diff)
 	}
-}
-
-// reconfigure upgrades the release with values (the chart's RBAC) and
-// restarts the server with the same flags. The returned func brings the
-// package's values back; it runs at the end of the test if the test did
-// not call it.
-func reconfigure(t *testing.T, values ...string) (restore func()) {
-	t.Helper()
-	cp := framework.ControlPlane(t)
-	if err := framework.Webhook(t).Reconfigure(t.Context(), cp, values...); err != nil {
-		t.Fatalf("reconfiguring apply-hygiene: %v", err)
-	}
-	restored := false
-	restore = func() {
-		if restored {
-			return
-		}
-		restored = true
-		if err := framework.Webhook(t).Reconfigure(context.Background(), cp, fixValues...); err != nil {
-			t.Errorf("restoring apply-hygiene's values: %v", err)
-		}
-	}
-	t.Cleanup(restore)
-	return restore
 }

@@ -1,4 +1,4 @@
-package auditfix_test
+package audit_test
 
 import (
 	"context"
@@ -20,7 +20,6 @@ type handWorkload struct {
 }
 
 const (
-	imagePath       = "spec.template.spec.containers[name=nginx].image"
 	toBeDeletedPath = "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]"
 )
 
@@ -96,12 +95,12 @@ func TestFixLeavesLastAppliedOfAHandEditThatRestoredARevision(t *testing.T) {
 
 			res := runHygiene(t, f, "audit")
 			wantExit(t, res, 1)
-			if strings.Contains(res.stdout, "stale-last-applied") {
-				t.Errorf("audit reports stale-last-applied for a hand edit:\n%s", res.stdout)
+			if strings.Contains(res.Stdout, "stale-last-applied") {
+				t.Errorf("audit reports stale-last-applied for a hand edit:\n%s", res.Stdout)
 			}
 			// The table's columns are padded to the namespace's length.
 			var table []string
-			for _, line := range strings.Split(res.stdout, "\n") {
+			for _, line := range strings.Split(res.Stdout, "\n") {
 				table = append(table, strings.Join(strings.Fields(line), " "))
 			}
 			row := f.Namespace + " " + tc.w.kind + "/" + name
@@ -113,15 +112,15 @@ func TestFixLeavesLastAppliedOfAHandEditThatRestoredARevision(t *testing.T) {
 				regexp.QuoteMeta("[imperative-edit] "+subject+": "+imagePath+" was changed outside kubectl apply by "+manager+" at ")+
 					`\S+`+regexp.QuoteMeta(fmt.Sprintf(` (last-applied %q, now %q); the next kubectl apply puts the last-applied value back without a word.`, tc.w.v2Image, tc.w.v1Image))+".*",
 				regexp.QuoteMeta("[orphaned-field] "+subject+": "+toBeDeletedPath+` ({"name":"TO_BE_DELETED","value":"needs to be deleted!"}, set by `+manager+" at ")+".*")
-			framework.WantLines(t, res.stderr, "error: 1 finding(s) with the action deny")
+			framework.WantLines(t, res.Stderr, "error: 1 finding(s) with the action deny")
 
 			res = runHygiene(t, f, "audit", "--fix=apply")
 			wantExit(t, res, 1)
-			framework.WantLines(t, res.stdout,
+			framework.WantLines(t, res.Stdout,
 				tc.w.object+" fixed: removed "+toBeDeletedPath+" (rolls the pods)",
 				tc.w.object+" not fixed: imperative-edit "+imagePath+"; fix it with: kubectl apply edit-last-applied "+kind+"/"+name+" -n "+f.Namespace,
 				"1 object fixed, 1 finding left to you.")
-			framework.WantLines(t, res.stderr, "error: 1 finding(s) with the action deny")
+			framework.WantLines(t, res.Stderr, "error: 1 finding(s) with the action deny")
 			if got := k.JSONPath(t, tc.w.object, lastAppliedExpr); got != v2 {
 				t.Errorf("last-applied after audit --fix=apply:\n%s\nwant v2's, as the hand edit left it:\n%s", got, v2)
 			}

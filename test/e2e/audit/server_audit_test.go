@@ -1,7 +1,4 @@
-// Package auditserver_test runs the server's periodic audit (chart value
-// audit.enabled, --audit-interval) with the chart's RBAC: drift that
-// admission never saw becomes a gauge and a Warning event.
-package auditserver_test
+package audit_test
 
 import (
 	"context"
@@ -24,14 +21,9 @@ const commonAuditResources = "v1/configmaps,v1/namespaces,v1/serviceaccounts,v1/
 	"policy/v1/poddisruptionbudgets,rbac.authorization.k8s.io/v1/clusterrolebindings," +
 	"rbac.authorization.k8s.io/v1/clusterroles,rbac.authorization.k8s.io/v1/rolebindings,rbac.authorization.k8s.io/v1/roles"
 
-func TestMain(m *testing.M) {
-	framework.Main(m, framework.WithWebhook("audit.enabled=true", "kinds=common"),
-		framework.WithServerArgs("--audit-interval=2s", "--audit-resources="+commonAuditResources))
-}
-
 // An object made by kubectl create has no last-applied: the next audit
 // reports it with an event on the object and in the findings gauge.
-func TestPeriodicAuditReportsWithEventAndGauge(t *testing.T) {
+func testPeriodicAuditReportsWithEventAndGauge(t *testing.T) {
 	f := framework.New(t)
 	f.Kubectl.Run(t, "create", "deployment", "made-imperatively", "--image=nginx:1.27").MustSucceed(t)
 
@@ -50,14 +42,14 @@ func TestPeriodicAuditReportsWithEventAndGauge(t *testing.T) {
 	})
 	gauge := fmt.Sprintf(`apply_hygiene_audit_findings{namespace=%q,rule="missing-last-applied"} 1`, f.Namespace)
 	framework.Eventually(t, 30*time.Second, gauge, func(ctx context.Context) (bool, error) {
-		return strings.Contains(metrics(ctx, t), gauge), nil
+		return strings.Contains(framework.PollWebhookMetrics(ctx, t), gauge), nil
 	})
 }
 
 // With kinds=common the audit also lists the other kinds, namespaced and
 // cluster-scoped: a ConfigMap and a ClusterRole made by kubectl create get
 // their events too.
-func TestPeriodicAuditCoversTheCommonKinds(t *testing.T) {
+func testPeriodicAuditCoversTheCommonKinds(t *testing.T) {
 	f := framework.New(t)
 	f.Kubectl.Run(t, "create", "configmap", "made-imperatively", "--from-literal=mode=fast").MustSucceed(t)
 	role := "made-imperatively-" + f.Namespace
@@ -82,9 +74,4 @@ func TestPeriodicAuditCoversTheCommonKinds(t *testing.T) {
 			return false, nil
 		})
 	}
-}
-
-func metrics(ctx context.Context, t *testing.T) string {
-	body, _ := framework.Webhook(t).Replicas()[0].Metrics(ctx)
-	return body
 }

@@ -14,12 +14,14 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/apply-hygiene/apply-hygiene/hack/controlplane"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
 )
 
 // Namespace and Release are where the chart is installed.
@@ -222,6 +224,33 @@ func (w *Webhook) Reconfigure(ctx context.Context, cp *controlplane.ControlPlane
 	return w.Restart(ctx, cp)
 }
 
+// Uninstall removes the release, and with it the webhook configurations,
+// and the namespace of the probe that Start writes to, and waits until
+// that namespace is gone: a cluster as it was before Start, for tests
+// that run without the webhook afterwards or start another. Stop the
+// server first.
+func (w *Webhook) Uninstall(ctx context.Context, cp *controlplane.ControlPlane) error {
+	if err := w.helm(ctx, "uninstall", Release, "--namespace", Namespace, "--wait"); err != nil {
+		return err
+	}
+	client, err := adminClient(cp)
+	if err != nil {
+		return err
+	}
+	namespaces := client.CoreV1().Namespaces()
+	if err := namespaces.Delete(ctx, probeNamespace, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting the probe namespace: %w", err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := namespaces.Get(ctx, probeNamespace, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the probe namespace to go: %w", err)
+	}
+	return nil
+}
+
 // Stop ends every replica (SIGTERM, then SIGKILL after 10s) and the load
 // balancer.
 func (w *Webhook) Stop() error {
@@ -319,13 +348,18 @@ func (w *Webhook) tls(cp *controlplane.ControlPlane, certDir string) ([]string, 
 	return []string{"--tls-mode=file"}, nil
 }
 
-func (w *Webhook) failurePolicy() string {
-	for _, v := range w.opts.Values {
+func (w *Webhook) failurePolicy() string { return FailurePolicy(w.opts.Values) }
+
+// FailurePolicy is the failurePolicy that the chart values set: the last
+// failurePolicy=… (as with `helm --set`), or the chart's default, Ignore.
+func FailurePolicy(values []string) string {
+	policy := "Ignore"
+	for _, v := range values {
 		if p, ok := strings.CutPrefix(v, "failurePolicy="); ok {
-			return p
+			policy = p
 		}
 	}
-	return "Ignore"
+	return policy
 }
 
 // writePolicyConfig copies the chart's policy ConfigMap to a file, as the

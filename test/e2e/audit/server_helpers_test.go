@@ -1,8 +1,7 @@
-package auditfixserver_test
+package audit_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,8 +10,6 @@ import (
 )
 
 const (
-	restartedAtExpr = `{.spec.template.metadata.annotations.kubectl\.kubernetes\.io/restartedAt}`
-	restartedAtPath = "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"
 	// fixedNote is the note of the AuditFixed event on web.
 	fixedNote = "apply-hygiene's audit fixed it (field manager apply-hygiene-audit): removed " + restartedAtPath + " (rolls the pods)"
 )
@@ -31,29 +28,6 @@ func restartedAndApplied(t *testing.T, f *framework.Framework) string {
 	}
 	k.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t)
 	return restartedAt
-}
-
-// metrics is the server's /metrics.
-func metrics(ctx context.Context, t *testing.T) string {
-	t.Helper()
-	body, err := framework.Webhook(t).Replicas()[0].Metrics(ctx)
-	if err != nil {
-		t.Logf("reading the metrics: %v", err)
-	}
-	return body
-}
-
-// metricLines are the lines of the server's /metrics that start with
-// prefix.
-func metricLines(ctx context.Context, t *testing.T, prefix string) []string {
-	t.Helper()
-	var out []string
-	for _, l := range strings.Split(metrics(ctx, t), "\n") {
-		if strings.HasPrefix(l, prefix) {
-			out = append(out, l)
-		}
-	}
-	return out
 }
 
 // events are the events of reason on deployment web in the test's
