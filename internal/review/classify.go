@@ -2,6 +2,7 @@ package review
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -461,18 +462,71 @@ func lastAppliedGrew(old, new *unstructured.Unstructured) bool {
 }
 
 // keepsFields reports whether every field of o, nested maps followed, is
-// in n; lists and values count as one field each, whatever they hold.
+// in n; values count as one field each, and so do lists, except that an
+// element of a list of objects that names itself (elementKeys) is
+// followed into the element of n that has the same name (kubectl hygiene
+// handover of a container's image deletes a field inside the element).
 func keepsFields(o, n map[string]any) bool {
 	for k, ov := range o {
 		nv, ok := n[k]
 		if !ok {
 			return false
 		}
-		om, oIsMap := ov.(map[string]any)
-		nm, nIsMap := nv.(map[string]any)
-		if oIsMap && (!nIsMap || !keepsFields(om, nm)) {
+		switch ov := ov.(type) {
+		case map[string]any:
+			nm, ok := nv.(map[string]any)
+			if !ok || !keepsFields(ov, nm) {
+				return false
+			}
+		case []any:
+			nl, ok := nv.([]any)
+			if !ok || !keepsElements(ov, nl) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// elementKeys are the fields by which the elements of the built-in kinds'
+// lists of objects name themselves (their merge keys): containers,
+// volumes, env, ports, mounts, tolerations' keys.
+var elementKeys = []string{"name", "containerPort", "mountPath", "devicePath", "key", "ip"}
+
+// keepsElements reports whether every element of o that names itself
+// (elementKeys) has its fields kept by the element of n with the same
+// name; an element of n missing is a field gone. Other elements count as
+// part of the list, one field.
+func keepsElements(o, n []any) bool {
+	for _, oe := range o {
+		om, ok := oe.(map[string]any)
+		if !ok {
+			continue
+		}
+		key, id, named := elementName(om)
+		if !named {
+			continue
+		}
+		kept := false
+		for _, ne := range n {
+			if nm, ok := ne.(map[string]any); ok && reflect.DeepEqual(nm[key], id) {
+				kept = keepsFields(om, nm)
+				break
+			}
+		}
+		if !kept {
 			return false
 		}
 	}
 	return true
+}
+
+// elementName returns the first of elementKeys that e has, and its value.
+func elementName(e map[string]any) (key string, id any, ok bool) {
+	for _, k := range elementKeys {
+		if v, ok := e[k]; ok {
+			return k, v, true
+		}
+	}
+	return "", nil, false
 }

@@ -25,6 +25,8 @@ func TestKubectlApplyRecordingOnlyLastApplied(t *testing.T) {
 		`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","image":"nginx:1"}]}}}}`
 	withoutReplicas := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},` +
 		`"spec":{"template":{"spec":{"containers":[{"name":"web","image":"nginx:1"}]}}}}`
+	withoutImage := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},` +
+		`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web"}]}}}}`
 	noLastApplied := func() *unstructured.Unstructured {
 		d := deployment(t, "nginx:1", "")
 		d.SetAnnotations(nil)
@@ -42,6 +44,14 @@ func TestKubectlApplyRecordingOnlyLastApplied(t *testing.T) {
 		},
 		"kubectl apply edit-last-applied deleting a field the object keeps": {
 			old: deployment(t, "nginx:1", withReplicas), new: deployment(t, "nginx:1", withoutReplicas), want: policy.SaveConfig,
+		},
+		// kubectl hygiene handover of a container's image: a field inside
+		// a list element goes, the list stays.
+		"a hand-over of a field inside a list element": {
+			old: deployment(t, "nginx:1", withReplicas), new: deployment(t, "nginx:1", withoutImage), want: policy.SaveConfig,
+		},
+		"kubectl apply of a manifest that adds a container field the object already has": {
+			old: deployment(t, "nginx:1", withoutImage), new: deployment(t, "nginx:1", withReplicas), want: policy.ClientSideApply,
 		},
 	}
 	for name, tc := range tests {
