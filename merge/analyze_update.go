@@ -97,7 +97,11 @@ func (a *Analyzer) analyzeAppliedUpdate(old, new, original *unstructured.Unstruc
 // withoutAdmissionRemovals drops the reverts that remove a field that
 // neither the previous last-applied nor the manifest has: apply deletes
 // only what the previous manifest had, or what the manifest sets to null
-// (itself or an enclosing field: a null map deletes every key), so a
+// (itself or an enclosing field: a null map deletes every key), or what
+// is inside a field the previous manifest had and the manifest drops
+// (kubectl's patch sets that field to null: labels that a person added
+// with kubectl label go with the labels map that the manifest no longer
+// has), so a
 // mutating webhook removed it, such as apply-hygiene's own prune of an
 // orphan, not the apply. When listsReplaced (a JSON merge patch), the
 // apply also removes what is inside a list that either has (inList).
@@ -105,12 +109,23 @@ func withoutAdmissionRemovals(reverts []FieldFact, in applyInput, listsReplaced 
 	out := []FieldFact{}
 	for _, f := range reverts {
 		if at(in.original, f.Path).ok || at(in.manifest.Object, f.Path).ok || at(in.result.Object, f.Path).ok ||
-			nulledIn(in.manifest.Object, f.Path) ||
+			nulledIn(in.manifest.Object, f.Path) || droppedEnclosing(in.original, in.manifest.Object, f.Path) ||
 			listsReplaced && (inList(in.original, f.Path) || inList(in.manifest.Object, f.Path)) {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// droppedEnclosing reports whether a field enclosing p is in original and
+// not in manifest: kubectl's three-way patch deletes it whole.
+func droppedEnclosing(original, manifest map[string]any, p Path) bool {
+	for i := 1; i < len(p); i++ {
+		if at(original, p[:i]).ok && !at(manifest, p[:i]).ok {
+			return true
+		}
+	}
+	return false
 }
 
 // nulledIn reports whether obj sets p or a field enclosing it to null.

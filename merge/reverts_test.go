@@ -162,3 +162,29 @@ func TestApplyWithoutLastAppliedRevertsWhatAPersonSet(t *testing.T) {
 		t.Errorf("reverts (-want +got):\n%s", diff)
 	}
 }
+
+// An apply whose manifest drops a map that the previous last-applied had
+// (kubectl edit --save-config recorded the labels) deletes the map whole:
+// a label a person added since with kubectl label goes with it, and that
+// is a revert (generative seed 287868, sequence 003).
+func TestApplyThatDropsAMapRevertsWhatAPersonAddedInIt(t *testing.T) {
+	dir := filepath.Join("testdata", "revert-label-in-dropped-map")
+	read := func(name string) *unstructured.Unstructured {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(data); err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	an, err := NewAnalyzer().AnalyzeClientSideApply(read("old.json"), read("new.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"metadata.labels.label-7"}, paths(an.Reverts)); diff != "" {
+		t.Errorf("reverts (-want +got):\n%s", diff)
+	}
+}

@@ -243,7 +243,38 @@ func asDecoded(obj *unstructured.Unstructured) (*unstructured.Unstructured, erro
 	if err != nil {
 		return nil, fmt.Errorf("encoding the decoded result: %w", err)
 	}
+	for _, p := range podSpecPaths {
+		if spec, ok, _ := unstructured.NestedMap(out, p...); ok {
+			convertServiceAccount(spec)
+			if err := unstructured.SetNestedMap(out, spec, p...); err != nil {
+				return nil, fmt.Errorf("converting the service account: %w", err)
+			}
+		}
+	}
 	return &unstructured.Unstructured{Object: out}, nil
+}
+
+// podSpecPaths are where built-in kinds hold a pod spec.
+var podSpecPaths = [][]string{
+	{"spec", "template", "spec"},
+	{"spec", "jobTemplate", "spec", "template", "spec"},
+}
+
+// convertServiceAccount does to a pod spec what the API server's v1
+// conversion does before admission: serviceAccountName, or the deprecated
+// serviceAccount when the name is empty, is the one service account, and
+// both fields hold it (Convert_v1_PodSpec_To_core_PodSpec and back).
+func convertServiceAccount(spec map[string]any) {
+	name, _ := spec["serviceAccountName"].(string)
+	if name == "" {
+		name, _ = spec["serviceAccount"].(string)
+	}
+	if name == "" {
+		delete(spec, "serviceAccountName")
+		delete(spec, "serviceAccount")
+		return
+	}
+	spec["serviceAccountName"], spec["serviceAccount"] = name, name
 }
 
 // created describes an apply that creates the object: kubectl sends the

@@ -152,7 +152,7 @@ func classify(w write) policy.Classification {
 		return policy.Scale
 	case operation == metav1.ManagedFieldsOperationApply:
 		return policy.ServerSideApply
-	case laChanged && (manager == managerReplace || savedConfig(w.new) || onlyLastAppliedChanged(w.old, w.new) && !appliedAlready(w)):
+	case laChanged && (manager == managerReplace || savedConfig(w.old, w.new) || onlyLastAppliedChanged(w.old, w.new) && !appliedAlready(w)):
 		// replace --save-config, edit --save-config, apply
 		// set-last-applied and edit-last-applied: the documented hand-over
 		// of fields. Not kubectl apply of a manifest the object already
@@ -189,13 +189,16 @@ func classify(w write) policy.Classification {
 // sent; what it maintains, resourceVersion, generation, managedFields,
 // status and a DaemonSet's template generation annotation, may differ). A search-and-replace in kubectl edit that changes
 // a value in last-applied along with the field leaves the manifest
-// without uid: that is an edit.
-func savedConfig(obj *unstructured.Unstructured) bool {
+// without uid: that is an edit. The object kubectl read is old, so the
+// record carries old's resourceVersion: a record of an earlier kubectl
+// edit --save-config, which a later plain kubectl edit changed along with
+// the field, carries an older one, and that write is an edit.
+func savedConfig(old, obj *unstructured.Unstructured) bool {
 	raw := lastApplied(obj)
 	if !mayHoldUID(raw, string(obj.GetUID())) {
 		return false
 	}
-	return savedConfigDecoded(obj, raw)
+	return savedConfigDecoded(old, obj, raw)
 }
 
 // mayHoldUID reports whether the JSON raw may hold the string uid: false
@@ -211,13 +214,16 @@ func mayHoldUID(raw, uid string) bool {
 }
 
 // savedConfigDecoded is savedConfig on the decoded last-applied raw.
-func savedConfigDecoded(obj *unstructured.Unstructured, raw string) bool {
+func savedConfigDecoded(old, obj *unstructured.Unstructured, raw string) bool {
 	var saved map[string]any
 	if err := json.Unmarshal([]byte(raw), &saved); err != nil {
 		return false
 	}
 	meta, _ := saved["metadata"].(map[string]any)
 	if uid, _ := meta["uid"].(string); uid == "" || uid != string(obj.GetUID()) {
+		return false
+	}
+	if rv, _ := meta["resourceVersion"].(string); rv != old.GetResourceVersion() {
 		return false
 	}
 	objMeta, _ := obj.Object["metadata"].(map[string]any)

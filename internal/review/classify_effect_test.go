@@ -96,6 +96,14 @@ func TestClassifyByEffect(t *testing.T) {
 	editedDaemonSet.SetAnnotations(map[string]string{daemonSetGeneration: "3", lastAppliedAnnotation: string(savedDaemonSet)})
 	oldDaemonSet := deployment(t, "nginx:1", manifest)
 	oldDaemonSet.SetKind("DaemonSet")
+	// An earlier kubectl edit --save-config recorded the object at
+	// resourceVersion 5; a later plain kubectl edit whose search-and-replace
+	// changes the image in last-applied too keeps that old record.
+	staleSaved := func(image string) string {
+		earlier := deployment(t, image, "")
+		earlier.SetResourceVersion("5")
+		return savedConfigOf(t, earlier)
+	}
 	replacedLA := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},` +
 		`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","image":"nginx:2"}]}}}}`
 	type want struct {
@@ -139,6 +147,10 @@ func TestClassifyByEffect(t *testing.T) {
 		"kubectl edit --save-config of a DaemonSet's template is a save-config (generative seed 287868)": {
 			manager: "kubectl-edit", old: oldDaemonSet, new: editedDaemonSet,
 			want: want{policy.SaveConfig, []string{}},
+		},
+		"a plain kubectl edit after an earlier kubectl edit --save-config, changing last-applied along with the image, is an edit": {
+			manager: "kubectl-edit", old: deployment(t, "nginx:1", staleSaved("nginx:1")), new: deployment(t, "nginx:2", staleSaved("nginx:2")),
+			want: want{policy.Imperative, []string{"spec.template.spec.containers[name=web].image"}},
 		},
 		"kubectl replace --save-config is a save-config": {
 			manager: "kubectl-replace", old: deployment(t, "nginx:1", manifest), new: deployment(t, "nginx:2", replacedLA),

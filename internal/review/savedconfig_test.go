@@ -58,8 +58,8 @@ func TestSavedConfigEqualsDecodingLastApplied(t *testing.T) {
 	held := 0
 	for name, obj := range objects {
 		t.Run(name, func(t *testing.T) {
-			want := savedConfigDecoded(obj, lastApplied(obj))
-			if got := savedConfig(obj); got != want {
+			want := savedConfigDecoded(obj, obj, lastApplied(obj))
+			if got := savedConfig(obj, obj); got != want {
 				t.Errorf("savedConfig = %t, decoding last-applied says %t", got, want)
 			}
 			if want {

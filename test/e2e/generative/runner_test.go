@@ -345,7 +345,10 @@ func (r *runner) record(s step, before, after map[string]any) {
 		r.applied = append(r.applied, lastApplied(after))
 	}
 	switch {
-	case after == nil || before == nil:
+	case after == nil || before == nil || recreated(before, after):
+		// A creation, a deletion, or a re-creation (kubectl replace
+		// --force): what was set on the old object is gone, and what the
+		// server defaults on the new one is nobody's.
 		r.fields, r.ssa = map[string]setField{}, nil
 		if after != nil && s.Kind == serverSideApply {
 			r.ssa = append(r.ssa, decodeManifest(s.Stdin))
@@ -371,6 +374,17 @@ func (r *runner) record(s step, before, after map[string]any) {
 				asApplier: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply")}
 		}
 	}
+}
+
+// recreated reports whether after is another object than before (a new
+// uid under the same name).
+func recreated(before, after map[string]any) bool {
+	uid := func(obj map[string]any) string {
+		meta, _ := obj["metadata"].(map[string]any)
+		u, _ := meta["uid"].(string)
+		return u
+	}
+	return uid(before) != uid(after)
 }
 
 // decodeManifest decodes a step's manifest; nil for none.

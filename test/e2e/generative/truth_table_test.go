@@ -323,3 +323,36 @@ func TestWholeOf(t *testing.T) {
 		})
 	}
 }
+
+// A re-creation (kubectl replace --force, with or without --save-config)
+// makes a new object: what people set on the old one is gone, and a value
+// the server defaults on the new one (spec.replicas 1 after a scale to 1)
+// is nobody's (generative seed 287868, sequence 002).
+func TestRecordRecreation(t *testing.T) {
+	scaledTo1 := decodeJSON(t, `{"metadata":{"uid":"u-1"},"spec":{"replicas":1}}`)
+	tests := map[string]struct {
+		after string
+		want  []string
+	}{
+		"kubectl replace --force --save-config re-creates the object": {
+			after: `{"metadata":{"uid":"u-2"},"spec":{"replicas":1}}`,
+			want:  nil,
+		},
+		"kubectl replace --save-config keeps the object": {
+			after: `{"metadata":{"uid":"u-1"},"spec":{"replicas":1}}`,
+			want:  []string{"spec.replicas"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{fields: map[string]setField{
+				framework.ReplicasPath.String(): {path: framework.ReplicasPath, person: true},
+			}}
+			s := step{As: alice, Kind: write, RewritesLastApplied: true, Args: []string{"replace", "--force", "--save-config", "-f", "-"}}
+			r.record(s, scaledTo1, decodeJSON(t, tc.after))
+			if diff := cmp.Diff(tc.want, strs(r.planted(false))); diff != "" {
+				t.Errorf("fields a person set (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
