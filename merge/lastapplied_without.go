@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 // LastAppliedWithout returns obj's last-applied with the fields at paths
@@ -28,7 +29,7 @@ func LastAppliedWithout(obj *unstructured.Unstructured, paths []Path) (string, e
 		return "", err
 	}
 	doc := la.DeepCopy().Object
-	for _, p := range paths {
+	for _, p := range withoutNested(paths) {
 		if len(p) == 0 {
 			return "", fmt.Errorf("an empty path names the whole object")
 		}
@@ -77,4 +78,24 @@ func emptyContainer(v any) bool {
 		return len(t) == 0
 	}
 	return false
+}
+
+// withoutNested returns paths without repeats and without the paths that
+// another of them contains (spec.a.b when spec.a is handed over too),
+// which the deletion of the outer one hands over already.
+func withoutNested(paths []Path) []Path {
+	var out []Path
+	for i, p := range paths {
+		covered := false
+		for j, q := range paths {
+			if i != j && len(q) <= len(p) && fieldpath.Path(p[:len(q)]).Equals(fieldpath.Path(q)) && (len(q) < len(p) || j < i) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -35,6 +35,10 @@ func TestLastAppliedWithout(t *testing.T) {
 			lastApplied: web, paths: []string{"spec.replicas", "spec.template.spec.containers[name=web].image"},
 			want: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"labels":{"team":"shop"},"name":"web","namespace":"shop"},"spec":{"template":{"spec":{"containers":[{"env":[{"name":"DEBUG","value":"1"}],"name":"web"}]}}}}` + "\n",
 		},
+		"a path given twice, and one inside another given": {
+			lastApplied: web, paths: []string{"spec.replicas", "spec.replicas", "spec.template.spec.containers[name=web].env[name=DEBUG].value", "spec.template.spec.containers[name=web].env"},
+			want: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"labels":{"team":"shop"},"name":"web","namespace":"shop"},"spec":{"template":{"spec":{"containers":[{"image":"nginx:1.27","name":"web"}]}}}}` + "\n",
+		},
 		"a path last-applied does not have": {
 			lastApplied: web, paths: []string{"spec.paused"}, wantErr: "last-applied has no spec.paused",
 		},

@@ -153,7 +153,12 @@ func (o *HandoverOptions) write(ctx context.Context, c *cluster, obj *unstructur
 	if err != nil {
 		return err
 	}
-	opts := metav1.PatchOptions{FieldManager: handoverManager(obj)}
+	manager, err := handoverManager(obj)
+	if err != nil {
+		ref := merge.RefOf(obj)
+		return &exitError{code: exitFailure, err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, objectName(ref), err)}
+	}
+	opts := metav1.PatchOptions{FieldManager: manager}
 	if o.DryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
@@ -183,13 +188,19 @@ func (o *HandoverOptions) lastAppliedChanged(ctx context.Context, c *cluster, ob
 
 // handoverManager is the field manager the hand-over writes as: the one
 // Update manager that owns last-applied, so that the annotation stays its
-// (merge.LastAppliedUpdaters), else kubectl apply's own, as kubectl apply
-// edit-last-applied writes.
-func handoverManager(obj *unstructured.Unstructured) string {
-	if owners := merge.LastAppliedUpdaters(obj); len(owners) == 1 {
-		return owners[0]
+// (merge.LastAppliedUpdaters), or kubectl apply's own when none does, as
+// kubectl apply edit-last-applied writes. When several own it, a write as
+// one would take it from the others, and kubectl apply --server-side would
+// then not upgrade their fields: it refuses, as the audit's fix does.
+func handoverManager(obj *unstructured.Unstructured) (string, error) {
+	switch owners := merge.LastAppliedUpdaters(obj); len(owners) {
+	case 0:
+		return merge.ClientSideApplyManager, nil
+	case 1:
+		return owners[0], nil
+	default:
+		return "", fmt.Errorf("last-applied is owned by %s: a write as one would take it from the others, and kubectl apply --server-side would then leave their fields behind", strings.Join(owners, " and "))
 	}
-	return merge.ClientSideApplyManager
 }
 
 // stillSet returns the paths that the manifest's object of the same kind
