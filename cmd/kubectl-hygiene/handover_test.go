@@ -64,7 +64,7 @@ func TestHandoverLosesToAConcurrentApply(t *testing.T) {
 func TestHandoverManager(t *testing.T) {
 	owning := func(manager, operation string) metav1.ManagedFieldsEntry {
 		return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationType(operation), APIVersion: "apps/v1", FieldsType: "FieldsV1",
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}}}}`)}}
+			FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}}}}`)}
 	}
 	tests := map[string]struct {
 		entries []metav1.ManagedFieldsEntry
