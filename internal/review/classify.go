@@ -189,16 +189,34 @@ func classify(w write) policy.Classification {
 // sent; what it maintains, resourceVersion, generation, managedFields,
 // status and a DaemonSet's template generation annotation, may differ). A search-and-replace in kubectl edit that changes
 // a value in last-applied along with the field leaves the manifest
-// without uid: that is an edit. The object kubectl read is old, so the
-// record carries old's resourceVersion: a record of an earlier kubectl
-// edit --save-config, which a later plain kubectl edit changed along with
-// the field, carries an older one, and that write is an edit.
+// without uid: that is an edit. kubectl records the resourceVersion it
+// read, which every write since the last record has moved on: a record
+// with the same resourceVersion as old's record is that earlier record of
+// an earlier kubectl edit --save-config, changed by a later plain kubectl
+// edit along with the field, and that write is an edit. (Not old's own
+// resourceVersion: kubectl edit sends no precondition on it, so a status
+// or controller write while the editor was open moves old past the one
+// recorded.)
 func savedConfig(old, obj *unstructured.Unstructured) bool {
 	raw := lastApplied(obj)
 	if !mayHoldUID(raw, string(obj.GetUID())) {
 		return false
 	}
 	return savedConfigDecoded(old, obj, raw)
+}
+
+// recordedVersion is the resourceVersion that obj's last-applied
+// records, "" when it records none (a manifest) or cannot be read.
+func recordedVersion(obj *unstructured.Unstructured) string {
+	var la struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal([]byte(lastApplied(obj)), &la) != nil {
+		return ""
+	}
+	return la.Metadata.ResourceVersion
 }
 
 // mayHoldUID reports whether the JSON raw may hold the string uid: false
@@ -223,7 +241,7 @@ func savedConfigDecoded(old, obj *unstructured.Unstructured, raw string) bool {
 	if uid, _ := meta["uid"].(string); uid == "" || uid != string(obj.GetUID()) {
 		return false
 	}
-	if rv, _ := meta["resourceVersion"].(string); rv != old.GetResourceVersion() {
+	if rv, _ := meta["resourceVersion"].(string); rv != "" && rv == recordedVersion(old) {
 		return false
 	}
 	objMeta, _ := obj.Object["metadata"].(map[string]any)

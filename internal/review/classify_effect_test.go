@@ -104,6 +104,16 @@ func TestClassifyByEffect(t *testing.T) {
 		earlier.SetResourceVersion("5")
 		return savedConfigOf(t, earlier)
 	}
+	// moved is obj after a write that nobody recorded (status).
+	moved := func(obj *unstructured.Unstructured) *unstructured.Unstructured {
+		obj.SetResourceVersion("8")
+		return obj
+	}
+	// savedAt is the record of obj as read at resourceVersion rv.
+	savedAt := func(obj *unstructured.Unstructured, rv string) string {
+		obj.SetResourceVersion(rv)
+		return savedConfigOf(t, obj)
+	}
 	replacedLA := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},` +
 		`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","image":"nginx:2"}]}}}}`
 	type want struct {
@@ -151,6 +161,17 @@ func TestClassifyByEffect(t *testing.T) {
 		"a plain kubectl edit after an earlier kubectl edit --save-config, changing last-applied along with the image, is an edit": {
 			manager: "kubectl-edit", old: deployment(t, "nginx:1", staleSaved("nginx:1")), new: deployment(t, "nginx:2", staleSaved("nginx:2")),
 			want: want{policy.Imperative, []string{"spec.template.spec.containers[name=web].image"}},
+		},
+		// kubectl edit sends no resourceVersion precondition: a status
+		// write while the editor was open moved the object on from the
+		// version kubectl read and recorded.
+		"kubectl edit --save-config while a controller wrote the object": {
+			manager: "kubectl-edit", old: moved(deployment(t, "nginx:1", manifest)), new: deployment(t, "nginx:2", savedAt(deployment(t, "nginx:2", ""), "7")),
+			want: want{policy.SaveConfig, []string{}},
+		},
+		"a second kubectl edit --save-config over an earlier record": {
+			manager: "kubectl-edit", old: moved(deployment(t, "nginx:1", staleSaved("nginx:1"))), new: deployment(t, "nginx:2", savedAt(deployment(t, "nginx:2", ""), "7")),
+			want: want{policy.SaveConfig, []string{}},
 		},
 		"kubectl replace --save-config is a save-config": {
 			manager: "kubectl-replace", old: deployment(t, "nginx:1", manifest), new: deployment(t, "nginx:2", replacedLA),
