@@ -518,23 +518,21 @@ func keepsFields(o, n map[string]any) bool {
 var elementKeys = []string{"name", "containerPort", "mountPath", "devicePath", "key", "ip"}
 
 // keepsElements reports whether every element of o that names itself
-// (elementKeys) has its fields kept by the element of n with the same
-// name; an element of n missing is a field gone. Other elements count as
-// part of the list, one field.
+// (elementKeys) has its fields kept by an element of n with the same
+// names: every one of elementKeys that the element has, equal (volume
+// mounts share a volume's name and differ in mountPath). An element of n
+// missing is a field gone. Other elements count as part of the list, one
+// field.
 func keepsElements(o, n []any) bool {
 	for _, oe := range o {
 		om, ok := oe.(map[string]any)
-		if !ok {
-			continue
-		}
-		key, id, named := elementName(om)
-		if !named {
+		if !ok || !named(om) {
 			continue
 		}
 		kept := false
 		for _, ne := range n {
-			if nm, ok := ne.(map[string]any); ok && reflect.DeepEqual(nm[key], id) {
-				kept = keepsFields(om, nm)
+			if nm, ok := ne.(map[string]any); ok && sameNames(om, nm) && keepsFields(om, nm) {
+				kept = true
 				break
 			}
 		}
@@ -545,12 +543,23 @@ func keepsElements(o, n []any) bool {
 	return true
 }
 
-// elementName returns the first of elementKeys that e has, and its value.
-func elementName(e map[string]any) (key string, id any, ok bool) {
+// named reports whether e has one of elementKeys.
+func named(e map[string]any) bool {
 	for _, k := range elementKeys {
-		if v, ok := e[k]; ok {
-			return k, v, true
+		if _, ok := e[k]; ok {
+			return true
 		}
 	}
-	return "", nil, false
+	return false
+}
+
+// sameNames reports whether n has every one of elementKeys that o has,
+// with the same value.
+func sameNames(o, n map[string]any) bool {
+	for _, k := range elementKeys {
+		if v, ok := o[k]; ok && !reflect.DeepEqual(v, n[k]) {
+			return false
+		}
+	}
+	return true
 }

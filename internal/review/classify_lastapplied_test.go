@@ -27,6 +27,10 @@ func TestKubectlApplyRecordingOnlyLastApplied(t *testing.T) {
 		`"spec":{"template":{"spec":{"containers":[{"name":"web","image":"nginx:1"}]}}}}`
 	withoutImage := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},` +
 		`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web"}]}}}}`
+	twoMounts := func(image string) string {
+		return `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},"spec":{"template":{"spec":{"containers":[{"name":"web","image":"` + image + `",` +
+			`"volumeMounts":[{"name":"cfg","mountPath":"/a","subPath":"a"},{"name":"cfg","mountPath":"/b","readOnly":true}]}]}}}}`
+	}
 	noLastApplied := func() *unstructured.Unstructured {
 		d := deployment(t, "nginx:1", "")
 		d.SetAnnotations(nil)
@@ -49,6 +53,10 @@ func TestKubectlApplyRecordingOnlyLastApplied(t *testing.T) {
 		// a list element goes, the list stays.
 		"a hand-over of a field inside a list element": {
 			old: deployment(t, "nginx:1", withReplicas), new: deployment(t, "nginx:1", withoutImage), want: policy.SaveConfig,
+		},
+		// Two mounts of one volume share its name and differ in mountPath.
+		"kubectl apply of a manifest the object matches, one volume mounted twice": {
+			old: deployment(t, "nginx:1", twoMounts("nginx:1")), new: deployment(t, "nginx:1", twoMounts("nginx:2")), want: policy.ClientSideApply,
 		},
 		"kubectl apply of a manifest that adds a container field the object already has": {
 			old: deployment(t, "nginx:1", withoutImage), new: deployment(t, "nginx:1", withReplicas), want: policy.ClientSideApply,
