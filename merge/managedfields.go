@@ -234,20 +234,7 @@ func ownsPath(s, nodes *fieldpath.Set, p Path, granular func(fieldpath.Path) boo
 // managedFields own the last-applied annotation: who wrote it. None when
 // nobody does (managedFields reset or stripped) or they are unreadable.
 func LastAppliedWriters(obj *unstructured.Unstructured) []string {
-	if _, ok := obj.GetAnnotations()[LastAppliedAnnotation]; !ok {
-		return nil
-	}
-	mfs, err := DecodeManagedFields(obj)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, mf := range mfs {
-		if mf.Fields != nil && mf.Fields.Has(fieldpath.Path(lastAppliedField)) && !slices.Contains(out, mf.Manager) {
-			out = append(out, mf.Manager)
-		}
-	}
-	return out
+	return lastAppliedOwners(obj, func(ManagedFields) bool { return true })
 }
 
 // LastAppliedUpdaters returns, sorted, the field managers whose Update
@@ -258,6 +245,16 @@ func LastAppliedWriters(obj *unstructured.Unstructured) []string {
 // annotation from them, and the upgrade would then leave their fields
 // behind. None when nobody does or managedFields are unreadable.
 func LastAppliedUpdaters(obj *unstructured.Unstructured) []string {
+	out := lastAppliedOwners(obj, func(mf ManagedFields) bool {
+		return mf.Operation == string(metav1.ManagedFieldsOperationUpdate)
+	})
+	slices.Sort(out)
+	return out
+}
+
+// lastAppliedOwners returns the managers of the entries that own obj's
+// last-applied annotation and that keep accepts, in managedFields' order.
+func lastAppliedOwners(obj *unstructured.Unstructured, keep func(ManagedFields) bool) []string {
 	if _, ok := obj.GetAnnotations()[LastAppliedAnnotation]; !ok {
 		return nil
 	}
@@ -267,11 +264,10 @@ func LastAppliedUpdaters(obj *unstructured.Unstructured) []string {
 	}
 	var out []string
 	for _, mf := range mfs {
-		if mf.Operation == string(metav1.ManagedFieldsOperationUpdate) && mf.Fields != nil && mf.Fields.Has(fieldpath.Path(lastAppliedField)) && !slices.Contains(out, mf.Manager) {
+		if keep(mf) && mf.Fields != nil && mf.Fields.Has(fieldpath.Path(lastAppliedField)) && !slices.Contains(out, mf.Manager) {
 			out = append(out, mf.Manager)
 		}
 	}
-	slices.Sort(out)
 	return out
 }
 
