@@ -3,6 +3,7 @@ package audit_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,9 +37,18 @@ func testAuditRemovesRestartedAt(t *testing.T) {
 	if diff := cmp.Diff([]string{"Normal AuditFixed Audit: " + fixedNote}, got); diff != "" {
 		t.Errorf("AuditFixed events on deployment/web (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{`apply_hygiene_audit_fixes_total{result="applied",rule="orphaned-field"} 1`},
-		framework.MetricLines(framework.PollWebhookMetrics(t.Context(), t), "apply_hygiene_audit_fixes_total{")); diff != "" {
-		t.Errorf("apply_hygiene_audit_fixes_total (-want +got):\n%s", diff)
+	// One fix applied and none failed. A scan that ran while the
+	// Deployment controller was still writing the restarted rollout finds
+	// the object changed when it writes, and counts a conflict (its guard
+	// at work); the next scan applies the fix.
+	var fixes []string
+	for _, line := range framework.MetricLines(framework.PollWebhookMetrics(t.Context(), t), "apply_hygiene_audit_fixes_total{") {
+		if !strings.HasPrefix(line, `apply_hygiene_audit_fixes_total{result="conflict",`) {
+			fixes = append(fixes, line)
+		}
+	}
+	if diff := cmp.Diff([]string{`apply_hygiene_audit_fixes_total{result="applied",rule="orphaned-field"} 1`}, fixes); diff != "" {
+		t.Errorf("apply_hygiene_audit_fixes_total but conflicts (-want +got):\n%s", diff)
 	}
 	gauge := fmt.Sprintf(`apply_hygiene_audit_findings{namespace=%q,rule="orphaned-field"}`, f.Namespace)
 	framework.Eventually(t, 30*time.Second, "no orphaned-field gauge for the namespace", func(ctx context.Context) (bool, error) {
