@@ -142,18 +142,7 @@ func TestClientSideApplyRevertsWhatAnotherToolAppliedServerSide(t *testing.T) {
 // its one key, which owns the map as it was written, not the key (generative
 // seed 60334, sequence 005).
 func TestApplyWithoutLastAppliedRevertsWhatAPersonSet(t *testing.T) {
-	dir := filepath.Join("testdata", "revert-label-without-last-applied")
-	read := func(name string) *unstructured.Unstructured {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(data); err != nil {
-			t.Fatal(err)
-		}
-		return u
-	}
+	read := func(name string) *unstructured.Unstructured { return readStoredJSON(t, "revert-label-without-last-applied", name) }
 	an, err := NewAnalyzer().AnalyzeClientSideApply(read("old.json"), read("new.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -168,18 +157,7 @@ func TestApplyWithoutLastAppliedRevertsWhatAPersonSet(t *testing.T) {
 // a label a person added since with kubectl label goes with it, and that
 // is a revert (generative seed 287868, sequence 003).
 func TestApplyThatDropsAMapRevertsWhatAPersonAddedInIt(t *testing.T) {
-	dir := filepath.Join("testdata", "revert-label-in-dropped-map")
-	read := func(name string) *unstructured.Unstructured {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(data); err != nil {
-			t.Fatal(err)
-		}
-		return u
-	}
+	read := func(name string) *unstructured.Unstructured { return readStoredJSON(t, "revert-label-in-dropped-map", name) }
 	an, err := NewAnalyzer().AnalyzeClientSideApply(read("old.json"), read("new.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -187,4 +165,19 @@ func TestApplyThatDropsAMapRevertsWhatAPersonAddedInIt(t *testing.T) {
 	if diff := cmp.Diff([]string{"metadata.labels.label-7"}, paths(an.Reverts)); diff != "" {
 		t.Errorf("reverts (-want +got):\n%s", diff)
 	}
+}
+
+// readStoredJSON reads testdata/dir/name, an object as a real API server
+// stored it, decoded as JSON (integers stay int64).
+func readStoredJSON(t *testing.T, dir, name string) *unstructured.Unstructured {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
