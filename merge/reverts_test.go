@@ -142,7 +142,9 @@ func TestClientSideApplyRevertsWhatAnotherToolAppliedServerSide(t *testing.T) {
 // its one key, which owns the map as it was written, not the key (generative
 // seed 60334, sequence 005).
 func TestApplyWithoutLastAppliedRevertsWhatAPersonSet(t *testing.T) {
-	read := func(name string) *unstructured.Unstructured { return readStoredJSON(t, "revert-label-without-last-applied", name) }
+	read := func(name string) *unstructured.Unstructured {
+		return readStoredJSON(t, "revert-label-without-last-applied", name)
+	}
 	an, err := NewAnalyzer().AnalyzeClientSideApply(read("old.json"), read("new.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +159,9 @@ func TestApplyWithoutLastAppliedRevertsWhatAPersonSet(t *testing.T) {
 // a label a person added since with kubectl label goes with it, and that
 // is a revert (generative seed 287868, sequence 003).
 func TestApplyThatDropsAMapRevertsWhatAPersonAddedInIt(t *testing.T) {
-	read := func(name string) *unstructured.Unstructured { return readStoredJSON(t, "revert-label-in-dropped-map", name) }
+	read := func(name string) *unstructured.Unstructured {
+		return readStoredJSON(t, "revert-label-in-dropped-map", name)
+	}
 	an, err := NewAnalyzer().AnalyzeClientSideApply(read("old.json"), read("new.json"))
 	if err != nil {
 		t.Fatal(err)
