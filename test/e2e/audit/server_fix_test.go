@@ -26,17 +26,7 @@ func testAuditRemovesRestartedAt(t *testing.T) {
 		return k.JSONPath(t, "deployment/web", restartedAtExpr) == "", nil
 	})
 	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.template.metadata}"), `{"labels":{"app":"web"}}`)
-	framework.Eventually(t, 30*time.Second, "the AuditFixed event on deployment/web", func(ctx context.Context) (bool, error) {
-		got, err := events(ctx, t, f, "AuditFixed")
-		return len(got) > 0, err
-	})
-	got, err := events(t.Context(), t, f, "AuditFixed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"Normal AuditFixed Audit: " + fixedNote}, got); diff != "" {
-		t.Errorf("AuditFixed events on deployment/web (-want +got):\n%s", diff)
-	}
+	wantAuditFixedEvent(t, f)
 	// One fix applied and none failed. A scan that ran while the
 	// Deployment controller was still writing the restarted rollout finds
 	// the object changed when it writes, and counts a conflict (its guard
@@ -93,6 +83,13 @@ func testAuditFixNeedsTheChartsPatchRule(t *testing.T) {
 	// The server that had no patch may fix it as soon as the upgraded
 	// chart grants it, before its restart: its event says so, whichever
 	// process wrote it.
+	wantAuditFixedEvent(t, f)
+}
+
+// wantAuditFixedEvent waits for the AuditFixed event on deployment/web and
+// requires it to be the one Normal event with fixedNote.
+func wantAuditFixedEvent(t *testing.T, f *framework.Framework) {
+	t.Helper()
 	framework.Eventually(t, 30*time.Second, "the AuditFixed event on deployment/web", func(ctx context.Context) (bool, error) {
 		got, err := events(ctx, t, f, "AuditFixed")
 		return len(got) > 0, err
