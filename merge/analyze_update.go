@@ -144,6 +144,7 @@ func (a *Analyzer) imperativeChanges(lastApplied *unstructured.Unstructured, par
 	}
 	out := []FieldFact{}
 	var mfs []ManagedFields // decoded for the first change: most writes have none
+	granular := granularIn(tvs[2])
 	for _, p := range units(cmp.Modified.Union(cmp.Removed)) {
 		la := f.at(original, p)
 		if !owned.Has(fieldpath.Path(p)) || serverManaged(p) || isEmpty(la.v) || sameAt(p, f.at(new.Object, p), la) {
@@ -154,7 +155,24 @@ func (a *Analyzer) imperativeChanges(lastApplied *unstructured.Unstructured, par
 				return nil, err
 			}
 		}
+		if admissionChanged(mfs, contentOwners(mfs, p, granular), cmp.Modified, p) {
+			continue
+		}
 		out = append(out, a.fact(kind, p, factValues{live: f.at(old.Object, p), result: f.at(new.Object, p), lastApplied: la}, owners(mfs, p)))
 	}
 	return a.putBack(lastApplied, new, out), nil
+}
+
+// admissionChanged reports whether the write's change of p is a mutating
+// webhook's: the API server tracks a write's fields before mutating
+// admission, so a field the write itself changed is its manager's, and a
+// field still set (modified) that no entry owns was changed after that by
+// a webhook (a mesh injector stamping every write), not by the writer. by
+// are the owners of what p holds (contentOwners): an entry that owns a
+// granular map as an empty leaf (kubectl apply's f:annotations once
+// another manager took last-applied over) owns the map, not the keys
+// others put in it. A removed field is nobody's either way, and an object
+// without managedFields tells nothing.
+func admissionChanged(mfs []ManagedFields, by []Owner, modified *fieldpath.Set, p Path) bool {
+	return len(mfs) > 0 && len(by) == 0 && modified.Has(fieldpath.Path(p))
 }
