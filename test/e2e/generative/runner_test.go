@@ -45,7 +45,9 @@ type runner struct {
 	// leftOut counts, by rule, the warnings of the step that the webhook
 	// left out to keep within the API server's 4 KiB (they cannot be
 	// named, so they count for the fields no printed warning names).
-	leftOut  map[string]int
+	leftOut map[string]int
+	// hpa models the HorizontalPodAutoscaler of kubectl autoscale.
+	hpa      *autoscaler
 	failures []failure
 	steps    int
 	// stop, when set, ends the sequence at the first failure it accepts
@@ -203,6 +205,7 @@ func (r *runner) state() (exists, deleting bool) {
 func (r *runner) run(i int, s step) bool {
 	r.t.Helper()
 	r.steps++
+	r.settleAutoscaler(i)
 	if s.Kind == remedy {
 		r.runRemedies(i)
 		return true
@@ -248,6 +251,8 @@ func (r *runner) run(i int, s step) bool {
 	if res.ExitCode != 0 && !denied && !broken && s.Kind != undo {
 		r.judgeFailure(i, s, before)
 	}
+	r.judgePrune(i, s, res, before, after)
+	r.judgeAutoscale(s, res, before)
 	passed := res.ExitCode == 0
 	if passed {
 		r.record(s, before, after)
@@ -367,10 +372,11 @@ func (r *runner) record(s step, before, after map[string]any) {
 			r.ssa = append(r.ssa, decodeManifest(s.Stdin))
 		}
 		for _, q := range changed(before, after) {
-			r.fields[q.String()] = setField{path: q, person: s.As.person(), undo: s.Kind == undo, applied: s.Kind == serverSideApply,
+			r.fields[q.String()] = setField{path: q, person: s.As.person() && !meshStamped(q), undo: s.Kind == undo, applied: s.Kind == serverSideApply,
 				asApplier: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply")}
 		}
 	}
+	r.recordMesh(before, after)
 }
 
 // decodeManifest decodes a step's manifest; nil for none.
