@@ -89,27 +89,35 @@ func replicasOf(obj map[string]any) int {
 	return int(f)
 }
 
-// judgeAutoscale updates the model after kubectl autoscale or kubectl
-// delete hpa passed.
-func (r *runner) judgeAutoscale(s step, res framework.Result, before map[string]any) {
-	if res.ExitCode != 0 || len(s.Args) == 0 {
-		return
+// afterAutoscale models the autoscaler once kubectl autoscale of step i
+// passed, and returns the object as the step is judged: kubectl
+// autoscale does not write the object, but the controller reconciles a
+// new autoscaler at once, so its clamp may already be in the object read
+// after the command. That clamp is the controller's write (recorded as
+// such, and the step judged from the clamped object); one still to come
+// is awaited (settleAutoscaler). before for any other step.
+func (r *runner) afterAutoscale(i int, s step, res framework.Result, before map[string]any) map[string]any {
+	if res.ExitCode != 0 || len(s.Args) == 0 || s.Args[0] != "autoscale" || before == nil {
+		return before
 	}
-	switch {
-	case s.Args[0] == "autoscale":
-		a := &autoscaler{}
-		for _, arg := range s.Args {
-			if v, ok := strings.CutPrefix(arg, "--min="); ok {
-				a.min, _ = strconv.Atoi(v)
-			}
-			if v, ok := strings.CutPrefix(arg, "--max="); ok {
-				a.max, _ = strconv.Atoi(v)
-			}
+	a := &autoscaler{}
+	for _, arg := range s.Args {
+		if v, ok := strings.CutPrefix(arg, "--min="); ok {
+			a.min, _ = strconv.Atoi(v)
 		}
-		// Its first reconcile records the replicas it finds.
-		a.recommendations = []recommendation{{replicasOf(before), time.Now()}}
-		r.hpa = a
-	case s.Args[0] == "delete" && strings.HasPrefix(s.Args[1], "horizontalpodautoscaler/"):
+		if v, ok := strings.CutPrefix(arg, "--max="); ok {
+			a.max, _ = strconv.Atoi(v)
+		}
+	}
+	// Its first reconcile records the replicas it finds.
+	a.recommendations = []recommendation{{replicasOf(before), time.Now()}}
+	r.hpa = a
+	return r.clamped(i, before)
+}
+
+// judgeAutoscale updates the model after kubectl delete hpa passed.
+func (r *runner) judgeAutoscale(s step, res framework.Result, _ map[string]any) {
+	if res.ExitCode == 0 && len(s.Args) > 1 && s.Args[0] == "delete" && strings.HasPrefix(s.Args[1], "horizontalpodautoscaler/") {
 		r.hpa = nil
 	}
 }
@@ -119,13 +127,20 @@ func (r *runner) judgeAutoscale(s step, res framework.Result, before map[string]
 // the model and records the write as the controller's. A write of the
 // controller that does not come is a write that must pass and did not.
 func (r *runner) settleAutoscaler(i int) {
-	if r.hpa == nil {
-		return
+	if r.hpa != nil {
+		r.clamped(i, r.get(r.f.Namespace))
 	}
-	before := r.get(r.f.Namespace)
+}
+
+// clamped waits, when before's replicas are out of the autoscaler's
+// bounds, until the controller has changed them (it may have done so
+// already), checks the value against the model and records the write as
+// the controller's; it returns the object after it (before when the
+// controller has nothing to do).
+func (r *runner) clamped(i int, before map[string]any) map[string]any {
 	n := replicasOf(before)
 	if before == nil || !r.hpa.outOfBounds(n) {
-		return
+		return before
 	}
 	allowed := r.hpa.allowed(n, time.Now())
 	deadline := time.Now().Add(45 * time.Second)
@@ -134,7 +149,7 @@ func (r *runner) settleAutoscaler(i int) {
 		got := replicasOf(after)
 		switch {
 		case after == nil:
-			return
+			return before
 		case got != n:
 			r.t.Logf("STEP %d: the autoscaler (min %d, max %d) scaled %d to %d", i+1, r.hpa.min, r.hpa.max, n, got)
 			if !slices.Contains(allowed, got) {
@@ -142,11 +157,11 @@ func (r *runner) settleAutoscaler(i int) {
 			}
 			r.hpa.recommendations = append(r.hpa.recommendations, recommendation{got, time.Now()})
 			r.record(step{As: hpaController}, before, after)
-			return
+			return after
 		case time.Now().After(deadline):
 			r.fail(i, "must-pass", falseDenial, "the autoscaler (min %d, max %d) did not scale %d within 45s (denied, or its write failed)", r.hpa.min, r.hpa.max, n)
 			r.hpa = nil
-			return
+			return before
 		}
 		time.Sleep(time.Second)
 	}

@@ -223,6 +223,7 @@ func (r *runner) run(i int, s step) bool {
 		predicted = r.p.Predict(r.t, r.as(alice), fmt.Sprintf("step %d", i+1), file)
 	}
 	res := r.execute(r.as(s.As), "", s)
+	before = r.afterAutoscale(i, s, res, before)
 	r.t.Logf("STEP %d: %s, as %s: exit %d (last-applied before: %v)", i+1, s.Writer, s.As, res.ExitCode, lastApplied(before) != nil)
 	if s.Kind == finalizerRemoval && res.ExitCode == 0 {
 		r.waitGone()
