@@ -90,8 +90,71 @@ func (a *Analyzer) analyzeAppliedUpdate(old, new, original *unstructured.Unstruc
 	if err := a.analyzeApply(in, an); err != nil {
 		return nil, err
 	}
-	an.Reverts = withoutAdmissionRemovals(an.Reverts, in, a.listsReplaced(in.live))
+	listsReplaced := a.listsReplaced(in.live)
+	an.Reverts = withoutAdmissionRemovals(an.Reverts, in, listsReplaced)
+	reverts, err := withoutAdmissionChanges(an.Reverts, in, listsReplaced)
+	if err != nil {
+		return nil, err
+	}
+	an.Reverts = reverts
 	return an, nil
+}
+
+// withoutAdmissionChanges drops the reverts of a field that the result
+// still has, with another value, when the apply's patch cannot have
+// touched it and the write did not take it over: neither the previous
+// last-applied nor the manifest has it (nor sets it or an enclosing field
+// to null, nor, when listsReplaced, holds the list it is in), and its
+// owners in the result are its owners in live. The API server gives a
+// write's manager every field the write itself changed before mutating
+// admission, so a value that changed with its owners kept was changed by
+// a mutating webhook after that (a mesh injector re-stamping its
+// annotation on every write, after kubectl rollout undo copied the
+// ReplicaSet's stamp under the manager kubectl), not by the apply. A
+// result without managedFields tells nothing and drops nothing.
+func withoutAdmissionChanges(reverts []FieldFact, in applyInput, listsReplaced bool) ([]FieldFact, error) {
+	if len(reverts) == 0 {
+		return reverts, nil
+	}
+	resultMfs, err := DecodeManagedFields(in.result)
+	if err != nil || len(resultMfs) == 0 {
+		return reverts, err
+	}
+	liveMfs, err := DecodeManagedFields(in.live)
+	if err != nil {
+		return nil, err
+	}
+	out := []FieldFact{}
+	for _, f := range reverts {
+		replacedList := listsReplaced && (inList(in.original, f.Path) || inList(in.manifest.Object, f.Path))
+		untouched := !at(in.original, f.Path).ok && !at(in.manifest.Object, f.Path).ok &&
+			!nulledIn(in.manifest.Object, f.Path) && !replacedList
+		if untouched && at(in.result.Object, f.Path).ok && sameOwners(owners(liveMfs, f.Path), owners(resultMfs, f.Path)) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// sameOwners reports whether a and b name the same managers with the
+// same operations and subresources, whatever their times.
+func sameOwners(a, b []Owner) bool {
+	key := func(o Owner) string { return o.Manager + "\x00" + o.Operation + "\x00" + o.Subresource }
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[string]int{}
+	for _, o := range a {
+		seen[key(o)]++
+	}
+	for _, o := range b {
+		if seen[key(o)] == 0 {
+			return false
+		}
+		seen[key(o)]--
+	}
+	return true
 }
 
 // withoutAdmissionRemovals drops the reverts that remove a field that
