@@ -64,12 +64,15 @@ type setField struct {
 	// applied marks a field a server-side apply set: its applier owns
 	// it (never an orphan), but it drifted from last-applied.
 	applied bool
-	// asApplier marks a field a person set under kubectl apply's own
-	// field manager (kubectl set image
-	// --field-manager=kubectl-client-side-apply): managedFields then say
-	// an applier set it, and no later write can tell otherwise, so
-	// findings of it are allowed but not required.
-	asApplier bool
+	// unattributed marks a field a person set where managedFields cannot
+	// say so: under kubectl apply's own field manager (kubectl set image
+	// --field-manager=kubectl-client-side-apply: managedFields then say an
+	// applier set it), or a count a /scale wrote from 0 (the Scale's
+	// replicas is omitempty, so the API server records no manager of a
+	// count scaled from zero, and the count looks like the server's
+	// default). No later write can tell otherwise, so findings of it are
+	// allowed but not required.
+	unattributed bool
 }
 
 // failure is one check a step failed.
@@ -310,7 +313,7 @@ func (r *runner) waitGone() {
 func (r *runner) planted(serverSide bool) []fieldPath {
 	var out []fieldPath
 	for _, f := range r.fields {
-		if f.person && !f.asApplier && (serverSide || !f.applied) {
+		if f.person && !f.unattributed && (serverSide || !f.applied) {
 			out = append(out, f.path)
 		}
 	}
@@ -335,7 +338,7 @@ func (r *runner) appliedByPeople() []fieldPath {
 func (r *runner) setByRobots() []fieldPath {
 	var out []fieldPath
 	for _, f := range r.fields {
-		if !f.person && !f.undo || f.asApplier {
+		if !f.person && !f.undo || f.unattributed {
 			out = append(out, f.path)
 		}
 	}
@@ -374,10 +377,20 @@ func (r *runner) record(s step, before, after map[string]any) {
 		}
 		for _, q := range changed(before, after) {
 			r.fields[q.String()] = setField{path: q, person: s.As.person() && !meshStamped(q), undo: s.Kind == undo, applied: s.Kind == serverSideApply,
-				asApplier: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply")}
+				unattributed: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply") || scaledFromZero(s, q, before)}
 		}
 	}
 	r.recordMesh(before, after)
+}
+
+// scaledFromZero reports whether step s wrote the count q through /scale
+// while before's count was 0.
+func scaledFromZero(s step, q fieldPath, before map[string]any) bool {
+	if len(s.Args) == 0 || s.Args[0] != "scale" || q.String() != framework.ReplicasPath.String() {
+		return false
+	}
+	v, ok := q.Lookup(before)
+	return ok && fmt.Sprint(v) == "0"
 }
 
 // decodeManifest decodes a step's manifest; nil for none.
