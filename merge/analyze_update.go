@@ -160,20 +160,34 @@ func sameOwners(a, b []Owner) bool {
 // withoutAdmissionRemovals drops the reverts that remove a field that
 // neither the previous last-applied nor the manifest has: apply deletes
 // only what the previous manifest had, or what the manifest sets to null
-// (itself or an enclosing field: a null map deletes every key), so a
-// mutating webhook removed it, such as apply-hygiene's own prune of an
-// orphan, not the apply. When listsReplaced (a JSON merge patch), the
-// apply also removes what is inside a list that either has (inList).
+// (itself or an enclosing field: a null map deletes every key), or what
+// is inside a field the previous manifest had and the manifest drops
+// (droppedAround: kubectl sends that field as null, so a variable kubectl
+// set env added goes with the env list last-applied had), so a mutating
+// webhook removed it, such as apply-hygiene's own prune of an orphan, not
+// the apply. When listsReplaced (a JSON merge patch), the apply also
+// removes what is inside a list that either has (inList).
 func withoutAdmissionRemovals(reverts []FieldFact, in applyInput, listsReplaced bool) []FieldFact {
 	out := []FieldFact{}
 	for _, f := range reverts {
 		if at(in.original, f.Path).ok || at(in.manifest.Object, f.Path).ok || at(in.result.Object, f.Path).ok ||
-			nulledIn(in.manifest.Object, f.Path) ||
+			nulledIn(in.manifest.Object, f.Path) || droppedAround(in.original, in.manifest.Object, f.Path) ||
 			listsReplaced && (inList(in.original, f.Path) || inList(in.manifest.Object, f.Path)) {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// droppedAround reports whether a field enclosing p is in original and not
+// in manifest: the apply's patch deletes it, with all it holds.
+func droppedAround(original, manifest map[string]any, p Path) bool {
+	for i := 1; i < len(p); i++ {
+		if at(original, p[:i]).ok && !at(manifest, p[:i]).ok {
+			return true
+		}
+	}
+	return false
 }
 
 // nulledIn reports whether obj sets p or a field enclosing it to null.
