@@ -64,3 +64,26 @@ func TestAnalyzeClientSideApplyBehindStampingWebhook(t *testing.T) {
 		})
 	}
 }
+
+// The same behind an apply that adds last-applied to an object without
+// one: kubectl apply's empty f:annotations of live owned the map as it
+// was, not the stamp, so the apply's f:annotations of the result (".",
+// last-applied) changes no owner of the stamp, and the injector's new value
+// is no revert (generative seed 37964, sequence 016, step 18: the apply
+// warned "this apply removes metadata.annotations[…]"). Argo CD's image is
+// one.
+func TestAnalyzeClientSideApplyAddingLastAppliedBehindStampingWebhook(t *testing.T) {
+	const dir = "stamped-annotation-apply-without-last-applied"
+	an, err := NewAnalyzer().AnalyzeClientSideApply(readObject(t, dir, "live.yaml"), readObject(t, dir, "result.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range an.Reverts {
+		got = append(got, f.Path.String())
+	}
+	want := []string{"spec.template.spec.containers[name=minio].image"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("reverts (-want +got):\n%s", diff)
+	}
+}

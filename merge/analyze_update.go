@@ -92,7 +92,7 @@ func (a *Analyzer) analyzeAppliedUpdate(old, new, original *unstructured.Unstruc
 	}
 	listsReplaced := a.listsReplaced(in.live)
 	an.Reverts = withoutAdmissionRemovals(an.Reverts, in, listsReplaced)
-	reverts, err := withoutAdmissionChanges(an.Reverts, in, listsReplaced)
+	reverts, err := a.withoutAdmissionChanges(an.Reverts, in, listsReplaced)
 	if err != nil {
 		return nil, err
 	}
@@ -110,9 +110,12 @@ func (a *Analyzer) analyzeAppliedUpdate(old, new, original *unstructured.Unstruc
 // admission, so a value that changed with its owners kept was changed by
 // a mutating webhook after that (a mesh injector re-stamping its
 // annotation on every write, after kubectl rollout undo copied the
-// ReplicaSet's stamp under the manager kubectl), not by the apply. A
-// result without managedFields tells nothing and drops nothing.
-func withoutAdmissionChanges(reverts []FieldFact, in applyInput, listsReplaced bool) ([]FieldFact, error) {
+// ReplicaSet's stamp under the manager kubectl), not by the apply. Owners
+// are contentOwners: kubectl apply's empty f:annotations of live owns the
+// map as it was, not the stamp in it, so its f:annotations of the result
+// (the apply added last-applied) changes no owner of the stamp. A result
+// without managedFields tells nothing and drops nothing.
+func (a *Analyzer) withoutAdmissionChanges(reverts []FieldFact, in applyInput, listsReplaced bool) ([]FieldFact, error) {
 	if len(reverts) == 0 {
 		return reverts, nil
 	}
@@ -124,12 +127,17 @@ func withoutAdmissionChanges(reverts []FieldFact, in applyInput, listsReplaced b
 	if err != nil {
 		return nil, err
 	}
+	tvs, err := a.fieldSets(stored(in.result.Object))
+	if err != nil {
+		return nil, err
+	}
+	granular := granularIn(tvs[0])
 	out := []FieldFact{}
 	for _, f := range reverts {
 		replacedList := listsReplaced && (inList(in.original, f.Path) || inList(in.manifest.Object, f.Path))
 		untouched := !at(in.original, f.Path).ok && !at(in.manifest.Object, f.Path).ok &&
 			!nulledIn(in.manifest.Object, f.Path) && !replacedList
-		if untouched && at(in.result.Object, f.Path).ok && sameOwners(owners(liveMfs, f.Path), owners(resultMfs, f.Path)) {
+		if untouched && at(in.result.Object, f.Path).ok && sameOwners(contentOwners(liveMfs, f.Path, granular), contentOwners(resultMfs, f.Path, granular)) {
 			continue
 		}
 		out = append(out, f)
