@@ -28,8 +28,11 @@ const meshStamp = "mesh.example.com/injected-revision"
 // field, whoever's write it rode on (never a person's orphan, never a
 // field a person moved).
 func meshStamped(q fieldPath) bool {
-	return q.String() == framework.Path("metadata", "annotations").Key(meshStamp).String()
+	return q.String() == meshPath.String()
 }
+
+// meshPath is meshStamp's field.
+var meshPath = framework.Path("metadata", "annotations").Key(meshStamp)
 
 // meshInjector is a second mutating webhook, as a service mesh's sidecar
 // injector runs one: it stamps meshStamp with a counter on every create,
