@@ -90,8 +90,79 @@ func (a *Analyzer) analyzeAppliedUpdate(old, new, original *unstructured.Unstruc
 	if err := a.analyzeApply(in, an); err != nil {
 		return nil, err
 	}
-	an.Reverts = withoutAdmissionRemovals(an.Reverts, in, a.listsReplaced(in.live))
+	listsReplaced := a.listsReplaced(in.live)
+	an.Reverts = withoutAdmissionRemovals(an.Reverts, in, listsReplaced)
+	reverts, err := a.withoutAdmissionChanges(an.Reverts, in, listsReplaced)
+	if err != nil {
+		return nil, err
+	}
+	an.Reverts = reverts
 	return an, nil
+}
+
+// withoutAdmissionChanges drops the reverts of a field that the result
+// still has, with another value, when the apply's patch cannot have
+// touched it and the write did not take it over: neither the previous
+// last-applied nor the manifest has it (nor sets it or an enclosing field
+// to null, nor, when listsReplaced, holds the list it is in), and its
+// owners in the result are its owners in live. The API server gives a
+// write's manager every field the write itself changed before mutating
+// admission, so a value that changed with its owners kept was changed by
+// a mutating webhook after that (a mesh injector re-stamping its
+// annotation on every write, after kubectl rollout undo copied the
+// ReplicaSet's stamp under the manager kubectl), not by the apply. Owners
+// are contentOwners: kubectl apply's empty f:annotations of live owns the
+// map as it was, not the stamp in it, so its f:annotations of the result
+// (the apply added last-applied) changes no owner of the stamp. A result
+// without managedFields tells nothing and drops nothing.
+func (a *Analyzer) withoutAdmissionChanges(reverts []FieldFact, in applyInput, listsReplaced bool) ([]FieldFact, error) {
+	if len(reverts) == 0 {
+		return reverts, nil
+	}
+	resultMfs, err := DecodeManagedFields(in.result)
+	if err != nil || len(resultMfs) == 0 {
+		return reverts, err
+	}
+	liveMfs, err := DecodeManagedFields(in.live)
+	if err != nil {
+		return nil, err
+	}
+	tvs, err := a.fieldSets(stored(in.result.Object))
+	if err != nil {
+		return nil, err
+	}
+	granular := granularIn(tvs[0])
+	out := []FieldFact{}
+	for _, f := range reverts {
+		replacedList := listsReplaced && (inList(in.original, f.Path) || inList(in.manifest.Object, f.Path))
+		untouched := !at(in.original, f.Path).ok && !at(in.manifest.Object, f.Path).ok &&
+			!nulledIn(in.manifest.Object, f.Path) && !replacedList
+		if untouched && at(in.result.Object, f.Path).ok && sameOwners(contentOwners(liveMfs, f.Path, granular), contentOwners(resultMfs, f.Path, granular)) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// sameOwners reports whether a and b name the same managers with the
+// same operations and subresources, whatever their times.
+func sameOwners(a, b []Owner) bool {
+	key := func(o Owner) string { return o.Manager + "\x00" + o.Operation + "\x00" + o.Subresource }
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[string]int{}
+	for _, o := range a {
+		seen[key(o)]++
+	}
+	for _, o := range b {
+		if seen[key(o)] == 0 {
+			return false
+		}
+		seen[key(o)]--
+	}
+	return true
 }
 
 // withoutAdmissionRemovals drops the reverts that remove a field that
@@ -159,6 +230,7 @@ func (a *Analyzer) imperativeChanges(lastApplied *unstructured.Unstructured, par
 	}
 	out := []FieldFact{}
 	var mfs []ManagedFields // decoded for the first change: most writes have none
+	granular := granularIn(tvs[2])
 	for _, p := range units(cmp.Modified.Union(cmp.Removed)) {
 		la := f.at(original, p)
 		if !owned.Has(fieldpath.Path(p)) || serverManaged(p) || isEmpty(la.v) || sameAt(p, f.at(new.Object, p), la) {
@@ -169,7 +241,24 @@ func (a *Analyzer) imperativeChanges(lastApplied *unstructured.Unstructured, par
 				return nil, err
 			}
 		}
+		if admissionChanged(mfs, contentOwners(mfs, p, granular), cmp.Modified, p) {
+			continue
+		}
 		out = append(out, a.fact(kind, p, factValues{live: f.at(old.Object, p), result: f.at(new.Object, p), lastApplied: la}, owners(mfs, p)))
 	}
 	return a.putBack(lastApplied, new, out), nil
+}
+
+// admissionChanged reports whether the write's change of p is a mutating
+// webhook's: the API server tracks a write's fields before mutating
+// admission, so a field the write itself changed is its manager's, and a
+// field still set (modified) that no entry owns was changed after that by
+// a webhook (a mesh injector stamping every write), not by the writer. by
+// are the owners of what p holds (contentOwners): an entry that owns a
+// granular map as an empty leaf (kubectl apply's f:annotations once
+// another manager took last-applied over) owns the map, not the keys
+// others put in it. A removed field is nobody's either way, and an object
+// without managedFields tells nothing.
+func admissionChanged(mfs []ManagedFields, by []Owner, modified *fieldpath.Set, p Path) bool {
+	return len(mfs) > 0 && len(by) == 0 && modified.Has(fieldpath.Path(p))
 }

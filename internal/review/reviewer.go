@@ -2,11 +2,13 @@ package review
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -153,7 +155,64 @@ func (r *Reviewer) objects(ctx context.Context, req *admissionv1.AdmissionReques
 			"resource", gvr.String(), "path", strings.Join(path, "."), "error", err.Error())
 		return nil, nil, nil
 	}
+	if err := claimScaled(scaled, path, fieldManagerOption(req.Options.Raw)); err != nil {
+		return nil, nil, err
+	}
 	return parent, scaled, nil
+}
+
+// claimScaled gives the count at path in scaled to the scale's manager, as
+// the API server does for the write: every other entry loses it and an
+// Update entry of the scale subresource owns it, under the manager the
+// client named (none when it named none, as the review has always named
+// it: the API server's name from the user agent is not in the request).
+// Without that the scaled parent kept the stored
+// managedFields, and a count no entry owned (after a scale to 0, whose
+// Scale sends "spec":{} and owns nothing) looked changed by another
+// mutating webhook, not by the scale. An object without managedFields
+// keeps none: then nothing tells who changed what.
+func claimScaled(scaled *unstructured.Unstructured, path []string, manager string) error {
+	entries := scaled.GetManagedFields()
+	if len(entries) == 0 {
+		return nil
+	}
+	for i, e := range entries {
+		if e.FieldsV1 == nil {
+			continue
+		}
+		fields := map[string]any{}
+		if err := json.Unmarshal(e.FieldsV1.GetRawBytes(), &fields); err != nil {
+			return fmt.Errorf("decoding managedFields[%d] of %q: %w", i, e.Manager, err)
+		}
+		node := fields
+		for _, name := range path[:len(path)-1] {
+			if node, _ = node["f:"+name].(map[string]any); node == nil {
+				break
+			}
+		}
+		if node == nil {
+			continue
+		}
+		delete(node, "f:"+path[len(path)-1])
+		raw, err := json.Marshal(fields)
+		if err != nil {
+			return fmt.Errorf("encoding managedFields[%d] of %q: %w", i, e.Manager, err)
+		}
+		entries[i].FieldsV1 = metav1.NewFieldsV1(string(raw))
+	}
+	owned := map[string]any{}
+	for i := len(path) - 1; i >= 0; i-- {
+		owned = map[string]any{"f:" + path[i]: owned}
+	}
+	raw, err := json.Marshal(owned)
+	if err != nil {
+		return fmt.Errorf("encoding the scale's managedFields: %w", err)
+	}
+	now := metav1.Now()
+	entries = append(entries, metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate,
+		APIVersion: "autoscaling/v1", Time: &now, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(string(raw)), Subresource: "scale"})
+	scaled.SetManagedFields(entries)
+	return nil
 }
 
 // ScaleReplicas decodes the Scale object of a /scale request and returns

@@ -2,7 +2,10 @@
 // sequences of real writes: seeded sequences of kubectl commands and of the
 // writers that are not people (an autoscaler and a KEDA-like robot through
 // /scale, a Reloader-like robot, Argo CD, Flux, Helm 3 and 4, a finalizer
-// controller, kube-controller-manager) run against objects of the
+// controller, kube-controller-manager's garbage collector and its
+// horizontal pod autoscaler behind kubectl autoscale, and a mesh
+// injector: a second mutating webhook that stamps every write) run
+// against objects of the
 // real-world corpus (test/e2e/realworld/testdata) through a real API server
 // with the chart's webhooks under failurePolicy Fail.
 //

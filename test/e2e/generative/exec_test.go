@@ -21,6 +21,7 @@ import (
 // client-go.
 func (r *runner) execute(k framework.Kubectl, ns string, s step) framework.Result {
 	r.t.Helper()
+	s = r.kustomized(s)
 	if ns == "" {
 		ns = k.Namespace
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -24,6 +25,8 @@ type gen struct {
 	// back when that apply did not pass.
 	pending                  map[string]any
 	exists, deleting, paused bool
+	// autoscaled reports whether kubectl autoscale made an HPA of it.
+	autoscaled bool
 	// lastApplied reports whether the object has last-applied.
 	lastApplied bool
 	// templates counts the pod templates the object had, for undo.
@@ -87,7 +90,7 @@ func (g *gen) step() step {
 	}
 	var fit []writer
 	total := 0
-	for _, w := range catalogue {
+	for _, w := range slices.Concat(catalogue, moreWriters) {
 		if w.fits == nil || w.fits(g) {
 			fit = append(fit, w)
 			total += w.weight
@@ -143,6 +146,8 @@ func (g *gen) observe(s step, passed bool) {
 		g.paused = true
 	case s.Writer == "kubectl rollout resume":
 		g.paused = false
+	case s.Writer == "kubectl autoscale" || s.Writer == "kubectl delete hpa":
+		g.autoscaled = s.Writer == "kubectl autoscale"
 	default:
 		g.templates++
 	}

@@ -39,6 +39,7 @@ func TestGenerative(t *testing.T) {
 	}
 	f := framework.New(t)
 	ensureNamespace(t, f, flux.namespaceOf())
+	startMesh(t, f)
 	errorsBefore := metricErrors(t, f)
 	p := framework.NewPredictor(t)
 	fmt.Printf("generative: seed %d, %d steps (replay with GENERATIVE_SEED=%d GENERATIVE_STEPS=%d)\n", seed, steps, seed, steps)

@@ -46,6 +46,11 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 		// write no reviewer can tell from an edit.
 		return
 	}
+	if slices.ContainsFunc(got, func(g framework.Reported) bool { return r.autoscaledTrue(g, manifest) }) {
+		// replicas-autoscaled says it, naming the autoscaler
+		// (apply-reverts-drift leaves spec.replicas to it).
+		truth.reverts = slices.DeleteFunc(truth.reverts, func(q fieldPath) bool { return q.String() == framework.ReplicasPath.String() })
+	}
 	r.wantNamed(i, got, "orphaned-field", truth.orphans, before)
 	r.wantNamed(i, got, "apply-reverts-drift", truth.reverts, nil)
 }
@@ -78,6 +83,11 @@ var removeCommand = regexp.MustCompile(`Remove it with: (kubectl patch .*[^…])
 // names.
 func (r *runner) wantNamed(i int, got []framework.Reported, rule string, want []fieldPath, before map[string]any) {
 	for _, q := range want {
+		if a := aliased(q); a.String() != q.String() && slices.ContainsFunc(want, func(w fieldPath) bool { return w.String() == a.String() }) {
+			// The finding of the field it mirrors stands for both, also
+			// when the webhook left it out (one left-out warning).
+			continue
+		}
 		named := slices.ContainsFunc(got, func(g framework.Reported) bool {
 			return g.Rule == rule && (names(g.Path, q) || names(g.Path, aliased(q)) || before != nil && wholeOf(g.Path, q, want, before))
 		})
@@ -155,7 +165,9 @@ func (r *runner) drifted(before map[string]any) []fieldPath {
 func (r *runner) judgeApplyFindings(i int, got []framework.Reported, before, manifest map[string]any, orphans, reverts []fieldPath, remedied []string) {
 	for _, g := range got {
 		switch {
-		case g.Action == framework.Deny && g.Rule == "replicas-reset" && resets(before, manifest):
+		case g.Rule == "replicas-reset" && resets(before, manifest):
+			// Denied for a person; a tool's apply (Argo CD's) may be
+			// warned: the claim is the same.
 		case g.Action == framework.Deny:
 			r.fail(i, "apply-passes", falseDenial, "%s", g.Line)
 		case g.Rule == "orphaned-field" && (namesAny(g.Path, orphans) || slices.ContainsFunc(orphans, func(q fieldPath) bool { return wholeOf(g.Path, q, orphans, before) })):
@@ -167,6 +179,7 @@ func (r *runner) judgeApplyFindings(i int, got []framework.Reported, before, man
 			}
 		case g.Rule == "apply-reverts-drift" && namesAny(g.Path, reverts):
 		case g.Rule == "missing-last-applied" && lastApplied(before) == nil:
+		case r.autoscaledTrue(g, manifest):
 		default:
 			r.fail(i, "finding-true", falseWarning, "%s", g.Line)
 		}
@@ -217,6 +230,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 		case g.Rule == "stale-last-applied" && s.Kind == undo:
 		case (g.Rule == "imperative-edit" || g.Rule == "server-side-owned") && !quiet && namesAny(g.Path, allowed):
 		case restartArgoMayUndo(s, g, before):
+		case s.Kind == serverSideApply && r.autoscaledTrue(g, decodeManifest(s.Stdin)):
 		default:
 			r.fail(i, "finding-true", falseWarning, "%s", g.Line)
 		}

@@ -17,6 +17,7 @@ func TestMain(m *testing.M) {
 			"deployment-controller", "replicaset-controller", "statefulset-controller",
 			"daemonset-controller", "garbage-collector-controller", "serviceaccount-controller",
 			"namespace-controller", "clusterrole-aggregation-controller",
+			"horizontal-pod-autoscaler-controller",
 		),
 		framework.WithWebhook("kinds=common", "failurePolicy=Fail"),
 	)

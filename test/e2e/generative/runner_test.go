@@ -45,7 +45,9 @@ type runner struct {
 	// leftOut counts, by rule, the warnings of the step that the webhook
 	// left out to keep within the API server's 4 KiB (they cannot be
 	// named, so they count for the fields no printed warning names).
-	leftOut  map[string]int
+	leftOut map[string]int
+	// hpa models the HorizontalPodAutoscaler of kubectl autoscale.
+	hpa      *autoscaler
 	failures []failure
 	steps    int
 	// stop, when set, ends the sequence at the first failure it accepts
@@ -62,12 +64,15 @@ type setField struct {
 	// applied marks a field a server-side apply set: its applier owns
 	// it (never an orphan), but it drifted from last-applied.
 	applied bool
-	// asApplier marks a field a person set under kubectl apply's own
-	// field manager (kubectl set image
-	// --field-manager=kubectl-client-side-apply): managedFields then say
-	// an applier set it, and no later write can tell otherwise, so
-	// findings of it are allowed but not required.
-	asApplier bool
+	// unattributed marks a field a person set where managedFields cannot
+	// say so: under kubectl apply's own field manager (kubectl set image
+	// --field-manager=kubectl-client-side-apply: managedFields then say an
+	// applier set it), or a count a /scale wrote from 0 (the Scale's
+	// replicas is omitempty, so the API server records no manager of a
+	// count scaled from zero, and the count looks like the server's
+	// default). No later write can tell otherwise, so findings of it are
+	// allowed but not required.
+	unattributed bool
 }
 
 // failure is one check a step failed.
@@ -203,6 +208,7 @@ func (r *runner) state() (exists, deleting bool) {
 func (r *runner) run(i int, s step) bool {
 	r.t.Helper()
 	r.steps++
+	r.settleAutoscaler(i)
 	if s.Kind == remedy {
 		r.runRemedies(i)
 		return true
@@ -217,9 +223,12 @@ func (r *runner) run(i int, s step) bool {
 		if err := os.WriteFile(file, []byte(s.Stdin), 0o600); err != nil {
 			r.t.Fatal(err)
 		}
-		predicted = r.p.Predict(r.t, r.as(alice), fmt.Sprintf("step %d", i+1), file)
+		predicted = r.p.PredictBut(r.t, r.as(alice), fmt.Sprintf("step %d", i+1), file, func(path string) bool {
+			return path == meshPath.String()
+		})
 	}
 	res := r.execute(r.as(s.As), "", s)
+	before = r.afterAutoscale(i, s, res, before)
 	r.t.Logf("STEP %d: %s, as %s: exit %d (last-applied before: %v)", i+1, s.Writer, s.As, res.ExitCode, lastApplied(before) != nil)
 	if s.Kind == finalizerRemoval && res.ExitCode == 0 {
 		r.waitGone()
@@ -248,6 +257,8 @@ func (r *runner) run(i int, s step) bool {
 	if res.ExitCode != 0 && !denied && !broken && s.Kind != undo {
 		r.judgeFailure(i, s, before)
 	}
+	r.judgePrune(i, s, res, before, after)
+	r.judgeAutoscale(s, res, before)
 	passed := res.ExitCode == 0
 	if passed {
 		r.record(s, before, after)
@@ -304,7 +315,7 @@ func (r *runner) waitGone() {
 func (r *runner) planted(serverSide bool) []fieldPath {
 	var out []fieldPath
 	for _, f := range r.fields {
-		if f.person && !f.asApplier && (serverSide || !f.applied) {
+		if f.person && !f.unattributed && (serverSide || !f.applied) {
 			out = append(out, f.path)
 		}
 	}
@@ -329,7 +340,7 @@ func (r *runner) appliedByPeople() []fieldPath {
 func (r *runner) setByRobots() []fieldPath {
 	var out []fieldPath
 	for _, f := range r.fields {
-		if !f.person && !f.undo || f.asApplier {
+		if !f.person && !f.undo || f.unattributed {
 			out = append(out, f.path)
 		}
 	}
@@ -370,10 +381,21 @@ func (r *runner) record(s step, before, after map[string]any) {
 			r.ssa = append(r.ssa, decodeManifest(s.Stdin))
 		}
 		for _, q := range changed(before, after) {
-			r.fields[q.String()] = setField{path: q, person: s.As.person(), undo: s.Kind == undo, applied: s.Kind == serverSideApply,
-				asApplier: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply")}
+			r.fields[q.String()] = setField{path: q, person: s.As.person() && !meshStamped(q), undo: s.Kind == undo, applied: s.Kind == serverSideApply,
+				unattributed: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply") || scaledFromZero(s, q, before)}
 		}
 	}
+	r.recordMesh(before, after)
+}
+
+// scaledFromZero reports whether step s wrote the count q through /scale
+// while before's count was 0.
+func scaledFromZero(s step, q fieldPath, before map[string]any) bool {
+	if len(s.Args) == 0 || s.Args[0] != "scale" || q.String() != framework.ReplicasPath.String() {
+		return false
+	}
+	v, ok := q.Lookup(before)
+	return ok && fmt.Sprint(v) == "0"
 }
 
 // recreated reports whether after is another object than before (a new

@@ -42,6 +42,10 @@ func script(steps []step) string {
 			// migrates client-side apply's fields to the manager): a
 			// comment, and the manifest to a no-op.
 			fmt.Fprintf(&b, "%s, with force, as %s: PATCH with Content-Type application/apply-patch+yaml\n:", s.command(), s.As.username(scriptNamespace))
+		case s.Stdin != "" && slices.Contains(s.Args, "-k"):
+			b.WriteString(kustomizeScript(s))
+			fmt.Fprintf(&b, "kubectl --as=%s -n %s %s\n", s.As.username(scriptNamespace), scriptNamespace, shellJoin(s.Args))
+			continue
 		case s.Edit != "":
 			fmt.Fprintf(&b, "cat > editor.sh <<'EOF'\n%sEOF\nchmod +x editor.sh\n", editorScript(s.Edit))
 			b.WriteString("KUBE_EDITOR=./editor.sh ")

@@ -356,3 +356,48 @@ func TestRecordRecreation(t *testing.T) {
 		})
 	}
 }
+
+// Who a write's fields count as set by: a count scaled from zero through
+// /scale has no manager in managedFields (the Scale's replicas is
+// omitempty), so findings of it are allowed, not required.
+func TestRecordAttribution(t *testing.T) {
+	tests := map[string]struct {
+		s                    step
+		before, after        string
+		planted, setByRobots []string
+	}{
+		"a person's scale of a count": {
+			s:      person("scale", "deployment/web", "--replicas=3"),
+			before: `{"spec":{"replicas":1}}`, after: `{"spec":{"replicas":3}}`,
+			planted: []string{"spec.replicas"},
+		},
+		"a person's scale from zero": {
+			s:      person("scale", "deployment/web", "--replicas=1"),
+			before: `{"spec":{"replicas":0}}`, after: `{"spec":{"replicas":1}}`,
+			setByRobots: []string{"spec.replicas"},
+		},
+		"a person's patch from zero": {
+			s:      person("patch", "deployment/web", "-p", `{"spec":{"replicas":1}}`),
+			before: `{"spec":{"replicas":0}}`, after: `{"spec":{"replicas":1}}`,
+			planted: []string{"spec.replicas"},
+		},
+		"a set image under kubectl apply's manager": {
+			s:           person("set", "image", "deployment/web", "app=a:2", "--field-manager=kubectl-client-side-apply"),
+			before:      `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			after:       `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
+			setByRobots: []string{"spec.template.spec.containers[name=app].image"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{fields: map[string]setField{}}
+			r.record(tc.s, decodeJSON(t, tc.before), decodeJSON(t, tc.after))
+			if diff := cmp.Diff(tc.planted, strs(r.planted(false))); diff != "" {
+				t.Errorf("planted (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.setByRobots, strs(r.setByRobots())); diff != "" {
+				t.Errorf("setByRobots (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -154,7 +154,7 @@ func movedFrom(before, after map[string]any) []fieldPath {
 	}
 	var out []fieldPath
 	for _, q := range changed(before, after) {
-		if _, owned := q.Lookup(la); owned && !framework.SameAt(q, la, after) {
+		if _, owned := q.Lookup(la); owned && !framework.SameAt(q, la, after) && !meshStamped(q) {
 			out = append(out, q)
 		}
 	}

@@ -1,0 +1,95 @@
+package review
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// stampKey is the annotation a second mutating webhook (a mesh injector)
+// stamps on every write that changes the object, after the API server
+// tracked the write's fields: no managedFields entry owns it.
+const stampKey = "stamp"
+
+// stamped returns obj with the stamp annotation v (and last-applied la)
+// and managedFields in which manager owns the fields of owned (fieldsV1
+// JSON) and nobody owns the stamp.
+func stamped(obj *unstructured.Unstructured, v, la, manager, owned string) *unstructured.Unstructured {
+	obj = obj.DeepCopy()
+	annotations := map[string]string{stampKey: v}
+	if la != "" {
+		annotations[lastAppliedAnnotation] = la
+	}
+	obj.SetAnnotations(annotations)
+	obj.SetManagedFields([]metav1.ManagedFieldsEntry{
+		{Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate, FieldsType: "FieldsV1",
+			FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:replicas":{}}}`)},
+		{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, FieldsType: "FieldsV1",
+			FieldsV1: metav1.NewFieldsV1(owned)},
+	})
+	return obj
+}
+
+// A field that another mutating webhook changed after the API server
+// tracked the write's fields is nobody's in managedFields: it is not the
+// writer's change. kubectl edit --save-config behind such a webhook is
+// still a save-config, and once last-applied recorded the stamp, a
+// person's later write does not edit it (generative, mesh injector).
+func TestClassifyBehindStampingWebhook(t *testing.T) {
+	const imageOwned = `{"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/last-applied-configuration":{}}},"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{"f:image":{}}}}}}}`
+	old := stamped(deployment(t, "nginx:1", ""), "1", manifest, "kubectl-client-side-apply", `{}`)
+	// kubectl edit --save-config records the object it sends, stamp "1";
+	// the webhook then stamps "2".
+	sent := stamped(deployment(t, "nginx:2", ""), "1", "", "kubectl-edit", imageOwned)
+	raw, err := json.Marshal(sent.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := string(raw)
+	edited := stamped(deployment(t, "nginx:2", ""), "2", saved, "kubectl-edit", imageOwned)
+	savedOld := stamped(deployment(t, "nginx:2", ""), "2", saved, "kubectl-edit", imageOwned)
+	labelled := stamped(deployment(t, "nginx:2", ""), "3", saved, "kubectl-label", `{"f:metadata":{"f:labels":{"f:team":{}}}}`)
+	labelled.SetLabels(map[string]string{"team": "a"})
+	annotated := stamped(deployment(t, "nginx:2", ""), "3", saved, "kubectl-annotate", `{"f:metadata":{"f:annotations":{"f:stamp":{}}}}`)
+	type want struct {
+		Class policy.Classification
+		Paths []string
+	}
+	tests := map[string]struct {
+		manager  string
+		old, new *unstructured.Unstructured
+		want     want
+	}{
+		"kubectl edit --save-config behind the webhook is a save-config": {
+			manager: "kubectl-edit", old: old, new: edited,
+			want: want{policy.SaveConfig, []string{}},
+		},
+		"kubectl label behind the webhook edits no field last-applied owns": {
+			manager: "kubectl-label", old: savedOld, new: labelled,
+			want: want{policy.Imperative, []string{}},
+		},
+		"kubectl annotate --overwrite of the annotation is an edit of it": {
+			manager: "kubectl-annotate", old: savedOld, new: annotated,
+			want: want{policy.Imperative, []string{"metadata.annotations.stamp"}},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := NewReviewer(nil, classifyingEvaluator, cluster{})
+			rv, err := r.ReviewUpdate(t.Context(), Update{FieldManager: tc.manager, User: authenticationv1.UserInfo{Username: "alice"}, Old: tc.old, New: tc.new}, Validate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := want{rv.Input.Classification, rv.Decisions[0].Paths}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("classification (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,68 @@
+package merge
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// A field that a mutating webhook changed after the API server tracked
+// the write's fields (a mesh injector stamping every write) is owned by
+// no managedFields entry: it is not the write's imperative change, even
+// where last-applied records it (kubectl edit --save-config recorded the
+// stamp). A field the writer changed is its manager's, and stays one.
+func TestAnalyzeUpdateBehindStampingWebhook(t *testing.T) {
+	const stamp = "mesh.example.com/injected-revision"
+	stamped := func(value, manager, owned string) *unstructured.Unstructured {
+		f := loadFixture(t, "seed001-set-image-reverted")
+		obj := f.modified.DeepCopy()
+		annotations := obj.GetAnnotations()
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[stamp] = "1"
+		obj.SetAnnotations(annotations)
+		setLastApplied(t, obj, obj.DeepCopy())
+		annotations = obj.GetAnnotations()
+		annotations[stamp] = value
+		obj.SetAnnotations(annotations)
+		obj.SetManagedFields([]metav1.ManagedFieldsEntry{
+			{Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate, FieldsType: "FieldsV1",
+				FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:annotations":{}}}`)},
+			{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, FieldsType: "FieldsV1",
+				FieldsV1: metav1.NewFieldsV1(owned)},
+		})
+		return obj
+	}
+	annotation := "metadata.annotations[" + stamp + "]"
+	tests := map[string]struct {
+		new  *unstructured.Unstructured
+		want []string
+	}{
+		"the webhook's stamp on kubectl set env's write is nobody's": {
+			new: stamped("2", "kubectl-set", `{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{"f:env":{}}}}}}}`),
+		},
+		"kubectl annotate --overwrite of the stamp is the person's": {
+			new:  stamped("2", "kubectl-annotate", `{"f:metadata":{"f:annotations":{"f:`+stamp+`":{}}}}`),
+			want: []string{annotation},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			old := stamped("1", "kubectl-client-side-apply", `{}`)
+			an, err := NewAnalyzer().AnalyzeUpdate(old, tc.new)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range an.ImperativeChanges {
+				got = append(got, c.Path.String())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("imperative changes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

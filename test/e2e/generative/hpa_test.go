@@ -1,0 +1,181 @@
+package generative_test
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// hpaController is kube-controller-manager's horizontal pod autoscaler
+// (--use-service-account-credentials names its account).
+const hpaController who = "horizontal-pod-autoscaler"
+
+// autoscale is kubectl autoscale of the object by a person: a real
+// HorizontalPodAutoscaler with bounds that the other writers' replicas
+// (0 to 5) cross both ways.
+func (g *gen) autoscale() step {
+	lo := 1 + g.rng.IntN(3)
+	hi := lo + g.rng.IntN(3)
+	return person("autoscale", g.o.ref(), fmt.Sprintf("--min=%d", lo), fmt.Sprintf("--max=%d", hi), "--cpu=80%")
+}
+
+// autoscaler is the runner's model of the HorizontalPodAutoscaler that
+// kubectl autoscale created, from the command's bounds. Without metrics
+// (the control plane has no metrics API) kube-controller-manager's
+// controller never computes a metric recommendation, but it still
+// enforces the bounds through /scale (reconcileAutoscaler): replicas
+// above max go to max; replicas below min go up, to the highest of min
+// and its recommendations of the last five minutes (the downscale
+// stabilization window: its first reconcile records the replicas it
+// found, each clamp its result), within max and its scale-up limit
+// (twice the replicas, at least 4); replicas 0 disable it (scaling is
+// off while the target has none).
+type autoscaler struct {
+	min, max int
+	// recommendations are the controller's, with when it made them.
+	recommendations []recommendation
+}
+
+type recommendation struct {
+	replicas int
+	at       time.Time
+}
+
+// stabilization is the controller's downscale stabilization window
+// (--horizontal-pod-autoscaler-downscale-stabilization), and
+// stabilizationSlack the uncertainty of when it read the replicas.
+const (
+	stabilization      = 5 * time.Minute
+	stabilizationSlack = 30 * time.Second
+)
+
+// outOfBounds reports whether the controller will change replicas n.
+func (a *autoscaler) outOfBounds(n int) bool { return n > 0 && (n < a.min || n > a.max) }
+
+// allowed are the replicas the controller may set from n: max above it;
+// below min, what the stabilization window gives, with the window's
+// edge read either way.
+func (a *autoscaler) allowed(n int, now time.Time) []int {
+	if n > a.max {
+		return []int{a.max}
+	}
+	var out []int
+	for _, window := range []time.Duration{stabilization - stabilizationSlack, stabilization + stabilizationSlack} {
+		want := a.min
+		for _, r := range a.recommendations {
+			if now.Sub(r.at) < window {
+				want = max(want, r.replicas)
+			}
+		}
+		want = min(want, a.max, max(2*n, 4))
+		if !slices.Contains(out, want) {
+			out = append(out, want)
+		}
+	}
+	return out
+}
+
+// replicasOf is obj's spec.replicas; -1 for none.
+func replicasOf(obj map[string]any) int {
+	v, ok := framework.ReplicasPath.Lookup(obj)
+	f, _ := v.(float64)
+	if !ok {
+		return -1
+	}
+	return int(f)
+}
+
+// afterAutoscale models the autoscaler once kubectl autoscale of step i
+// passed, and returns the object as the step is judged: kubectl
+// autoscale does not write the object, but the controller reconciles a
+// new autoscaler at once, so its clamp may already be in the object read
+// after the command. That clamp is the controller's write (recorded as
+// such, and the step judged from the clamped object); one still to come
+// is awaited (settleAutoscaler). before for any other step.
+func (r *runner) afterAutoscale(i int, s step, res framework.Result, before map[string]any) map[string]any {
+	if res.ExitCode != 0 || len(s.Args) == 0 || s.Args[0] != "autoscale" || before == nil {
+		return before
+	}
+	a := &autoscaler{}
+	for _, arg := range s.Args {
+		if v, ok := strings.CutPrefix(arg, "--min="); ok {
+			a.min, _ = strconv.Atoi(v)
+		}
+		if v, ok := strings.CutPrefix(arg, "--max="); ok {
+			a.max, _ = strconv.Atoi(v)
+		}
+	}
+	// Its first reconcile records the replicas it finds.
+	a.recommendations = []recommendation{{replicasOf(before), time.Now()}}
+	r.hpa = a
+	return r.clamped(i, before)
+}
+
+// judgeAutoscale updates the model after kubectl delete hpa passed.
+func (r *runner) judgeAutoscale(s step, res framework.Result, _ map[string]any) {
+	if res.ExitCode == 0 && len(s.Args) > 1 && s.Args[0] == "delete" && strings.HasPrefix(s.Args[1], "horizontalpodautoscaler/") {
+		r.hpa = nil
+	}
+}
+
+// settleAutoscaler runs before step i: when the autoscaler will change
+// the object's replicas, it waits until it has, checks the value against
+// the model and records the write as the controller's. A write of the
+// controller that does not come is a write that must pass and did not.
+func (r *runner) settleAutoscaler(i int) {
+	if r.hpa != nil {
+		r.clamped(i, r.get(r.f.Namespace))
+	}
+}
+
+// clamped waits, when before's replicas are out of the autoscaler's
+// bounds, until the controller has changed them (it may have done so
+// already), checks the value against the model and records the write as
+// the controller's; it returns the object after it (before when the
+// controller has nothing to do).
+func (r *runner) clamped(i int, before map[string]any) map[string]any {
+	n := replicasOf(before)
+	if before == nil || !r.hpa.outOfBounds(n) {
+		return before
+	}
+	allowed := r.hpa.allowed(n, time.Now())
+	deadline := time.Now().Add(45 * time.Second)
+	for {
+		after := r.get(r.f.Namespace)
+		got := replicasOf(after)
+		switch {
+		case after == nil:
+			return before
+		case got != n:
+			r.t.Logf("STEP %d: the autoscaler (min %d, max %d) scaled %d to %d", i+1, r.hpa.min, r.hpa.max, n, got)
+			if !slices.Contains(allowed, got) {
+				r.fail(i, "autoscaler-bounds", "", "the autoscaler (min %d, max %d) scaled %d to %d, want one of %v", r.hpa.min, r.hpa.max, n, got, allowed)
+			}
+			r.hpa.recommendations = append(r.hpa.recommendations, recommendation{got, time.Now()})
+			r.record(step{As: hpaController}, before, after)
+			return after
+		case time.Now().After(deadline):
+			r.fail(i, "must-pass", falseDenial, "the autoscaler (min %d, max %d) did not scale %d within 45s (denied, or its write failed)", r.hpa.min, r.hpa.max, n)
+			r.hpa = nil
+			return before
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// autoscaledTrue reports whether g is a true replicas-autoscaled warning
+// of an apply of manifest: the manifest sets replicas while the
+// autoscaler of kubectl autoscale (named after the object) scales the
+// object, with the bounds the command gave. Allowed, never required: the
+// webhook reads autoscalers from its cache, which may not have the new
+// one yet.
+func (r *runner) autoscaledTrue(g framework.Reported, manifest map[string]any) bool {
+	_, sets := framework.ReplicasPath.Lookup(manifest)
+	return g.Rule == "replicas-autoscaled" && g.Action != framework.Deny && sets && r.hpa != nil &&
+		strings.Contains(g.Line, "HorizontalPodAutoscaler "+r.o.name+" ") &&
+		strings.Contains(g.Line, fmt.Sprintf("between %d and %d", r.hpa.min, r.hpa.max))
+}
