@@ -3,6 +3,7 @@ package merge
 import (
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -237,4 +238,32 @@ func TestWithoutDeclared(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzParsePattern: any text either fails to parse or gives a pattern that
+// String writes back into the same pattern, and JSON pointers never panic.
+func FuzzParsePattern(f *testing.F) {
+	for _, s := range []string{"spec.replicas", "metadata.annotations[sidecar.istio.io/status]", "spec.template.spec.containers[*].image",
+		"metadata.annotations.*", "*", `spec.containers[name="a,b"].ports[containerPort=80,protocol=TCP]`, "metadata.finalizers[=a]", "/spec/replicas", "a[0]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if _, err := PatternFromJSONPointer(s); err != nil && err.Error() == "" {
+			t.Fatalf("PatternFromJSONPointer(%q): empty error", s)
+		}
+		if !utf8.ValidString(s) {
+			return // keys are quoted as JSON strings, which hold UTF-8 only
+		}
+		p, err := ParsePattern(s)
+		if err != nil {
+			return
+		}
+		again, err := ParsePattern(p.String())
+		if err != nil {
+			t.Fatalf("ParsePattern(%q).String() = %q, which does not parse: %v", s, p.String(), err)
+		}
+		if again.String() != p.String() || len(again.path) != len(p.path) {
+			t.Fatalf("ParsePattern(%q) = %q, parsed again %q", s, p.String(), again.String())
+		}
+	})
 }
