@@ -105,7 +105,7 @@ func (a *Analyzer) analyzeApplyOnce(in applyInput, an *Analysis) error {
 	an.Orphans = a.orphans(in.kind, in.live.Object, in.result.Object, tvs[3], fs[2], fs[0].Union(fs[1]), mfs)
 	an.Orphans = append(an.Orphans, a.stringDataOrphans(in, rawOriginal, mfs)...)
 	an.Orphans = withRemovePatches(in.result.Object, an.Orphans)
-	an.ReplicasReset = a.replicasReset(in, manifest)
+	an.ReplicasReset = a.replicasReset(in, manifest, mfs, granularIn(tvs[3]))
 	if an.ReplicasReset != nil {
 		// One fact for one field: the reset says what happens to replicas.
 		an.Reverts = slices.DeleteFunc(an.Reverts, func(f FieldFact) bool { return f.Path.String() == "spec.replicas" })
@@ -243,7 +243,7 @@ func changedByAdmission(p Path, before, after presence) bool {
 	return before.ok && !sameAt(p, before, after)
 }
 
-func (a *Analyzer) replicasReset(in applyInput, manifest map[string]any) *FieldFact {
+func (a *Analyzer) replicasReset(in applyInput, manifest map[string]any, mfs []ManagedFields, granular func(fieldpath.Path) bool) *FieldFact {
 	p := Path{fieldName("spec"), fieldName("replicas")}
 	orig, man := at(in.original, p), at(manifest, p)
 	if !orig.ok || orig.v == nil || (man.ok && man.v != nil) {
@@ -258,7 +258,7 @@ func (a *Analyzer) replicasReset(in applyInput, manifest map[string]any) *FieldF
 	if !res.ok && defaultsReplicas(in.live.GetAPIVersion(), in.kind) {
 		res = presence{v: int64(1), ok: true}
 	}
-	f := a.fact(in.kind, p, factValues{live: at(in.live.Object, p), result: res, lastApplied: orig}, nil)
+	f := a.fact(in.kind, p, factValues{live: at(in.live.Object, p), result: res, lastApplied: orig}, contentOwners(mfs, p, granular))
 	return &f
 }
 

@@ -229,3 +229,30 @@ func ExampleAnalyzer_Explain() {
 	// spec.progressDeadlineSeconds 120 lastApplied: false default: false drift: false orphan: true
 	// spec.revisionHistoryLimit 10 lastApplied: false default: true drift: false orphan: false
 }
+
+// Declared fields drop out of an analysis: a mesh's annotation that the
+// cluster owns is no orphan. A wildcard is a whole element: the key
+// "sidecar.istio.io/*" is only that key.
+func ExampleAnalysis_WithoutDeclared() {
+	status, err := merge.ParsePath("metadata.annotations[sidecar.istio.io/status]")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	an := &merge.Analysis{Orphans: []merge.FieldFact{{Path: status}}}
+	mesh, err := merge.ParsePattern("metadata.annotations[sidecar.istio.io/*]")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(an.WithoutDeclared("kubectl-client-side-apply", []merge.Declared{{Pattern: mesh}}).Orphans))
+	all, err := merge.ParsePattern("metadata.annotations.*")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(an.WithoutDeclared("kubectl-client-side-apply", []merge.Declared{{Pattern: all}}).Orphans))
+	// Output:
+	// 1
+	// 0
+}

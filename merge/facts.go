@@ -97,11 +97,16 @@ type Analysis struct {
 	ReplicasReset *FieldFact `json:"replicasReset,omitempty"`
 	// Rollback is set when the write is a rollout undo.
 	Rollback *Rollback `json:"rollback,omitempty"`
+	// Labels are the object's labels (the written object's; the live one's
+	// for an apply), which ownership declarations select by. Not part of
+	// the policy input.
+	Labels map[string]string `json:"-"`
 }
 
 func newAnalysis(obj *unstructured.Unstructured, operation string) *Analysis {
 	return &Analysis{
 		Object:              RefOf(obj),
+		Labels:              obj.GetLabels(),
 		Operation:           operation,
 		Drift:               []FieldFact{},
 		ImperativeChanges:   []FieldFact{},

@@ -163,7 +163,11 @@ func parsesAsJSONScalar(s string) bool {
 }
 
 // ParsePath parses a path written in kubectl's notation (see Path).
-func ParsePath(s string) (Path, error) {
+func ParsePath(s string) (Path, error) { return parsePath(s, false) }
+
+// parsePath parses s; with wildcard, a field written "*" is allowed (see
+// ParsePattern).
+func parsePath(s string, wildcard bool) (Path, error) {
 	var p Path
 	rest := s
 	for rest != "" {
@@ -173,9 +177,9 @@ func ParsePath(s string) (Path, error) {
 		case rest[0] == '[':
 			pe, rest, err = parseBracket(rest)
 		case rest[0] == '.' && len(p) > 0:
-			pe, rest, err = parseIdent(rest[1:])
+			pe, rest, err = parseIdent(rest[1:], wildcard)
 		case len(p) == 0:
-			pe, rest, err = parseIdent(rest)
+			pe, rest, err = parseIdent(rest, wildcard)
 		default:
 			err = fmt.Errorf("unexpected %q", rest[0])
 		}
@@ -187,13 +191,13 @@ func ParsePath(s string) (Path, error) {
 	return p, nil
 }
 
-func parseIdent(s string) (fieldpath.PathElement, string, error) {
+func parseIdent(s string, wildcard bool) (fieldpath.PathElement, string, error) {
 	end := strings.IndexAny(s, ".[")
 	if end < 0 {
 		end = len(s)
 	}
 	name := s[:end]
-	if !isIdent(name) {
+	if !isIdent(name) && (!wildcard || name != Wildcard) {
 		return fieldpath.PathElement{}, "", fmt.Errorf("invalid field name %q", name)
 	}
 	return fieldpath.PathElement{FieldName: &name}, s[end:], nil

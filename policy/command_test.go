@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"io/fs"
 	"path"
 	"strings"
 	"testing"
@@ -17,7 +16,7 @@ import (
 // sentence; a decision whose message names none carries none.
 func TestCommandOfEveryBundledDecision(t *testing.T) {
 	e := newEngine(t)
-	dirs, err := fs.ReadDir(fixtures, "testdata")
+	dirs, err := inputDirs()
 	if err != nil {
 		t.Fatal(err)
 	}

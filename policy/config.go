@@ -32,6 +32,9 @@ type Config struct {
 	// NamespaceLabel is the namespace label that overrides actions.
 	// Default: DefaultNamespaceLabel.
 	NamespaceLabel string `json:"namespaceLabel,omitempty"`
+	// Ownership declares fields that something other than the manifest
+	// writes, which no rule reports (see OwnershipRule). Default: none.
+	Ownership []OwnershipRule `json:"ownership,omitempty"`
 }
 
 // RuleConfig configures one rule. Empty fields keep the rule's defaults.
@@ -70,9 +73,10 @@ type Exemptions struct {
 	FieldManagers []string `json:"fieldManagers,omitempty"`
 }
 
-// Validate checks c: known actions, well-formed service accounts, and
-// field managers that the API server accepts (not empty, at most 128
-// printable characters).
+// Validate checks c: known actions, well-formed service accounts, field
+// managers that the API server accepts (not empty, at most 128 printable
+// characters), and ownership rules that compile (paths, kinds, selectors,
+// owners).
 func (c Config) Validate() field.ErrorList {
 	var errs field.ErrorList
 	rules := field.NewPath("rules")
@@ -97,7 +101,7 @@ func (c Config) Validate() field.ErrorList {
 		}
 		errs = append(errs, metav1validation.ValidateFieldManager(fm, fms.Index(i))...)
 	}
-	return errs
+	return append(errs, validateOwnership(c.Ownership)...)
 }
 
 func validateAction(p *field.Path, a Action) field.ErrorList {

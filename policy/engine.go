@@ -21,6 +21,8 @@ const Query = "data.applyhygiene.decisions"
 // safe for concurrent use, also while Reload swaps the set.
 type Engine struct {
 	opts options
+	// ownership is opts.config's, compiled by New.
+	ownership ownership
 	// mu serializes loads and guards sources.
 	mu      sync.Mutex
 	sources Sources
@@ -70,7 +72,8 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	if errs := o.config.Validate(); len(errs) > 0 {
 		return nil, fmt.Errorf("validating policy config: %w", errs.ToAggregate())
 	}
-	e := &Engine{opts: o}
+	own, _ := compileOwnership(o.config.Ownership)
+	e := &Engine{opts: o, ownership: own}
 	if err := e.Reload(ctx, o.sources); err != nil {
 		return nil, err
 	}
@@ -177,6 +180,10 @@ func sortedNames(modules map[string]*ast.Module) []string {
 // Evaluate returns the decisions of the policy set in force for in,
 // sorted by rule, then message. No decision means allow.
 //
+// The facts about fields that the configuration's ownership rules declare
+// owned for in's object are dropped first (OwnershipRule), so that no
+// rule, bundled or the user's, sees them; in is not changed.
+//
 // When in's analysis is empty (none, or one without findings: last-applied
 // present and valid and not too large; no imperative change, revert,
 // orphan or defaulted dependent, each list empty but not nil; no replicas
@@ -185,6 +192,7 @@ func sortedNames(modules map[string]*ast.Module) []string {
 // running Rego: partial evaluation at load showed that no request,
 // namespace, user or drift makes such an input decide anything.
 func (e *Engine) Evaluate(ctx context.Context, in *Input) ([]Decision, error) {
+	in = e.ownership.apply(in)
 	set := e.current.Load()
 	if set.silentOn(in) {
 		e.skipped.Add(1)

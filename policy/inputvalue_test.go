@@ -3,7 +3,6 @@ package policy
 import (
 	"bytes"
 	"encoding/json"
-	"io/fs"
 	"testing"
 	"time"
 
@@ -22,7 +21,7 @@ func TestInputValueMatchesJSON(t *testing.T) {
 		"an input with autoscalers but no manifest replicas": {Classification: ClientSideApply,
 			Autoscaling: &Autoscaling{Autoscalers: []Autoscaler{{Name: "web", MinReplicas: 1, MaxReplicas: 10}}}},
 	}
-	dirs, err := fs.ReadDir(fixtures, "testdata")
+	dirs, err := inputDirs()
 	if err != nil {
 		t.Fatal(err)
 	}

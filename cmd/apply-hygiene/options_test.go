@@ -129,3 +129,47 @@ func chartArgs(t *testing.T, path string) []string {
 	t.Fatalf("no Deployment in %s", path)
 	return nil
 }
+
+// The server refuses to start with ownership rules it cannot read, naming
+// each wrong field, and reads good ones in every form.
+func TestLoadPolicyConfigOwnership(t *testing.T) {
+	tests := map[string]struct {
+		config string
+		want   string
+		rules  int
+	}{
+		"the own, Argo CD and Flux forms are read": {
+			config: "ownership:\n- {kinds: [apps/Deployment], paths: ['metadata.annotations[sidecar.istio.io/status]'], owner: cluster}\n" +
+				"- argoCD: {group: apps, kind: Deployment, jsonPointers: [/spec/replicas], managedFieldsManagers: [kube-controller-manager]}\n" +
+				"- flux: {paths: [/spec/replicas], target: {kind: StatefulSet}}\n",
+			rules: 3,
+		},
+		"a jq expression and a dotted annotation key are refused": {
+			config: "ownership:\n- argoCD: {kind: Deployment, jqPathExpressions: ['.spec.replicas']}\n- {kinds: [Deployment], paths: [metadata.annotations.example.com], owner: cluster}\n",
+			want: "validating --policy-config CONFIG: [" +
+				`ownership[0].argoCD.jqPathExpressions: Invalid value: ".spec.replicas": jq path expressions are not supported: write them as jsonPointers, or as an ownership rule's paths with * for any list element or map key (spec.template.spec.containers[*].image), ` +
+				`ownership[1].paths[0]: Invalid value: "metadata.annotations.example.com": parsing path "metadata.annotations.example.com": metadata.annotations values are strings, so nothing lies beneath a key; write a key with dots or slashes in brackets, as messages print it: metadata.annotations[example.com/key]]`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.yaml")
+			if err := os.WriteFile(path, []byte(tc.config), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := (&Options{PolicyConfig: path}).loadPolicyConfig()
+			if tc.want != "" {
+				if err == nil || strings.ReplaceAll(err.Error(), path, "CONFIG") != tc.want {
+					t.Fatalf("loadPolicyConfig error:\n got %v\nwant %s", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cfg.Ownership) != tc.rules {
+				t.Errorf("ownership rules: got %d, want %d", len(cfg.Ownership), tc.rules)
+			}
+		})
+	}
+}

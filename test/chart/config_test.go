@@ -16,7 +16,8 @@ import (
 // TestPolicyConfigIsAValidConfig checks that the config.yaml each golden
 // snapshot renders is what the server's --policy-config accepts: a
 // policy.Config decoded strictly (an unknown key fails, as in the server)
-// that passes Validate, and that the full scenario's exemptions reach it.
+// that passes Validate, and that the full scenario's exemptions and
+// ownership rules reach it.
 func TestPolicyConfigIsAValidConfig(t *testing.T) {
 	wantExemptions := map[string]policy.Exemptions{
 		"full": {
@@ -25,6 +26,8 @@ func TestPolicyConfigIsAValidConfig(t *testing.T) {
 			FieldManagers:   []string{"helm", "Terraform"},
 		},
 	}
+	// The full scenario's own, Argo CD and Flux ownership rules.
+	wantOwnership := map[string]int{"full": 3}
 	for _, scenario := range scenarios {
 		t.Run(scenario, func(t *testing.T) {
 			raw, err := os.ReadFile(filepath.Join("testdata", scenario, "manifests.golden.yaml"))
@@ -58,6 +61,9 @@ func TestPolicyConfigIsAValidConfig(t *testing.T) {
 			}
 			if diff := cmp.Diff(wantExemptions[scenario], cfg.Exemptions); diff != "" {
 				t.Errorf("exemptions (-want +got):\n%s", diff)
+			}
+			if got, want := len(cfg.Ownership), wantOwnership[scenario]; got != want {
+				t.Errorf("ownership rules: got %d, want %d", got, want)
 			}
 		})
 	}

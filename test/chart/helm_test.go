@@ -192,6 +192,21 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		"a network policy peer that is not one": {
 			set: "networkPolicy.webhookFrom[0].ports=443", wantErr: "/networkPolicy/webhookFrom/0",
 		},
+		"an ownership rule without an owner": {
+			set: "policy.ownership[0].kinds={Deployment},policy.ownership[0].paths={spec.replicas}", wantErr: "/policy/ownership/0",
+		},
+		"an ownership kind written as a resource": {
+			set: "policy.ownership[0].kinds={deployments},policy.ownership[0].paths={spec.replicas},policy.ownership[0].owner=cluster", wantErr: "/policy/ownership/0/kinds/0",
+		},
+		"an Argo CD JSON pointer without its leading slash": {
+			set: "policy.ownership[0].argoCD.kind=Deployment,policy.ownership[0].argoCD.jsonPointers={spec/replicas}", wantErr: "/policy/ownership/0/argoCD/jsonPointers/0",
+		},
+		"an Argo CD jq expression": {
+			set: "policy.ownership[0].argoCD.kind=Deployment,policy.ownership[0].argoCD.jqPathExpressions={.spec.replicas}", wantErr: "/policy/ownership/0/argoCD/jqPathExpressions",
+		},
+		"a Flux annotation selector": {
+			set: "policy.ownership[0].flux.paths={/spec/replicas},policy.ownership[0].flux.target.annotationSelector=a=b", wantErr: "annotationSelector",
+		},
 		"a priority class name that is not a DNS subdomain": {
 			set: "priorityClassName=System_Critical", wantErr: "/priorityClassName",
 		},

@@ -416,6 +416,7 @@ annotations:
 {{- $ex := dict }}
 {{- range $k, $v := $p.exemptions }}{{ if $v }}{{ $_ := set $ex $k $v }}{{ end }}{{ end }}
 {{- with $ex }}{{ $_ := set $doc "exemptions" . }}{{ end }}
+{{- with $p.ownership }}{{ $_ := set $doc "ownership" . }}{{ end }}
 {{- toYaml $doc }}
 {{- end }}
 

@@ -1,7 +1,8 @@
 // Package policy_test asserts, through real kubectl output, the rules that
 // repair, deny and warn beyond the seeds (defaulted-dependent,
 // replicas-reset, apply-reverts-drift), the namespace enforcement label,
-// prune mode, server-side apply orphans and user policies from ConfigMaps,
+// prune mode, server-side apply orphans, user policies from ConfigMaps and
+// ownership rules (policy.ownership),
 // and, under failurePolicy Fail, the everyday writes that no rule may hold
 // up (a scale to zero, an apply during a rollout pause, a write to an
 // object being deleted), with apply-hygiene installed from the chart (url
