@@ -2,6 +2,7 @@ package merge
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -229,7 +230,7 @@ func (a *Analyzer) imperativeChanges(lastApplied *unstructured.Unstructured, par
 		return nil, fmt.Errorf("comparing old and new object: %w", err)
 	}
 	out := []FieldFact{}
-	var mfs []ManagedFields // decoded for the first change: most writes have none
+	var mfs, oldMfs []ManagedFields // decoded for the first change: most writes have none
 	granular := granularIn(tvs[2])
 	for _, p := range units(cmp.Modified.Union(cmp.Removed)) {
 		la := f.at(original, p)
@@ -240,8 +241,11 @@ func (a *Analyzer) imperativeChanges(lastApplied *unstructured.Unstructured, par
 			if mfs, err = DecodeManagedFields(new); err != nil {
 				return nil, err
 			}
+			if oldMfs, err = DecodeManagedFields(old); err != nil {
+				return nil, err
+			}
 		}
-		if admissionChanged(mfs, contentOwners(mfs, p, granular), cmp.Modified, p) {
+		if admissionChanged(oldMfs, mfs, granular, cmp.Modified, p) {
 			continue
 		}
 		out = append(out, a.fact(kind, p, factValues{live: f.at(old.Object, p), result: f.at(new.Object, p), lastApplied: la}, owners(mfs, p)))
@@ -251,14 +255,54 @@ func (a *Analyzer) imperativeChanges(lastApplied *unstructured.Unstructured, par
 
 // admissionChanged reports whether the write's change of p is a mutating
 // webhook's: the API server tracks a write's fields before mutating
-// admission, so a field the write itself changed is its manager's, and a
-// field still set (modified) that no entry owns was changed after that by
-// a webhook (a mesh injector stamping every write), not by the writer. by
-// are the owners of what p holds (contentOwners): an entry that owns a
-// granular map as an empty leaf (kubectl apply's f:annotations once
-// another manager took last-applied over) owns the map, not the keys
-// others put in it. A removed field is nobody's either way, and an object
-// without managedFields tells nothing.
-func admissionChanged(mfs []ManagedFields, by []Owner, modified *fieldpath.Set, p Path) bool {
-	return len(mfs) > 0 && len(by) == 0 && modified.Has(fieldpath.Path(p))
+// admission, so a field the write itself changed is its manager's (the
+// entry, with the write's time), and a field still set (modified) whose
+// owners are those of old, times included (ownersKept), was changed after
+// that by a webhook (a mesh injector stamping every write), not by the
+// writer: no entry, or one of an earlier write (kubectl rollout undo's,
+// which copied an earlier stamp under the manager kubectl). Owners are those
+// of what p holds (contentOwners): an entry that owns a granular map as an
+// empty leaf (kubectl apply's f:annotations once another manager took
+// last-applied over) owns the map, not the keys others put in it. A
+// removed field is nobody's either way, and an object without
+// managedFields tells nothing.
+func admissionChanged(oldMfs, mfs []ManagedFields, granular func(fieldpath.Path) bool, modified *fieldpath.Set, p Path) bool {
+	return len(mfs) > 0 && modified.Has(fieldpath.Path(p)) &&
+		ownersKept(contentOwners(oldMfs, p, granular), contentOwners(mfs, p, granular))
+}
+
+// ownersKept reports whether every owner in after is one in before with the
+// same manager, operation, subresource and time: no write took the field
+// over between them. The API server sets an entry's time whenever its
+// manager's write changes a field, so the writer's own entry has a new time.
+func ownersKept(before, after []Owner) bool {
+	for _, o := range after {
+		if !slices.ContainsFunc(before, func(b Owner) bool {
+			return b.Manager == o.Manager && b.Operation == o.Operation && b.Subresource == o.Subresource && b.Time.Equal(o.Time)
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// ChangedByAdmission reports whether a mutating webhook, not the write,
+// changed the field p from old to new (admissionChanged: p is set in both
+// and its managedFields owners, times included, are the same), as
+// apply-hygiene's review asks of an annotation that kubectl edit
+// --save-config recorded and a mesh injector re-stamped. Without
+// managedFields in new, or when p is not set in both, it is false.
+func ChangedByAdmission(old, new *unstructured.Unstructured, p Path) (bool, error) {
+	if !at(old.Object, p).ok || !at(new.Object, p).ok {
+		return false, nil
+	}
+	mfs, err := DecodeManagedFields(new)
+	if err != nil || len(mfs) == 0 {
+		return false, err
+	}
+	oldMfs, err := DecodeManagedFields(old)
+	if err != nil {
+		return false, err
+	}
+	return ownersKept(contentOwners(oldMfs, p, nil), contentOwners(mfs, p, nil)), nil
 }

@@ -249,32 +249,26 @@ func savedConfigDecoded(old, obj *unstructured.Unstructured, raw string) bool {
 	objAnnotations, _ := objMeta["annotations"].(map[string]any)
 	return subsetExcept(saved, obj.Object, "status", "metadata") &&
 		subsetExcept(meta, objMeta, "resourceVersion", "generation", "managedFields", "annotations") &&
-		subsetExcept(savedAnnotations, objAnnotations, append(stampedAnnotations(obj, savedAnnotations, objAnnotations), daemonSetGeneration)...)
+		subsetExcept(savedAnnotations, objAnnotations, append(stampedAnnotations(old, obj, savedAnnotations, objAnnotations), daemonSetGeneration)...)
 }
 
 // stampedAnnotations are the annotations of saved that obj has with
-// another value that no managedFields entry of obj owns: a mutating
-// webhook (a mesh injector stamping every write) changed them after the
-// API server tracked the write's fields (it tracks them before mutating
-// admission), so after kubectl recorded the object it sent. None when obj
-// has no managedFields: then nothing tells who changed them.
-func stampedAnnotations(obj *unstructured.Unstructured, saved, objAnnotations map[string]any) []string {
-	entries, err := merge.ReadManagedFields(obj)
-	if err != nil || len(entries) == 0 {
-		return nil
-	}
+// another value that a mutating webhook changed (a mesh injector stamping
+// every write): their managedFields owners are old's, times included
+// (merge.ChangedByAdmission), since the API server tracks a write's fields
+// before mutating admission, so after kubectl recorded the object it sent.
+// None when obj has no managedFields: then nothing tells who changed them.
+func stampedAnnotations(old, obj *unstructured.Unstructured, saved, objAnnotations map[string]any) []string {
 	var out []string
 	for k, v := range saved {
 		if ov, ok := objAnnotations[k]; !ok || subsetValue(v, ov) {
 			continue
 		}
-		owned := slices.ContainsFunc(entries, func(e merge.ManagedFieldsEntry) bool {
-			meta, _ := e.FieldsV1["f:metadata"].(map[string]any)
-			annotations, _ := meta["f:annotations"].(map[string]any)
-			_, ok := annotations["f:"+k]
-			return ok
-		})
-		if !owned {
+		p, err := merge.ParsePath("metadata.annotations[" + k + "]")
+		if err != nil {
+			continue
+		}
+		if stamped, err := merge.ChangedByAdmission(old, obj, p); err == nil && stamped {
 			out = append(out, k)
 		}
 	}

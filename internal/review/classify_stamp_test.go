@@ -3,6 +3,7 @@ package review
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -57,6 +58,88 @@ func TestClassifyBehindStampingWebhook(t *testing.T) {
 	labelled := stamped(deployment(t, "nginx:2", ""), "3", saved, "kubectl-label", `{"f:metadata":{"f:labels":{"f:team":{}}}}`)
 	labelled.SetLabels(map[string]string{"team": "a"})
 	annotated := stamped(deployment(t, "nginx:2", ""), "3", saved, "kubectl-annotate", `{"f:metadata":{"f:annotations":{"f:stamp":{}}}}`)
+	type want struct {
+		Class policy.Classification
+		Paths []string
+	}
+	tests := map[string]struct {
+		manager  string
+		old, new *unstructured.Unstructured
+		want     want
+	}{
+		"kubectl edit --save-config behind the webhook is a save-config": {
+			manager: "kubectl-edit", old: old, new: edited,
+			want: want{policy.SaveConfig, []string{}},
+		},
+		"kubectl label behind the webhook edits no field last-applied owns": {
+			manager: "kubectl-label", old: savedOld, new: labelled,
+			want: want{policy.Imperative, []string{}},
+		},
+		"kubectl annotate --overwrite of the annotation is an edit of it": {
+			manager: "kubectl-annotate", old: savedOld, new: annotated,
+			want: want{policy.Imperative, []string{"metadata.annotations.stamp"}},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := NewReviewer(nil, classifyingEvaluator, cluster{})
+			rv, err := r.ReviewUpdate(t.Context(), Update{FieldManager: tc.manager, User: authenticationv1.UserInfo{Username: "alice"}, Old: tc.old, New: tc.new}, Validate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := want{rv.Input.Classification, rv.Decisions[0].Paths}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("classification (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// withUndoOwner returns obj with one more managedFields entry: kubectl
+// rollout undo's (manager kubectl), which copied an earlier stamp and so
+// owns it, at a fixed time.
+func withUndoOwner(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	obj = obj.DeepCopy()
+	entries := obj.GetManagedFields()
+	entries = append(entries, metav1.ManagedFieldsEntry{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate,
+		Time: &metav1.Time{Time: time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC)}, FieldsType: "FieldsV1",
+		FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:annotations":{"f:stamp":{}}}}`)})
+	obj.SetManagedFields(entries)
+	return obj
+}
+
+// The same after kubectl rollout undo copied an earlier stamp under the
+// manager kubectl: the stamp is owned, by an entry that neither write
+// touches (its time stays), so the webhook's new value is still nobody's
+// change (generative seed 821794, sequence 007: kubectl edit
+// --save-config was denied `[imperative-edit] … metadata.annotations[…]`,
+// and so was every later write of a person).
+func TestClassifyBehindStampingWebhookAfterUndo(t *testing.T) {
+	const imageOwned = `{"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/last-applied-configuration":{}}},"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{"f:image":{}}}}}}}`
+	now := &metav1.Time{Time: time.Date(2026, 11, 27, 2, 0, 0, 0, time.UTC)}
+	withTime := func(obj *unstructured.Unstructured, manager string) *unstructured.Unstructured {
+		entries := obj.GetManagedFields()
+		for i := range entries {
+			if entries[i].Manager == manager {
+				entries[i].Time = now
+			}
+		}
+		obj.SetManagedFields(entries)
+		return obj
+	}
+	old := withUndoOwner(stamped(deployment(t, "nginx:1", ""), "1", manifest, "kubectl-client-side-apply", `{}`))
+	sent := stamped(deployment(t, "nginx:2", ""), "1", "", "kubectl-edit", imageOwned)
+	raw, err := json.Marshal(sent.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := string(raw)
+	edited := withTime(withUndoOwner(stamped(deployment(t, "nginx:2", ""), "2", saved, "kubectl-edit", imageOwned)), "kubectl-edit")
+	savedOld := withUndoOwner(stamped(deployment(t, "nginx:2", ""), "2", saved, "kubectl-edit", imageOwned))
+	labelled := withTime(withUndoOwner(stamped(deployment(t, "nginx:2", ""), "3", saved, "kubectl-label", `{"f:metadata":{"f:labels":{"f:team":{}}}}`)), "kubectl-label")
+	labelled.SetLabels(map[string]string{"team": "a"})
+	annotated := stamped(deployment(t, "nginx:2", ""), "3", saved, "kubectl-annotate", `{"f:metadata":{"f:annotations":{"f:stamp":{}}}}`)
+	annotated = withTime(annotated, "kubectl-annotate")
 	type want struct {
 		Class policy.Classification
 		Paths []string
