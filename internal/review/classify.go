@@ -152,6 +152,12 @@ func classify(w write) policy.Classification {
 		return policy.Scale
 	case operation == metav1.ManagedFieldsOperationApply:
 		return policy.ServerSideApply
+	case laChanged && lastApplied(w.new) == "":
+		// A write that drops last-applied (Flux's kustomize-controller
+		// before its first server-side apply, kubectl replace of a
+		// manifest without it): kubectl apply and --save-config always
+		// write it, so this is neither an apply nor a hand-over.
+		return policy.Imperative
 	case laChanged && (manager == managerReplace || savedConfig(w.old, w.new) || onlyLastAppliedChanged(w.old, w.new) && !appliedAlready(w)):
 		// replace --save-config, edit --save-config, apply
 		// set-last-applied and edit-last-applied: the documented hand-over

@@ -37,6 +37,12 @@ func deployment(t *testing.T, image, la string) *unstructured.Unstructured {
 	return obj
 }
 
+// withoutAnnotations returns obj without annotations.
+func withoutAnnotations(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	obj.SetAnnotations(nil)
+	return obj
+}
+
 // scaled returns obj with spec.replicas set to n.
 func scaled(t *testing.T, obj *unstructured.Unstructured, n int64) *unstructured.Unstructured {
 	t.Helper()
@@ -176,6 +182,14 @@ func TestClassifyByEffect(t *testing.T) {
 		"kubectl replace --save-config is a save-config": {
 			manager: "kubectl-replace", old: deployment(t, "nginx:1", manifest), new: deployment(t, "nginx:2", replacedLA),
 			want: want{policy.SaveConfig, []string{}},
+		},
+		// kubectl apply always writes last-applied: a write that drops it
+		// (Flux's kustomize-controller before its first server-side apply)
+		// is no apply, and orphaned-field is no news to it (generative
+		// seed 821794, sequence 003).
+		"Flux's removal of last-applied is no apply": {
+			manager: "kustomize-controller", old: deployment(t, "nginx:1", manifest), new: withoutAnnotations(deployment(t, "nginx:1", "")),
+			want: want{policy.Imperative, []string{}},
 		},
 		"kubectl edit that changes last-applied along with the image is an edit": {
 			manager: "kubectl-edit", old: deployment(t, "nginx:1", manifest), new: deployment(t, "nginx:2", replacedLA),

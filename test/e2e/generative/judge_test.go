@@ -37,7 +37,7 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 		// dry run's do.
 		reverts = append(r.drifted(before), r.ssaHeldAgainst(before, manifest)...)
 	}
-	r.judgeApplyFindings(i, got, before, manifest, truth.orphans, reverts, remedied)
+	r.judgeApplyFindings(i, got, before, manifest, append(truth.orphans, r.replacedLeftOut(before, manifest)...), reverts, remedied)
 	if res.ExitCode != 0 || !s.As.person() {
 		// A tool's apply (Argo CD's under argocd-controller) may be
 		// told, but no person reads it: the findings are required of a
@@ -53,6 +53,29 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 	}
 	r.wantNamed(i, got, "orphaned-field", truth.orphans, before)
 	r.wantNamed(i, got, "apply-reverts-drift", truth.reverts, nil)
+}
+
+// replacedLeftOut are the fields of before, an object without
+// last-applied, that a kubectl replace of the sequence wrote with the value
+// they have and that manifest leaves out: kubectl apply can never remove
+// them, and managedFields name kubectl-replace for them whether the
+// replace also saved them as last-applied (a hand-over to apply) or not (a
+// person's write). When a later write dropped last-applied (a plain
+// kubectl replace of a manifest without it), an orphaned-field finding of
+// them is true, allowed but not required.
+func (r *runner) replacedLeftOut(before, manifest map[string]any) []fieldPath {
+	if lastApplied(before) != nil {
+		return nil
+	}
+	var out []fieldPath
+	for _, m := range r.replaced {
+		for _, q := range changed(map[string]any{}, m) {
+			if _, in := q.Lookup(manifest); !in && framework.SameAt(q, m, before) {
+				out = append(out, q)
+			}
+		}
+	}
+	return out
 }
 
 // aliased is the field that q is the API server's alias of: a pod

@@ -36,6 +36,10 @@ type runner struct {
 	// server-side, or saved as last-applied), for what an undo may
 	// restore.
 	applied []map[string]any
+	// replaced are the manifests kubectl replace wrote in the sequence
+	// (with or without --save-config): managedFields name kubectl-replace
+	// for their fields either way.
+	replaced []map[string]any
 	// orphanCommands are the commands that the previous apply's
 	// orphaned-field warnings print, by the path they remove.
 	orphanCommands map[string]string
@@ -354,6 +358,9 @@ func (r *runner) record(s step, before, after map[string]any) {
 		r.applied = append(r.applied, decodeManifest(s.Stdin))
 	case s.RewritesLastApplied:
 		r.applied = append(r.applied, lastApplied(after))
+	}
+	if len(s.Args) > 0 && s.Args[0] == "replace" && after != nil {
+		r.replaced = append(r.replaced, decodeManifest(s.Stdin))
 	}
 	switch {
 	case after == nil || before == nil || recreated(before, after):

@@ -401,3 +401,39 @@ func TestRecordAttribution(t *testing.T) {
 		})
 	}
 }
+
+// What a kubectl replace wrote and the manifest leaves out may be called
+// orphaned once last-applied is gone (generative seed 821794, sequence
+// 002: kubectl replace --force --save-config set minReadySeconds, a plain
+// kubectl replace dropped last-applied, and the next apply without it was
+// warned, truly, that it can never remove it).
+func TestReplacedLeftOut(t *testing.T) {
+	replaced := decodeJSON(t, `{"spec":{"minReadySeconds":3,"paused":false}}`)
+	tests := map[string]struct {
+		before, manifest string
+		want             []string
+	}{
+		"without last-applied": {
+			before:   `{"spec":{"minReadySeconds":3,"paused":false}}`,
+			manifest: `{"spec":{"paused":false}}`,
+			want:     []string{"spec.minReadySeconds"},
+		},
+		"another value since": {
+			before:   `{"spec":{"minReadySeconds":5,"paused":false}}`,
+			manifest: `{"spec":{}}`,
+			want:     []string{"spec.paused"},
+		},
+		"with last-applied": {
+			before:   `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}},"spec":{"minReadySeconds":3}}`,
+			manifest: `{"spec":{}}`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{replaced: []map[string]any{replaced}}
+			if diff := cmp.Diff(tc.want, strs(r.replacedLeftOut(decodeJSON(t, tc.before), decodeJSON(t, tc.manifest)))); diff != "" {
+				t.Errorf("replacedLeftOut (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
