@@ -72,6 +72,8 @@ func PatternFromJSONPointer(ptr string) (Pattern, error) {
 		switch {
 		case name == "":
 			return Pattern{}, fmt.Errorf("JSON pointer %q: empty segment", ptr)
+		case name == Wildcard:
+			return Pattern{}, fmt.Errorf("JSON pointer %q: segment %q names a key literally called *, as Argo CD and Flux read it; for any key write the path in apply-hygiene's notation, e.g. %s", ptr, name, Pattern{path: p.Append(fieldName(Wildcard))}.String())
 		case isDigits(name) || name == "-":
 			return Pattern{}, fmt.Errorf("JSON pointer %q: segment %q is a list position, which differs from object to object; write the path in apply-hygiene's notation with [*] or the element's key, e.g. %s", ptr, name, Pattern{path: p.Append(fieldName(Wildcard))}.String())
 		}
@@ -128,7 +130,9 @@ type Declared struct {
 
 // owns reports whether d declares f's field owned: by the cluster, or by
 // d.Manager when writer is it (writer's facts) or when managedFields name it
-// among f's owners (the other facts).
+// as every owner of what f's field holds (the other facts: an orphaned
+// container that kubectl patch added and whose image alone kubectl set
+// image wrote is not kubectl-set's).
 func (d Declared) owns(f FieldFact, writer string, byWriter bool) bool {
 	if !d.Pattern.Covers(f.Path) {
 		return false
@@ -139,7 +143,7 @@ func (d Declared) owns(f FieldFact, writer string, byWriter bool) bool {
 	if byWriter {
 		return writer == d.Manager
 	}
-	return slices.ContainsFunc(f.Owners, func(o Owner) bool { return o.Manager == d.Manager })
+	return len(f.Owners) > 0 && !slices.ContainsFunc(f.Owners, func(o Owner) bool { return o.Manager != d.Manager })
 }
 
 // WithoutDeclared returns a without the facts about fields that ds declare

@@ -108,6 +108,10 @@ func TestPatternFromJSONPointer(t *testing.T) {
 			in:      "/spec/template/spec/containers/0/image",
 			wantErr: `JSON pointer "/spec/template/spec/containers/0/image": segment "0" is a list position, which differs from object to object; write the path in apply-hygiene's notation with [*] or the element's key, e.g. spec.template.spec.containers[*]`,
 		},
+		"a * segment is refused: it names a key called *": {
+			in:      "/metadata/annotations/*",
+			wantErr: `JSON pointer "/metadata/annotations/*": segment "*" names a key literally called *, as Argo CD and Flux read it; for any key write the path in apply-hygiene's notation, e.g. metadata.annotations[*]`,
+		},
 		"a relative pointer is refused": {in: "spec/replicas", wantErr: `JSON pointer "spec/replicas": must start with /`},
 		"an empty segment is refused":   {in: "/spec//replicas", wantErr: `JSON pointer "/spec//replicas": empty segment`},
 	}
