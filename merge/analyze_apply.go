@@ -40,6 +40,9 @@ func (a *Analyzer) analyzeApplyOf(live, manifest *unstructured.Unstructured) (*A
 		return nil, nil, err
 	}
 	an.Strategy = res.Strategy
+	// The labels the apply leaves, as an admission review of its write
+	// has them (ownership selectors match the written object).
+	an.Labels = res.Result.GetLabels()
 	in := applyInput{kind: live.GetKind(), live: live, manifest: manifest, result: res.Result, originalParsed: parsed}
 	if original != nil {
 		in.original = original.Object

@@ -97,9 +97,9 @@ type Analysis struct {
 	ReplicasReset *FieldFact `json:"replicasReset,omitempty"`
 	// Rollback is set when the write is a rollout undo.
 	Rollback *Rollback `json:"rollback,omitempty"`
-	// Labels are the object's labels (the written object's; the live one's
-	// for an apply), which ownership declarations select by. Not part of
-	// the policy input.
+	// Labels are the labels of the object as the write leaves it (for an
+	// apply that diff predicts, its result's), which ownership declarations
+	// select by. Not part of the policy input.
 	Labels map[string]string `json:"-"`
 }
 
