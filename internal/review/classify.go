@@ -104,10 +104,29 @@ func (w write) effectiveManager() (manager string, operation metav1.ManagedField
 		// manager set). A server-side apply changes its own entry, so
 		// this is an Update, whatever entries the manager already has.
 		return w.optionsManager, metav1.ManagedFieldsOperationUpdate
+	case w.optionsManager != "" && entryRemoved(w.old, w.new):
+		// The write took every field of another entry, which the API
+		// server then drops: the same as above (Flux's clean-up of a
+		// last-applied that only kubectl edit --save-config's entry
+		// owned).
+		return w.optionsManager, metav1.ManagedFieldsOperationUpdate
 	case w.optionsManager != "":
 		return w.optionsManager, operationOf(w.new, w.optionsManager, w.subresource)
 	}
 	return "", metav1.ManagedFieldsOperationUpdate
+}
+
+// entryRemoved reports whether old has a managedFields entry that new does
+// not. Unreadable managedFields count as none.
+func entryRemoved(old, new *unstructured.Unstructured) bool {
+	oldEntries, _ := merge.ReadManagedFields(old)
+	newEntries, _ := merge.ReadManagedFields(new)
+	for _, e := range oldEntries {
+		if !slices.ContainsFunc(newEntries, func(n merge.ManagedFieldsEntry) bool { return entryKey(n) == entryKey(e) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // operationOf is the operation of manager's write when its managedFields

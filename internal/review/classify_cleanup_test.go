@@ -41,6 +41,26 @@ func TestLastAppliedCleanUpIsNoServerSideApply(t *testing.T) {
 	}
 }
 
+// The same when last-applied was all that another entry owned (kubectl
+// edit --save-config's): the API server drops that entry, and no entry
+// changes (generative seed 821794, sequence 003: the clean-up was taken
+// for kustomize-controller's server-side apply and warned [orphaned-field]
+// four times).
+func TestLastAppliedCleanUpThatDropsAnEntryIsNoServerSideApply(t *testing.T) {
+	kustomize := `{"manager":"kustomize-controller","operation":"Apply","apiVersion":"apps/v1","time":"2026-11-26T10:00:01Z","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{},"f:name":{}}}}}}}}`
+	edit := `{"manager":"kubectl-edit","operation":"Update","apiVersion":"apps/v1","time":"2026-11-26T10:00:05Z","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/last-applied-configuration":{}}}}}`
+	old := object(t, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop","uid":"u-1","resourceVersion":"7",`+
+		`"annotations":{"kubectl.kubernetes.io/last-applied-configuration":`+quote(manifest)+`,"team":"a"},"managedFields":[`+kustomize+`,`+edit+`]},`+
+		`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","image":"nginx:1"}]}}}}`)
+	new := object(t, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop","uid":"u-1","resourceVersion":"8",`+
+		`"annotations":{"team":"a"},"managedFields":[`+kustomize+`]},`+
+		`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","image":"nginx:1"}]}}}}`)
+	w := newWrite("", "kustomize-controller", authenticationv1.UserInfo{Username: "system:serviceaccount:flux-system:kustomize-controller"}, old, new)
+	if got, want := classify(w), policy.Imperative; got != want {
+		t.Errorf("classify = %s, want %s", got, want)
+	}
+}
+
 // quote is s as a JSON string.
 func quote(s string) string {
 	b, _ := json.Marshal(s)
