@@ -256,3 +256,28 @@ func ExampleAnalysis_WithoutDeclared() {
 	// 1
 	// 0
 }
+
+// Declared fields drop out of an explanation: spec.replicas, which an
+// autoscaler writes, is listed but no longer as drift.
+func ExampleExplanation_WithoutDeclared() {
+	replicas, err := merge.ParsePath("spec.replicas")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ex := &merge.Explanation{
+		Analysis: &merge.Analysis{Drift: []merge.FieldFact{{Path: replicas}}},
+		Fields:   []merge.FieldInfo{{Path: replicas, Value: int64(5), LastApplied: true, Drift: true}},
+	}
+	owned, err := merge.ParsePattern("spec.replicas")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out := ex.WithoutDeclared([]merge.Declared{{Pattern: owned}})
+	fmt.Println(out.Fields[0].Path, out.Fields[0].Drift, len(out.Analysis.Drift))
+	fmt.Println(ex.Fields[0].Drift)
+	// Output:
+	// spec.replicas false 0
+	// true
+}

@@ -2,6 +2,7 @@ package merge
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -116,13 +117,6 @@ func (a *Analyzer) drift(lastApplied, live *unstructured.Unstructured, laTV, liv
 }
 
 func (a *Analyzer) fieldInfos(live *unstructured.Unstructured, fs []*fieldpath.Set, an *Analysis, mfs []ManagedFields) []FieldInfo {
-	flagged := func(facts []FieldFact) func(Path) bool {
-		set := &fieldpath.Set{}
-		for _, f := range facts {
-			set.Insert(fieldpath.Path(f.Path))
-		}
-		return func(p Path) bool { return ownsPath(set, nil, p, nil) }
-	}
 	drift, orphan := flagged(an.Drift), flagged(an.Orphans)
 	kind := live.GetKind()
 	ow := a.ownershipOf(mfs)
@@ -145,6 +139,35 @@ func (a *Analyzer) fieldInfos(live *unstructured.Unstructured, fs []*fieldpath.S
 			Owners:      ows,
 		})
 	})
+	return out
+}
+
+// flagged reports whether a field is one of facts' fields or inside one:
+// a FieldInfo's Drift and Orphan.
+func flagged(facts []FieldFact) func(Path) bool {
+	set := &fieldpath.Set{}
+	for _, f := range facts {
+		set.Insert(fieldpath.Path(f.Path))
+	}
+	return func(p Path) bool { return ownsPath(set, nil, p, nil) }
+}
+
+// WithoutDeclared returns ex without the drift and orphans at fields that
+// ds declare owned: its analysis as Analysis.WithoutDeclared leaves it (a
+// stored object, so no write and no writer) and its fields no longer
+// marked Drift or Orphan where those facts were dropped. ex itself is
+// returned, unchanged, when nothing is declared; otherwise a copy.
+func (ex *Explanation) WithoutDeclared(ds []Declared) *Explanation {
+	an := ex.Analysis.WithoutDeclared("", ds)
+	if an == ex.Analysis {
+		return ex
+	}
+	drift, orphan := flagged(an.Drift), flagged(an.Orphans)
+	out := &Explanation{Analysis: an, Fields: slices.Clone(ex.Fields)}
+	for i := range out.Fields {
+		f := &out.Fields[i]
+		f.Drift, f.Orphan = f.Drift && drift(f.Path), f.Orphan && orphan(f.Path)
+	}
 	return out
 }
 

@@ -11,6 +11,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
 // Query is the one document the engine evaluates.
@@ -203,6 +205,17 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) ([]Decision, error) {
 		return nil, fmt.Errorf("encoding policy input: %w", err)
 	}
 	return evaluateValue(ctx, set, value)
+}
+
+// Declared returns the fields that the configuration's ownership rules
+// declare owned in an's object (OwnershipRule), the ones Evaluate drops
+// the facts about: for a view of the object that leaves them out as the
+// rules do, such as merge.Explanation.WithoutDeclared. None when an is nil.
+func (e *Engine) Declared(an *merge.Analysis) []merge.Declared {
+	if an == nil {
+		return nil
+	}
+	return e.ownership.declared(an)
 }
 
 // Skipped counts the evaluations that Evaluate skipped because the policy

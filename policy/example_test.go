@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -127,4 +128,24 @@ decisions contains lib.decision_or("no-edit-by-bob", "deny", "[no-edit-by-bob] b
 	// silent for [client-side-apply server-side-apply rollout-undo rollout-restart scale save-config controller]
 	// server-side-apply 0 decisions, skipped so far: 1
 	// imperative 1 decisions, skipped so far: 1
+}
+
+// Declared lists the fields that the ownership rules declare in an
+// object: here an Argo CD entry's replicas, for Deployments only.
+func ExampleEngine_Declared() {
+	engine, err := policy.New(context.Background(), policy.WithConfig(policy.Config{Ownership: []policy.OwnershipRule{
+		{ArgoCD: &policy.ArgoCDIgnoreDifference{Group: "apps", Kind: "Deployment", JSONPointers: []string{"/spec/replicas"}}},
+	}}))
+	if err != nil {
+		fmt.Println("loading policies:", err)
+		return
+	}
+	for _, kind := range []string{"Deployment", "StatefulSet"} {
+		an := &merge.Analysis{Object: merge.ObjectRef{APIVersion: "apps/v1", Kind: kind, Namespace: "shop", Name: "web"}}
+		for _, d := range engine.Declared(an) {
+			fmt.Println(kind, d.Pattern, "owned by", cmp.Or(d.Manager, "the cluster"))
+		}
+	}
+	// Output:
+	// Deployment spec.replicas owned by the cluster
 }

@@ -41,14 +41,7 @@ func (o ownership) apply(in *Input) *Input {
 	if len(o) == 0 || in.Analysis == nil {
 		return in
 	}
-	ref := in.Analysis.Object
-	gvk := schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind)
-	var ds []merge.Declared
-	for _, d := range o {
-		if d.objects(gvk, ref, in.Analysis.Labels) {
-			ds = append(ds, d.fields...)
-		}
-	}
+	ds := o.declared(in.Analysis)
 	if len(ds) == 0 {
 		return in
 	}
@@ -63,6 +56,20 @@ func (o ownership) apply(in *Input) *Input {
 	out := *in
 	out.Analysis, out.Autoscaling = an, auto
 	return &out
+}
+
+// declared returns the fields declared owned in an's object: those of the
+// rules about it.
+func (o ownership) declared(an *merge.Analysis) []merge.Declared {
+	ref := an.Object
+	gvk := schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind)
+	var ds []merge.Declared
+	for _, d := range o {
+		if d.objects(gvk, ref, an.Labels) {
+			ds = append(ds, d.fields...)
+		}
+	}
+	return ds
 }
 
 // compileOwnership compiles rules; the errors name each rule's field.

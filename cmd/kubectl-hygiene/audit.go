@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"sigs.k8s.io/yaml"
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
 	"github.com/apply-hygiene/apply-hygiene/merge"
@@ -29,8 +27,6 @@ type AuditOptions struct {
 	Kinds []string
 	// Output is "table", "json" or "yaml".
 	Output string
-	// PolicyConfig is the policy configuration file, as the server reads it.
-	PolicyConfig string
 	// Progress reports progress on stderr even when it is not a terminal.
 	Progress bool
 	// ChunkSize is how many objects one list request asks for.
@@ -48,9 +44,12 @@ type AuditOptions struct {
 
 	// progressLine is set when progress rewrites one terminal line.
 	progressLine bool
-	kube         *genericclioptions.ConfigFlags
-	connect      connectFunc
-	analyzer     func() *merge.Analyzer
+	// policies are the policy flags of diff and explain: the installed
+	// chart's configuration and user policies unless replaced.
+	policies policyFlags
+	kube     *genericclioptions.ConfigFlags
+	connect  connectFunc
+	analyzer func() *merge.Analyzer
 	genericiooptions.IOStreams
 }
 
@@ -65,8 +64,10 @@ webhook reports on writes: fields that drifted from last-applied since the
 last apply (imperative-edit, or apply-reverts-drift when a controller changed
 them), orphaned fields that apply never removes, a last-applied that a rollout
 undo left stale, and a missing, invalid or oversized last-applied. Rule IDs,
-actions and messages come from the same policies as admission, configured by
---policy-config (the server's format).
+actions and messages come from the same policies as admission: those of the
+chart installed in --hygiene-namespace, read from its ConfigMaps, as diff and
+explain read them; --policy-config (the server's format) replaces its
+configuration, --policy-dir adds policies.
 
 Deployments, StatefulSets and DaemonSets are scanned; --kind adds others.
 The exit status is 1 when any finding's action is deny.
@@ -89,7 +90,6 @@ each fix as a diff and writes nothing; --fix=apply writes them.`,
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "scan every namespace")
 	f.StringSliceVar(&o.Kinds, "kind", nil, "also scan these kinds (e.g. cronjobs, widgets.example.com); repeat or separate with commas")
 	f.StringVarP(&o.Output, "output", "o", "table", "output format: table, json or yaml")
-	f.StringVar(&o.PolicyConfig, "policy-config", "", "policy configuration (YAML or JSON, as the server's --policy-config): per-rule actions, exemptions; empty: the defaults")
 	f.BoolVar(&o.Progress, "progress", false, "report progress on stderr also when it is not a terminal")
 	f.Int64Var(&o.ChunkSize, "chunk-size", audit.DefaultPageSize, "how many objects to list per request")
 	f.StringVar(&o.Fix, "fix", "", "fix what needs no person: dry-run (the default of --fix alone) prints each fix as a diff, apply writes them")
@@ -97,6 +97,7 @@ each fix as a diff and writes nothing; --fix=apply writes them.`,
 	f.BoolVar(&o.FixIgnoredNamespaces, "fix-ignored-namespaces", false, "let --fix write in kube-system and in namespaces labelled "+audit.IgnoreLabel+" too (never where the enforcement label is dryrun)")
 	f.BoolVar(&o.PauseBeforeWrite, "pause-before-write", false, "for tests: with --fix=apply, wait for a line on stdin before writing")
 	_ = f.MarkHidden("pause-before-write")
+	o.policies.addFlags(f)
 	o.kube.AddFlags(f)
 	return cmd
 }
@@ -137,15 +138,11 @@ func (o *AuditOptions) Validate() error {
 
 // Run scans, prints the findings and fails when one is a deny.
 func (o *AuditOptions) Run(ctx context.Context) error {
-	cfg, err := readPolicyConfig(o.PolicyConfig)
+	c, err := o.connect(o.kube)
 	if err != nil {
 		return err
 	}
-	engine, err := policy.New(ctx, policy.WithConfig(cfg))
-	if err != nil {
-		return fmt.Errorf("loading the policies: %w", err)
-	}
-	c, err := o.connect(o.kube)
+	engine, err := o.policies.engine(ctx, c, o.ErrOut)
 	if err != nil {
 		return err
 	}
@@ -250,24 +247,4 @@ func (o *AuditOptions) endProgress() {
 	if o.progressLine {
 		fmt.Fprint(o.ErrOut, "\r\x1b[K")
 	}
-}
-
-// readPolicyConfig reads --policy-config as the server does; empty means
-// the defaults.
-func readPolicyConfig(path string) (policy.Config, error) {
-	var cfg policy.Config
-	if path == "" {
-		return cfg, nil
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return cfg, badInput(fmt.Errorf("reading --policy-config: %w", err))
-	}
-	if err := yaml.UnmarshalStrict(raw, &cfg); err != nil {
-		return cfg, badInput(fmt.Errorf("decoding --policy-config %s: %w", path, err))
-	}
-	if errs := cfg.Validate(); len(errs) > 0 {
-		return cfg, badInput(fmt.Errorf("validating --policy-config %s: %w", path, errs.ToAggregate()))
-	}
-	return cfg, nil
 }

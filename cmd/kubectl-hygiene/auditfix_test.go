@@ -34,7 +34,7 @@ func TestAuditFixDryRun(t *testing.T) {
 			connect := fakeCluster(t, auditFixFiles...)
 			before := clusterObjects(t, connect)
 			stdout, stderr, code := runCluster(t, connect, args...)
-			if code != exitOK || stderr != "" {
+			if code != exitOK || stderr != noInstallation {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
 			}
 			golden(t, "auditfix/dry-run.txt", stdout)
@@ -51,7 +51,7 @@ func TestAuditFixApply(t *testing.T) {
 	connect := fakeCluster(t, auditFixFiles...)
 	before := clusterObjects(t, connect)
 	stdout, stderr, code := runCluster(t, connect, "audit", "-A", "--fix=apply")
-	if code != exitOK || stderr != "" {
+	if code != exitOK || stderr != noInstallation {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	want := []string{
@@ -136,7 +136,7 @@ func clusterObjects(t *testing.T, connect connectFunc) map[string]*unstructured.
 func TestAuditFixRebuildsLastAppliedOfAnUndoneDeployment(t *testing.T) {
 	connect := fakeCluster(t, "testdata/auditfix/undone.yaml", "testdata/auditfix/namespaces.yaml")
 	stdout, stderr, code := runCluster(t, connect, "audit", "-n", "shop", "--fix=apply")
-	if code != exitOK || stderr != "" {
+	if code != exitOK || stderr != noInstallation {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	want := "deployment.apps/web fixed: last-applied rebuilt for the pod template of ReplicaSet web-aaa (revision 3) (as field manager kubectl-client-side-apply, which owns last-applied)\n" +

@@ -22,7 +22,7 @@ import (
 // installs apply-hygiene in (docs/install.md).
 const defaultHygieneNamespace = "apply-hygiene"
 
-// policyFlags are the policy flags of diff and explain. --policy-config
+// policyFlags are the policy flags of diff, explain and audit. --policy-config
 // and --policy-dir are the server's (cmd/apply-hygiene); when connected,
 // the installed chart's configuration and user policies are read from its
 // ConfigMaps in --hygiene-namespace.
@@ -60,10 +60,27 @@ type judge struct {
 	removals func(ctx context.Context, live, target *unstructured.Unstructured, pointer string, with ...string) (kube.RemovalVerdict, error)
 }
 
-// load prepares the engine with the flags and, when c is not nil, the
-// installed chart's configuration and user policies, and says on errOut
-// which were used.
+// load prepares the engine (policyFlags.engine) and what the CLI knows of
+// who would write: the kubeconfig's user and the cluster's namespaces and
+// autoscalers when c is not nil.
 func (p *policyFlags) load(ctx context.Context, c *cluster, errOut io.Writer) (*judge, error) {
+	engine, err := p.engine(ctx, c, errOut)
+	if err != nil {
+		return nil, err
+	}
+	j := &judge{engine: engine, user: policy.User{Groups: []string{}}, labels: noLabels}
+	if c != nil {
+		j.user, j.labels, j.autoscalers, j.removals = c.whoami(ctx), c.namespaceLabels, c.autoscalers, c.removalSticks
+	}
+	return j, nil
+}
+
+// engine prepares the policy engine with the flags and, when c is not
+// nil, the installed chart's configuration and user policies, and says on
+// errOut which were used, with a note when the installation could not be
+// read. Every verb that reads the cluster (diff, explain, audit) decides
+// with it.
+func (p *policyFlags) engine(ctx context.Context, c *cluster, errOut io.Writer) (*policy.Engine, error) {
 	inst := installation{namespace: p.Namespace, configFrom: defaultConfigFrom}
 	if c != nil {
 		inst = c.installation(ctx, p.Namespace)
@@ -83,15 +100,11 @@ func (p *policyFlags) load(ctx context.Context, c *cluster, errOut io.Writer) (*
 	if err != nil {
 		return nil, badInput(fmt.Errorf("loading the policies: %w", err))
 	}
-	j := &judge{engine: engine, user: policy.User{Groups: []string{}}, labels: noLabels}
-	if c != nil {
-		j.user, j.labels, j.autoscalers, j.removals = c.whoami(ctx), c.namespaceLabels, c.autoscalers, c.removalSticks
-	}
 	fmt.Fprintf(errOut, "using %s and %s\n", cfgFrom, userPolicies(engine))
 	if inst.note != "" {
 		fmt.Fprintf(errOut, "note: %s\n", inst.note)
 	}
-	return j, nil
+	return engine, nil
 }
 
 // userPolicies counts the modules in force that are not bundled.

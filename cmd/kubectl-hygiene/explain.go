@@ -119,13 +119,15 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 }
 
 // explain analyzes a stored object as explain shows it and the audit
-// judges it: every field's owner and status, the orphans whose removal
-// would stick, and the policies' findings on the object as it is.
+// judges it: every field's owner and status, without drift or orphans at
+// the fields the ownership rules declare, the orphans whose removal would
+// stick, and the policies' findings on the object as it is.
 func (j *judge) explain(ctx context.Context, analyzer *merge.Analyzer, obj *unstructured.Unstructured) (*merge.Explanation, []Finding, error) {
 	ex, err := analyzer.Explain(obj)
 	if err != nil {
 		return nil, nil, err
 	}
+	ex = ex.WithoutDeclared(j.engine.Declared(ex.Analysis))
 	j.proveLiveOrphans(ctx, obj, ex)
 	fs, err := j.findings(ctx, j.liveInput(ctx, obj, ex.Analysis))
 	if err != nil {

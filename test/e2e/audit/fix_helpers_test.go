@@ -5,11 +5,24 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
+
+// pausedLine is what audit --fix=apply --pause-before-write prints when
+// it waits.
+const pausedLine = "paused before writing: press Enter to go on"
+
+// noInstallation are the lines in which kubectl hygiene audit says, in
+// this package's tests without the chart, which policies it used: the
+// defaults, and why.
+var noInstallation = []string{
+	"using the default policy configuration and no user policies",
+	"note: no apply-hygiene ConfigMaps in namespace apply-hygiene; set --hygiene-namespace to where the chart is installed",
+}
 
 // runPaused runs kubectl hygiene with args, --pause-before-write and the
 // test's namespace, and
@@ -33,10 +46,18 @@ func runPaused(t *testing.T, f *framework.Framework, between func(), args ...str
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting kubectl-hygiene: %v", err)
 	}
+	// The pause's line follows what audit says about its policies.
 	errLines := bufio.NewReader(errPipe)
-	first, err := errLines.ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading kubectl-hygiene's stderr: %v (read %q)", err, first)
+	var head strings.Builder
+	for {
+		line, err := errLines.ReadString('\n')
+		head.WriteString(line)
+		if err != nil {
+			t.Fatalf("reading kubectl-hygiene's stderr: %v (read %q)", err, head.String())
+		}
+		if line == pausedLine+"\n" {
+			break
+		}
 	}
 	between()
 	if _, err := io.WriteString(stdin, "\n"); err != nil {
@@ -46,7 +67,7 @@ func runPaused(t *testing.T, f *framework.Framework, between func(), args ...str
 	if err != nil {
 		t.Fatalf("reading kubectl-hygiene's stderr: %v", err)
 	}
-	return framework.HygieneResult(t, args, cmd.Wait(), stdout.String(), first+string(rest))
+	return framework.HygieneResult(t, args, cmd.Wait(), stdout.String(), head.String()+string(rest))
 }
 
 // wantExit fails t unless res exited with code.

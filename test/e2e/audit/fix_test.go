@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -234,10 +235,10 @@ func TestFixLeavesAnObjectChangedSinceTheAudit(t *testing.T) {
 
 			res := runPaused(t, f, func() { tc.change(t, f, restartedAt) }, "audit", "--fix=apply")
 			wantExit(t, res, 1)
-			framework.WantLines(t, res.Stderr,
-				"paused before writing: press Enter to go on",
+			framework.WantLines(t, res.Stderr, append(slices.Clone(noInstallation),
+				pausedLine,
 				"error: deployment.apps/web was not fixed: it changed since the audit read it; nothing was written to it. Run the audit again to see it as it is now",
-				"error: 1 object of 1 not fixed")
+				"error: 1 object of 1 not fixed")...)
 			framework.WantLines(t, res.Stdout, "0 objects fixed, 0 findings left to you.")
 			framework.WantLines(t, k.JSONPath(t, "deployment/web", restartedAtExpr), wantAfter)
 

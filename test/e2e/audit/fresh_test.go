@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
@@ -9,11 +10,10 @@ import (
 // changedLines are what audit --fix=apply prints on stderr when it left
 // Deployment or StatefulSet name alone because its fix no longer holds.
 func changedLines(name string) []string {
-	return []string{
-		"paused before writing: press Enter to go on",
-		"error: " + name + " was not fixed: it changed since the audit read it; nothing was written to it. Run the audit again to see it as it is now",
-		"error: 1 object of 1 not fixed",
-	}
+	return append(slices.Clone(noInstallation),
+		pausedLine,
+		"error: "+name+" was not fixed: it changed since the audit read it; nothing was written to it. Run the audit again to see it as it is now",
+		"error: 1 object of 1 not fixed")
 }
 
 // The fix reads each object again right before writing it and writes only

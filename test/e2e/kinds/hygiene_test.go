@@ -9,7 +9,8 @@ import (
 )
 
 // hygiene runs kubectl hygiene audit and explain on the drifted object:
-// audit finds the edit (a deny finding, so it exits 1), explain lists
+// audit finds the edit (a deny finding, so it exits 1) with the installed
+// chart's configuration, as it says, and explain lists
 // every field with its owner and status.
 func (s *scenario) hygiene(t *testing.T) {
 	t.Helper()
@@ -23,7 +24,9 @@ func (s *scenario) hygiene(t *testing.T) {
 	if audit.ExitCode != 1 {
 		t.Errorf("kubectl hygiene audit exited %d, want 1 (a deny finding)", audit.ExitCode)
 	}
-	framework.WantLines(t, audit.Stderr, "error: 1 finding(s) with the action deny")
+	framework.WantLines(t, audit.Stderr,
+		"using policy configuration from configmap apply-hygiene/apply-hygiene-config and no user policies",
+		"error: 1 finding(s) with the action deny")
 	framework.WantMatch(t, columns(audit.Stdout), expand(s.f.Namespace, s.c.Audit)...)
 
 	explain := s.k.Run(t, "hygiene", "explain", s.c.Object).MustSucceed(t)

@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
@@ -38,9 +39,11 @@ func ownedDenial(ns, writer, change string) string {
 // owns and kubectl scale of its replicas are denied. With them, the same
 // writes pass without a word, and so does the next kubectl apply that puts
 // the manifest's values back; a mesh's annotation that the manifest lacks
-// is no orphan. Precision: a write under another field manager than the
-// declared one, a field no rule declares (the image) and an annotation no
-// rule declares (an orphan at the next apply) are reported as before.
+// is no orphan, and kubectl hygiene explain and audit, reading the chart's
+// configuration, say the same. Precision: a write under another field
+// manager than the declared one, a field no rule declares (the image) and
+// an annotation no rule declares (an orphan at the next apply) are
+// reported as before.
 func TestOwnership(t *testing.T) {
 	t.Run("without ownership rules the writes are denied", func(t *testing.T) {
 		f := framework.New(t)
@@ -81,6 +84,12 @@ func TestOwnership(t *testing.T) {
 		framework.WantMatch(t, image.Stderr, "error: failed to patch image update to pod template: "+
 			ownedDenial(f.Namespace, " (field manager kubectl-set)", `spec.template.spec.containers[name=nginx].image (last-applied "nginx:1.14.2", now "nginx:1.16.1")`)[len(quote("Error from server (Forbidden): ")):])
 
+		// kubectl hygiene decides as the server does, with the chart's
+		// configuration: explain marks neither drift nor orphan at the
+		// declared fields, and audit reports only the undeclared
+		// annotation.
+		wantOwnedByTheCluster(t, f)
+
 		// The apply puts team, stage and replicas back without a revert
 		// warning; the mesh's annotation is no orphan, example.com/note is.
 		apply := k.Run(t, "apply", "-f", "testdata/web-owned.yaml").MustSucceed(t)
@@ -91,4 +100,49 @@ func TestOwnership(t *testing.T) {
 		framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.spec.replicas} {.metadata.annotations.example\.com/team} {.metadata.annotations.example\.com/stage} {.metadata.annotations.sidecar\.istio\.io/status}`),
 			"3 a dev {}")
 	})
+}
+
+// wantOwnedByTheCluster checks kubectl hygiene explain and audit of web
+// after the declared writes of TestOwnership and kubectl annotate of
+// example.com/note: only the note, which no rule declares, is an orphan
+// and a finding; team, stage and replicas are no drift, the mesh's
+// annotation no orphan.
+func wantOwnedByTheCluster(t *testing.T, f *framework.Framework) {
+	t.Helper()
+	const using = "using policy configuration from configmap apply-hygiene/apply-hygiene-config and no user policies"
+	explain := f.Hygiene(t, "explain", "deployment/web", "-n", f.Namespace)
+	if explain.ExitCode != 0 {
+		t.Errorf("kubectl hygiene explain exited %d", explain.ExitCode)
+	}
+	framework.WantLines(t, explain.Stderr, using)
+	var fields []string
+	for line := range strings.Lines(explain.Stdout) {
+		line = strings.Join(strings.Fields(line), " ")
+		if strings.HasPrefix(line, "metadata.annotations[example.com/") || strings.HasPrefix(line, "metadata.annotations[sidecar.") ||
+			strings.HasPrefix(line, "spec.replicas ") || strings.Contains(line, ": [") {
+			fields = append(fields, line)
+		}
+	}
+	framework.WantMatch(t, strings.Join(fields, "\n"),
+		quote(`metadata.annotations[example.com/note] "x" kubectl-annotate orphan`),
+		quote(`metadata.annotations[example.com/stage] "prod" kubectl-annotate last-applied`),
+		quote(`metadata.annotations[example.com/team] "b" kubectl-annotate last-applied`),
+		quote(`metadata.annotations[sidecar.istio.io/status] "{}" kubectl-annotate -`),
+		quote(`spec.replicas 5 kubectl last-applied`),
+		quote("WARN: [orphaned-field] Deployment "+f.Namespace+`/web: metadata.annotations[example.com/note] ("x", set by kubectl-annotate at `)+".*")
+
+	audit := f.Hygiene(t, "audit", "-n", f.Namespace)
+	if audit.ExitCode != 0 {
+		t.Errorf("kubectl hygiene audit exited %d", audit.ExitCode)
+	}
+	framework.WantLines(t, audit.Stderr, using)
+	var table []string
+	for line := range strings.Lines(audit.Stdout) {
+		table = append(table, strings.Join(strings.Fields(line), " "))
+	}
+	framework.WantMatch(t, strings.Join(table, "\n"),
+		"NAMESPACE OBJECT RULE ACTION PATH",
+		quote(f.Namespace+" Deployment/web orphaned-field warn metadata.annotations[example.com/note]"),
+		"",
+		quote("[orphaned-field] Deployment "+f.Namespace+`/web: metadata.annotations[example.com/note] ("x", set by kubectl-annotate at `)+".*")
 }
