@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -71,6 +72,9 @@ func (o *TracingOptions) tracerProvider(ctx context.Context) (*sdktrace.TracerPr
 		}
 		exporterOpts = append(exporterOpts, otlptracegrpc.WithTLSCredentials(creds))
 	}
+	// The exporter reports a failed export here, not to the review.
+	logger := ctrl.LoggerFrom(ctx)
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { logger.Error(err, "exporting traces failed") }))
 	exporter, err := otlptracegrpc.New(ctx, exporterOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("creating the OTLP trace exporter: %w", err)
