@@ -95,19 +95,7 @@ func loadBenchCase(b *testing.B, name string, engine *policy.Engine) ([]byte, *R
 	if err != nil {
 		b.Fatal(err)
 	}
-	raw, err := os.ReadFile(benchPath(name, ".cluster.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	list := &unstructured.UnstructuredList{}
-	if err := list.UnmarshalJSON(raw); err != nil {
-		b.Fatalf("decoding the cluster of %s: %v", name, err)
-	}
-	cluster := &fakeCluster{}
-	for i := range list.Items {
-		cluster.objects = append(cluster.objects, &list.Items[i])
-	}
-	r := NewReviewer(engine, cluster)
+	r := NewReviewer(engine, loadBenchCluster(b, name))
 	var ar admissionv1.AdmissionReview
 	if err := json.Unmarshal(body, &ar); err != nil {
 		b.Fatalf("decoding %s: %v", name, err)
@@ -121,4 +109,22 @@ func loadBenchCase(b *testing.B, name string, engine *policy.Engine) ([]byte, *R
 		b.Fatalf("%s is classified %q, want %q", name, rv.Input.Classification, want)
 	}
 	return body, r
+}
+
+// loadBenchCluster reads testdata/bench/<name>.cluster.json.
+func loadBenchCluster(b *testing.B, name string) *fakeCluster {
+	b.Helper()
+	raw, err := os.ReadFile(benchPath(name, ".cluster.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	list := &unstructured.UnstructuredList{}
+	if err := list.UnmarshalJSON(raw); err != nil {
+		b.Fatalf("decoding the cluster of %s: %v", name, err)
+	}
+	cluster := &fakeCluster{}
+	for i := range list.Items {
+		cluster.objects = append(cluster.objects, &list.Items[i])
+	}
+	return cluster
 }

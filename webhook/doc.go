@@ -28,6 +28,11 @@
 // most one per object and rule per interval (internal/events, shared with
 // the audit), never for a dry run.
 //
+// WithTracerProvider and Reviewer.Traced trace each review with
+// OpenTelemetry (a root span continuing the API server's traceparent, with
+// decode, analysis, policy and repair spans; internal/tracing); without a
+// provider they cost the review nothing.
+//
 // See ExampleReviewer, ExampleReviewer_Mutating, ExampleNewHTTPHandler and
 // ExampleWithEventRecorder.
 package webhook

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/review"
+	"github.com/apply-hygiene/apply-hygiene/internal/tracing"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -18,6 +19,7 @@ import (
 // repair and prune decisions in the same request and warns about each.
 func (r *Reviewer) Mutating() admission.Handler {
 	return onceHandler(func(ctx context.Context, req admission.Request) admission.Response {
+		tracing.Received(ctx, &req.AdmissionRequest)
 		started := time.Now()
 		if req.SubResource == "scale" {
 			// A Scale object has nothing to repair: check it, and do not
@@ -41,7 +43,9 @@ func (r *Reviewer) Mutating() admission.Handler {
 			r.opts.metrics.observe("mutate", rv.Classification(), "allowed", started, nil)
 			return withAudit(admission.Allowed(""), rv, nil)
 		}
+		_, span := tracing.Start(ctx, r.opts.tracer, tracing.SpanRepair)
 		patched, err := rv.Repair(mutations)
+		span.End(err)
 		if err != nil {
 			return r.errored(ctx, "mutate", err)
 		}
@@ -55,6 +59,7 @@ func (r *Reviewer) Mutating() admission.Handler {
 // deny decisions, warns on warn decisions and only logs dryrun decisions.
 func (r *Reviewer) Validating() admission.Handler {
 	return onceHandler(func(ctx context.Context, req admission.Request) admission.Response {
+		tracing.Received(ctx, &req.AdmissionRequest)
 		started := time.Now()
 		rv, err := r.reviewInTime(ctx, &req.AdmissionRequest, objectsOf(ctx, &req), review.Validate)
 		if err != nil {

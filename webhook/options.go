@@ -3,6 +3,8 @@ package webhook
 import (
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -20,6 +22,9 @@ type options struct {
 	eventInterval time.Duration
 
 	controllerUsers []string
+
+	// tracer is WithTracerProvider's; nil: tracing off.
+	tracer trace.Tracer
 }
 
 func defaultOptions() options {

@@ -38,7 +38,7 @@ func NewReviewer(evaluator Evaluator, cluster Cluster, opts ...Option) *Reviewer
 		o.metrics.observeEvaluation(time.Since(started))
 		return decisions, err
 	})
-	return &Reviewer{opts: o, core: review.NewReviewer(o.analyzer, timed, cluster, review.WithControllerUsers(o.controllerUsers...)), events: newEventRecorder(o.recorder, o.eventInterval)}
+	return &Reviewer{opts: o, core: review.NewReviewer(o.analyzer, timed, cluster, review.WithControllerUsers(o.controllerUsers...), review.WithTracer(o.tracer)), events: newEventRecorder(o.recorder, o.eventInterval)}
 }
 
 // isBadRequest reports whether err means the request itself is malformed.

@@ -59,7 +59,10 @@ type Options struct {
 	ShutdownTimeout time.Duration
 	// LeaderElection tunes the election of the replica that runs the
 	// periodic audit.
-	LeaderElection    LeaderElectionOptions
+	LeaderElection LeaderElectionOptions
+	// Tracing configures the reviews' OpenTelemetry traces; off by
+	// default.
+	Tracing           TracingOptions
 	LogLevel          string
 	Namespace         string
 	TLSMode           string
@@ -125,6 +128,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "after --shutdown-delay, how long in-flight reviews (and the rest of the server) may take to finish; "+
 		"the process exits 1 when they outlast it")
 	o.LeaderElection.AddFlags(fs)
+	o.Tracing.AddFlags(fs)
 	fs.StringVar(&o.LogLevel, "log-level", "info", "log level: info, debug or error")
 	fs.StringVar(&o.Namespace, "namespace", os.Getenv("POD_NAMESPACE"), "the server's own namespace (default $POD_NAMESPACE)")
 	fs.StringVar(&o.TLSMode, "tls-mode", "file", "file: serve the certificate in --cert-dir as mounted (cert-manager, or your own); self-managed: "+
@@ -212,6 +216,7 @@ func (o *Options) Validate() error {
 		errs = append(errs, fmt.Errorf("--shutdown-delay must not be negative, got %s", o.ShutdownDelay))
 	}
 	errs = append(errs, o.LeaderElection.Validate()...)
+	errs = append(errs, o.Tracing.Validate()...)
 	return errors.Join(errs...)
 }
 

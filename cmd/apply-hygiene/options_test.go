@@ -42,11 +42,12 @@ func TestChartArgumentsAreValidFlags(t *testing.T) {
 
 func TestValidateAcceptsTheDefaults(t *testing.T) {
 	tests := map[string]struct{ args []string }{
-		"no flags":                    {},
-		"no shutdown delay":           {args: []string{"--shutdown-delay=0s"}},
-		"a short, fast lease":         {args: []string{"--leader-election-lease-duration=4s", "--leader-election-renew-deadline=3s", "--leader-election-retry-period=500ms"}},
-		"the audit with its election": {args: []string{"--audit-interval=1h", "--namespace=ns"}},
-		"profiles on loopback":        {args: []string{"--pprof-bind-address=127.0.0.1:6060"}},
+		"no flags":                         {},
+		"no shutdown delay":                {args: []string{"--shutdown-delay=0s"}},
+		"a short, fast lease":              {args: []string{"--leader-election-lease-duration=4s", "--leader-election-renew-deadline=3s", "--leader-election-retry-period=500ms"}},
+		"the audit with its election":      {args: []string{"--audit-interval=1h", "--namespace=ns"}},
+		"profiles on loopback":             {args: []string{"--pprof-bind-address=127.0.0.1:6060"}},
+		"tracing to a plaintext collector": {args: []string{"--tracing-endpoint=otel-collector:4317", "--tracing-insecure", "--tracing-sampling-ratio=0.1"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -79,6 +80,10 @@ func TestValidateNamesTheFlags(t *testing.T) {
 			want: "--leader-election-lease-duration (10s) must be greater than --leader-election-renew-deadline (10s)"},
 		"a renew deadline within the jittered retry period": {args: []string{"--leader-election-renew-deadline=12s", "--leader-election-retry-period=10s"},
 			want: "--leader-election-renew-deadline (12s) must be greater than 1.2 times --leader-election-retry-period (10s)"},
+		"a sampling ratio over 1": {args: []string{"--tracing-endpoint=collector:4317", "--tracing-sampling-ratio=1.5"},
+			want: "--tracing-sampling-ratio must be 0..1, got 1.5"},
+		"plaintext tracing with a CA": {args: []string{"--tracing-endpoint=collector:4317", "--tracing-insecure", "--tracing-ca-file=ca.crt"},
+			want: "--tracing-insecure and --tracing-ca-file exclude each other"},
 		"leader-election durations that are not positive": {
 			args: []string{"--leader-election-lease-duration=0s", "--leader-election-renew-deadline=-1s", "--leader-election-retry-period=0s"},
 			want: "--leader-election-lease-duration must be positive, got 0s\n--leader-election-renew-deadline must be positive, got -1s\n" +

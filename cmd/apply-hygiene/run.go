@@ -77,6 +77,14 @@ func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(
 	if opts.AdmissionEvents {
 		reviewerOpts = append(reviewerOpts, webhook.WithEventRecorder(mgr.GetEventRecorder("apply-hygiene")))
 	}
+	tp, err := opts.Tracing.tracerProvider(ctx)
+	if err != nil {
+		return err
+	}
+	if tp != nil {
+		defer flushTraces(ctx, tp)
+		reviewerOpts = append(reviewerOpts, webhook.WithTracerProvider(tp))
+	}
 	autoscalers, err := addAutoscalers(mgr, cfg)
 	if err != nil {
 		return err
@@ -97,7 +105,7 @@ func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(
 		"/mutate":   reviewer.WithinBudget("mutate", webhook.NewHTTPHandler(reviewer.Mutating())),
 		"/validate": reviewer.WithinBudget("validate", webhook.NewHTTPHandler(reviewer.Validating())),
 	} {
-		server.Register(path, closeConnectionsOnceShuttingDown(notShuttingDown, keepThroughShutdown(ctx.Done(), handler)))
+		server.Register(path, closeConnectionsOnceShuttingDown(notShuttingDown, keepThroughShutdown(ctx.Done(), reviewer.Traced(path, handler))))
 	}
 	if err := addCertManager(ctx, mgr, cfg, opts); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/tracing"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -60,7 +61,10 @@ func (r *Reviewer) Admit(ctx context.Context, u Update) (*Admission, error) {
 			a.Repairs = mutating.DecisionsWith(Mutate.Actions()...)
 		}
 		if len(a.Repairs) > 0 {
-			if a.Patched, err = mutating.Repair(a.Repairs); err != nil {
+			_, span := tracing.Start(ctx, r.tracer, tracing.SpanRepair)
+			a.Patched, err = mutating.Repair(a.Repairs)
+			span.End(err)
+			if err != nil {
 				return nil, fmt.Errorf("mutating pass: %w", err)
 			}
 			repaired := &unstructured.Unstructured{}

@@ -1,5 +1,7 @@
 package review
 
+import "go.opentelemetry.io/otel/trace"
+
 // Option configures a Reviewer.
 type Option func(*Reviewer)
 
@@ -15,4 +17,11 @@ func WithControllerUsers(users ...string) Option {
 			r.controllers[u] = true
 		}
 	}
+}
+
+// WithTracer records the spans of a review's analysis, policy evaluation
+// and repair (see internal/tracing) with tracer, and its classification and
+// decisions on the span of the review's context. Default: nil, none.
+func WithTracer(tracer trace.Tracer) Option {
+	return func(r *Reviewer) { r.tracer = tracer }
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/go-logr/logr"
+	"go.opentelemetry.io/otel/trace"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -49,6 +50,8 @@ type Reviewer struct {
 	cluster   Cluster
 	// controllers are WithControllerUsers' user names.
 	controllers map[string]bool
+	// tracer is WithTracer's; nil: no spans.
+	tracer trace.Tracer
 }
 
 // NewReviewer returns a Reviewer that analyzes with analyzer (nil:

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/kube"
+	"github.com/apply-hygiene/apply-hygiene/internal/tracing"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
@@ -71,11 +72,15 @@ func (r *Reviewer) ReviewUpdate(ctx context.Context, u Update, pass Pass) (*Revi
 	if class == policy.Controller || !pass.wants(w, class) {
 		return nil, nil
 	}
-	in, err := r.analyze(ctx, w, class)
+	actx, span := tracing.Start(ctx, r.tracer, tracing.SpanAnalysis)
+	in, err := r.analyze(actx, w, class)
+	if err == nil {
+		r.proveOrphans(actx, u, w, in.Classification, in.Analysis)
+	}
+	span.End(err)
 	if err != nil {
 		return nil, err
 	}
-	r.proveOrphans(ctx, u, w, in.Classification, in.Analysis)
 	in.Request = requestSummary(u, w)
 	ns := u.Namespace
 	if ns == "" {
@@ -86,10 +91,13 @@ func (r *Reviewer) ReviewUpdate(ctx context.Context, u Update, pass Pass) (*Revi
 	}
 	in.Namespace.Name = ns
 	in.Autoscaling = r.autoscaling(ctx, w, class)
-	decisions, err := r.evaluator.Evaluate(ctx, in)
+	pctx, span := tracing.Start(ctx, r.tracer, tracing.SpanPolicy)
+	decisions, err := r.evaluator.Evaluate(pctx, in)
+	span.End(err)
 	if err != nil {
 		return nil, fmt.Errorf("evaluating policies: %w", err)
 	}
+	tracing.Decisions(ctx, in.Classification, decisions)
 	return &Review{Input: in, Decisions: decisions, Old: w.old, New: w.new}, nil
 }
 

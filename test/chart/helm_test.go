@@ -210,6 +210,9 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		"a priority class name that is not a DNS subdomain": {
 			set: "priorityClassName=System_Critical", wantErr: "/priorityClassName",
 		},
+		"a tracing sampling ratio above 1": {
+			set: "tracing.samplingRatio=1.5", wantErr: "/tracing/samplingRatio",
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -254,6 +257,10 @@ func TestTemplateRejectsContradictions(t *testing.T) {
 		"an extra env var the chart sets": {
 			args:    []string{"--set", "extraEnv[0].name=POD_NAME,extraEnv[0].value=x"},
 			wantErr: "extraEnv: POD_NAME is set by the chart and cannot be redefined",
+		},
+		"tracing without a collector": {
+			args:    []string{"--set", "tracing.enabled=true"},
+			wantErr: "tracing.enabled needs tracing.endpoint",
 		},
 		"an existing service account without a name": {
 			args:    []string{"--set", "serviceAccount.create=false"},

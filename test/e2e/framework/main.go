@@ -52,6 +52,13 @@ type mainOptions struct {
 	replicas       int
 	apiServer      func(url string) (string, error)
 	node           bool
+	apiServerArgs  []string
+}
+
+// WithAPIServerArgs runs kube-apiserver with these extra flags, e.g.
+// --tracing-config-file.
+func WithAPIServerArgs(args ...string) MainOption {
+	return func(o *mainOptions) { o.apiServerArgs = append(o.apiServerArgs, args...) }
 }
 
 // WithAPIServerFor makes the server of WithWebhook reach the API server at
@@ -156,7 +163,7 @@ func setUp(ctx context.Context, o mainOptions) {
 	if o.node {
 		setUpNode(ctx)
 	} else {
-		env.cp, env.err = controlplane.Start(ctx, controlplane.Options{BinDir: binDir, Controllers: o.controllers})
+		env.cp, env.err = controlplane.Start(ctx, controlplane.Options{BinDir: binDir, Controllers: o.controllers, APIServerArgs: o.apiServerArgs})
 	}
 	if env.err != nil || env.skipWhy != "" {
 		return

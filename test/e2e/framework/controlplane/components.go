@@ -108,6 +108,7 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, opts Options, etcdUR
 		}
 		args = override(args, nodeArgs)
 	}
+	args = override(args, opts.APIServerArgs)
 	p, err := StartProcess("kube-apiserver", filepath.Join(opts.BinDir, "kube-apiserver"), filepath.Join(cp.dir, "logs"), args)
 	if err != nil {
 		return err

@@ -38,6 +38,9 @@ type Options struct {
 	// kube-controller-manager also runs NodeControllers. Default: unset,
 	// loopback only and no endpoint for the kubernetes Service.
 	NodeIP net.IP
+	// APIServerArgs are extra kube-apiserver flags; one the control plane
+	// sets is replaced. Default: none.
+	APIServerArgs []string
 }
 
 // ServiceIP is the kubernetes Service's cluster IP, the first of the
