@@ -143,6 +143,10 @@ func statusOf(b *bufferedResponse) int {
 	if b.status != 0 && b.status != http.StatusOK {
 		return b.status
 	}
+	// Only a refusal needs a look inside; most answers allow.
+	if !bytes.Contains(b.body.Bytes(), []byte(`"allowed":false`)) {
+		return http.StatusOK
+	}
 	var review admissionv1.AdmissionReview
 	if err := json.Unmarshal(b.body.Bytes(), &review); err == nil && review.Response != nil &&
 		!review.Response.Allowed && review.Response.Result != nil && refused(review.Response.Result.Code) {
