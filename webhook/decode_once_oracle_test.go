@@ -116,8 +116,11 @@ func buffered(serve http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, _, cancel := withAPIServerDeadline(r)
 		defer cancel()
+		if ctx != r.Context() {
+			r = r.WithContext(ctx)
+		}
 		rec := &bufferedResponse{header: http.Header{}}
-		serve.ServeHTTP(rec, r.WithContext(ctx))
+		serve.ServeHTTP(rec, r)
 		for k, v := range rec.header {
 			w.Header()[k] = v
 		}
