@@ -34,7 +34,7 @@ var wantClass = map[string]policy.Classification{
 }
 
 // BenchmarkReview measures the whole review path in-process, as the
-// server runs it: NewHTTPHandler decodes the AdmissionReview, the Reviewer
+// server runs it: the endpoint decodes the AdmissionReview, the Reviewer
 // classifies, merges and evaluates, the handler encodes the response. For
 // each review of testdata/bench, path=floor only decodes the review and
 // encodes an allowed response (the cost of any webhook), path=validate and
@@ -56,9 +56,9 @@ func BenchmarkReview(b *testing.B) {
 	for _, name := range names {
 		body, r := loadBenchCase(b, name, engine)
 		handlers := map[string]http.Handler{
-			"floor":    NewHTTPHandler(admission.HandlerFunc(func(context.Context, admission.Request) admission.Response { return admission.Allowed("") })),
-			"validate": NewHTTPHandler(r.Validating()),
-			"mutate":   NewHTTPHandler(r.Mutating()),
+			"floor":    oracleHTTPHandler(admission.HandlerFunc(func(context.Context, admission.Request) admission.Response { return admission.Allowed("") })),
+			"validate": r.ValidatingEndpoint(),
+			"mutate":   r.MutatingEndpoint(),
 		}
 		for _, path := range []string{"floor", "validate", "mutate"} {
 			b.Run("case="+name+"/path="+path, func(b *testing.B) { benchHandler(b, handlers[path], body) })

@@ -19,37 +19,34 @@ const answerShare = 0.8
 // errTooSlow marks a review that did not finish before its deadline.
 var errTooSlow = errors.New("the review did not finish")
 
-// withAPIServerDeadline gives r's context a deadline of answerShare of
-// the timeout the API server sends with each webhook call (the `timeout`
-// query parameter, e.g. "5s"), so that a slow review is answered as the
-// failure policy says, with a message, before the API server gives up on
-// the call with only "context deadline exceeded". A request without the
-// parameter keeps its context.
-func withAPIServerDeadline(r *http.Request) (*http.Request, context.CancelFunc) {
+// withAPIServerDeadline returns r's context with a deadline of
+// answerShare of the timeout the API server sends with each webhook call
+// (the `timeout` query parameter, e.g. "5s"), and that timeout, so that a
+// slow review is answered as the failure policy says, with a message,
+// before the API server gives up on the call with only "context deadline
+// exceeded". A request without the parameter keeps its context (timeout
+// 0).
+func withAPIServerDeadline(r *http.Request) (context.Context, time.Duration, context.CancelFunc) {
 	timeout, err := time.ParseDuration(r.URL.Query().Get("timeout"))
 	if err != nil || timeout <= 0 {
-		return r, func() {}
+		return r.Context(), 0, func() {}
 	}
-	ctx := context.WithValue(r.Context(), apiServerTimeoutKey{}, timeout)
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(float64(timeout)*answerShare))
-	return r.WithContext(ctx), cancel
+	ctx, cancel := context.WithTimeout(r.Context(), time.Duration(float64(timeout)*answerShare))
+	return ctx, timeout, cancel
 }
 
-// apiServerTimeoutKey holds the API server's timeout in a request's
-// context, for the message of a review that outlasts it.
-type apiServerTimeoutKey struct{}
-
-// reviewInTime is the core's Review (ReviewDecoded on objs, the objects
-// decoded with req, when there are some), answered by ctx's deadline at the latest. Merge
+// reviewInTime is the core's Review (ReviewDecoded on c's objects, decoded
+// with req, when there are some), answered by ctx's deadline at the
+// latest; c's reservation is held until the review ends. Merge
 // does not look at ctx, so a review past its deadline goes on in the
 // background until it ends; its result is dropped. The policy engine and
 // the API reads stop at the deadline themselves.
-func (r *Reviewer) reviewInTime(ctx context.Context, req *admissionv1.AdmissionRequest, objs *review.Objects, pass review.Pass) (*review.Review, error) {
+func (r *Reviewer) reviewInTime(ctx context.Context, c *call, req *admissionv1.AdmissionRequest, pass review.Pass) (*review.Review, error) {
 	if _, ok := ctx.Deadline(); !ok {
-		return r.core.ReviewDecoded(ctx, req, objs, pass)
+		return r.core.ReviewDecoded(ctx, req, c.objects, pass)
 	}
 	budget := "its deadline"
-	if timeout, ok := ctx.Value(apiServerTimeoutKey{}).(time.Duration); ok {
+	if timeout := c.timeout; timeout > 0 {
 		budget = fmt.Sprintf("%s (%d %% of the API server's timeout of %s)",
 			time.Duration(float64(timeout)*answerShare), int(answerShare*100), timeout)
 	}
@@ -57,11 +54,11 @@ func (r *Reviewer) reviewInTime(ctx context.Context, req *admissionv1.AdmissionR
 		rv  *review.Review
 		err error
 	}
-	done := make(chan result, 1)    // never blocks the abandoned review
-	release := holdReservation(ctx) // the memory stays in use until the review ends
+	done := make(chan result, 1) // never blocks the abandoned review
+	release := c.hold()          // the memory stays in use until the review ends
 	go func() {
 		defer release()
-		rv, err := r.core.ReviewDecoded(ctx, req, objs, pass)
+		rv, err := r.core.ReviewDecoded(ctx, req, c.objects, pass)
 		done <- result{rv, err}
 	}()
 	select {

@@ -52,7 +52,7 @@ func TestSlowReviewIsAnsweredBeforeTheAPIServerTimesOut(t *testing.T) {
 				return nil, nil
 			})
 			cluster := loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json"))
-			srv := httptest.NewServer(NewHTTPHandler(NewReviewer(slow, cluster, WithFailOpen(tc.failOpen)).Validating()))
+			srv := httptest.NewServer(NewReviewer(slow, cluster, WithFailOpen(tc.failOpen)).ValidatingEndpoint())
 			defer srv.Close()
 			resp, err := http.Post(srv.URL+tc.query, "application/json", bytes.NewReader(body))
 			if err != nil {

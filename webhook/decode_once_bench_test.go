@@ -78,7 +78,7 @@ func BenchmarkDecodeOnce(b *testing.B) {
 // BenchmarkDecodeOnceInterleaved is an A/B of the whole review in one
 // process: each iteration serves the review through the floor (a handler
 // that only allows), the old way (oracleHTTPHandler) and with the single
-// decode (NewHTTPHandler), one after the other, so that a busy machine
+// decode (the endpoints), one after the other, so that a busy machine
 // slows all three alike. It reports the median of each (floor-p50-ns,
 // old-p50-ns, once-p50-ns), the ratio once/old and both ratios to the
 // floor.
@@ -89,12 +89,12 @@ func BenchmarkDecodeOnceInterleaved(b *testing.B) {
 	if err != nil {
 		b.Fatalf("creating the policy engine: %v", err)
 	}
-	floor := NewHTTPHandler(admission.HandlerFunc(func(context.Context, admission.Request) admission.Response { return admission.Allowed("") }))
+	floor := oracleHTTPHandler(admission.HandlerFunc(func(context.Context, admission.Request) admission.Response { return admission.Allowed("") }))
 	for _, name := range []string{"typical-edit", "typical-apply", "typical-undo", "large-edit"} {
 		body, r := loadBenchCase(b, name, engine)
 		for _, path := range []string{"validate", "mutate"} {
 			h := map[string]admission.Handler{"validate": r.Validating(), "mutate": r.Mutating()}[path]
-			servers := []http.Handler{floor, oracleHTTPHandler(h), NewHTTPHandler(h)}
+			servers := []http.Handler{floor, oracleHTTPHandler(h), map[string]http.Handler{"validate": r.ValidatingEndpoint(), "mutate": r.MutatingEndpoint()}[path]}
 			b.Run("case="+name+"/path="+path, func(b *testing.B) {
 				took := make([][]time.Duration, len(servers))
 				for b.Loop() {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
 // TestDecodeOnceKeepsControllerRuntimeHTTPBehaviour holds the answers of
@@ -101,38 +101,31 @@ func TestDecodeOnceKeepsControllerRuntimeHTTPBehaviour(t *testing.T) {
 	}
 }
 
-// TestDecodeOncePanicsAreAnsweredAsBefore panics in a handler served with
-// the single decode, before and after reading the objects, and requires
+// TestDecodeOncePanicsAreAnsweredAsBefore panics in the policy engine,
+// served by the endpoints and by controller-runtime, and requires
 // controller-runtime's answer: HTTP 200, code 500, "panic: … [recovered]",
-// the request's uid.
+// the request's uid (the mutating pass of an edit asks the engine nothing:
+// its answer must be the same too).
 func TestDecodeOncePanicsAreAnsweredAsBefore(t *testing.T) {
 	edit := readFile(t, filepath.Join("testdata", "reviews", "deployment-edit.json"))
-	tests := map[string]onceHandler{
-		"a panic before the review": func(context.Context, admission.Request) admission.Response { panic("boom") },
-		"a panic on the decoded objects": func(ctx context.Context, req admission.Request) admission.Response {
-			objs := objectsOf(ctx, &req)
-			panic("object " + objs.Object["kind"].(string))
+	cluster := loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json"))
+	tests := map[string]policy.EvaluatorFunc{
+		"a panic with a string": func(context.Context, *policy.Input) ([]policy.Decision, error) { panic("boom") },
+		"a panic on the input": func(_ context.Context, in *policy.Input) ([]policy.Decision, error) {
+			panic("classified " + string(in.Classification))
 		},
-		"a nil error": func(context.Context, admission.Request) admission.Response { panic(error(nil)) },
+		"a nil error": func(context.Context, *policy.Input) ([]policy.Decision, error) { panic(error(nil)) },
 	}
-	for name, h := range tests {
-		t.Run(name, func(t *testing.T) {
-			p := handlerPair{oracle: oracleHTTPHandler(h), once: NewHTTPHandler(h)}
+	for name, evaluator := range tests {
+		for webhook, p := range reviewerPairs(NewReviewer(evaluator, cluster)) {
 			once := serve(p.once, postJSON(edit))
-			if once.Status != http.StatusOK || !strings.Contains(once.Body, `"code":500`) || !strings.Contains(once.Body, `[recovered]`) {
-				t.Fatalf("the panic was answered %d %s, want 200 with code 500 and [recovered]", once.Status, once.Body)
-			}
-			if name == "a panic on the decoded objects" {
-				// The oracle has no decoded objects: it panics on a nil map.
-				if !strings.Contains(once.Body, "panic: object Deployment [recovered]") {
-					t.Fatalf("the handler did not get the decoded objects: %s", once.Body)
-				}
-				return
+			if webhook == "validating" && (once.Status != http.StatusOK || !strings.Contains(once.Body, `"code":500`) || !strings.Contains(once.Body, `[recovered]`)) {
+				t.Fatalf("%s, %s: the panic was answered %d %s, want 200 with code 500 and [recovered]", name, webhook, once.Status, once.Body)
 			}
 			if err := sameAnswer(p, postJSON(edit)); err != nil {
-				t.Error(err)
+				t.Errorf("%s, %s: %v", name, webhook, err)
 			}
-		})
+		}
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
-// oracleHTTPHandler is NewHTTPHandler as it was before the single decode,
+// oracleHTTPHandler is the HTTP handler as it was before the single decode,
 // kept as the oracle of the differential tests: controller-runtime's
 // admission.Webhook decodes every review (objects kept raw), and the
 // handler, finding no objects decoded with the request, decodes them again
@@ -22,7 +22,7 @@ func oracleHTTPHandler(h admission.Handler) http.Handler {
 }
 
 // handlerPair is one webhook served the old way (the oracle) and the new
-// way (NewHTTPHandler).
+// way (Reviewer.Endpoint).
 type handlerPair struct {
 	oracle, once http.Handler
 }
@@ -31,8 +31,8 @@ type handlerPair struct {
 // as a handlerPair.
 func reviewerPairs(r *Reviewer) map[string]handlerPair {
 	return map[string]handlerPair{
-		"validating": {oracle: oracleHTTPHandler(r.Validating()), once: NewHTTPHandler(r.Validating())},
-		"mutating":   {oracle: oracleHTTPHandler(r.Mutating()), once: NewHTTPHandler(r.Mutating())},
+		"validating": {oracle: oracleHTTPHandler(r.Validating()), once: r.ValidatingEndpoint()},
+		"mutating":   {oracle: oracleHTTPHandler(r.Mutating()), once: r.MutatingEndpoint()},
 	}
 }
 
@@ -107,4 +107,53 @@ func postJSON(body []byte) func() *http.Request {
 		req.Header.Set("Content-Type", "application/json")
 		return req
 	}
+}
+
+// buffered serves with serve under the API server's deadline and writes
+// its answer once its status is known (statusOf): the transport as it was
+// before Endpoint, kept for the oracle.
+func buffered(serve http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, _, cancel := withAPIServerDeadline(r)
+		defer cancel()
+		if ctx != r.Context() {
+			r = r.WithContext(ctx)
+		}
+		rec := &bufferedResponse{header: http.Header{}}
+		serve.ServeHTTP(rec, r)
+		for k, v := range rec.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(statusOf(rec))
+		_, _ = w.Write(rec.body.Bytes())
+	})
+}
+
+// bufferedResponse holds a response until its status is known.
+type bufferedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedResponse) Header() http.Header         { return b.header }
+func (b *bufferedResponse) Write(p []byte) (int, error) { return b.body.Write(p) }
+func (b *bufferedResponse) WriteHeader(status int)      { b.status = status }
+
+// statusOf is the status of a buffered answer: HTTP 400 or 413 for a
+// review refused so, else its own or 200.
+func statusOf(b *bufferedResponse) int {
+	if b.status != 0 && b.status != http.StatusOK {
+		return b.status
+	}
+	// Only a refusal needs a look inside; most answers allow.
+	if !bytes.Contains(b.body.Bytes(), []byte(`"allowed":false`)) {
+		return http.StatusOK
+	}
+	var review admissionv1.AdmissionReview
+	if err := json.Unmarshal(b.body.Bytes(), &review); err == nil && review.Response != nil &&
+		!review.Response.Allowed && review.Response.Result != nil && refused(review.Response.Result.Code) {
+		return int(review.Response.Result.Code)
+	}
+	return http.StatusOK
 }

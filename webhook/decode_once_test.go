@@ -17,7 +17,7 @@ import (
 // TestDecodeOnceEqualsControllerRuntime sends every review of the corpora
 // to both webhooks served the old way (controller-runtime's decode, then
 // the objects decoded again: oracleHTTPHandler) and the new way (one
-// decode, NewHTTPHandler), and requires byte-identical answers (HTTP
+// decode, the endpoints), and requires byte-identical answers (HTTP
 // status, Content-Type, body): the captured reviews (testdata/reviews,
 // unchanged and with each of FuzzReview's mutations), the benchmark's
 // reviews (testdata/bench), the bad-input corpus (test/badinput/testdata),
@@ -175,7 +175,7 @@ func applyReview(tb testing.TB, old, new []byte) []byte {
 
 // FuzzDecodeOnceEqualsControllerRuntime sends what FuzzReview sends (a
 // body, mutated as FuzzReview mutates it) to both webhooks served the old
-// way (oracleHTTPHandler) and with the single decode (NewHTTPHandler), and
+// way (oracleHTTPHandler) and with the single decode (the endpoints), and
 // requires byte-identical answers. The seeds are the captured reviews and
 // testdata/fuzz/FuzzReview's corpus.
 //

@@ -14,12 +14,13 @@
 // Evaluator (the policy engine) and a Cluster reader for what a request
 // does not carry (the parent of a /scale request, the revisions of a
 // rollout undo, the namespace's labels; a *kube.Cluster in the server).
-// Mutating and Validating return controller-runtime admission handlers to
-// register on the webhook server; NewHTTPHandler serves one over HTTP,
-// decoding the review and its objects once (with answers byte-identical to
-// controller-runtime's decode, which it leaves every body it cannot decode
-// so), and Reviewer.WithinBudget bounds the memory of the reviews in
-// flight.
+// Handlers returns the HTTP endpoints to register on the webhook server
+// (MutatingEndpoint, ValidatingEndpoint): each reads a review within its
+// size and memory bounds (WithMemoryBudget) and the API server's deadline,
+// decodes the review and its objects once (with answers byte-identical to
+// controller-runtime's admission.Webhook), and writes the typed answer.
+// Mutating and Validating are the same passes as admission handlers, for
+// a caller that decodes the review itself.
 //
 // Every review returns audit annotations (rule, action, classification),
 // which the API server's audit log records under the webhook's name, and,
@@ -33,6 +34,6 @@
 // decode, analysis, policy and repair spans; internal/tracing); without a
 // provider they cost the review nothing.
 //
-// See ExampleReviewer, ExampleReviewer_Mutating, ExampleNewHTTPHandler and
+// See ExampleReviewer, ExampleReviewer_Mutating, ExampleReviewer_ValidatingEndpoint and
 // ExampleWithEventRecorder.
 package webhook

@@ -85,11 +85,11 @@ func ExampleReviewer_Mutating() {
 	// remove /metadata/labels/team
 }
 
-// ExampleNewHTTPHandler serves the validating handler over HTTP, as the
+// ExampleReviewer_ValidatingEndpoint serves the validating webhook over HTTP, as the
 // API server calls it: an AdmissionReview in, an AdmissionReview out.
-func ExampleNewHTTPHandler() {
+func ExampleReviewer_ValidatingEndpoint() {
 	allow := policy.EvaluatorFunc(func(context.Context, *policy.Input) ([]policy.Decision, error) { return nil, nil })
-	h := webhook.NewHTTPHandler(webhook.NewReviewer(allow, emptyCluster{}).Validating())
+	h := webhook.NewReviewer(allow, emptyCluster{}).ValidatingEndpoint()
 	req := labelRequest()
 	body, err := json.Marshal(admissionv1.AdmissionReview{
 		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},

@@ -23,7 +23,7 @@ import (
 // hang (the API server gives up after timeoutSeconds, 5 s by default).
 const fuzzCallTimeout = 5 * time.Second
 
-// FuzzReview sends AdmissionReviews through NewHTTPHandler, both handlers,
+// FuzzReview sends AdmissionReviews through both endpoints,
 // with the real policy engine and a fake cluster holding every captured
 // snapshot. The body is sent as is when the mutation is 0 or the body is
 // no JSON object; otherwise the mutation (flip a kind, drop a field, put a
@@ -77,7 +77,7 @@ func capturedReviews(tb testing.TB) []string {
 func fuzzHandlers(tb testing.TB, names []string) map[string]http.Handler {
 	tb.Helper()
 	r := fuzzReviewer(tb, names)
-	return map[string]http.Handler{"validating": NewHTTPHandler(r.Validating()), "mutating": NewHTTPHandler(r.Mutating())}
+	return map[string]http.Handler{"validating": r.ValidatingEndpoint(), "mutating": r.MutatingEndpoint()}
 }
 
 // fuzzReviewer returns a Reviewer with the real policy engine over one fake

@@ -15,77 +15,90 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
-// Mutating returns the handler of the mutating webhook: it carries out
+// Mutating returns the handler of the mutating webhook, for a caller that
+// decodes the review itself (Endpoint serves it over HTTP): it carries out
 // repair and prune decisions in the same request and warns about each.
 func (r *Reviewer) Mutating() admission.Handler {
-	return onceHandler(func(ctx context.Context, req admission.Request) admission.Response {
-		tracing.Received(ctx, &req.AdmissionRequest)
-		started := time.Now()
-		if req.SubResource == "scale" {
-			// A Scale object has nothing to repair: check it, and do not
-			// read its parent.
-			if _, err := review.ScaleReplicas(&req.AdmissionRequest); err != nil {
-				return r.errored(ctx, "mutate", err)
-			}
-			r.opts.metrics.observe("mutate", "", "skipped", started, nil)
-			return admission.Allowed("")
-		}
-		rv, err := r.reviewInTime(ctx, &req.AdmissionRequest, objectsOf(ctx, &req), review.Mutate)
-		if err != nil {
-			return r.errored(ctx, "mutate", err)
-		}
-		if rv == nil {
-			r.opts.metrics.observe("mutate", rv.Classification(), "skipped", started, nil)
-			return admission.Allowed("")
-		}
-		mutations := rv.DecisionsWith(review.Mutate.Actions()...)
-		if len(mutations) == 0 {
-			r.opts.metrics.observe("mutate", rv.Classification(), "allowed", started, nil)
-			return withAudit(admission.Allowed(""), rv, nil)
-		}
-		_, span := tracing.Start(ctx, r.opts.tracer, tracing.SpanRepair)
-		patched, err := rv.Repair(mutations)
-		span.End(err)
-		if err != nil {
-			return r.errored(ctx, "mutate", err)
-		}
-		logDecisions(ctx, rv, mutations)
-		r.opts.metrics.observe("mutate", rv.Classification(), "patched", started, mutations)
-		return withAudit(admission.PatchResponseFromRaw(rawObjectOf(ctx, &req), patched).WithWarnings(FitWarnings(r.messages(mutations), mutatingWarningRunes, requestTarget(&req))...), rv, mutations)
+	return admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
+		return r.mutate(ctx, &call{}, req)
 	})
 }
 
-// Validating returns the handler of the validating webhook: it denies on
-// deny decisions, warns on warn decisions and only logs dryrun decisions.
+// mutate is the mutating pass of c.
+func (r *Reviewer) mutate(ctx context.Context, c *call, req admission.Request) admission.Response {
+	tracing.Received(ctx, &req.AdmissionRequest)
+	started := time.Now()
+	if req.SubResource == "scale" {
+		// A Scale object has nothing to repair: check it, and do not
+		// read its parent.
+		if _, err := review.ScaleReplicas(&req.AdmissionRequest); err != nil {
+			return r.errored(ctx, "mutate", err)
+		}
+		r.opts.metrics.observe("mutate", "", "skipped", started, nil)
+		return admission.Allowed("")
+	}
+	rv, err := r.reviewInTime(ctx, c, &req.AdmissionRequest, review.Mutate)
+	if err != nil {
+		return r.errored(ctx, "mutate", err)
+	}
+	if rv == nil {
+		r.opts.metrics.observe("mutate", rv.Classification(), "skipped", started, nil)
+		return admission.Allowed("")
+	}
+	mutations := rv.DecisionsWith(review.Mutate.Actions()...)
+	if len(mutations) == 0 {
+		r.opts.metrics.observe("mutate", rv.Classification(), "allowed", started, nil)
+		return withAudit(admission.Allowed(""), rv, nil)
+	}
+	_, span := tracing.Start(ctx, r.opts.tracer, tracing.SpanRepair)
+	patched, err := rv.Repair(mutations)
+	span.End(err)
+	if err != nil {
+		return r.errored(ctx, "mutate", err)
+	}
+	logDecisions(ctx, rv, mutations)
+	r.opts.metrics.observe("mutate", rv.Classification(), "patched", started, mutations)
+	return withAudit(admission.PatchResponseFromRaw(c.rawObject(&req), patched).WithWarnings(FitWarnings(r.messages(mutations), mutatingWarningRunes, requestTarget(&req))...), rv, mutations)
+}
+
+// Validating returns the handler of the validating webhook, for a caller
+// that decodes the review itself (Endpoint serves it over HTTP): it denies
+// on deny decisions, warns on warn decisions and only logs dryrun
+// decisions.
 func (r *Reviewer) Validating() admission.Handler {
-	return onceHandler(func(ctx context.Context, req admission.Request) admission.Response {
-		tracing.Received(ctx, &req.AdmissionRequest)
-		started := time.Now()
-		rv, err := r.reviewInTime(ctx, &req.AdmissionRequest, objectsOf(ctx, &req), review.Validate)
-		if err != nil {
-			return r.errored(ctx, "validate", err)
-		}
-		if rv == nil {
-			r.opts.metrics.observe("validate", "", "skipped", started, nil)
-			return admission.Allowed("")
-		}
-		acted := rv.DecisionsWith(review.Validate.Actions()...)
-		logDecisions(ctx, rv, acted)
-		if len(acted) > 0 {
-			r.events.record(rv, rv.DecisionsWith(policy.ActionDeny, policy.ActionWarn))
-		}
-		warnings := FitWarnings(r.messages(rv.DecisionsWith(policy.ActionWarn)), validatingWarningRunes, requestTarget(&req))
-		if denials := rv.DecisionsWith(policy.ActionDeny); len(denials) > 0 {
-			r.opts.metrics.observe("validate", rv.Classification(), "denied", started, acted)
-			return withAudit(admission.Denied(strings.Join(messagesOf(denials), "\n")).WithWarnings(warnings...), rv, acted)
-		}
-		outcome := "allowed"
-		if len(warnings) > 0 {
-			outcome = "warned"
-		}
-		r.opts.metrics.observe("validate", rv.Classification(), outcome, started, acted)
-		return withAudit(admission.Allowed("").WithWarnings(warnings...), rv, acted)
+	return admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
+		return r.validate(ctx, &call{}, req)
 	})
+}
+
+// validate is the validating pass of c.
+func (r *Reviewer) validate(ctx context.Context, c *call, req admission.Request) admission.Response {
+	tracing.Received(ctx, &req.AdmissionRequest)
+	started := time.Now()
+	rv, err := r.reviewInTime(ctx, c, &req.AdmissionRequest, review.Validate)
+	if err != nil {
+		return r.errored(ctx, "validate", err)
+	}
+	if rv == nil {
+		r.opts.metrics.observe("validate", "", "skipped", started, nil)
+		return admission.Allowed("")
+	}
+	acted := rv.DecisionsWith(review.Validate.Actions()...)
+	logDecisions(ctx, rv, acted)
+	if len(acted) > 0 {
+		r.events.record(rv, rv.DecisionsWith(policy.ActionDeny, policy.ActionWarn))
+	}
+	warnings := FitWarnings(r.messages(rv.DecisionsWith(policy.ActionWarn)), validatingWarningRunes, requestTarget(&req))
+	if denials := rv.DecisionsWith(policy.ActionDeny); len(denials) > 0 {
+		r.opts.metrics.observe("validate", rv.Classification(), "denied", started, acted)
+		return withAudit(admission.Denied(strings.Join(messagesOf(denials), "\n")).WithWarnings(warnings...), rv, acted)
+	}
+	outcome := "allowed"
+	if len(warnings) > 0 {
+		outcome = "warned"
+	}
+	r.opts.metrics.observe("validate", rv.Classification(), outcome, started, acted)
+	return withAudit(admission.Allowed("").WithWarnings(warnings...), rv, acted)
 }
 
 // withAudit adds the review's audit annotations (auditAnnotations) to

@@ -65,8 +65,8 @@ func WithMetrics(m *Metrics) Option {
 	return func(o *options) { o.metrics = m }
 }
 
-// WithMemoryBudget bounds the memory the reviews in flight through
-// WithinBudget may hold to n bytes; a review beyond it is answered at once
+// WithMemoryBudget bounds the memory the reviews in flight through the
+// endpoints (Handlers) may hold to n bytes; a review beyond it is answered at once
 // as the failure policy says. 0 or less turns the budget off. Default:
 // DefaultMemoryBudget(), half of GOMEMLIMIT, or 128 MiB without one.
 func WithMemoryBudget(n int64) Option {

@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -83,40 +82,6 @@ func (b *memoryBudget) cost(contentLength int64) int64 {
 		contentLength = maxBody
 	}
 	return min(contentLength*reviewCostFactor, b.size)
-}
-
-// WithinBudget serves next behind the Reviewer's memory budget (see
-// WithMemoryBudget): before a review is read, its cost, reviewCostFactor
-// times its Content-Length (a body sent without one is read first, up to
-// controller-runtime's limit, and measured), is reserved from the budget,
-// and given back when next has answered. A review that does not fit is not
-// decoded: it is answered at once as the failure policy says (see WithFailOpen), counted
-// with reason "overload" in apply_hygiene_review_errors_total. webhook
-// names the endpoint in metrics, "mutate" or "validate". With no budget,
-// WithinBudget returns next.
-//
-// A review that outlasts its deadline (see NewHTTPHandler) is answered, but
-// keeps its reservation while it goes on in the background, until it ends.
-func (r *Reviewer) WithinBudget(webhook string, next http.Handler) http.Handler {
-	b := r.opts.budget
-	if b == nil {
-		return next
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.ContentLength < 0 {
-			sized(req)
-		}
-		cost := b.cost(req.ContentLength)
-		if !b.sem.TryAcquire(cost) {
-			r.answerOverload(w, req, webhook, fmt.Errorf("%w: %s of this review do not fit in the %s the reviews in flight may hold",
-				errOverload, mib(cost), mib(b.size)))
-			return
-		}
-		res := &reservation{release: func() { b.sem.Release(cost) }}
-		res.holders.Store(1)
-		defer res.done()
-		next.ServeHTTP(w, req.WithContext(context.WithValue(req.Context(), reservationKey{}, res)))
-	})
 }
 
 // sized reads the body of a request sent without a Content-Length
@@ -247,19 +212,6 @@ func (r *reservation) done() {
 	if r.holders.Add(-1) == 0 {
 		r.release()
 	}
-}
-
-type reservationKey struct{}
-
-// holdReservation keeps ctx's reservation, if any, until the returned
-// func is called.
-func holdReservation(ctx context.Context) func() {
-	res, ok := ctx.Value(reservationKey{}).(*reservation)
-	if !ok {
-		return func() {}
-	}
-	res.holders.Add(1)
-	return res.done
 }
 
 // mib formats n bytes in MiB for a message.

@@ -68,7 +68,7 @@ func TestReviewBeyondTheMemoryBudgetIsAnsweredAsTheFailurePolicySays(t *testing.
 			evaluator, entered, release := blockingEvaluator()
 			cluster := loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json"))
 			r := NewReviewer(evaluator, cluster, WithFailOpen(tc.failOpen), WithMetrics(metrics), WithMemoryBudget(budget))
-			srv := httptest.NewServer(r.WithinBudget("validate", NewHTTPHandler(r.Validating())))
+			srv := httptest.NewServer(r.ValidatingEndpoint())
 			defer srv.Close()
 			defer release()
 
@@ -110,7 +110,7 @@ func TestMemoryBudgetIsGivenBack(t *testing.T) {
 	}
 	cluster := loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json"))
 	r := NewReviewer(newEngine(t), cluster, WithMemoryBudget(int64(len(body))*reviewCostFactor))
-	srv := httptest.NewServer(r.WithinBudget("validate", NewHTTPHandler(r.Validating())))
+	srv := httptest.NewServer(r.ValidatingEndpoint())
 	defer srv.Close()
 	for range 3 {
 		resp, err := http.Post(srv.URL, "application/json", bytes.NewReader(body))
@@ -137,7 +137,7 @@ func TestChunkedReviewCostsItsSize(t *testing.T) {
 	evaluator, entered, release := blockingEvaluator()
 	cluster := loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json"))
 	r := NewReviewer(evaluator, cluster, WithMemoryBudget(int64(len(body))*reviewCostFactor*5/2))
-	srv := httptest.NewServer(r.WithinBudget("validate", NewHTTPHandler(r.Validating())))
+	srv := httptest.NewServer(r.ValidatingEndpoint())
 	defer srv.Close()
 	defer release()
 	go func() { _ = post(srv.URL, body) }()
@@ -175,7 +175,7 @@ func TestOverloadedMalformedReviewIsABadRequest(t *testing.T) {
 	}
 	cluster := loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json"))
 	r := NewReviewer(evaluator, cluster, WithMemoryBudget(1))
-	srv := httptest.NewServer(r.WithinBudget("validate", NewHTTPHandler(r.Validating())))
+	srv := httptest.NewServer(r.ValidatingEndpoint())
 	defer srv.Close()
 	defer release()
 	go func() { _ = post(srv.URL, body) }()

@@ -36,7 +36,7 @@ func TestHTTPHandlerRejectsMalformedReviews(t *testing.T) {
 			wantStatus: http.StatusBadRequest, wantMessage: "bad admission request: decoding object: "},
 		"a valid review after all that": {body: string(valid), wantStatus: http.StatusOK, wantMessage: "[imperative-edit] "},
 	}
-	srv := httptest.NewServer(NewHTTPHandler(NewReviewer(newEngine(t), loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json"))).Validating()))
+	srv := httptest.NewServer(NewReviewer(newEngine(t), loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json"))).ValidatingEndpoint())
 	defer srv.Close()
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -29,8 +29,8 @@ func BenchmarkReviewTracing(b *testing.B) {
 			}
 			r := NewReviewer(engine, cluster, opts...)
 			handlers := map[string]http.Handler{
-				"validate": r.Traced("/validate", NewHTTPHandler(r.Validating())),
-				"mutate":   r.Traced("/mutate", NewHTTPHandler(r.Mutating())),
+				"validate": r.Traced("/validate", r.ValidatingEndpoint()),
+				"mutate":   r.Traced("/mutate", r.MutatingEndpoint()),
 			}
 			for _, path := range []string{"validate", "mutate"} {
 				b.Run("case="+name+"/path="+path+"/tracing="+tracing, func(b *testing.B) { benchHandler(b, handlers[path], body) })

@@ -58,9 +58,9 @@ func TestTracedReviewSpans(t *testing.T) {
 			spans := tracetest.NewSpanRecorder()
 			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
 			r := NewReviewer(engine, loadCluster(t, filepath.Join("testdata", "reviews", tc.review+".cluster.json")), WithTracerProvider(tp))
-			handler := r.Validating()
+			handler := r.ValidatingEndpoint()
 			if tc.path == "/mutate" {
-				handler = r.Mutating()
+				handler = r.MutatingEndpoint()
 			}
 			body, err := os.ReadFile(filepath.Join("testdata", "reviews", tc.review+".json"))
 			if err != nil {
@@ -72,7 +72,7 @@ func TestTracedReviewSpans(t *testing.T) {
 				req.Header.Set("Traceparent", tc.traceparent)
 			}
 			rec := httptest.NewRecorder()
-			r.Traced(tc.path, NewHTTPHandler(handler)).ServeHTTP(rec, req)
+			r.Traced(tc.path, handler).ServeHTTP(rec, req)
 			if rec.Code != http.StatusOK {
 				t.Fatalf("HTTP %d: %s", rec.Code, rec.Body)
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"net/http"
 	"os"
 
 	"github.com/go-logr/logr"
@@ -101,10 +100,7 @@ func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(
 		return err
 	}
 	server := mgr.GetWebhookServer()
-	for path, handler := range map[string]http.Handler{
-		"/mutate":   reviewer.WithinBudget("mutate", webhook.NewHTTPHandler(reviewer.Mutating())),
-		"/validate": reviewer.WithinBudget("validate", webhook.NewHTTPHandler(reviewer.Validating())),
-	} {
+	for path, handler := range reviewer.Handlers() {
 		server.Register(path, closeConnectionsOnceShuttingDown(notShuttingDown, keepThroughShutdown(ctx.Done(), reviewer.Traced(path, handler))))
 	}
 	if err := addCertManager(ctx, mgr, cfg, opts); err != nil {

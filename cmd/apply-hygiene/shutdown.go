@@ -109,7 +109,7 @@ func shutdownOnSignal(parent context.Context, signals <-chan os.Signal, delay ti
 // --failure-policy says (a rejected write with Fail) instead of being
 // finished. A request still ends when its client goes away before
 // shutdown began (stopping open), and always at the API server's deadline
-// (webhook.NewHTTPHandler sets it from the request's timeout).
+// (the webhook endpoints set it from the request's timeout).
 func keepThroughShutdown(stopping <-chan struct{}, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))

@@ -58,8 +58,9 @@ func startHygiene(ctx context.Context, certs *selfSigned, reviews []review, shad
 		return "", nil, err
 	}
 	server := crwebhook.NewServer(crwebhook.Options{Host: "127.0.0.1", Port: port, TLSOpts: []func(*tls.Config){certs.serverTLS}})
-	server.Register("/mutate", webhook.NewHTTPHandler(reviewer.Mutating()))
-	server.Register("/validate", webhook.NewHTTPHandler(reviewer.Validating()))
+	for path, handler := range reviewer.Handlers() {
+		server.Register(path, handler)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- server.Start(ctx) }()
 	if err := waitListening(ctx, port, certs.caPEM, errc); err != nil {

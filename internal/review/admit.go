@@ -92,7 +92,7 @@ func (r *Reviewer) AdmitRequest(ctx context.Context, req *admissionv1.AdmissionR
 	if req.Operation != admissionv1.Update {
 		return &Admission{}, nil
 	}
-	old, new, err := r.objects(ctx, req)
+	old, new, err := r.objects(ctx, req, nil)
 	if err != nil {
 		return nil, err
 	}

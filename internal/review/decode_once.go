@@ -1,9 +1,6 @@
 package review
 
 import (
-	"context"
-	"fmt"
-
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -46,30 +43,6 @@ func DecodedObjects(req *admissionv1.AdmissionRequest, object, oldObject any) (*
 // accept m: it requires a kind, read with a parsable apiVersion.
 func hasKind(m map[string]any) bool {
 	return (&unstructured.Unstructured{Object: m}).GroupVersionKind().Kind != ""
-}
-
-// ReviewDecoded is Review for a request whose objects objs were decoded
-// with it (see DecodedObjects): the same checks, classification, analysis
-// and decisions, without decoding the objects again. objs nil: Review.
-func (r *Reviewer) ReviewDecoded(ctx context.Context, req *admissionv1.AdmissionRequest, objs *Objects, pass Pass) (*Review, error) {
-	if objs == nil {
-		return r.Review(ctx, req, pass)
-	}
-	if req.UID == "" || req.Operation == "" || req.Kind.Kind == "" {
-		return nil, fmt.Errorf("%w: the AdmissionReview has no request (uid, operation and kind are required)", ErrBadRequest)
-	}
-	if req.Operation != admissionv1.Update {
-		return nil, nil
-	}
-	if req.SubResource != "" || !hasKind(objs.Object) || !hasKind(objs.OldObject) {
-		// Not what DecodedObjects hands out: review the raw objects.
-		return r.Review(ctx, req, pass)
-	}
-	old, new, err := decodedPair(req, objs)
-	if err != nil {
-		return nil, err
-	}
-	return r.ReviewUpdate(ctx, updateOf(req, old, new), pass)
 }
 
 // decodedPair is decodePair on objects already decoded.

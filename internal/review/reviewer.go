@@ -107,13 +107,21 @@ type Review struct {
 // see ScaleCluster) and for those that the pass does not review. An
 // error that wraps ErrBadRequest means req itself is malformed.
 func (r *Reviewer) Review(ctx context.Context, req *admissionv1.AdmissionRequest, pass Pass) (*Review, error) {
+	return r.ReviewDecoded(ctx, req, nil, pass)
+}
+
+// ReviewDecoded is Review for a request whose objects objs were decoded
+// with it (see DecodedObjects): the same checks, classification, analysis
+// and decisions, without decoding the objects again. objs nil, or objects
+// DecodedObjects would not hand out: Review on the raw objects.
+func (r *Reviewer) ReviewDecoded(ctx context.Context, req *admissionv1.AdmissionRequest, objs *Objects, pass Pass) (*Review, error) {
 	if err := checkRequest(req); err != nil {
 		return nil, err
 	}
 	if req.Operation != admissionv1.Update {
 		return nil, nil
 	}
-	old, new, err := r.objects(ctx, req)
+	old, new, err := r.objects(ctx, req, objs)
 	if err != nil || old == nil {
 		return nil, err
 	}
@@ -129,11 +137,15 @@ func checkRequest(req *admissionv1.AdmissionRequest) error {
 	return nil
 }
 
-// objects returns the old and new object of an UPDATE; for /scale, the
-// parent as stored and as it would be with the new replica count at the
-// field the parent's kind keeps it (scaleReplicasPath), or none (nil, and
-// no error) when that field cannot be known or set.
-func (r *Reviewer) objects(ctx context.Context, req *admissionv1.AdmissionRequest) (old, new *unstructured.Unstructured, err error) {
+// objects returns the old and new object of an UPDATE (objs, when the
+// caller decoded them with req and may use them: see DecodedObjects); for
+// /scale, the parent as stored and as it would be with the new replica
+// count at the field the parent's kind keeps it (scaleReplicasPath), or
+// none (nil, and no error) when that field cannot be known or set.
+func (r *Reviewer) objects(ctx context.Context, req *admissionv1.AdmissionRequest, objs *Objects) (old, new *unstructured.Unstructured, err error) {
+	if objs != nil && req.SubResource == "" && hasKind(objs.Object) && hasKind(objs.OldObject) {
+		return decodedPair(req, objs)
+	}
 	if req.SubResource != "scale" {
 		return decodePair(req)
 	}

@@ -149,8 +149,8 @@ func newHandlers(t *testing.T) map[string]http.Handler {
 	c := &cluster{objects: map[string]*unstructured.Unstructured{"deployments/" + stored.GetNamespace() + "/web": stored}}
 	r := webhook.NewReviewer(engine, c)
 	return map[string]http.Handler{
-		"validating": webhook.NewHTTPHandler(r.Validating()),
-		"mutating":   webhook.NewHTTPHandler(r.Mutating()),
+		"validating": r.ValidatingEndpoint(),
+		"mutating":   r.MutatingEndpoint(),
 	}
 }
 

@@ -54,8 +54,8 @@ func TestReviewCostFactor(t *testing.T) {
 	reviewer := webhook.NewReviewer(engine, namespaceOnly{})
 	body := largeReview(t)
 	for name, h := range map[string]http.Handler{
-		"validate": webhook.NewHTTPHandler(reviewer.Validating()),
-		"mutate":   webhook.NewHTTPHandler(reviewer.Mutating()),
+		"validate": reviewer.ValidatingEndpoint(),
+		"mutate":   reviewer.MutatingEndpoint(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			started := time.Now()

@@ -4,7 +4,7 @@
 //
 // TestReviewCostFactor measures, in-process, how much memory one such
 // review holds at its peak per byte of its body, the factor the webhook's
-// memory budget reserves (webhook.WithinBudget). TestLargeReviewsStayUnder
+// memory budget reserves (webhook.WithMemoryBudget). TestLargeReviewsStayUnder
 // TheChartMemoryLimit builds cmd/apply-hygiene, runs it with GOMEMLIMIT as
 // the chart sets it from its default memory limit, against a stub API server (the
 // reviews only read their namespace), sends the 16 concurrent reviews for
