@@ -16,6 +16,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/junit"
 	"github.com/apply-hygiene/apply-hygiene/internal/review"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
@@ -110,7 +111,7 @@ func isTestFile(name string) bool {
 func (o *TestOptions) Run(ctx context.Context) error {
 	r := &testRunner{analyzer: o.analyzer(), engines: map[string]*policy.Engine{}}
 	passed, failed := 0, 0
-	var results []testResult
+	var results []junit.Result
 	for _, path := range o.files {
 		f, err := loadTestFile(path)
 		if err != nil {
@@ -122,7 +123,7 @@ func (o *TestOptions) Run(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
-			results = append(results, testResult{File: path, Name: c.Name, Diff: diff, Time: time.Since(start)})
+			results = append(results, junit.Result{File: path, Name: c.Name, Diff: diff, Time: time.Since(start)})
 			if o.Output == "junit" {
 				if diff != "" {
 					failed++
@@ -143,7 +144,7 @@ func (o *TestOptions) Run(ctx context.Context) error {
 		}
 	}
 	if o.Output == "junit" {
-		if err := writeJUnit(o.Out, results); err != nil {
+		if err := junit.Write(o.Out, results); err != nil {
 			return err
 		}
 	} else {
