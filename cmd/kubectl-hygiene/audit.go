@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
@@ -82,8 +83,8 @@ each fix as a diff and writes nothing; --fix=apply writes them.`,
   kubectl hygiene audit -A --policy-config policy.yaml
   kubectl hygiene audit -n shop --fix
   kubectl hygiene audit -n shop --fix=apply`,
-		Args: noArgs("choose namespaces with -n or -A, and kinds with --kind"),
-		RunE: runVerb(o),
+		Args: cli.NoArgs("choose namespaces with -n or -A, and kinds with --kind"),
+		RunE: cli.RunE(o),
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "scan every namespace")
@@ -114,22 +115,22 @@ func (o *AuditOptions) Validate() error {
 	switch o.Output {
 	case "table", "json", "yaml":
 	default:
-		return badInput(fmt.Errorf(`--output must be "table", "json" or "yaml", not %q`, o.Output))
+		return cli.BadInput(fmt.Errorf(`--output must be "table", "json" or "yaml", not %q`, o.Output))
 	}
 	switch o.Fix {
 	case "", fixDryRun, fixApply:
 	default:
-		return badInput(fmt.Errorf(`--fix must be "dry-run" or "apply", not %q`, o.Fix))
+		return cli.BadInput(fmt.Errorf(`--fix must be "dry-run" or "apply", not %q`, o.Fix))
 	}
 	if o.Fix != "" && o.Output != "table" {
-		return badInput(fmt.Errorf("--fix prints diffs and lines, not %s: leave out --output", o.Output))
+		return cli.BadInput(fmt.Errorf("--fix prints diffs and lines, not %s: leave out --output", o.Output))
 	}
 	if o.ChunkSize <= 0 {
-		return badInput(fmt.Errorf("--chunk-size must be positive, not %d", o.ChunkSize))
+		return cli.BadInput(fmt.Errorf("--chunk-size must be positive, not %d", o.ChunkSize))
 	}
 	for _, k := range o.Kinds {
 		if strings.TrimSpace(k) == "" || strings.Contains(k, "/") {
-			return badInput(fmt.Errorf("--kind %q: name a kind or resource, such as cronjobs or widgets.example.com", k))
+			return cli.BadInput(fmt.Errorf("--kind %q: name a kind or resource, such as cronjobs or widgets.example.com", k))
 		}
 	}
 	return nil
@@ -230,7 +231,7 @@ func (o *AuditOptions) outcome(r *audit.Report) error {
 	if len(problems) == 0 {
 		return nil
 	}
-	return &exitError{code: exitFailure, err: errors.New(strings.Join(problems, "; "))}
+	return &cli.ExitError{Code: cli.ExitFailure, Err: errors.New(strings.Join(problems, "; "))}
 }
 
 func (o *AuditOptions) reportProgress(p audit.Progress) {
@@ -261,13 +262,13 @@ func readPolicyConfig(path string) (policy.Config, error) {
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return cfg, badInput(fmt.Errorf("reading --policy-config: %w", err))
+		return cfg, cli.BadInput(fmt.Errorf("reading --policy-config: %w", err))
 	}
 	if err := yaml.UnmarshalStrict(raw, &cfg); err != nil {
-		return cfg, badInput(fmt.Errorf("decoding --policy-config %s: %w", path, err))
+		return cfg, cli.BadInput(fmt.Errorf("decoding --policy-config %s: %w", path, err))
 	}
 	if errs := cfg.Validate(); len(errs) > 0 {
-		return cfg, badInput(fmt.Errorf("validating --policy-config %s: %w", path, errs.ToAggregate()))
+		return cfg, cli.BadInput(fmt.Errorf("validating --policy-config %s: %w", path, errs.ToAggregate()))
 	}
 	return cfg, nil
 }

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -54,7 +55,7 @@ func (o *AuditOptions) fix(ctx context.Context, c *cluster, scanner *audit.Scann
 	}
 	o.fixSummary(len(fixes), failed, len(notFixed)+len(deferred))
 	if failed > 0 {
-		return &exitError{code: exitFailure, err: fmt.Errorf("%s of %d not fixed", plural(failed, "object"), len(fixes))}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s of %d not fixed", plural(failed, "object"), len(fixes))}
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 )
 
@@ -59,13 +60,13 @@ func connect(flags *genericclioptions.ConfigFlags) (*cluster, error) {
 func namespaceScope(cmd *cobra.Command, all bool, flags *genericclioptions.ConfigFlags) (string, error) {
 	if all {
 		if cmd.Flags().Changed("namespace") {
-			return "", badInput(errors.New("--all-namespaces (-A) and --namespace (-n) exclude each other"))
+			return "", cli.BadInput(errors.New("--all-namespaces (-A) and --namespace (-n) exclude each other"))
 		}
 		return "", nil
 	}
 	ns, err := namespaceOf(flags)
 	if err != nil {
-		return "", badInput(err)
+		return "", cli.BadInput(err)
 	}
 	return ns, nil
 }
@@ -88,7 +89,7 @@ func namespaceOf(flags *genericclioptions.ConfigFlags) (string, error) {
 func (c *cluster) resource(kind string) (schema.GroupVersionResource, bool, error) {
 	gvr, err := c.mapper.ResourceFor(schema.ParseGroupResource(strings.ToLower(kind)).WithVersion(""))
 	if meta.IsNoMatchError(err) {
-		return gvr, false, badInput(fmt.Errorf("unknown kind %q: %w", kind, err))
+		return gvr, false, cli.BadInput(fmt.Errorf("unknown kind %q: %w", kind, err))
 	}
 	if err != nil {
 		return gvr, false, fmt.Errorf("resolving kind %q: %w", kind, err)
@@ -136,7 +137,7 @@ func kindAndName(args []string) (kind, name string, err error) {
 			return args[0], args[1], nil
 		}
 	}
-	return "", "", badInput(errors.New("name one object as KIND/NAME or KIND NAME, e.g. statefulset/my-app"))
+	return "", "", cli.BadInput(errors.New("name one object as KIND/NAME or KIND NAME, e.g. statefulset/my-app"))
 }
 
 // isTerminal reports whether w is a terminal.

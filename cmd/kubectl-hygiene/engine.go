@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
@@ -72,16 +73,16 @@ func (p *policyFlags) load(ctx context.Context, c *cluster, errOut io.Writer) (*
 	if p.Config != "" {
 		raw, err := os.ReadFile(p.Config)
 		if err != nil {
-			return nil, badInput(fmt.Errorf("reading --policy-config: %w", err))
+			return nil, cli.BadInput(fmt.Errorf("reading --policy-config: %w", err))
 		}
 		if cfg, err = decodePolicyConfig(raw, "--policy-config "+p.Config); err != nil {
-			return nil, badInput(err)
+			return nil, cli.BadInput(err)
 		}
 		cfgFrom = "file " + p.Config
 	}
 	engine, err := policy.New(ctx, policy.WithConfig(cfg), policy.WithDirs(p.Dirs...), policy.WithModules(inst.modules))
 	if err != nil {
-		return nil, badInput(fmt.Errorf("loading the policies: %w", err))
+		return nil, cli.BadInput(fmt.Errorf("loading the policies: %w", err))
 	}
 	j := &judge{engine: engine, user: policy.User{Groups: []string{}}, labels: noLabels}
 	if c != nil {

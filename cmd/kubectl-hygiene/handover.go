@@ -15,6 +15,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -70,7 +71,7 @@ apply of a manifest that sets them takes them back.`,
 		Example: `  kubectl hygiene handover deployment/web spec.replicas -n shop
   kubectl hygiene handover deployment/web 'spec.template.spec.containers[name=web].image' -f web.yaml
   kubectl hygiene handover statefulset/db spec.replicas --dry-run -o json`,
-		RunE: runVerb(o),
+		RunE: cli.RunE(o),
 	}
 	cmd.Flags().StringVarP(&o.Manifest, "filename", "f", "", "the manifest you apply: handover says which of the paths it still sets")
 	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "send the write as a server-side dry run: nothing is stored")
@@ -82,7 +83,7 @@ apply of a manifest that sets them takes them back.`,
 // Complete reads the object, the paths and the namespace.
 func (o *HandoverOptions) Complete(_ *cobra.Command, args []string) error {
 	if len(args) < 2 {
-		return badInput(errors.New("name the object as KIND/NAME and at least one PATH, e.g. deployment/web spec.replicas"))
+		return cli.BadInput(errors.New("name the object as KIND/NAME and at least one PATH, e.g. deployment/web spec.replicas"))
 	}
 	var err error
 	if o.Kind, o.Name, err = kindAndName(args[:1]); err != nil {
@@ -91,18 +92,18 @@ func (o *HandoverOptions) Complete(_ *cobra.Command, args []string) error {
 	for _, s := range args[1:] {
 		p, err := merge.ParsePath(s)
 		if err != nil {
-			return badInput(fmt.Errorf("path %q: %w", s, err))
+			return cli.BadInput(fmt.Errorf("path %q: %w", s, err))
 		}
 		o.Paths = append(o.Paths, p)
 	}
 	if o.Namespace, err = namespaceOf(o.kube); err != nil {
-		return badInput(err)
+		return cli.BadInput(err)
 	}
 	return nil
 }
 
 // Validate checks the flags.
-func (o *HandoverOptions) Validate() error { return validOutput(o.Output) }
+func (o *HandoverOptions) Validate() error { return cli.ValidOutput(o.Output) }
 
 // Run reads the object, writes its last-applied without the paths, and
 // says what the next apply no longer touches.
@@ -118,7 +119,7 @@ func (o *HandoverOptions) Run(ctx context.Context) error {
 	ref := merge.RefOf(obj)
 	without, err := merge.LastAppliedWithout(obj, o.Paths)
 	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, objectName(ref), err)}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, objectName(ref), err)}
 	}
 	if err := o.write(ctx, c, obj, without); err != nil {
 		return err
@@ -156,7 +157,7 @@ func (o *HandoverOptions) write(ctx context.Context, c *cluster, obj *unstructur
 	manager, err := handoverManager(obj)
 	if err != nil {
 		ref := merge.RefOf(obj)
-		return &exitError{code: exitFailure, err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, objectName(ref), err)}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, objectName(ref), err)}
 	}
 	opts := metav1.PatchOptions{FieldManager: manager}
 	if o.DryRun {
@@ -170,7 +171,7 @@ func (o *HandoverOptions) write(ctx context.Context, c *cluster, obj *unstructur
 	}
 	ref := merge.RefOf(obj)
 	if err != nil && o.lastAppliedChanged(ctx, c, obj) {
-		return &exitError{code: exitFailure, err: fmt.Errorf("%s %s: last-applied changed since it was read (an apply in between?); nothing written, run handover again: %w", ref.Kind, objectName(ref), err)}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: last-applied changed since it was read (an apply in between?); nothing written, run handover again: %w", ref.Kind, objectName(ref), err)}
 	}
 	if err != nil {
 		return fmt.Errorf("writing the last-applied of %s %s: %w", ref.Kind, objectName(ref), err)
@@ -208,7 +209,7 @@ func handoverManager(obj *unstructured.Unstructured) (string, error) {
 func (o *HandoverOptions) stillSet(obj *unstructured.Unstructured) ([]string, error) {
 	objs, err := readObjects(o.Manifest, o.In)
 	if err != nil {
-		return nil, badInput(err)
+		return nil, cli.BadInput(err)
 	}
 	for _, m := range objs {
 		if m.GetKind() != obj.GetKind() || m.GetName() != obj.GetName() {
@@ -222,7 +223,7 @@ func (o *HandoverOptions) stillSet(obj *unstructured.Unstructured) ([]string, er
 		}
 		return set, nil
 	}
-	return nil, badInput(fmt.Errorf("%s has no %s %s", o.Manifest, obj.GetKind(), obj.GetName()))
+	return nil, cli.BadInput(fmt.Errorf("%s has no %s %s", o.Manifest, obj.GetKind(), obj.GetName()))
 }
 
 // printHandover prints the hand-over for a person.

@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 )
 
 // manifestFlags are kubectl apply's ways to name manifests: -f FILE|DIR|-
@@ -40,23 +42,23 @@ func (m *manifestFlags) addFlags(fs *pflag.FlagSet) {
 func (m *manifestFlags) validate() error {
 	switch {
 	case len(m.Filenames) == 0 && m.Kustomize == "":
-		return badInput(errors.New("name the manifests with -f/--filename or -k/--kustomize"))
+		return cli.BadInput(errors.New("name the manifests with -f/--filename or -k/--kustomize"))
 	case len(m.Filenames) > 0 && m.Kustomize != "":
-		return badInput(errors.New("-f/--filename and -k/--kustomize exclude each other"))
+		return cli.BadInput(errors.New("-f/--filename and -k/--kustomize exclude each other"))
 	case m.Recursive && m.Kustomize != "":
-		return badInput(errors.New("-R/--recursive goes with -f, not with -k"))
+		return cli.BadInput(errors.New("-R/--recursive goes with -f, not with -k"))
 	}
 	stdin := 0
 	for _, f := range m.Filenames {
 		if f == "" {
-			return badInput(errors.New("-f/--filename: empty file name"))
+			return cli.BadInput(errors.New("-f/--filename: empty file name"))
 		}
 		if f == "-" {
 			stdin++
 		}
 	}
 	if stdin > 1 {
-		return badInput(errors.New("-f - (stdin) can be given only once"))
+		return cli.BadInput(errors.New("-f - (stdin) can be given only once"))
 	}
 	return nil
 }
@@ -88,7 +90,7 @@ func (m *manifestFlags) read(in io.Reader) ([]*unstructured.Unstructured, error)
 		out = append(out, objs...)
 	}
 	if len(out) == 0 {
-		return nil, badInput(fmt.Errorf("%s: no objects", m.source()))
+		return nil, cli.BadInput(fmt.Errorf("%s: no objects", m.source()))
 	}
 	return out, nil
 }
@@ -104,7 +106,7 @@ func readPath(path string, recursive bool, in io.Reader) ([]*unstructured.Unstru
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, badInput(fmt.Errorf("reading %s: %w", path, err))
+		return nil, cli.BadInput(fmt.Errorf("reading %s: %w", path, err))
 	}
 	if !st.IsDir() {
 		return readObjects(path, in)
@@ -112,7 +114,7 @@ func readPath(path string, recursive bool, in io.Reader) ([]*unstructured.Unstru
 	var out []*unstructured.Unstructured
 	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return badInput(fmt.Errorf("reading %s: %w", p, err))
+			return cli.BadInput(fmt.Errorf("reading %s: %w", p, err))
 		}
 		if d.IsDir() {
 			if p != path && !recursive {
@@ -125,7 +127,7 @@ func readPath(path string, recursive bool, in io.Reader) ([]*unstructured.Unstru
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return badInput(fmt.Errorf("reading %s: %w", p, err))
+			return cli.BadInput(fmt.Errorf("reading %s: %w", p, err))
 		}
 		objs, err := decodeObjects(p, data)
 		if err != nil {
@@ -145,7 +147,7 @@ func readPath(path string, recursive bool, in io.Reader) ([]*unstructured.Unstru
 func readKustomization(dir string) ([]*unstructured.Unstructured, error) {
 	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
 	if err != nil {
-		return nil, badInput(fmt.Errorf("building the kustomization %s: %w", dir, err))
+		return nil, cli.BadInput(fmt.Errorf("building the kustomization %s: %w", dir, err))
 	}
 	data, err := resources.AsYaml()
 	if err != nil {
@@ -156,7 +158,7 @@ func readKustomization(dir string) ([]*unstructured.Unstructured, error) {
 		return nil, err
 	}
 	if len(objs) == 0 {
-		return nil, badInput(fmt.Errorf("%s: the kustomization has no objects", dir))
+		return nil, cli.BadInput(fmt.Errorf("%s: the kustomization has no objects", dir))
 	}
 	return objs, nil
 }
@@ -173,14 +175,14 @@ func readObjects(path string, in io.Reader) ([]*unstructured.Unstructured, error
 		data, err = os.ReadFile(path)
 	}
 	if err != nil {
-		return nil, badInput(fmt.Errorf("reading %s: %w", path, err))
+		return nil, cli.BadInput(fmt.Errorf("reading %s: %w", path, err))
 	}
 	out, err := decodeObjects(path, data)
 	if err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, badInput(fmt.Errorf("%s: no objects", path))
+		return nil, cli.BadInput(fmt.Errorf("%s: no objects", path))
 	}
 	return out, nil
 }
@@ -197,14 +199,14 @@ func decodeObjects(path string, data []byte) ([]*unstructured.Unstructured, erro
 			break
 		}
 		if err != nil {
-			return nil, badInput(fmt.Errorf("%s: document %d: %w", path, doc, err))
+			return nil, cli.BadInput(fmt.Errorf("%s: document %d: %w", path, doc, err))
 		}
 		if len(m) == 0 {
 			continue
 		}
 		objs, err := expandList(&unstructured.Unstructured{Object: m})
 		if err != nil {
-			return nil, badInput(fmt.Errorf("%s: document %d: %w", path, doc, err))
+			return nil, cli.BadInput(fmt.Errorf("%s: document %d: %w", path, doc, err))
 		}
 		out = append(out, objs...)
 	}
@@ -265,7 +267,7 @@ func matchLive(manifest *unstructured.Unstructured, live []*unstructured.Unstruc
 		}
 	}
 	if len(found) > 1 {
-		return nil, badInput(fmt.Errorf("%s %s matches %d live objects in different namespaces: set metadata.namespace in the manifest",
+		return nil, cli.BadInput(fmt.Errorf("%s %s matches %d live objects in different namespaces: set metadata.namespace in the manifest",
 			manifest.GetKind(), manifest.GetName(), len(found)))
 	}
 	if len(found) == 0 {

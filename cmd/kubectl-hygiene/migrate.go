@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -94,7 +95,7 @@ namespace (-n, -A) are listed; --kind adds others.`,
   kubectl hygiene migrate --server-side --field-manager kustomize-controller -n shop
   kubectl hygiene migrate --server-side deployment/web --drop-last-applied
   kubectl hygiene migrate --server-side -f web.yaml -o json`,
-		RunE: runVerb(o),
+		RunE: cli.RunE(o),
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.ServerSide, "server-side", false, "move to server-side apply (required)")
@@ -114,7 +115,7 @@ func (o *MigrateOptions) Complete(cmd *cobra.Command, args []string) error {
 	for _, a := range args {
 		kind, name, err := kindAndName([]string{a})
 		if err != nil {
-			return badInput(fmt.Errorf("argument %q: name objects as TYPE/NAME, e.g. deployment/web", a))
+			return cli.BadInput(fmt.Errorf("argument %q: name objects as TYPE/NAME, e.g. deployment/web", a))
 		}
 		o.Objects = append(o.Objects, namedObject{Kind: kind, Name: name})
 	}
@@ -127,20 +128,20 @@ func (o *MigrateOptions) Complete(cmd *cobra.Command, args []string) error {
 func (o *MigrateOptions) Validate() error {
 	switch {
 	case !o.ServerSide:
-		return badInput(errors.New("say where to migrate to: --server-side (the only migration there is)"))
+		return cli.BadInput(errors.New("say where to migrate to: --server-side (the only migration there is)"))
 	case strings.TrimSpace(o.FieldManager) == "":
-		return badInput(errors.New("--field-manager must not be empty"))
+		return cli.BadInput(errors.New("--field-manager must not be empty"))
 	case o.AllNamespaces && (len(o.Objects) > 0 || len(o.Files) > 0):
-		return badInput(errors.New("--all-namespaces (-A) lists objects; it does not go with TYPE/NAME or -f"))
+		return cli.BadInput(errors.New("--all-namespaces (-A) lists objects; it does not go with TYPE/NAME or -f"))
 	case len(o.Kinds) > 0 && (len(o.Objects) > 0 || len(o.Files) > 0):
-		return badInput(errors.New("--kind lists objects; it does not go with TYPE/NAME or -f"))
+		return cli.BadInput(errors.New("--kind lists objects; it does not go with TYPE/NAME or -f"))
 	}
 	for _, k := range o.Kinds {
 		if strings.TrimSpace(k) == "" || strings.Contains(k, "/") {
-			return badInput(fmt.Errorf("--kind %q: name a kind or resource, such as cronjobs", k))
+			return cli.BadInput(fmt.Errorf("--kind %q: name a kind or resource, such as cronjobs", k))
 		}
 	}
-	return validOutput(o.Output)
+	return cli.ValidOutput(o.Output)
 }
 
 // Run finds the objects, plans and performs their migration, and prints

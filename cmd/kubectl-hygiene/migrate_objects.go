@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 )
 
 // target is one object to migrate and its resource.
@@ -62,7 +63,7 @@ func (o *MigrateOptions) fromFile(ctx context.Context, c *cluster, doc *unstruct
 	gvk := doc.GroupVersionKind()
 	mapping, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
-		return target{}, badInput(fmt.Errorf("resolving %s %s: %w", gvk.Kind, doc.GetName(), err))
+		return target{}, cli.BadInput(fmt.Errorf("resolving %s %s: %w", gvk.Kind, doc.GetName(), err))
 	}
 	ns := doc.GetNamespace()
 	if ns == "" {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 )
 
 // migrateReport is what `kubectl hygiene migrate -o json` prints.
@@ -29,7 +31,7 @@ func (r migrateReport) outcome() error {
 	if failed == 0 {
 		return nil
 	}
-	return &exitError{code: exitFailure, err: fmt.Errorf("%d object(s) could not be migrated", failed)}
+	return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%d object(s) could not be migrated", failed)}
 }
 
 func (o *MigrateOptions) print(r migrateReport) error {
