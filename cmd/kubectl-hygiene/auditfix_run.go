@@ -11,6 +11,7 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/linediff"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -101,10 +102,10 @@ func (o *AuditOptions) previewFix(ctx context.Context, fixer *audit.Fixer, of *a
 		if err != nil {
 			return err
 		}
-		out += unifiedDiff(name+" last-applied (live)", name+" last-applied (fixed)", from, to)
+		out += linediff.Unified(name+" last-applied (live)", name+" last-applied (fixed)", from, to)
 	}
 	if len(of.Removals) > 0 {
-		out += unifiedDiff(name+" (live)", name+" (fixed)", shownYAML(live), shownYAML(fixed))
+		out += linediff.Unified(name+" (live)", name+" (fixed)", shownYAML(live), shownYAML(fixed))
 	}
 	_, err = fmt.Fprint(o.Out, out)
 	return err

@@ -22,14 +22,15 @@ var floors = map[string]int{
 	"internal/events": 0,
 	// internal/cli/… are the kubectl plugin's packages: its shared
 	// helpers, then its verbs, each below cmd/kubectl-hygiene.
-	"internal/cli":         0,
-	"internal/cli/junit":   0,
-	"internal/cli/version": 1,
-	"policy":               1,
-	"internal/review":      2,
-	"audit":                2,
-	"webhook":              3,
-	"reports":              3,
+	"internal/cli":          0,
+	"internal/cli/junit":    0,
+	"internal/cli/linediff": 0,
+	"internal/cli/version":  1,
+	"policy":                1,
+	"internal/review":       2,
+	"audit":                 2,
+	"webhook":               3,
+	"reports":               3,
 }
 
 // cmdFloor is the floor of every command under cmd/.
