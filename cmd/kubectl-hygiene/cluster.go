@@ -64,21 +64,9 @@ func namespaceScope(cmd *cobra.Command, all bool, flags *genericclioptions.Confi
 		}
 		return "", nil
 	}
-	ns, err := namespaceOf(flags)
+	ns, err := cli.NamespaceOf(flags)
 	if err != nil {
 		return "", cli.BadInput(err)
-	}
-	return ns, nil
-}
-
-// namespaceOf returns -n, or the namespace of the kubeconfig's context.
-func namespaceOf(flags *genericclioptions.ConfigFlags) (string, error) {
-	if flags.Namespace != nil && *flags.Namespace != "" {
-		return *flags.Namespace, nil
-	}
-	ns, _, err := flags.ToRawKubeConfigLoader().Namespace()
-	if err != nil {
-		return "", fmt.Errorf("reading the namespace from the kubeconfig: %w", err)
 	}
 	return ns, nil
 }
@@ -122,22 +110,6 @@ func (c *cluster) get(ctx context.Context, kind, name, namespace string) (*unstr
 		return nil, fmt.Errorf("reading %s/%s: %w", kind, name, err)
 	}
 	return obj, nil
-}
-
-// kindAndName splits the arguments KIND/NAME or KIND NAME.
-func kindAndName(args []string) (kind, name string, err error) {
-	switch len(args) {
-	case 1:
-		kind, name, ok := strings.Cut(args[0], "/")
-		if ok && kind != "" && name != "" && !strings.Contains(name, "/") {
-			return kind, name, nil
-		}
-	case 2:
-		if args[0] != "" && args[1] != "" && !strings.Contains(args[0], "/") {
-			return args[0], args[1], nil
-		}
-	}
-	return "", "", cli.BadInput(errors.New("name one object as KIND/NAME or KIND NAME, e.g. statefulset/my-app"))
 }
 
 // isTerminal reports whether w is a terminal.

@@ -164,7 +164,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		}
 		ds, err := adm.apply(ctx, item.live, item.written)
 		if err != nil {
-			return fmt.Errorf("reviewing the apply of %s %s: %w", item.Object.Kind, objectName(item.Object), err)
+			return fmt.Errorf("reviewing the apply of %s %s: %w", item.Object.Kind, cli.ObjectName(item.Object), err)
 		}
 		findings = append(findings, findingsOf(ds, item.Object)...)
 	}

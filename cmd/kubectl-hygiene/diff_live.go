@@ -34,7 +34,7 @@ func (o *DiffOptions) liveObjects(ctx context.Context, manifests []*unstructured
 	if o.LiveFile != "" {
 		return readObjects(o.LiveFile, o.In)
 	}
-	ns, err := namespaceOf(o.kube)
+	ns, err := cli.NamespaceOf(o.kube)
 	if err != nil {
 		return nil, cli.BadInput(err)
 	}

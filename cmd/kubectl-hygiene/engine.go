@@ -170,7 +170,7 @@ func noLabels(context.Context, string) map[string]string { return map[string]str
 func (j *judge) findings(ctx context.Context, in *policy.Input) ([]Finding, error) {
 	ds, err := j.engine.Evaluate(ctx, in)
 	if err != nil {
-		return nil, fmt.Errorf("evaluating policies for %s %s: %w", in.Request.Object.Kind, objectName(in.Request.Object), err)
+		return nil, fmt.Errorf("evaluating policies for %s %s: %w", in.Request.Object.Kind, cli.ObjectName(in.Request.Object), err)
 	}
 	return findingsOf(ds, in.Request.Object), nil
 }

@@ -79,10 +79,10 @@ func (o *ExplainOptions) Complete(_ *cobra.Command, args []string) error {
 		return cli.BadInput(errors.New("name the object either as KIND/NAME or with --live FILE, not both"))
 	}
 	var err error
-	if o.Kind, o.Name, err = kindAndName(args); err != nil {
+	if o.Kind, o.Name, err = cli.KindAndName(args); err != nil {
 		return err
 	}
-	if o.Namespace, err = namespaceOf(o.kube); err != nil {
+	if o.Namespace, err = cli.NamespaceOf(o.kube); err != nil {
 		return cli.BadInput(err)
 	}
 	return nil

@@ -86,7 +86,7 @@ func (o *HandoverOptions) Complete(_ *cobra.Command, args []string) error {
 		return cli.BadInput(errors.New("name the object as KIND/NAME and at least one PATH, e.g. deployment/web spec.replicas"))
 	}
 	var err error
-	if o.Kind, o.Name, err = kindAndName(args[:1]); err != nil {
+	if o.Kind, o.Name, err = cli.KindAndName(args[:1]); err != nil {
 		return err
 	}
 	for _, s := range args[1:] {
@@ -96,7 +96,7 @@ func (o *HandoverOptions) Complete(_ *cobra.Command, args []string) error {
 		}
 		o.Paths = append(o.Paths, p)
 	}
-	if o.Namespace, err = namespaceOf(o.kube); err != nil {
+	if o.Namespace, err = cli.NamespaceOf(o.kube); err != nil {
 		return cli.BadInput(err)
 	}
 	return nil
@@ -119,7 +119,7 @@ func (o *HandoverOptions) Run(ctx context.Context) error {
 	ref := merge.RefOf(obj)
 	without, err := merge.LastAppliedWithout(obj, o.Paths)
 	if err != nil {
-		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, objectName(ref), err)}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, cli.ObjectName(ref), err)}
 	}
 	if err := o.write(ctx, c, obj, without); err != nil {
 		return err
@@ -134,7 +134,7 @@ func (o *HandoverOptions) Run(ctx context.Context) error {
 		}
 	}
 	if o.Output != "" {
-		return printStructured(o.Out, o.Output, report)
+		return cli.PrintStructured(o.Out, o.Output, report)
 	}
 	return printHandover(o.Out, report, o.Manifest)
 }
@@ -157,7 +157,7 @@ func (o *HandoverOptions) write(ctx context.Context, c *cluster, obj *unstructur
 	manager, err := handoverManager(obj)
 	if err != nil {
 		ref := merge.RefOf(obj)
-		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, objectName(ref), err)}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, cli.ObjectName(ref), err)}
 	}
 	opts := metav1.PatchOptions{FieldManager: manager}
 	if o.DryRun {
@@ -171,10 +171,10 @@ func (o *HandoverOptions) write(ctx context.Context, c *cluster, obj *unstructur
 	}
 	ref := merge.RefOf(obj)
 	if err != nil && o.lastAppliedChanged(ctx, c, obj) {
-		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: last-applied changed since it was read (an apply in between?); nothing written, run handover again: %w", ref.Kind, objectName(ref), err)}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: last-applied changed since it was read (an apply in between?); nothing written, run handover again: %w", ref.Kind, cli.ObjectName(ref), err)}
 	}
 	if err != nil {
-		return fmt.Errorf("writing the last-applied of %s %s: %w", ref.Kind, objectName(ref), err)
+		return fmt.Errorf("writing the last-applied of %s %s: %w", ref.Kind, cli.ObjectName(ref), err)
 	}
 	return nil
 }
@@ -232,7 +232,7 @@ func printHandover(w io.Writer, r handoverReport, manifest string) error {
 	if r.DryRun {
 		dry = " (server dry run: nothing stored)"
 	}
-	name := r.Object.Kind + " " + objectName(r.Object)
+	name := r.Object.Kind + " " + cli.ObjectName(r.Object)
 	fmt.Fprintf(w, "%s: last-applied no longer has %s%s\n", name, strings.Join(r.HandedOver, ", "), dry)
 	fmt.Fprintln(w, "The next kubectl apply neither sets nor deletes them: they are their new writer's.")
 	switch {

@@ -113,7 +113,7 @@ namespace (-n, -A) are listed; --kind adds others.`,
 // Complete reads the arguments and the namespace; it does not connect.
 func (o *MigrateOptions) Complete(cmd *cobra.Command, args []string) error {
 	for _, a := range args {
-		kind, name, err := kindAndName([]string{a})
+		kind, name, err := cli.KindAndName([]string{a})
 		if err != nil {
 			return cli.BadInput(fmt.Errorf("argument %q: name objects as TYPE/NAME, e.g. deployment/web", a))
 		}

@@ -22,10 +22,10 @@ var floors = map[string]int{
 	"internal/events": 0,
 	// internal/cli/… are the kubectl plugin's packages: its shared
 	// helpers, then its verbs, each below cmd/kubectl-hygiene.
-	"internal/cli":          0,
+	"internal/cli":          1,
 	"internal/cli/junit":    0,
 	"internal/cli/linediff": 0,
-	"internal/cli/version":  1,
+	"internal/cli/version":  2,
 	"policy":                1,
 	"internal/review":       2,
 	"audit":                 2,
