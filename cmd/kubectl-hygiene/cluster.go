@@ -12,10 +12,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/cli"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/handover"
 	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 )
 
@@ -52,6 +54,42 @@ func connect(flags *genericclioptions.ConfigFlags) (*cluster, error) {
 		return nil, err
 	}
 	return &cluster{dynamic: dyn, mapper: mapper, schemas: schemas, prover: kube.NewCluster(dyn, 0)}, nil
+}
+
+// verbCluster is cluster as the verb packages use it.
+type verbCluster struct{ *cluster }
+
+var _ handover.Cluster = verbCluster{}
+
+// Get reads one object, KIND/NAME in namespace.
+func (c verbCluster) Get(ctx context.Context, kind, name, namespace string) (*unstructured.Unstructured, error) {
+	return c.get(ctx, kind, name, namespace)
+}
+
+// Patch patches obj, of kind, with patch of type pt.
+func (c verbCluster) Patch(ctx context.Context, kind string, obj *unstructured.Unstructured, pt types.PatchType, patch []byte, opts metav1.PatchOptions) error {
+	gvr, namespaced, err := c.resource(kind)
+	if err != nil {
+		return err
+	}
+	ri := c.dynamic.Resource(gvr)
+	if namespaced {
+		_, err = ri.Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), pt, patch, opts)
+	} else {
+		_, err = ri.Patch(ctx, obj.GetName(), pt, patch, opts)
+	}
+	return err
+}
+
+// forHandover is connect as the handover verb connects.
+func forHandover(connect connectFunc) handover.ConnectFunc {
+	return func(flags *genericclioptions.ConfigFlags) (handover.Cluster, error) {
+		c, err := connect(flags)
+		if err != nil {
+			return nil, err
+		}
+		return verbCluster{c}, nil
+	}
 }
 
 // namespaceScope is the namespace a command that may span the cluster

@@ -9,6 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/cli"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/handover"
 	versioncmd "github.com/apply-hygiene/apply-hygiene/internal/cli/version"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
@@ -56,7 +57,7 @@ what it reverts, what it leaves orphaned, and what else goes wrong.`,
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	cmd.AddCommand(NewCmdDiff(streams, analyzer, connect), NewCmdExplain(streams, analyzer, connect), NewCmdAudit(streams, analyzer, connect))
-	cmd.AddCommand(NewCmdTest(streams, analyzer), NewCmdMigrate(streams, analyzer, connect), NewCmdHandover(streams, connect))
+	cmd.AddCommand(NewCmdTest(streams, analyzer), NewCmdMigrate(streams, analyzer, connect), handover.NewCmd(streams, forHandover(connect), readObjects))
 	cmd.AddCommand(versioncmd.NewCmd(streams, version))
 	return cmd
 }

@@ -26,6 +26,7 @@ var floors = map[string]int{
 	"internal/cli/junit":    0,
 	"internal/cli/linediff": 0,
 	"internal/cli/version":  2,
+	"internal/cli/handover": 2,
 	"policy":                1,
 	"internal/review":       2,
 	"audit":                 2,
