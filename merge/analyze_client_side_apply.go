@@ -14,11 +14,7 @@ func (a *Analyzer) AnalyzeClientSideApply(old, new *unstructured.Unstructured) (
 }
 
 func (a *Analyzer) analyzeClientSideApply(old, new *unstructured.Unstructured) (*Analysis, error) {
-	an := newAnalysis(new, "update")
-	info, original, parsed := a.lastAppliedInfo(old)
-	an.LastApplied = info
-	an.AnnotationsBytes = AnnotationsSize(new)
-	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold
+	an, original, parsed := a.updateAnalysis(old, new)
 	if _, ok := new.GetAnnotations()[LastAppliedAnnotation]; !ok {
 		return a.analyzeUpdate(old, new)
 	}

@@ -19,12 +19,20 @@ func (a *Analyzer) AnalyzeUpdate(old, new *unstructured.Unstructured) (*Analysis
 	return verified(a, "update analysis", func(a *Analyzer) (*Analysis, error) { return a.analyzeUpdate(old, new) })
 }
 
-func (a *Analyzer) analyzeUpdate(old, new *unstructured.Unstructured) (*Analysis, error) {
+// updateAnalysis starts the analysis of a write that turned old into new:
+// the state of old's last-applied and the size of new's annotations. It
+// also returns old's last-applied (nil when there is none) and its parse.
+func (a *Analyzer) updateAnalysis(old, new *unstructured.Unstructured) (*Analysis, *unstructured.Unstructured, *parsedLastApplied) {
 	an := newAnalysis(new, "update")
 	info, original, parsed := a.lastAppliedInfo(old)
 	an.LastApplied = info
 	an.AnnotationsBytes = AnnotationsSize(new)
 	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold
+	return an, original, parsed
+}
+
+func (a *Analyzer) analyzeUpdate(old, new *unstructured.Unstructured) (*Analysis, error) {
+	an, original, parsed := a.updateAnalysis(old, new)
 	oldRaw, hadOld := old.GetAnnotations()[LastAppliedAnnotation]
 	newRaw, hasNew := new.GetAnnotations()[LastAppliedAnnotation]
 	if hasNew && (!hadOld || oldRaw != newRaw) {
