@@ -107,6 +107,19 @@ func TestNoPackageImportsOneAboveIt(t *testing.T) {
 	}
 }
 
+// Every product package has a floor: a new one (a verb of the plugin moved
+// to internal/cli/<verb>) is placed in floors when it is added.
+func TestEveryProductPackageHasAFloor(t *testing.T) {
+	for rel := range list(t) {
+		if rel == "" || strings.HasPrefix(rel, "hack/") || strings.HasPrefix(rel, "test/") {
+			continue
+		}
+		if _, ok := floorOf(rel); !ok {
+			t.Errorf("%s has no floor in test/layout's floors", rel)
+		}
+	}
+}
+
 func TestOnlyTheServerImportsTheWebhook(t *testing.T) {
 	pkgs := list(t)
 	for _, rel := range []string{"audit", "merge", "policy", "internal/kube", "internal/review"} {
