@@ -106,7 +106,7 @@ each fix as a diff and writes nothing; --fix=apply writes them.`,
 func (o *AuditOptions) Complete(cmd *cobra.Command, _ []string) error {
 	o.progressLine = isTerminal(o.ErrOut)
 	var err error
-	o.Namespace, err = namespaceScope(cmd, o.AllNamespaces, o.kube)
+	o.Namespace, err = cli.NamespaceScope(cmd, o.AllNamespaces, o.kube)
 	return err
 }
 
@@ -193,20 +193,11 @@ func (o *AuditOptions) resources(c *cluster) ([]schema.GroupVersionResource, err
 		if err != nil {
 			return nil, err
 		}
-		if !containsResource(out, gvr) {
+		if !cli.ContainsResource(out, gvr) {
 			out = append(out, gvr)
 		}
 	}
 	return out, nil
-}
-
-func containsResource(list []schema.GroupVersionResource, gvr schema.GroupVersionResource) bool {
-	for _, r := range list {
-		if r.GroupResource() == gvr.GroupResource() {
-			return true
-		}
-	}
-	return false
 }
 
 // outcome is the error that sets the exit status: objects that could not

@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"strings"
 
-	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -92,43 +89,10 @@ func forHandover(connect connectFunc) handover.ConnectFunc {
 	}
 }
 
-// namespaceScope is the namespace a command that may span the cluster
-// works in: "" with --all-namespaces (-A), which excludes -n, else
-// namespaceOf. Its errors are bad input.
-func namespaceScope(cmd *cobra.Command, all bool, flags *genericclioptions.ConfigFlags) (string, error) {
-	if all {
-		if cmd.Flags().Changed("namespace") {
-			return "", cli.BadInput(errors.New("--all-namespaces (-A) and --namespace (-n) exclude each other"))
-		}
-		return "", nil
-	}
-	ns, err := cli.NamespaceOf(flags)
-	if err != nil {
-		return "", cli.BadInput(err)
-	}
-	return ns, nil
-}
-
-// resource resolves a kind as kubectl's users write it ("statefulset",
-// "sts", "deployments.apps") to a resource, and says whether it is
-// namespaced.
+// resource resolves a kind as kubectl's users write it to a resource (see
+// cli.Resource).
 func (c *cluster) resource(kind string) (schema.GroupVersionResource, bool, error) {
-	gvr, err := c.mapper.ResourceFor(schema.ParseGroupResource(strings.ToLower(kind)).WithVersion(""))
-	if meta.IsNoMatchError(err) {
-		return gvr, false, cli.BadInput(fmt.Errorf("unknown kind %q: %w", kind, err))
-	}
-	if err != nil {
-		return gvr, false, fmt.Errorf("resolving kind %q: %w", kind, err)
-	}
-	gvk, err := c.mapper.KindFor(gvr)
-	if err != nil {
-		return gvr, false, fmt.Errorf("resolving %q: %w", kind, err)
-	}
-	mapping, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if err != nil {
-		return gvr, false, fmt.Errorf("resolving %q: %w", kind, err)
-	}
-	return gvr, mapping.Scope.Name() == meta.RESTScopeNameNamespace, nil
+	return cli.Resource(c.mapper, kind)
 }
 
 // get reads one object, KIND/NAME in namespace.

@@ -32,7 +32,7 @@ type diffLive struct {
 // create it.
 func (o *DiffOptions) liveObjects(ctx context.Context, manifests []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	if o.LiveFile != "" {
-		return readObjects(o.LiveFile, o.In)
+		return cli.ReadObjects(o.LiveFile, o.In)
 	}
 	ns, err := cli.NamespaceOf(o.kube)
 	if err != nil {

@@ -10,6 +10,7 @@ const (
 )
 
 var (
-	badInput = cli.BadInput
-	exitCode = cli.Code
+	badInput    = cli.BadInput
+	exitCode    = cli.Code
+	readObjects = cli.ReadObjects
 )

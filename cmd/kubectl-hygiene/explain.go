@@ -137,7 +137,7 @@ func (j *judge) explain(ctx context.Context, analyzer *merge.Analyzer, obj *unst
 
 func (o *ExplainOptions) objects(ctx context.Context) ([]*unstructured.Unstructured, error) {
 	if o.LiveFile != "" {
-		return readObjects(o.LiveFile, o.In)
+		return cli.ReadObjects(o.LiveFile, o.In)
 	}
 	c, err := o.connect(o.kube)
 	if err != nil {

@@ -120,7 +120,7 @@ func (o *MigrateOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.Objects = append(o.Objects, namedObject{Kind: kind, Name: name})
 	}
 	var err error
-	o.Namespace, err = namespaceScope(cmd, o.AllNamespaces, o.kube)
+	o.Namespace, err = cli.NamespaceScope(cmd, o.AllNamespaces, o.kube)
 	return err
 }
 

@@ -40,7 +40,7 @@ func (o *MigrateOptions) objects(ctx context.Context, c *cluster) ([]target, err
 		out = append(out, target{obj: obj, gvr: gvr})
 	}
 	for _, f := range o.Files {
-		docs, err := readObjects(f, o.In)
+		docs, err := cli.ReadObjects(f, o.In)
 		if err != nil {
 			return nil, err
 		}
@@ -90,7 +90,7 @@ func (o *MigrateOptions) list(ctx context.Context, c *cluster) ([]target, error)
 		if err != nil {
 			return nil, err
 		}
-		if !containsResource(resources, gvr) {
+		if !cli.ContainsResource(resources, gvr) {
 			resources = append(resources, gvr)
 		}
 	}

@@ -57,7 +57,7 @@ what it reverts, what it leaves orphaned, and what else goes wrong.`,
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	cmd.AddCommand(NewCmdDiff(streams, analyzer, connect), NewCmdExplain(streams, analyzer, connect), NewCmdAudit(streams, analyzer, connect))
-	cmd.AddCommand(NewCmdTest(streams, analyzer), NewCmdMigrate(streams, analyzer, connect), handover.NewCmd(streams, forHandover(connect), readObjects))
+	cmd.AddCommand(NewCmdTest(streams, analyzer), NewCmdMigrate(streams, analyzer, connect), handover.NewCmd(streams, forHandover(connect), cli.ReadObjects))
 	cmd.AddCommand(versioncmd.NewCmd(streams, version))
 	return cmd
 }

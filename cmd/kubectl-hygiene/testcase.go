@@ -234,7 +234,7 @@ func (c testCase) cluster(dir string) (*offlineCluster, error) {
 		return oc, nil
 	}
 	if path, ok := rawPath(raw); ok {
-		objs, err := readObjects(filepath.Join(dir, path), nil)
+		objs, err := cli.ReadObjects(filepath.Join(dir, path), nil)
 		if err != nil {
 			return nil, fmt.Errorf("case %q: objects: %w", c.Name, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
@@ -32,6 +33,23 @@ func NamespaceOf(flags *genericclioptions.ConfigFlags) (string, error) {
 	ns, _, err := flags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return "", fmt.Errorf("reading the namespace from the kubeconfig: %w", err)
+	}
+	return ns, nil
+}
+
+// NamespaceScope is the namespace a command that may span the cluster
+// works in: "" with --all-namespaces (-A), which excludes -n, else
+// NamespaceOf. Its errors are bad input.
+func NamespaceScope(cmd *cobra.Command, all bool, flags *genericclioptions.ConfigFlags) (string, error) {
+	if all {
+		if cmd.Flags().Changed("namespace") {
+			return "", BadInput(errors.New("--all-namespaces (-A) and --namespace (-n) exclude each other"))
+		}
+		return "", nil
+	}
+	ns, err := NamespaceOf(flags)
+	if err != nil {
+		return "", BadInput(err)
 	}
 	return ns, nil
 }
