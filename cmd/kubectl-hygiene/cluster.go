@@ -15,6 +15,7 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/handover"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/migrate"
 	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 )
 
@@ -76,6 +77,17 @@ func (c verbCluster) Patch(ctx context.Context, kind string, obj *unstructured.U
 		_, err = ri.Patch(ctx, obj.GetName(), pt, patch, opts)
 	}
 	return err
+}
+
+// forMigrate is connect as the migrate verb connects.
+func forMigrate(connect connectFunc) migrate.ConnectFunc {
+	return func(flags *genericclioptions.ConfigFlags) (*migrate.Cluster, error) {
+		c, err := connect(flags)
+		if err != nil {
+			return nil, err
+		}
+		return migrate.NewCluster(c.dynamic, c.mapper), nil
+	}
 }
 
 // forHandover is connect as the handover verb connects.

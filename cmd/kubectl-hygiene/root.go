@@ -10,6 +10,7 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/handover"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/migrate"
 	versioncmd "github.com/apply-hygiene/apply-hygiene/internal/cli/version"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
@@ -57,7 +58,7 @@ what it reverts, what it leaves orphaned, and what else goes wrong.`,
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	cmd.AddCommand(NewCmdDiff(streams, analyzer, connect), NewCmdExplain(streams, analyzer, connect), NewCmdAudit(streams, analyzer, connect))
-	cmd.AddCommand(NewCmdTest(streams, analyzer), NewCmdMigrate(streams, analyzer, connect), handover.NewCmd(streams, forHandover(connect), cli.ReadObjects))
+	cmd.AddCommand(NewCmdTest(streams, analyzer), migrate.NewCmd(streams, analyzer, forMigrate(connect)), handover.NewCmd(streams, forHandover(connect), cli.ReadObjects))
 	cmd.AddCommand(versioncmd.NewCmd(streams, version))
 	return cmd
 }

@@ -1,4 +1,4 @@
-package main
+package migrate
 
 import (
 	"fmt"
@@ -81,7 +81,7 @@ type strandedField struct {
 
 // migrator plans and writes the migrations.
 type migrator struct {
-	cluster         *cluster
+	cluster         *Cluster
 	analyzer        *merge.Analyzer
 	manager         string
 	dryRun          bool

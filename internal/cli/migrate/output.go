@@ -1,4 +1,4 @@
-package main
+package migrate
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ func (r migrateReport) outcome() error {
 	return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%d object(s) could not be migrated", failed)}
 }
 
-func (o *MigrateOptions) print(r migrateReport) error {
+func (o *Options) print(r migrateReport) error {
 	if o.Output != "" {
 		return cli.PrintStructured(o.Out, o.Output, r)
 	}

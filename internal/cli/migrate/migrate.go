@@ -1,4 +1,4 @@
-package main
+package migrate
 
 import (
 	"context"
@@ -18,8 +18,8 @@ import (
 // defaultSSAManager is the field manager of `kubectl apply --server-side`.
 const defaultSSAManager = "kubectl"
 
-// MigrateOptions holds the flags and inputs of `kubectl hygiene migrate`.
-type MigrateOptions struct {
+// Options holds the flags and inputs of `kubectl hygiene migrate`.
+type Options struct {
 	// ServerSide must be set: moving to server-side apply is the only
 	// migration there is.
 	ServerSide bool
@@ -49,7 +49,7 @@ type MigrateOptions struct {
 	Files []string
 
 	kube     *genericclioptions.ConfigFlags
-	connect  connectFunc
+	connect  ConnectFunc
 	analyzer func() *merge.Analyzer
 	genericiooptions.IOStreams
 }
@@ -57,9 +57,9 @@ type MigrateOptions struct {
 // namedObject is one TYPE/NAME argument.
 type namedObject struct{ Kind, Name string }
 
-// NewCmdMigrate returns `kubectl hygiene migrate`.
-func NewCmdMigrate(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect connectFunc) *cobra.Command {
-	o := &MigrateOptions{IOStreams: streams, analyzer: analyzer, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
+// NewCmd returns `kubectl hygiene migrate`.
+func NewCmd(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect ConnectFunc) *cobra.Command {
+	o := &Options{IOStreams: streams, analyzer: analyzer, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
 	// The server's warnings on the writes (an admission webhook's) are
 	// printed as kubectl prints them.
 	o.kube.WrapConfigFn = func(c *rest.Config) *rest.Config {
@@ -111,7 +111,7 @@ namespace (-n, -A) are listed; --kind adds others.`,
 }
 
 // Complete reads the arguments and the namespace; it does not connect.
-func (o *MigrateOptions) Complete(cmd *cobra.Command, args []string) error {
+func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 	for _, a := range args {
 		kind, name, err := cli.KindAndName([]string{a})
 		if err != nil {
@@ -125,7 +125,7 @@ func (o *MigrateOptions) Complete(cmd *cobra.Command, args []string) error {
 }
 
 // Validate checks the flags.
-func (o *MigrateOptions) Validate() error {
+func (o *Options) Validate() error {
 	switch {
 	case !o.ServerSide:
 		return cli.BadInput(errors.New("say where to migrate to: --server-side (the only migration there is)"))
@@ -146,7 +146,7 @@ func (o *MigrateOptions) Validate() error {
 
 // Run finds the objects, plans and performs their migration, and prints
 // one block per object. It fails when an object could not be migrated.
-func (o *MigrateOptions) Run(ctx context.Context) error {
+func (o *Options) Run(ctx context.Context) error {
 	c, err := o.connect(o.kube)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package main
+package migrate
 
 import (
 	"context"
@@ -23,7 +23,7 @@ type target struct {
 
 // objects returns the objects that the arguments name, those of -f, or
 // else every object of the listed kinds in the namespace.
-func (o *MigrateOptions) objects(ctx context.Context, c *cluster) ([]target, error) {
+func (o *Options) objects(ctx context.Context, c *Cluster) ([]target, error) {
 	if len(o.Objects) == 0 && len(o.Files) == 0 {
 		return o.list(ctx, c)
 	}
@@ -59,7 +59,7 @@ func (o *MigrateOptions) objects(ctx context.Context, c *cluster) ([]target, err
 // `kubectl get -o yaml` saved the document (it has a resourceVersion), the
 // saved resourceVersion guards every write: an object that changed since
 // it was saved is not written.
-func (o *MigrateOptions) fromFile(ctx context.Context, c *cluster, doc *unstructured.Unstructured) (target, error) {
+func (o *Options) fromFile(ctx context.Context, c *Cluster, doc *unstructured.Unstructured) (target, error) {
 	gvk := doc.GroupVersionKind()
 	mapping, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
@@ -83,7 +83,7 @@ func (o *MigrateOptions) fromFile(ctx context.Context, c *cluster, doc *unstruct
 }
 
 // list lists the default workloads and --kind, page by page.
-func (o *MigrateOptions) list(ctx context.Context, c *cluster) ([]target, error) {
+func (o *Options) list(ctx context.Context, c *Cluster) ([]target, error) {
 	resources := audit.DefaultResources()
 	for _, k := range o.Kinds {
 		gvr, _, err := c.resource(strings.TrimSpace(k))
@@ -118,7 +118,7 @@ func (o *MigrateOptions) list(ctx context.Context, c *cluster) ([]target, error)
 }
 
 // read gets one object of gvr.
-func (c *cluster) read(ctx context.Context, gvr schema.GroupVersionResource, namespaced bool, namespace, name string) (*unstructured.Unstructured, error) {
+func (c *Cluster) read(ctx context.Context, gvr schema.GroupVersionResource, namespaced bool, namespace, name string) (*unstructured.Unstructured, error) {
 	obj, err := c.client(gvr, namespaced, namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("reading %s %s: %w", gvr.GroupResource(), name, err)
@@ -127,7 +127,7 @@ func (c *cluster) read(ctx context.Context, gvr schema.GroupVersionResource, nam
 }
 
 // client is the dynamic client of gvr, in namespace when it is namespaced.
-func (c *cluster) client(gvr schema.GroupVersionResource, namespaced bool, namespace string) dynamic.ResourceInterface {
+func (c *Cluster) client(gvr schema.GroupVersionResource, namespaced bool, namespace string) dynamic.ResourceInterface {
 	if namespaced {
 		return c.dynamic.Resource(gvr).Namespace(namespace)
 	}
