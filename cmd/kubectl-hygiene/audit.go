@@ -187,17 +187,7 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 
 // resources are the default workloads plus --kind.
 func (o *AuditOptions) resources(c *cluster) ([]schema.GroupVersionResource, error) {
-	out := audit.DefaultResources()
-	for _, k := range o.Kinds {
-		gvr, _, err := c.resource(strings.TrimSpace(k))
-		if err != nil {
-			return nil, err
-		}
-		if !cli.ContainsResource(out, gvr) {
-			out = append(out, gvr)
-		}
-	}
-	return out, nil
+	return cli.WithKinds(c.mapper, audit.DefaultResources(), o.Kinds)
 }
 
 // outcome is the error that sets the exit status: objects that could not

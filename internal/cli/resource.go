@@ -30,9 +30,25 @@ func Resource(mapper meta.RESTMapper, kind string) (schema.GroupVersionResource,
 	return gvr, mapping.Scope.Name() == meta.RESTScopeNameNamespace, nil
 }
 
-// ContainsResource reports whether list has gvr's group and resource, in
+// WithKinds returns resources plus the resources of kinds (the values of
+// --kind, as kubectl's users write them) that it does not have yet, in
+// their order.
+func WithKinds(mapper meta.RESTMapper, resources []schema.GroupVersionResource, kinds []string) ([]schema.GroupVersionResource, error) {
+	for _, k := range kinds {
+		gvr, _, err := Resource(mapper, strings.TrimSpace(k))
+		if err != nil {
+			return nil, err
+		}
+		if !containsResource(resources, gvr) {
+			resources = append(resources, gvr)
+		}
+	}
+	return resources, nil
+}
+
+// containsResource reports whether list has gvr's group and resource, in
 // any version.
-func ContainsResource(list []schema.GroupVersionResource, gvr schema.GroupVersionResource) bool {
+func containsResource(list []schema.GroupVersionResource, gvr schema.GroupVersionResource) bool {
 	for _, r := range list {
 		if r.GroupResource() == gvr.GroupResource() {
 			return true

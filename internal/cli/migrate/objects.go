@@ -3,7 +3,6 @@ package migrate
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -84,15 +83,9 @@ func (o *Options) fromFile(ctx context.Context, c *Cluster, doc *unstructured.Un
 
 // list lists the default workloads and --kind, page by page.
 func (o *Options) list(ctx context.Context, c *Cluster) ([]target, error) {
-	resources := audit.DefaultResources()
-	for _, k := range o.Kinds {
-		gvr, _, err := c.resource(strings.TrimSpace(k))
-		if err != nil {
-			return nil, err
-		}
-		if !cli.ContainsResource(resources, gvr) {
-			resources = append(resources, gvr)
-		}
+	resources, err := cli.WithKinds(c.mapper, audit.DefaultResources(), o.Kinds)
+	if err != nil {
+		return nil, err
 	}
 	var out []target
 	for _, gvr := range resources {
