@@ -113,7 +113,7 @@ func TestAnalyzeApplySeeds(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := loadFixture(t, tc.dir)
 			a := NewAnalyzer(tc.opts...)
-			res, an, err := a.AnalyzeApply(f.live, f.modified)
+			res, an, err := a.predictApply(f.live, f.modified)
 			if err != nil {
 				t.Fatal(err)
 			}

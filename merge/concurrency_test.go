@@ -15,7 +15,7 @@ func TestAnalyzerConcurrentUse(t *testing.T) {
 		f := loadFixture(t, dirs[i%len(dirs)])
 		wg.Go(func() {
 			for range 5 {
-				if _, _, err := a.AnalyzeApply(f.live, f.modified); err != nil {
+				if _, _, err := a.predictApply(f.live, f.modified); err != nil {
 					t.Error(err)
 				}
 				if _, err := a.Explain(f.live); err != nil {
@@ -32,7 +32,7 @@ func BenchmarkAnalyzeApply(b *testing.B) {
 	live := mustYAML(b, mustRead(b, "seed004-undo/live.yaml"))
 	manifest := mustYAML(b, mustRead(b, "seed004-undo/modified.yaml"))
 	for b.Loop() {
-		if _, _, err := a.AnalyzeApply(live, manifest); err != nil {
+		if _, _, err := a.predictApply(live, manifest); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -32,7 +32,15 @@
 // package's differential tests hold the two equal on captured reviews,
 // derived and generated writes.
 //
-// See ExampleAnalyzer_AnalyzeApply for the orphaned environment variable
-// that survives `kubectl apply` after a `kubectl rollout undo`, and
+// Each entry point has its own file, named after it: Apply (apply.go) and
+// ApplyManifest (apply_manifest.go) recompute kubectl's patch and result;
+// AnalyzeUpdate (analyze_update.go), AnalyzeClientSideApply
+// (analyze_client_side_apply.go) and AnalyzeServerSideApply
+// (analyze_server_side_apply.go) analyze a write, the first when its kind is
+// not known; AnalyzeLive (analyze_live.go) and Explain (explain.go) a stored
+// object. The facts of an apply are computed in apply_facts.go.
+//
+// See ExampleAnalyzer_AnalyzeClientSideApply for the orphaned environment
+// variable that survives `kubectl apply` after a `kubectl rollout undo`, and
 // ExampleAnalyzer_StaleRollback for the last-applied that undo left stale.
 package merge

@@ -19,7 +19,7 @@ import (
 func TestFieldSetInsideAnEmptyStructAnApplierOwnsIsAnOrphan(t *testing.T) {
 	live := readObject(t, "recreated-then-set-resources", "live.yaml")
 	manifest := readObject(t, "recreated-then-set-resources", "modified.yaml")
-	_, an, err := NewAnalyzer().AnalyzeApply(live, manifest)
+	_, an, err := NewAnalyzer().predictApply(live, manifest)
 	if err != nil {
 		t.Fatal(err)
 	}

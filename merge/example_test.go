@@ -21,7 +21,7 @@ func object(s string) *unstructured.Unstructured {
 // The StatefulSet of seed 004 after `kubectl rollout undo`: the undo put
 // TO_BE_DELETED back, but last-applied still is the v2 manifest without it.
 // Applying v3 keeps it.
-func ExampleAnalyzer_AnalyzeApply() {
+func ExampleAnalyzer_AnalyzeClientSideApply() {
 	live := object(`{"apiVersion":"apps/v1","kind":"StatefulSet",
 	  "metadata":{"name":"app","namespace":"default","annotations":{
 	    "kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"apps/v1\",\"kind\":\"StatefulSet\",\"metadata\":{\"name\":\"app\",\"namespace\":\"default\"},\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"nginx\",\"image\":\"nginx:broken\",\"env\":[{\"name\":\"ANOTHER_ENV\",\"value\":\"b\"}]}]}}}}"},
@@ -33,7 +33,12 @@ func ExampleAnalyzer_AnalyzeApply() {
 	  "spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27","env":[{"name":"ANOTHER_ENV","value":"b"}]}]}}}}`)
 
 	a := merge.NewAnalyzer()
-	res, an, err := a.AnalyzeApply(live, v3)
+	res, err := a.ApplyManifest(v3, live) // the object kubectl apply writes
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	an, err := a.AnalyzeClientSideApply(live, res.Result) // the write, as the webhook sees it
 	if err != nil {
 		fmt.Println("error:", err)
 		return

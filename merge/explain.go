@@ -9,19 +9,6 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
 
-// AnalyzeLive analyzes a stored object on its own: the state of its
-// last-applied, the fields that drifted from it (which the next apply of
-// the same manifest reverts), and the fields that the next apply keeps
-// although last-applied does not have them (orphans, when the manifest does
-// not add them).
-func (a *Analyzer) AnalyzeLive(live *unstructured.Unstructured) (*Analysis, error) {
-	ex, err := a.Explain(live)
-	if err != nil {
-		return nil, err
-	}
-	return ex.Analysis, nil
-}
-
 // Explanation describes every field of a stored object.
 type Explanation struct {
 	// Analysis holds drift, orphans and the last-applied state.

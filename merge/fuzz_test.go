@@ -39,7 +39,7 @@ func FuzzAnalyzeApply(f *testing.F) {
 				annots[LastAppliedAnnotation] = lastApplied
 			}
 		}
-		_, _, _ = a.AnalyzeApply(live, manifest)
+		_, _, _ = a.predictApply(live, manifest)
 		_, _ = a.AnalyzeUpdate(live, manifest)
 		_, _ = a.Explain(live)
 		_, _ = a.DetectRollback(live, manifest, []*unstructured.Unstructured{manifest, live})

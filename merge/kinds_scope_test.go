@@ -28,7 +28,7 @@ func TestWorkloadFactsKeepToTheirKinds(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			live, manifest := retyped(sts.live, tc.apiVersion, tc.kind), retyped(sts.modified, tc.apiVersion, tc.kind)
-			_, an, err := a.AnalyzeApply(live, manifest)
+			_, an, err := a.predictApply(live, manifest)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -59,7 +59,7 @@ func TestAnalyzeApplyOfBuiltInKinds(t *testing.T) {
 			live := readObject(t, "kinds/"+name, "live.yaml")
 			manifest := readObject(t, "kinds/"+name, "modified.yaml")
 			manifest.SetNamespace(live.GetNamespace()) // as kubectl does for -n
-			_, an, err := a.AnalyzeApply(live, manifest)
+			_, an, err := a.predictApply(live, manifest)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -70,7 +70,7 @@ func TestAnalyzeApplyInvalidLastApplied(t *testing.T) {
 	f := loadFixture(t, "seed000-primitive-clear")
 	live := f.live.DeepCopy()
 	live.SetAnnotations(map[string]string{LastAppliedAnnotation: "{not json"})
-	res, an, err := NewAnalyzer().AnalyzeApply(live, f.modified)
+	res, an, err := NewAnalyzer().predictApply(live, f.modified)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestAnalyzeApplyTooLarge(t *testing.T) {
 	f := loadFixture(t, "seed000-primitive-clear")
 	manifest := f.modified.DeepCopy()
 	manifest.SetAnnotations(map[string]string{"example.com/blob": strings.Repeat("x", TooLargeThreshold/2+1)})
-	_, an, err := NewAnalyzer().AnalyzeApply(f.live, manifest)
+	_, an, err := NewAnalyzer().predictApply(f.live, manifest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestSecretValuesAreRedacted(t *testing.T) {
 	live := secret(map[string]any{"a": "c2VjcmV0", "b": "aGlkZGVu"}, true)
 	withOwner(t, live, "kubectl-edit", `{"f:data":{"f:a":{},"f:b":{}}}`)
 	manifest := secret(map[string]any{"a": "YQ=="}, false)
-	_, an, err := NewAnalyzer().AnalyzeApply(live, manifest)
+	_, an, err := NewAnalyzer().predictApply(live, manifest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestLongValuesAreTruncated(t *testing.T) {
 // that last-applied: the analysis is the same as with apps/v1.
 func TestAnalyzeApplyWithLastAppliedOfMovedGroup(t *testing.T) {
 	f := loadFixture(t, "seed001-set-image-reverted")
-	_, want, err := NewAnalyzer().AnalyzeApply(f.live, f.modified)
+	_, want, err := NewAnalyzer().predictApply(f.live, f.modified)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestAnalyzeApplyWithLastAppliedOfMovedGroup(t *testing.T) {
 	original := f.original.DeepCopy()
 	original.SetAPIVersion("extensions/v1beta1")
 	setLastApplied(t, live, original)
-	_, got, err := NewAnalyzer().AnalyzeApply(live, f.modified)
+	_, got, err := NewAnalyzer().predictApply(live, f.modified)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func WithKubectlManagers(names ...string) Option {
 }
 
 // WithShadowVerify makes every analysis (AnalyzeUpdate,
-// AnalyzeClientSideApply, AnalyzeApply, Explain and AnalyzeLive) run twice:
+// AnalyzeClientSideApply, Explain and AnalyzeLive) run twice:
 // as usual, and once more without the shortcuts that compare only what
 // changed (see prune.go) and without the cache of parsed last-applied. When the two differ in any fact, value, owner or
 // order, or one fails and the other does not, the call returns an error

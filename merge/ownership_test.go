@@ -32,7 +32,7 @@ func TestPersonFieldManagers(t *testing.T) {
 				}
 			}
 			live.SetManagedFields(mfs)
-			_, an, err := NewAnalyzer(tc.opts...).AnalyzeApply(live, f.modified)
+			_, an, err := NewAnalyzer(tc.opts...).predictApply(live, f.modified)
 			if err != nil {
 				t.Fatal(err)
 			}

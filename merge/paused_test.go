@@ -55,7 +55,7 @@ func TestPausedIsNoOrphan(t *testing.T) {
 	t.Run("client-side apply", func(t *testing.T) {
 		f := loadFixture(t, "seed003-restarted-at")
 		live := pausedByRollout(t, f.live, "kubectl-rollout")
-		_, an, err := NewAnalyzer().AnalyzeApply(live, f.modified)
+		_, an, err := NewAnalyzer().predictApply(live, f.modified)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -71,7 +71,7 @@ func (d differential) check(t *testing.T, p pair) {
 		ex, err = a.Explain(p.new)
 		put("explain new", ex, err)
 		if manifest, err := ParseLastApplied(p.new); err == nil {
-			res, an, err := a.AnalyzeApply(p.old, manifest)
+			res, an, err := a.predictApply(p.old, manifest)
 			put("apply", []any{res, an}, err)
 		}
 		return out

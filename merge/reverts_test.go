@@ -75,7 +75,7 @@ func TestReplicasResetIsNotAlsoARevert(t *testing.T) {
 		t.Fatal(err)
 	}
 	withOwner(t, live, "kubectl", `{"f:spec":{"f:replicas":{}}}`)
-	_, an, err := NewAnalyzer().AnalyzeApply(live, f.modified)
+	_, an, err := NewAnalyzer().predictApply(live, f.modified)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestClientSideApplyRevertsWhatAnotherToolAppliedServerSide(t *testing.T) {
 			meta := live.Object["metadata"].(map[string]any)
 			meta["managedFields"] = []any{map[string]any{"manager": tc.manager, "operation": "Apply", "apiVersion": "apps/v1",
 				"time": fixtureTime.Format(time.RFC3339), "fieldsType": "FieldsV1", "fieldsV1": map[string]any{"f:spec": map[string]any{"f:replicas": map[string]any{}}}}}
-			_, an, err := NewAnalyzer().AnalyzeApply(live, manifest)
+			_, an, err := NewAnalyzer().predictApply(live, manifest)
 			if err != nil {
 				t.Fatal(err)
 			}

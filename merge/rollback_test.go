@@ -176,7 +176,7 @@ func TestRollbackRepairRemovesOrphan(t *testing.T) {
 	annots := repaired.GetAnnotations()
 	annots[LastAppliedAnnotation] = rb.RepairedLastApplied
 	repaired.SetAnnotations(annots)
-	res, an, err := a.AnalyzeApply(repaired, readObject(t, "seed004-undo", "modified.yaml"))
+	res, an, err := a.predictApply(repaired, readObject(t, "seed004-undo", "modified.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,14 +86,14 @@ func TestSchemaApply(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			f := loadFixture(t, tc.dir)
-			res, an, err := withSchema.AnalyzeApply(f.live, f.modified)
+			res, an, err := withSchema.predictApply(f.live, f.modified)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if res.Strategy != JSONMergePatch {
 				t.Errorf("strategy %q, want %q: the schema does not change kubectl's patch", res.Strategy, JSONMergePatch)
 			}
-			_, dan, err := deduced.AnalyzeApply(f.live, f.modified)
+			_, dan, err := deduced.predictApply(f.live, f.modified)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +112,7 @@ func TestSchemaApply(t *testing.T) {
 // value, its owner and the JSON patch that removes it.
 func TestSchemaOrphanFact(t *testing.T) {
 	f := loadFixture(t, "schemas/route-orphan")
-	_, an, err := NewAnalyzer(WithSchemas(routeSchemas(t))).AnalyzeApply(f.live, f.modified)
+	_, an, err := NewAnalyzer(WithSchemas(routeSchemas(t))).predictApply(f.live, f.modified)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,11 +205,11 @@ func TestSchemaDoesNotFit(t *testing.T) {
 	if err := unstructured.SetNestedField(manifest.Object, "x", "spec", "unknown"); err != nil {
 		t.Fatal(err)
 	}
-	_, an, err := NewAnalyzer(WithSchemas(routeSchemas(t))).AnalyzeApply(f.live, manifest)
+	_, an, err := NewAnalyzer(WithSchemas(routeSchemas(t))).predictApply(f.live, manifest)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, dan, err := NewAnalyzer().AnalyzeApply(f.live, manifest)
+	_, dan, err := NewAnalyzer().predictApply(f.live, manifest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestSchemaChangeIsUsed(t *testing.T) {
 	var got []string
 	for _, k := range []bool{false, true} {
 		known = k
-		_, an, err := a.AnalyzeApply(f.live, f.modified)
+		_, an, err := a.predictApply(f.live, f.modified)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -323,7 +323,7 @@ func BenchmarkSchemaAnalyzeApply(b *testing.B) {
 	for name, a := range map[string]*Analyzer{"schema": NewAnalyzer(WithSchemas(routeSchemas(b))), "deduced": NewAnalyzer()} {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				if _, _, err := a.AnalyzeApply(live, manifest); err != nil {
+				if _, _, err := a.predictApply(live, manifest); err != nil {
 					b.Fatal(err)
 				}
 			}

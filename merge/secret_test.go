@@ -23,7 +23,7 @@ stringData:
   token: token-1
 type: Opaque
 `)
-	_, an, err := NewAnalyzer().AnalyzeApply(live, manifest)
+	_, an, err := NewAnalyzer().predictApply(live, manifest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ stringData:
   password: password-1
 type: Opaque
 `)
-	res, an, err := NewAnalyzer().AnalyzeApply(live, manifest)
+	res, an, err := NewAnalyzer().predictApply(live, manifest)
 	if err != nil {
 		t.Fatal(err)
 	}

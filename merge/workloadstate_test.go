@@ -47,7 +47,7 @@ func TestPartitionIsNoOrphan(t *testing.T) {
 		la["spec"].(map[string]any)["updateStrategy"] = map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxUnavailable": 1.0}}
 	})
 	live := patchedBy(t, f.live, "kubectl-patch", int64(2), "spec", "updateStrategy", "rollingUpdate", "partition")
-	_, an, err := NewAnalyzer().AnalyzeApply(live, f.modified)
+	_, an, err := NewAnalyzer().predictApply(live, f.modified)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestStrategyHoldingAPartitionIsNoOrphan(t *testing.T) {
 	f := loadFixture(t, "seed004-undo")
 	strategy := map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxUnavailable": int64(1), "partition": int64(2)}}
 	live := patchedBy(t, f.live, "kubectl-patch", strategy, "spec", "updateStrategy")
-	_, an, err := NewAnalyzer().AnalyzeApply(live, f.modified)
+	_, an, err := NewAnalyzer().predictApply(live, f.modified)
 	if err != nil {
 		t.Fatal(err)
 	}

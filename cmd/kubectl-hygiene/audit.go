@@ -12,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
@@ -83,8 +84,8 @@ each fix as a diff and writes nothing; --fix=apply writes them.`,
   kubectl hygiene audit -A --policy-config policy.yaml
   kubectl hygiene audit -n shop --fix
   kubectl hygiene audit -n shop --fix=apply`,
-		Args: noArgs("choose namespaces with -n or -A, and kinds with --kind"),
-		RunE: runVerb(o),
+		Args: cli.NoArgs("choose namespaces with -n or -A, and kinds with --kind"),
+		RunE: cli.RunE(o),
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "scan every namespace")
@@ -106,7 +107,7 @@ each fix as a diff and writes nothing; --fix=apply writes them.`,
 func (o *AuditOptions) Complete(cmd *cobra.Command, _ []string) error {
 	o.progressLine = isTerminal(o.ErrOut)
 	var err error
-	o.Namespace, err = namespaceScope(cmd, o.AllNamespaces, o.kube)
+	o.Namespace, err = cli.NamespaceScope(cmd, o.AllNamespaces, o.kube)
 	return err
 }
 
@@ -115,22 +116,22 @@ func (o *AuditOptions) Validate() error {
 	switch o.Output {
 	case "table", "json", "yaml":
 	default:
-		return badInput(fmt.Errorf(`--output must be "table", "json" or "yaml", not %q`, o.Output))
+		return cli.BadInput(fmt.Errorf(`--output must be "table", "json" or "yaml", not %q`, o.Output))
 	}
 	switch o.Fix {
 	case "", fixDryRun, fixApply:
 	default:
-		return badInput(fmt.Errorf(`--fix must be "dry-run" or "apply", not %q`, o.Fix))
+		return cli.BadInput(fmt.Errorf(`--fix must be "dry-run" or "apply", not %q`, o.Fix))
 	}
 	if o.Fix != "" && o.Output != "table" {
-		return badInput(fmt.Errorf("--fix prints diffs and lines, not %s: leave out --output", o.Output))
+		return cli.BadInput(fmt.Errorf("--fix prints diffs and lines, not %s: leave out --output", o.Output))
 	}
 	if o.ChunkSize <= 0 {
-		return badInput(fmt.Errorf("--chunk-size must be positive, not %d", o.ChunkSize))
+		return cli.BadInput(fmt.Errorf("--chunk-size must be positive, not %d", o.ChunkSize))
 	}
 	for _, k := range o.Kinds {
 		if strings.TrimSpace(k) == "" || strings.Contains(k, "/") {
-			return badInput(fmt.Errorf("--kind %q: name a kind or resource, such as cronjobs or widgets.example.com", k))
+			return cli.BadInput(fmt.Errorf("--kind %q: name a kind or resource, such as cronjobs or widgets.example.com", k))
 		}
 	}
 	return nil
@@ -183,26 +184,7 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 
 // resources are the default workloads plus --kind.
 func (o *AuditOptions) resources(c *cluster) ([]schema.GroupVersionResource, error) {
-	out := audit.DefaultResources()
-	for _, k := range o.Kinds {
-		gvr, _, err := c.resource(strings.TrimSpace(k))
-		if err != nil {
-			return nil, err
-		}
-		if !containsResource(out, gvr) {
-			out = append(out, gvr)
-		}
-	}
-	return out, nil
-}
-
-func containsResource(list []schema.GroupVersionResource, gvr schema.GroupVersionResource) bool {
-	for _, r := range list {
-		if r.GroupResource() == gvr.GroupResource() {
-			return true
-		}
-	}
-	return false
+	return cli.WithKinds(c.mapper, audit.DefaultResources(), o.Kinds)
 }
 
 // outcome is the error that sets the exit status: objects that could not
@@ -227,7 +209,7 @@ func (o *AuditOptions) outcome(r *audit.Report) error {
 	if len(problems) == 0 {
 		return nil
 	}
-	return &exitError{code: exitFailure, err: errors.New(strings.Join(problems, "; "))}
+	return &cli.ExitError{Code: cli.ExitFailure, Err: errors.New(strings.Join(problems, "; "))}
 }
 
 func (o *AuditOptions) reportProgress(p audit.Progress) {

@@ -6,6 +6,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 )
 
 // print writes the report: {"findings": [...]} for json and yaml (the
@@ -13,7 +14,7 @@ import (
 // once.
 func (o *AuditOptions) print(r *audit.Report) error {
 	if o.Output == "json" || o.Output == "yaml" {
-		return printStructured(o.Out, o.Output, map[string]any{"findings": r.Findings})
+		return cli.PrintStructured(o.Out, o.Output, map[string]any{"findings": r.Findings})
 	}
 	if len(r.Findings) == 0 {
 		_, err := fmt.Fprintf(o.Out, "No findings in %d objects.\n", r.Objects)

@@ -10,6 +10,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/linediff"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -54,7 +56,7 @@ func (o *AuditOptions) fix(ctx context.Context, c *cluster, scanner *audit.Scann
 	}
 	o.fixSummary(len(fixes), failed, len(notFixed)+len(deferred))
 	if failed > 0 {
-		return &exitError{code: exitFailure, err: fmt.Errorf("%s of %d not fixed", plural(failed, "object"), len(fixes))}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s of %d not fixed", plural(failed, "object"), len(fixes))}
 	}
 	return nil
 }
@@ -100,10 +102,10 @@ func (o *AuditOptions) previewFix(ctx context.Context, fixer *audit.Fixer, of *a
 		if err != nil {
 			return err
 		}
-		out += unifiedDiff(name+" last-applied (live)", name+" last-applied (fixed)", from, to)
+		out += linediff.Unified(name+" last-applied (live)", name+" last-applied (fixed)", from, to)
 	}
 	if len(of.Removals) > 0 {
-		out += unifiedDiff(name+" (live)", name+" (fixed)", shownYAML(live), shownYAML(fixed))
+		out += linediff.Unified(name+" (live)", name+" (fixed)", shownYAML(live), shownYAML(fixed))
 	}
 	_, err = fmt.Fprint(o.Out, out)
 	return err

@@ -2,19 +2,20 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"strings"
 
-	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/handover"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/migrate"
 	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 )
 
@@ -53,55 +54,57 @@ func connect(flags *genericclioptions.ConfigFlags) (*cluster, error) {
 	return &cluster{dynamic: dyn, mapper: mapper, schemas: schemas, prover: kube.NewCluster(dyn, 0)}, nil
 }
 
-// namespaceScope is the namespace a command that may span the cluster
-// works in: "" with --all-namespaces (-A), which excludes -n, else
-// namespaceOf. Its errors are bad input.
-func namespaceScope(cmd *cobra.Command, all bool, flags *genericclioptions.ConfigFlags) (string, error) {
-	if all {
-		if cmd.Flags().Changed("namespace") {
-			return "", badInput(errors.New("--all-namespaces (-A) and --namespace (-n) exclude each other"))
+// verbCluster is cluster as the verb packages use it.
+type verbCluster struct{ *cluster }
+
+var _ handover.Cluster = verbCluster{}
+
+// Get reads one object, KIND/NAME in namespace.
+func (c verbCluster) Get(ctx context.Context, kind, name, namespace string) (*unstructured.Unstructured, error) {
+	return c.get(ctx, kind, name, namespace)
+}
+
+// Patch patches obj, of kind, with patch of type pt.
+func (c verbCluster) Patch(ctx context.Context, kind string, obj *unstructured.Unstructured, pt types.PatchType, patch []byte, opts metav1.PatchOptions) error {
+	gvr, namespaced, err := c.resource(kind)
+	if err != nil {
+		return err
+	}
+	ri := c.dynamic.Resource(gvr)
+	if namespaced {
+		_, err = ri.Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), pt, patch, opts)
+	} else {
+		_, err = ri.Patch(ctx, obj.GetName(), pt, patch, opts)
+	}
+	return err
+}
+
+// forMigrate is connect as the migrate verb connects.
+func forMigrate(connect connectFunc) migrate.ConnectFunc {
+	return func(flags *genericclioptions.ConfigFlags) (*migrate.Cluster, error) {
+		c, err := connect(flags)
+		if err != nil {
+			return nil, err
 		}
-		return "", nil
+		return migrate.NewCluster(c.dynamic, c.mapper), nil
 	}
-	ns, err := namespaceOf(flags)
-	if err != nil {
-		return "", badInput(err)
-	}
-	return ns, nil
 }
 
-// namespaceOf returns -n, or the namespace of the kubeconfig's context.
-func namespaceOf(flags *genericclioptions.ConfigFlags) (string, error) {
-	if flags.Namespace != nil && *flags.Namespace != "" {
-		return *flags.Namespace, nil
+// forHandover is connect as the handover verb connects.
+func forHandover(connect connectFunc) handover.ConnectFunc {
+	return func(flags *genericclioptions.ConfigFlags) (handover.Cluster, error) {
+		c, err := connect(flags)
+		if err != nil {
+			return nil, err
+		}
+		return verbCluster{c}, nil
 	}
-	ns, _, err := flags.ToRawKubeConfigLoader().Namespace()
-	if err != nil {
-		return "", fmt.Errorf("reading the namespace from the kubeconfig: %w", err)
-	}
-	return ns, nil
 }
 
-// resource resolves a kind as kubectl's users write it ("statefulset",
-// "sts", "deployments.apps") to a resource, and says whether it is
-// namespaced.
+// resource resolves a kind as kubectl's users write it to a resource (see
+// cli.Resource).
 func (c *cluster) resource(kind string) (schema.GroupVersionResource, bool, error) {
-	gvr, err := c.mapper.ResourceFor(schema.ParseGroupResource(strings.ToLower(kind)).WithVersion(""))
-	if meta.IsNoMatchError(err) {
-		return gvr, false, badInput(fmt.Errorf("unknown kind %q: %w", kind, err))
-	}
-	if err != nil {
-		return gvr, false, fmt.Errorf("resolving kind %q: %w", kind, err)
-	}
-	gvk, err := c.mapper.KindFor(gvr)
-	if err != nil {
-		return gvr, false, fmt.Errorf("resolving %q: %w", kind, err)
-	}
-	mapping, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if err != nil {
-		return gvr, false, fmt.Errorf("resolving %q: %w", kind, err)
-	}
-	return gvr, mapping.Scope.Name() == meta.RESTScopeNameNamespace, nil
+	return cli.Resource(c.mapper, kind)
 }
 
 // get reads one object, KIND/NAME in namespace.
@@ -121,22 +124,6 @@ func (c *cluster) get(ctx context.Context, kind, name, namespace string) (*unstr
 		return nil, fmt.Errorf("reading %s/%s: %w", kind, name, err)
 	}
 	return obj, nil
-}
-
-// kindAndName splits the arguments KIND/NAME or KIND NAME.
-func kindAndName(args []string) (kind, name string, err error) {
-	switch len(args) {
-	case 1:
-		kind, name, ok := strings.Cut(args[0], "/")
-		if ok && kind != "" && name != "" && !strings.Contains(name, "/") {
-			return kind, name, nil
-		}
-	case 2:
-		if args[0] != "" && args[1] != "" && !strings.Contains(args[0], "/") {
-			return args[0], args[1], nil
-		}
-	}
-	return "", "", badInput(errors.New("name one object as KIND/NAME or KIND NAME, e.g. statefulset/my-app"))
 }
 
 // isTerminal reports whether w is a terminal.

@@ -13,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -91,8 +92,8 @@ and 2 or more on errors (2: bad input).`,
   # Offline, against saved live objects
   kubectl get statefulset my-app -o yaml > live.yaml
   kubectl hygiene diff -f my-app-v3.yaml --live live.yaml -o json`,
-		Args: noArgs("pass the manifest with -f"),
-		RunE: runVerb(diffVerb{o}),
+		Args: cli.NoArgs("pass the manifest with -f"),
+		RunE: cli.RunE(diffVerb{o}),
 	}
 	o.manifests.addFlags(cmd.Flags())
 	o.policies.addFlags(cmd.Flags())
@@ -107,7 +108,7 @@ and 2 or more on errors (2: bad input).`,
 // would be denied", more when diff itself fails, as kubectl diff does.
 type diffVerb struct{ *DiffOptions }
 
-// Run implements verb.
+// Run implements cli.Verb.
 func (v diffVerb) Run(ctx context.Context) error { return diffExit(v.DiffOptions.Run(ctx)) }
 
 func (o *DiffOptions) Complete(_ *cobra.Command, _ []string) error {
@@ -121,9 +122,9 @@ func (o *DiffOptions) Validate() error {
 		return err
 	}
 	if o.manifests.readsStdin() && o.LiveFile == "-" {
-		return badInput(errors.New("-f and --live cannot both read stdin"))
+		return cli.BadInput(errors.New("-f and --live cannot both read stdin"))
 	}
-	return validOutput(o.Output)
+	return cli.ValidOutput(o.Output)
 }
 
 // Run reads the files, recomputes each apply and prints the outcome.
@@ -163,7 +164,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		}
 		ds, err := adm.apply(ctx, item.live, item.written)
 		if err != nil {
-			return fmt.Errorf("reviewing the apply of %s %s: %w", item.Object.Kind, objectName(item.Object), err)
+			return fmt.Errorf("reviewing the apply of %s %s: %w", item.Object.Kind, cli.ObjectName(item.Object), err)
 		}
 		findings = append(findings, findingsOf(ds, item.Object)...)
 	}

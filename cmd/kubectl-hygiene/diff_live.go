@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -31,11 +32,11 @@ type diffLive struct {
 // create it.
 func (o *DiffOptions) liveObjects(ctx context.Context, manifests []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	if o.LiveFile != "" {
-		return readObjects(o.LiveFile, o.In)
+		return cli.ReadObjects(o.LiveFile, o.In)
 	}
-	ns, err := namespaceOf(o.kube)
+	ns, err := cli.NamespaceOf(o.kube)
 	if err != nil {
-		return nil, badInput(err)
+		return nil, cli.BadInput(err)
 	}
 	explicit := o.kube.Namespace != nil && *o.kube.Namespace != ""
 	c, err := o.connect(o.kube)
@@ -63,7 +64,7 @@ func (c *cluster) getManifestObject(ctx context.Context, m *unstructured.Unstruc
 	what := fmt.Sprintf("%s %s", m.GetKind(), m.GetName())
 	mapping, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if meta.IsNoMatchError(err) {
-		return nil, badInput(fmt.Errorf("%s: the cluster has no resource for %s: %w", what, gvk, err))
+		return nil, cli.BadInput(fmt.Errorf("%s: the cluster has no resource for %s: %w", what, gvk, err))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: resolving %s: %w", what, gvk, err)
@@ -75,7 +76,7 @@ func (c *cluster) getManifestObject(ctx context.Context, m *unstructured.Unstruc
 		case m.GetNamespace() == "":
 			m.SetNamespace(ns)
 		case explicit && m.GetNamespace() != ns:
-			return nil, badInput(fmt.Errorf("%s: the namespace of the manifest (%s) does not match --namespace %s", what, m.GetNamespace(), ns))
+			return nil, cli.BadInput(fmt.Errorf("%s: the namespace of the manifest (%s) does not match --namespace %s", what, m.GetNamespace(), ns))
 		}
 		obj, err = ri.Namespace(m.GetNamespace()).Get(ctx, m.GetName(), metav1.GetOptions{})
 	} else {
@@ -106,11 +107,11 @@ const exitDiffError = 3
 // diffExit gives err, when it has no exit status of its own, diff's status
 // for errors.
 func diffExit(err error) error {
-	var e *exitError
+	var e *cli.ExitError
 	if err == nil || errors.As(err, &e) {
 		return err
 	}
-	return &exitError{code: exitDiffError, err: err}
+	return &cli.ExitError{Code: exitDiffError, Err: err}
 }
 
 // diffOutcome is the error that sets diff's exit status: 1 when any
@@ -126,7 +127,7 @@ func diffOutcome(actions []string) error {
 	if denied == 0 {
 		return nil
 	}
-	return &exitError{code: exitFailure, err: errors.New(plural(denied, "finding") + " with the action deny: kubectl apply would be denied")}
+	return &cli.ExitError{Code: cli.ExitFailure, Err: errors.New(plural(denied, "finding") + " with the action deny: kubectl apply would be denied")}
 }
 
 func plural(n int, what string) string {

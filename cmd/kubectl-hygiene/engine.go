@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
@@ -89,16 +90,16 @@ func (p *policyFlags) engine(ctx context.Context, c *cluster, errOut io.Writer) 
 	if p.Config != "" {
 		raw, err := os.ReadFile(p.Config)
 		if err != nil {
-			return nil, badInput(fmt.Errorf("reading --policy-config: %w", err))
+			return nil, cli.BadInput(fmt.Errorf("reading --policy-config: %w", err))
 		}
 		if cfg, err = decodePolicyConfig(raw, "--policy-config "+p.Config); err != nil {
-			return nil, badInput(err)
+			return nil, cli.BadInput(err)
 		}
 		cfgFrom = "file " + p.Config
 	}
 	engine, err := policy.New(ctx, policy.WithConfig(cfg), policy.WithDirs(p.Dirs...), policy.WithModules(inst.modules))
 	if err != nil {
-		return nil, badInput(fmt.Errorf("loading the policies: %w", err))
+		return nil, cli.BadInput(fmt.Errorf("loading the policies: %w", err))
 	}
 	fmt.Fprintf(errOut, "using %s and %s\n", cfgFrom, userPolicies(engine))
 	if inst.note != "" {
@@ -182,7 +183,7 @@ func noLabels(context.Context, string) map[string]string { return map[string]str
 func (j *judge) findings(ctx context.Context, in *policy.Input) ([]Finding, error) {
 	ds, err := j.engine.Evaluate(ctx, in)
 	if err != nil {
-		return nil, fmt.Errorf("evaluating policies for %s %s: %w", in.Request.Object.Kind, objectName(in.Request.Object), err)
+		return nil, fmt.Errorf("evaluating policies for %s %s: %w", in.Request.Object.Kind, cli.ObjectName(in.Request.Object), err)
 	}
 	return findingsOf(ds, in.Request.Object), nil
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -59,7 +60,7 @@ On a terminal, drift and orphans are colored.`,
   # Offline, from a saved object:
   kubectl get statefulset my-app -o yaml > live.yaml
   kubectl hygiene explain --live live.yaml`,
-		RunE: runVerb(o),
+		RunE: cli.RunE(o),
 	}
 	cmd.Flags().StringVar(&o.LiveFile, "live", "", "read the live objects from this file (kubectl get -o yaml) instead of the cluster")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json or yaml (default: text)")
@@ -75,14 +76,14 @@ func (o *ExplainOptions) Complete(_ *cobra.Command, args []string) error {
 		return nil
 	}
 	if o.LiveFile != "" {
-		return badInput(errors.New("name the object either as KIND/NAME or with --live FILE, not both"))
+		return cli.BadInput(errors.New("name the object either as KIND/NAME or with --live FILE, not both"))
 	}
 	var err error
-	if o.Kind, o.Name, err = kindAndName(args); err != nil {
+	if o.Kind, o.Name, err = cli.KindAndName(args); err != nil {
 		return err
 	}
-	if o.Namespace, err = namespaceOf(o.kube); err != nil {
-		return badInput(err)
+	if o.Namespace, err = cli.NamespaceOf(o.kube); err != nil {
+		return cli.BadInput(err)
 	}
 	return nil
 }
@@ -90,9 +91,9 @@ func (o *ExplainOptions) Complete(_ *cobra.Command, args []string) error {
 // Validate checks the flags.
 func (o *ExplainOptions) Validate() error {
 	if o.LiveFile == "" && o.Name == "" {
-		return badInput(errors.New("name the object as KIND/NAME (read from the cluster) or give --live FILE"))
+		return cli.BadInput(errors.New("name the object as KIND/NAME (read from the cluster) or give --live FILE"))
 	}
-	return validOutput(o.Output)
+	return cli.ValidOutput(o.Output)
 }
 
 // Run explains the object of the cluster, or every object of the file.
@@ -138,7 +139,7 @@ func (j *judge) explain(ctx context.Context, analyzer *merge.Analyzer, obj *unst
 
 func (o *ExplainOptions) objects(ctx context.Context) ([]*unstructured.Unstructured, error) {
 	if o.LiveFile != "" {
-		return readObjects(o.LiveFile, o.In)
+		return cli.ReadObjects(o.LiveFile, o.In)
 	}
 	c, err := o.connect(o.kube)
 	if err != nil {

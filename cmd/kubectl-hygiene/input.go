@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +16,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 )
 
 // manifestFlags are kubectl apply's ways to name manifests: -f FILE|DIR|-
@@ -40,23 +40,23 @@ func (m *manifestFlags) addFlags(fs *pflag.FlagSet) {
 func (m *manifestFlags) validate() error {
 	switch {
 	case len(m.Filenames) == 0 && m.Kustomize == "":
-		return badInput(errors.New("name the manifests with -f/--filename or -k/--kustomize"))
+		return cli.BadInput(errors.New("name the manifests with -f/--filename or -k/--kustomize"))
 	case len(m.Filenames) > 0 && m.Kustomize != "":
-		return badInput(errors.New("-f/--filename and -k/--kustomize exclude each other"))
+		return cli.BadInput(errors.New("-f/--filename and -k/--kustomize exclude each other"))
 	case m.Recursive && m.Kustomize != "":
-		return badInput(errors.New("-R/--recursive goes with -f, not with -k"))
+		return cli.BadInput(errors.New("-R/--recursive goes with -f, not with -k"))
 	}
 	stdin := 0
 	for _, f := range m.Filenames {
 		if f == "" {
-			return badInput(errors.New("-f/--filename: empty file name"))
+			return cli.BadInput(errors.New("-f/--filename: empty file name"))
 		}
 		if f == "-" {
 			stdin++
 		}
 	}
 	if stdin > 1 {
-		return badInput(errors.New("-f - (stdin) can be given only once"))
+		return cli.BadInput(errors.New("-f - (stdin) can be given only once"))
 	}
 	return nil
 }
@@ -88,7 +88,7 @@ func (m *manifestFlags) read(in io.Reader) ([]*unstructured.Unstructured, error)
 		out = append(out, objs...)
 	}
 	if len(out) == 0 {
-		return nil, badInput(fmt.Errorf("%s: no objects", m.source()))
+		return nil, cli.BadInput(fmt.Errorf("%s: no objects", m.source()))
 	}
 	return out, nil
 }
@@ -100,19 +100,19 @@ var manifestExtensions = []string{".json", ".yaml", ".yml"}
 // its subdirectories when recursive). A directory's files may be empty.
 func readPath(path string, recursive bool, in io.Reader) ([]*unstructured.Unstructured, error) {
 	if path == "-" {
-		return readObjects(path, in)
+		return cli.ReadObjects(path, in)
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, badInput(fmt.Errorf("reading %s: %w", path, err))
+		return nil, cli.BadInput(fmt.Errorf("reading %s: %w", path, err))
 	}
 	if !st.IsDir() {
-		return readObjects(path, in)
+		return cli.ReadObjects(path, in)
 	}
 	var out []*unstructured.Unstructured
 	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return badInput(fmt.Errorf("reading %s: %w", p, err))
+			return cli.BadInput(fmt.Errorf("reading %s: %w", p, err))
 		}
 		if d.IsDir() {
 			if p != path && !recursive {
@@ -125,9 +125,9 @@ func readPath(path string, recursive bool, in io.Reader) ([]*unstructured.Unstru
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return badInput(fmt.Errorf("reading %s: %w", p, err))
+			return cli.BadInput(fmt.Errorf("reading %s: %w", p, err))
 		}
-		objs, err := decodeObjects(p, data)
+		objs, err := cli.DecodeObjects(p, data)
 		if err != nil {
 			return err
 		}
@@ -145,101 +145,20 @@ func readPath(path string, recursive bool, in io.Reader) ([]*unstructured.Unstru
 func readKustomization(dir string) ([]*unstructured.Unstructured, error) {
 	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
 	if err != nil {
-		return nil, badInput(fmt.Errorf("building the kustomization %s: %w", dir, err))
+		return nil, cli.BadInput(fmt.Errorf("building the kustomization %s: %w", dir, err))
 	}
 	data, err := resources.AsYaml()
 	if err != nil {
 		return nil, fmt.Errorf("encoding the kustomization %s: %w", dir, err)
 	}
-	objs, err := decodeObjects(dir, data)
+	objs, err := cli.DecodeObjects(dir, data)
 	if err != nil {
 		return nil, err
 	}
 	if len(objs) == 0 {
-		return nil, badInput(fmt.Errorf("%s: the kustomization has no objects", dir))
+		return nil, cli.BadInput(fmt.Errorf("%s: the kustomization has no objects", dir))
 	}
 	return objs, nil
-}
-
-// readObjects reads every object of a YAML or JSON file, one or many
-// documents, expanding v1 Lists. "-" reads in. Errors name the file, and
-// the document when it is one of them.
-func readObjects(path string, in io.Reader) ([]*unstructured.Unstructured, error) {
-	var data []byte
-	var err error
-	if path == "-" {
-		data, err = io.ReadAll(in)
-	} else {
-		data, err = os.ReadFile(path)
-	}
-	if err != nil {
-		return nil, badInput(fmt.Errorf("reading %s: %w", path, err))
-	}
-	out, err := decodeObjects(path, data)
-	if err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		return nil, badInput(fmt.Errorf("%s: no objects", path))
-	}
-	return out, nil
-}
-
-// decodeObjects decodes the documents of data, read from path; none is no
-// error.
-func decodeObjects(path string, data []byte) ([]*unstructured.Unstructured, error) {
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	var out []*unstructured.Unstructured
-	for doc := 1; ; doc++ {
-		var m map[string]any
-		err := dec.Decode(&m)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, badInput(fmt.Errorf("%s: document %d: %w", path, doc, err))
-		}
-		if len(m) == 0 {
-			continue
-		}
-		objs, err := expandList(&unstructured.Unstructured{Object: m})
-		if err != nil {
-			return nil, badInput(fmt.Errorf("%s: document %d: %w", path, doc, err))
-		}
-		out = append(out, objs...)
-	}
-	return out, nil
-}
-
-func expandList(obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
-	if !obj.IsList() {
-		return []*unstructured.Unstructured{obj}, checkObject(obj)
-	}
-	list, err := obj.ToList()
-	if err != nil {
-		return nil, fmt.Errorf("decoding list: %w", err)
-	}
-	var out []*unstructured.Unstructured
-	for i := range list.Items {
-		item := &list.Items[i]
-		if err := checkObject(item); err != nil {
-			return nil, fmt.Errorf("item %d: %w", i, err)
-		}
-		out = append(out, item)
-	}
-	return out, nil
-}
-
-func checkObject(obj *unstructured.Unstructured) error {
-	switch {
-	case obj.GetAPIVersion() == "":
-		return errors.New("missing apiVersion")
-	case obj.GetKind() == "":
-		return errors.New("missing kind")
-	case obj.GetName() == "":
-		return errors.New("missing metadata.name")
-	}
-	return nil
 }
 
 // objectKey identifies an object across versions of its group.
@@ -265,7 +184,7 @@ func matchLive(manifest *unstructured.Unstructured, live []*unstructured.Unstruc
 		}
 	}
 	if len(found) > 1 {
-		return nil, badInput(fmt.Errorf("%s %s matches %d live objects in different namespaces: set metadata.namespace in the manifest",
+		return nil, cli.BadInput(fmt.Errorf("%s %s matches %d live objects in different namespaces: set metadata.namespace in the manifest",
 			manifest.GetKind(), manifest.GetName(), len(found)))
 	}
 	if len(found) == 0 {

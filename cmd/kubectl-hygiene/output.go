@@ -10,26 +10,10 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/yaml"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
-
-// printStructured writes v as JSON or YAML.
-func printStructured(w io.Writer, format string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding output: %w", err)
-	}
-	if format == "yaml" {
-		if data, err = yaml.JSONToYAML(data); err != nil {
-			return fmt.Errorf("encoding output: %w", err)
-		}
-	} else {
-		data = append(data, '\n')
-	}
-	_, err = w.Write(data)
-	return err
-}
 
 // print writes diff's outcome: each item's patch, the findings of the
 // apply (what the webhooks will answer) and, under "kept", the findings
@@ -47,17 +31,17 @@ func (o *DiffOptions) print(items []diffItem, findings, kept []Finding) error {
 		if len(kept) > 0 {
 			doc["kept"] = kept
 		}
-		return printStructured(o.Out, o.Output, doc)
+		return cli.PrintStructured(o.Out, o.Output, doc)
 	}
 	for _, item := range items {
 		ref := item.Object
 		switch {
 		case item.Created:
-			fmt.Fprintf(o.Out, "%s %s: would be created\n", ref.Kind, objectName(ref))
+			fmt.Fprintf(o.Out, "%s %s: would be created\n", ref.Kind, cli.ObjectName(ref))
 		case len(item.Patch) == 0 || string(item.Patch) == "null":
-			fmt.Fprintf(o.Out, "%s %s: no patch (analysis skipped)\n", ref.Kind, objectName(ref))
+			fmt.Fprintf(o.Out, "%s %s: no patch (analysis skipped)\n", ref.Kind, cli.ObjectName(ref))
 		case string(item.Patch) == "{}":
-			fmt.Fprintf(o.Out, "%s %s: unchanged (%s)\n", ref.Kind, objectName(ref), item.Strategy)
+			fmt.Fprintf(o.Out, "%s %s: unchanged (%s)\n", ref.Kind, cli.ObjectName(ref), item.Strategy)
 			if err := printKept(o.Out, ref, kept); err != nil {
 				return err
 			}
@@ -66,7 +50,7 @@ func (o *DiffOptions) print(items []diffItem, findings, kept []Finding) error {
 			if err != nil {
 				return fmt.Errorf("encoding patch: %w", err)
 			}
-			fmt.Fprintf(o.Out, "%s %s: %s\n%s", ref.Kind, objectName(ref), item.Strategy, indent(string(patch)))
+			fmt.Fprintf(o.Out, "%s %s: %s\n%s", ref.Kind, cli.ObjectName(ref), item.Strategy, indent(string(patch)))
 		}
 	}
 	if len(findings) == 0 && len(kept) > 0 {
@@ -80,13 +64,13 @@ func (o *DiffOptions) print(items []diffItem, findings, kept []Finding) error {
 func (o *ExplainOptions) print(items []explainItem, findings []Finding) error {
 	if o.Output != "" {
 		if len(items) == 1 {
-			return printStructured(o.Out, o.Output, map[string]any{"object": items[0].Object,
+			return cli.PrintStructured(o.Out, o.Output, map[string]any{"object": items[0].Object,
 				"lastApplied": items[0].LastApplied, "fields": items[0].Fields, "findings": findings})
 		}
-		return printStructured(o.Out, o.Output, map[string]any{"items": items, "findings": findings})
+		return cli.PrintStructured(o.Out, o.Output, map[string]any{"items": items, "findings": findings})
 	}
 	for _, item := range items {
-		fmt.Fprintf(o.Out, "%s %s (last-applied: %s)\n", item.Object.Kind, objectName(item.Object), item.LastApplied.Status)
+		fmt.Fprintf(o.Out, "%s %s (last-applied: %s)\n", item.Object.Kind, cli.ObjectName(item.Object), item.LastApplied.Status)
 		w := printers.GetNewTabWriter(o.Out)
 		fmt.Fprintln(w, "PATH\tVALUE\tOWNERS\tSTATUS")
 		for _, f := range item.Fields {
@@ -171,13 +155,6 @@ func actionColor(action string) string {
 		return colorYellow
 	}
 	return ""
-}
-
-func objectName(ref merge.ObjectRef) string {
-	if ref.Namespace == "" {
-		return ref.Name
-	}
-	return ref.Namespace + "/" + ref.Name
 }
 
 func indent(s string) string {

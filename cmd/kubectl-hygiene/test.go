@@ -16,6 +16,8 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/junit"
 	"github.com/apply-hygiene/apply-hygiene/internal/review"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
@@ -59,11 +61,11 @@ failure) for CI systems; the exit status is the same.`,
   kubectl hygiene test policies/ -o junit > report.xml`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return badInput(errors.New("test needs at least one DIR or FILE"))
+				return cli.BadInput(errors.New("test needs at least one DIR or FILE"))
 			}
 			return nil
 		},
-		RunE: runVerb(o),
+		RunE: cli.RunE(o),
 	}
 	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "print every case, not only the failures")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: junit (a JUnit XML report), or empty for text")
@@ -79,7 +81,7 @@ func (o *TestOptions) Complete(_ *cobra.Command, args []string) error {
 // Validate finds the test files.
 func (o *TestOptions) Validate() error {
 	if o.Output != "" && o.Output != "junit" {
-		return badInput(fmt.Errorf(`--output must be "junit" (or empty for text), not %q`, o.Output))
+		return cli.BadInput(fmt.Errorf(`--output must be "junit" (or empty for text), not %q`, o.Output))
 	}
 	o.files = nil
 	for _, p := range o.Paths {
@@ -93,11 +95,11 @@ func (o *TestOptions) Validate() error {
 			return nil
 		})
 		if err != nil {
-			return badInput(fmt.Errorf("reading %s: %w", p, err))
+			return cli.BadInput(fmt.Errorf("reading %s: %w", p, err))
 		}
 	}
 	if len(o.files) == 0 {
-		return badInput(fmt.Errorf("no *_test.yaml files in %s", strings.Join(o.Paths, ", ")))
+		return cli.BadInput(fmt.Errorf("no *_test.yaml files in %s", strings.Join(o.Paths, ", ")))
 	}
 	return nil
 }
@@ -110,7 +112,7 @@ func isTestFile(name string) bool {
 func (o *TestOptions) Run(ctx context.Context) error {
 	r := &testRunner{analyzer: o.analyzer(), engines: map[string]*policy.Engine{}}
 	passed, failed := 0, 0
-	var results []testResult
+	var results []junit.Result
 	for _, path := range o.files {
 		f, err := loadTestFile(path)
 		if err != nil {
@@ -122,7 +124,7 @@ func (o *TestOptions) Run(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
-			results = append(results, testResult{File: path, Name: c.Name, Diff: diff, Time: time.Since(start)})
+			results = append(results, junit.Result{File: path, Name: c.Name, Diff: diff, Time: time.Since(start)})
 			if o.Output == "junit" {
 				if diff != "" {
 					failed++
@@ -143,14 +145,14 @@ func (o *TestOptions) Run(ctx context.Context) error {
 		}
 	}
 	if o.Output == "junit" {
-		if err := writeJUnit(o.Out, results); err != nil {
+		if err := junit.Write(o.Out, results); err != nil {
 			return err
 		}
 	} else {
 		fmt.Fprintf(o.Out, "%d passed, %d failed\n", passed, failed)
 	}
 	if failed > 0 {
-		return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d test cases failed", failed, passed+failed)}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%d of %d test cases failed", failed, passed+failed)}
 	}
 	return nil
 }

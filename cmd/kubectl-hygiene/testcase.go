@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 	"github.com/apply-hygiene/apply-hygiene/internal/review"
 	"github.com/apply-hygiene/apply-hygiene/policy"
@@ -71,21 +72,21 @@ type expectedDecision struct {
 func loadTestFile(path string) (*testFile, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, badInput(fmt.Errorf("reading %s: %w", path, err))
+		return nil, cli.BadInput(fmt.Errorf("reading %s: %w", path, err))
 	}
 	var f testFile
 	if err := yaml.UnmarshalStrict(raw, &f); err != nil {
-		return nil, badInput(fmt.Errorf("decoding %s: %w", path, err))
+		return nil, cli.BadInput(fmt.Errorf("decoding %s: %w", path, err))
 	}
 	if len(f.Cases) == 0 {
-		return nil, badInput(fmt.Errorf("%s: no cases", path))
+		return nil, cli.BadInput(fmt.Errorf("%s: no cases", path))
 	}
 	for i, c := range f.Cases {
 		if c.Name == "" {
-			return nil, badInput(fmt.Errorf("%s: cases[%d]: name is required", path, i))
+			return nil, cli.BadInput(fmt.Errorf("%s: cases[%d]: name is required", path, i))
 		}
 		if len(c.Review) == 0 {
-			return nil, badInput(fmt.Errorf("%s: case %q: review is required", path, c.Name))
+			return nil, cli.BadInput(fmt.Errorf("%s: case %q: review is required", path, c.Name))
 		}
 	}
 	return &f, nil
@@ -143,11 +144,11 @@ func (s engineSpec) newEngine(ctx context.Context) (*policy.Engine, error) {
 	if s.values != "" {
 		raw, err := os.ReadFile(s.values)
 		if err != nil {
-			return nil, badInput(fmt.Errorf("reading values %s: %w", s.values, err))
+			return nil, cli.BadInput(fmt.Errorf("reading values %s: %w", s.values, err))
 		}
 		var v chartValues
 		if err := yaml.Unmarshal(raw, &v); err != nil {
-			return nil, badInput(fmt.Errorf("decoding values %s: %w", s.values, err))
+			return nil, cli.BadInput(fmt.Errorf("decoding values %s: %w", s.values, err))
 		}
 		cfg = v.Policy.Config
 		modules := map[string]string{}
@@ -164,7 +165,7 @@ func (s engineSpec) newEngine(ctx context.Context) (*policy.Engine, error) {
 	for _, p := range s.policies {
 		info, err := os.Stat(p)
 		if err != nil {
-			return nil, badInput(fmt.Errorf("reading policies: %w", err))
+			return nil, cli.BadInput(fmt.Errorf("reading policies: %w", err))
 		}
 		if info.IsDir() {
 			opts = append(opts, policy.WithDirs(p))
@@ -172,14 +173,14 @@ func (s engineSpec) newEngine(ctx context.Context) (*policy.Engine, error) {
 		}
 		text, err := os.ReadFile(p)
 		if err != nil {
-			return nil, badInput(fmt.Errorf("reading policies: %w", err))
+			return nil, cli.BadInput(fmt.Errorf("reading policies: %w", err))
 		}
 		modules[p] = string(text)
 	}
 	opts = append(opts, policy.WithModules(modules))
 	e, err := policy.New(ctx, opts...)
 	if err != nil {
-		return nil, badInput(err)
+		return nil, cli.BadInput(err)
 	}
 	return e, nil
 }
@@ -190,18 +191,18 @@ func (c testCase) readReview(dir string) (*admissionv1.AdmissionRequest, error) 
 	if path, ok := rawPath(raw); ok {
 		data, err := os.ReadFile(filepath.Join(dir, path))
 		if err != nil {
-			return nil, badInput(fmt.Errorf("case %q: reading review: %w", c.Name, err))
+			return nil, cli.BadInput(fmt.Errorf("case %q: reading review: %w", c.Name, err))
 		}
 		if raw, err = yaml.YAMLToJSON(data); err != nil {
-			return nil, badInput(fmt.Errorf("case %q: decoding review %s: %w", c.Name, path, err))
+			return nil, cli.BadInput(fmt.Errorf("case %q: decoding review %s: %w", c.Name, path, err))
 		}
 	}
 	var review admissionv1.AdmissionReview
 	if err := json.Unmarshal(raw, &review); err != nil {
-		return nil, badInput(fmt.Errorf("case %q: decoding review: %w", c.Name, err))
+		return nil, cli.BadInput(fmt.Errorf("case %q: decoding review: %w", c.Name, err))
 	}
 	if review.Request == nil {
-		return nil, badInput(fmt.Errorf("case %q: the AdmissionReview has no request", c.Name))
+		return nil, cli.BadInput(fmt.Errorf("case %q: the AdmissionReview has no request", c.Name))
 	}
 	return review.Request, nil
 }
@@ -233,7 +234,7 @@ func (c testCase) cluster(dir string) (*offlineCluster, error) {
 		return oc, nil
 	}
 	if path, ok := rawPath(raw); ok {
-		objs, err := readObjects(filepath.Join(dir, path), nil)
+		objs, err := cli.ReadObjects(filepath.Join(dir, path), nil)
 		if err != nil {
 			return nil, fmt.Errorf("case %q: objects: %w", c.Name, err)
 		}
@@ -242,7 +243,7 @@ func (c testCase) cluster(dir string) (*offlineCluster, error) {
 	}
 	var items []map[string]any
 	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, badInput(fmt.Errorf("case %q: objects: %w", c.Name, err))
+		return nil, cli.BadInput(fmt.Errorf("case %q: objects: %w", c.Name, err))
 	}
 	for _, m := range items {
 		oc.objects = append(oc.objects, &unstructured.Unstructured{Object: m})

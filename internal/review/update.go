@@ -97,7 +97,7 @@ func (r *Reviewer) ReviewUpdate(ctx context.Context, u Update, pass Pass) (*Revi
 	if err != nil {
 		return nil, fmt.Errorf("evaluating policies: %w", err)
 	}
-	tracing.Decisions(ctx, in.Classification, decisions)
+	tracing.Decisions(ctx, string(in.Classification), decisions, func(d policy.Decision) (string, string) { return string(d.Rule), string(d.Action) })
 	return &Review{Input: in, Decisions: decisions, Old: w.old, New: w.new}, nil
 }
 

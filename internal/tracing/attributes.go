@@ -6,8 +6,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 	admissionv1 "k8s.io/api/admission/v1"
-
-	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
 // Attribute keys of a review's root span.
@@ -51,8 +49,10 @@ func Request(ctx context.Context, req *admissionv1.AdmissionRequest) {
 }
 
 // Decisions sets the write's classification and the decisions' rules and
-// actions (one each, in the decisions' order) on ctx's span.
-func Decisions(ctx context.Context, class policy.Classification, ds []policy.Decision) {
+// actions (one each, in the decisions' order, named by ruleAction) on
+// ctx's span. Generic so that this package imports no policy package and
+// sits below every layer that traces.
+func Decisions[D any](ctx context.Context, class string, ds []D, ruleAction func(D) (rule, action string)) {
 	span := trace.SpanFromContext(ctx)
 	if !span.IsRecording() {
 		return
@@ -60,8 +60,9 @@ func Decisions(ctx context.Context, class policy.Classification, ds []policy.Dec
 	rules := make([]string, 0, len(ds))
 	actions := make([]string, 0, len(ds))
 	for _, d := range ds {
-		rules = append(rules, string(d.Rule))
-		actions = append(actions, string(d.Action))
+		rule, action := ruleAction(d)
+		rules = append(rules, rule)
+		actions = append(actions, action)
 	}
-	span.SetAttributes(KeyClassification.String(string(class)), KeyRules.StringSlice(rules), KeyActions.StringSlice(actions))
+	span.SetAttributes(KeyClassification.String(class), KeyRules.StringSlice(rules), KeyActions.StringSlice(actions))
 }

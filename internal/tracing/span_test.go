@@ -31,7 +31,7 @@ func offReview(ctx context.Context, req *admissionv1.AdmissionRequest, decisions
 		_, span := Start(ctx, nil, name)
 		span.End(err)
 	}
-	Decisions(ctx, policy.Imperative, decisions)
+	Decisions(ctx, string(policy.Imperative), decisions, func(d policy.Decision) (string, string) { return string(d.Rule), string(d.Action) })
 	EndDecode(ctx)
 }
 

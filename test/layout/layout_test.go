@@ -20,11 +20,21 @@ var floors = map[string]int{
 	"certs":           0,
 	"internal/kube":   0,
 	"internal/events": 0,
-	"policy":          1,
-	"internal/review": 2,
-	"audit":           2,
-	"webhook":         3,
-	"reports":         3,
+	// internal/tracing holds the spans every layer that traces uses.
+	"internal/tracing": 0,
+	// internal/cli/… are the kubectl plugin's packages: its shared
+	// helpers, then its verbs, each below cmd/kubectl-hygiene.
+	"internal/cli":          1,
+	"internal/cli/junit":    0,
+	"internal/cli/linediff": 0,
+	"internal/cli/version":  3,
+	"internal/cli/handover": 3,
+	"internal/cli/migrate":  3,
+	"policy":                1,
+	"internal/review":       2,
+	"audit":                 2,
+	"webhook":               3,
+	"reports":               3,
 }
 
 // cmdFloor is the floor of every command under cmd/.
@@ -96,6 +106,19 @@ func TestNoPackageImportsOneAboveIt(t *testing.T) {
 			if f, ok := floorOf(imp); ok && f >= floor {
 				t.Errorf("%s (floor %d) imports %s (floor %d)", rel, floor, imp, f)
 			}
+		}
+	}
+}
+
+// Every product package has a floor: a new one (a verb of the plugin moved
+// to internal/cli/<verb>) is placed in floors when it is added.
+func TestEveryProductPackageHasAFloor(t *testing.T) {
+	for rel := range list(t) {
+		if rel == "" || strings.HasPrefix(rel, "hack/") || strings.HasPrefix(rel, "test/") {
+			continue
+		}
+		if _, ok := floorOf(rel); !ok {
+			t.Errorf("%s has no floor in test/layout's floors", rel)
 		}
 	}
 }

@@ -120,9 +120,13 @@ func applyAndCompare(t *testing.T, k framework.Kubectl, a *merge.Analyzer, path 
 	if ns := live.GetNamespace(); ns != "" {
 		manifest.SetNamespace(ns) // as kubectl does for -n
 	}
-	res, an, err := a.AnalyzeApply(live, manifest)
+	res, err := a.ApplyManifest(manifest, live)
 	if err != nil {
 		t.Fatalf("predicting apply of %s: %v", path, err)
+	}
+	an, err := a.AnalyzeClientSideApply(live, res.Result)
+	if err != nil {
+		t.Fatalf("analyzing the predicted apply of %s: %v", path, err)
 	}
 	out := k.Run(t, "apply", "-f", path)
 	stored := getObject(t, k, path)

@@ -1,4 +1,4 @@
-package main
+package junit
 
 import (
 	"encoding/xml"
@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// testResult is the outcome of one test case of `kubectl hygiene test`.
-type testResult struct {
+// Result is the outcome of one test case of `kubectl hygiene test`.
+type Result struct {
 	// File is the *_test.yaml file of the case.
 	File string
 	// Name is the case's name.
@@ -57,9 +57,9 @@ type (
 // seconds formats d as JUnit's time: decimal seconds.
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
-// writeJUnit writes the results as a JUnit XML report, the files in the
+// Write writes the results as a JUnit XML report, the files in the
 // order of the results.
-func writeJUnit(w io.Writer, results []testResult) error {
+func Write(w io.Writer, results []Result) error {
 	report := junitSuites{Name: "kubectl hygiene test"}
 	var total time.Duration
 	index := map[string]int{}

@@ -1,4 +1,4 @@
-package main
+package migrate
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/util/csaupgrade"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -80,7 +81,7 @@ type strandedField struct {
 
 // migrator plans and writes the migrations.
 type migrator struct {
-	cluster         *cluster
+	cluster         *Cluster
 	analyzer        *merge.Analyzer
 	manager         string
 	dryRun          bool
@@ -105,7 +106,7 @@ func (m migrator) plan(obj *unstructured.Unstructured, gvr schema.GroupVersionRe
 	}
 	fields, err := m.strandedFields(obj, managers)
 	if err != nil {
-		return nil, fmt.Errorf("reading the fields of %s %s: %w", mg.Object.Kind, objectName(mg.Object), err)
+		return nil, fmt.Errorf("reading the fields of %s %s: %w", mg.Object.Kind, cli.ObjectName(mg.Object), err)
 	}
 	mg.Fields = fields
 	return mg, nil

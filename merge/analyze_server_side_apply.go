@@ -27,7 +27,7 @@ import (
 // server-managed metadata, server defaults, spec.replicas (leaving it out of
 // the configuration hands it to kubectl scale or an autoscaler), fields
 // that nobody owns and fields that another applier or any other manager
-// owns too. It also lists defaulted dependents, as AnalyzeApply does, with
+// owns too. It also lists defaulted dependents, as AnalyzeClientSideApply does, with
 // the applied configuration as the manifest, and as ImperativeChanges the
 // fields last-applied owns that the apply moved away from it (see
 // serverSideLastAppliedChanges). When new has no Apply entry of manager,

@@ -186,7 +186,7 @@ func ExampleAnalyzer_AnalyzeServerSideApply() {
 // no revert (seed 003 in prune mode).
 func TestAnalyzeUpdateAfterPruneReportsNoRevert(t *testing.T) {
 	f := loadFixture(t, "seed003-restarted-at")
-	res, _, err := NewAnalyzer().AnalyzeApply(f.live, f.modified)
+	res, _, err := NewAnalyzer().predictApply(f.live, f.modified)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package linediff
 
 import (
 	"fmt"
@@ -9,11 +9,11 @@ import (
 // as diff -u.
 const diffContext = 3
 
-// unifiedDiff returns the unified diff (diff -u) of the lines of a and b,
+// Unified returns the unified diff (diff -u) of the lines of a and b,
 // labelled from and to; "" when they are equal. The common head and tail
 // are cut before the lines in between are matched, so a fix that changes
 // a few lines of a large object costs little.
-func unifiedDiff(from, to, a, b string) string {
+func Unified(from, to, a, b string) string {
 	x, y := splitLines(a), splitLines(b)
 	edits := lineEdits(x, y)
 	hunks := groupHunks(edits)

@@ -1,4 +1,4 @@
-package main
+package handover
 
 import (
 	"context"
@@ -15,12 +15,28 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
-// HandoverOptions holds the flags and inputs of `kubectl hygiene
-// handover`.
-type HandoverOptions struct {
+// Cluster is what handover uses of the API server.
+type Cluster interface {
+	// Get reads one object, KIND/NAME in namespace; kind as kubectl's users
+	// write it.
+	Get(ctx context.Context, kind, name, namespace string) (*unstructured.Unstructured, error)
+	// Patch patches obj, of kind, with patch of type pt.
+	Patch(ctx context.Context, kind string, obj *unstructured.Unstructured, pt types.PatchType, patch []byte, opts metav1.PatchOptions) error
+}
+
+// ConnectFunc connects to the cluster that kubectl's connection flags
+// select.
+type ConnectFunc func(flags *genericclioptions.ConfigFlags) (Cluster, error)
+
+// ReadFunc reads the objects of a manifest file ("-": in).
+type ReadFunc func(path string, in io.Reader) ([]*unstructured.Unstructured, error)
+
+// Options holds the flags and inputs of `kubectl hygiene handover`.
+type Options struct {
 	// Kind and Name name the object.
 	Kind, Name string
 	// Paths are the fields to hand over, in the messages' notation.
@@ -36,12 +52,13 @@ type HandoverOptions struct {
 	Output string
 
 	kube    *genericclioptions.ConfigFlags
-	connect connectFunc
+	connect ConnectFunc
+	read    ReadFunc
 	genericiooptions.IOStreams
 }
 
-// handoverReport is what handover prints with -o json or yaml.
-type handoverReport struct {
+// outcome is what handover prints with -o json or yaml.
+type outcome struct {
 	Object     merge.ObjectRef `json:"object"`
 	HandedOver []string        `json:"handedOver"`
 	DryRun     bool            `json:"dryRun"`
@@ -50,9 +67,12 @@ type handoverReport struct {
 	ManifestStillSets []string `json:"manifestStillSets,omitempty"`
 }
 
-// NewCmdHandover returns `kubectl hygiene handover`.
-func NewCmdHandover(streams genericiooptions.IOStreams, connect connectFunc) *cobra.Command {
-	o := &HandoverOptions{IOStreams: streams, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
+var _ cli.Verb = (*Options)(nil)
+
+// NewCmd returns `kubectl hygiene handover`, which reads the object from
+// the cluster connect returns and the manifest of -f with read.
+func NewCmd(streams genericiooptions.IOStreams, connect ConnectFunc, read ReadFunc) *cobra.Command {
+	o := &Options{IOStreams: streams, connect: connect, read: read, kube: genericclioptions.NewConfigFlags(true)}
 	cmd := &cobra.Command{
 		Use:   "handover KIND/NAME PATH... [-f MANIFEST] [--dry-run] [-o json|yaml]",
 		Short: "Hand fields over to their new writer: delete them from last-applied",
@@ -70,7 +90,7 @@ apply of a manifest that sets them takes them back.`,
 		Example: `  kubectl hygiene handover deployment/web spec.replicas -n shop
   kubectl hygiene handover deployment/web 'spec.template.spec.containers[name=web].image' -f web.yaml
   kubectl hygiene handover statefulset/db spec.replicas --dry-run -o json`,
-		RunE: runVerb(o),
+		RunE: cli.RunE(o),
 	}
 	cmd.Flags().StringVarP(&o.Manifest, "filename", "f", "", "the manifest you apply: handover says which of the paths it still sets")
 	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "send the write as a server-side dry run: nothing is stored")
@@ -80,67 +100,67 @@ apply of a manifest that sets them takes them back.`,
 }
 
 // Complete reads the object, the paths and the namespace.
-func (o *HandoverOptions) Complete(_ *cobra.Command, args []string) error {
+func (o *Options) Complete(_ *cobra.Command, args []string) error {
 	if len(args) < 2 {
-		return badInput(errors.New("name the object as KIND/NAME and at least one PATH, e.g. deployment/web spec.replicas"))
+		return cli.BadInput(errors.New("name the object as KIND/NAME and at least one PATH, e.g. deployment/web spec.replicas"))
 	}
 	var err error
-	if o.Kind, o.Name, err = kindAndName(args[:1]); err != nil {
+	if o.Kind, o.Name, err = cli.KindAndName(args[:1]); err != nil {
 		return err
 	}
 	for _, s := range args[1:] {
 		p, err := merge.ParsePath(s)
 		if err != nil {
-			return badInput(fmt.Errorf("path %q: %w", s, err))
+			return cli.BadInput(fmt.Errorf("path %q: %w", s, err))
 		}
 		o.Paths = append(o.Paths, p)
 	}
-	if o.Namespace, err = namespaceOf(o.kube); err != nil {
-		return badInput(err)
+	if o.Namespace, err = cli.NamespaceOf(o.kube); err != nil {
+		return cli.BadInput(err)
 	}
 	return nil
 }
 
 // Validate checks the flags.
-func (o *HandoverOptions) Validate() error { return validOutput(o.Output) }
+func (o *Options) Validate() error { return cli.ValidOutput(o.Output) }
 
 // Run reads the object, writes its last-applied without the paths, and
 // says what the next apply no longer touches.
-func (o *HandoverOptions) Run(ctx context.Context) error {
+func (o *Options) Run(ctx context.Context) error {
 	c, err := o.connect(o.kube)
 	if err != nil {
 		return err
 	}
-	obj, err := c.get(ctx, o.Kind, o.Name, o.Namespace)
+	obj, err := c.Get(ctx, o.Kind, o.Name, o.Namespace)
 	if err != nil {
 		return err
 	}
 	ref := merge.RefOf(obj)
 	without, err := merge.LastAppliedWithout(obj, o.Paths)
 	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, objectName(ref), err)}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, cli.ObjectName(ref), err)}
 	}
 	if err := o.write(ctx, c, obj, without); err != nil {
 		return err
 	}
-	report := handoverReport{Object: ref, DryRun: o.DryRun}
+	out := outcome{Object: ref, DryRun: o.DryRun}
 	for _, p := range o.Paths {
-		report.HandedOver = append(report.HandedOver, p.String())
+		out.HandedOver = append(out.HandedOver, p.String())
 	}
 	if o.Manifest != "" {
-		if report.ManifestStillSets, err = o.stillSet(obj); err != nil {
+		if out.ManifestStillSets, err = o.stillSet(obj); err != nil {
 			return err
 		}
 	}
 	if o.Output != "" {
-		return printStructured(o.Out, o.Output, report)
+		return cli.PrintStructured(o.Out, o.Output, out)
 	}
-	return printHandover(o.Out, report, o.Manifest)
+	return printText(o.Out, out, o.Manifest)
 }
 
 // write patches obj's last-applied to without, guarded by a test of the
-// annotation as read, as the manager that owns it (see handoverManager).
-func (o *HandoverOptions) write(ctx context.Context, c *cluster, obj *unstructured.Unstructured, without string) error {
+// annotation as read, as the manager that owns it (see fieldManager).
+func (o *Options) write(ctx context.Context, c Cluster, obj *unstructured.Unstructured, without string) error {
 	pointer := "/metadata/annotations/" + strings.ReplaceAll(merge.LastAppliedAnnotation, "/", "~1")
 	patch, err := json.Marshal([]map[string]any{
 		{"op": "test", "path": pointer, "value": obj.GetAnnotations()[merge.LastAppliedAnnotation]},
@@ -149,31 +169,22 @@ func (o *HandoverOptions) write(ctx context.Context, c *cluster, obj *unstructur
 	if err != nil {
 		return fmt.Errorf("encoding the patch: %w", err)
 	}
-	gvr, namespaced, err := c.resource(o.Kind)
-	if err != nil {
-		return err
-	}
-	manager, err := handoverManager(obj)
+	manager, err := fieldManager(obj)
 	if err != nil {
 		ref := merge.RefOf(obj)
-		return &exitError{code: exitFailure, err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, objectName(ref), err)}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, cli.ObjectName(ref), err)}
 	}
 	opts := metav1.PatchOptions{FieldManager: manager}
 	if o.DryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	ri := c.dynamic.Resource(gvr)
-	if namespaced {
-		_, err = ri.Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.JSONPatchType, patch, opts)
-	} else {
-		_, err = ri.Patch(ctx, obj.GetName(), types.JSONPatchType, patch, opts)
-	}
+	err = c.Patch(ctx, o.Kind, obj, types.JSONPatchType, patch, opts)
 	ref := merge.RefOf(obj)
 	if err != nil && o.lastAppliedChanged(ctx, c, obj) {
-		return &exitError{code: exitFailure, err: fmt.Errorf("%s %s: last-applied changed since it was read (an apply in between?); nothing written, run handover again: %w", ref.Kind, objectName(ref), err)}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: last-applied changed since it was read (an apply in between?); nothing written, run handover again: %w", ref.Kind, cli.ObjectName(ref), err)}
 	}
 	if err != nil {
-		return fmt.Errorf("writing the last-applied of %s %s: %w", ref.Kind, objectName(ref), err)
+		return fmt.Errorf("writing the last-applied of %s %s: %w", ref.Kind, cli.ObjectName(ref), err)
 	}
 	return nil
 }
@@ -181,18 +192,18 @@ func (o *HandoverOptions) write(ctx context.Context, c *cluster, obj *unstructur
 // lastAppliedChanged reports whether obj's last-applied is no longer the
 // one read: then the patch failed on its test, whatever status the server
 // gave that.
-func (o *HandoverOptions) lastAppliedChanged(ctx context.Context, c *cluster, obj *unstructured.Unstructured) bool {
-	now, err := c.get(ctx, o.Kind, obj.GetName(), obj.GetNamespace())
+func (o *Options) lastAppliedChanged(ctx context.Context, c Cluster, obj *unstructured.Unstructured) bool {
+	now, err := c.Get(ctx, o.Kind, obj.GetName(), obj.GetNamespace())
 	return err == nil && now.GetAnnotations()[merge.LastAppliedAnnotation] != obj.GetAnnotations()[merge.LastAppliedAnnotation]
 }
 
-// handoverManager is the field manager the hand-over writes as: the one
+// fieldManager is the field manager the hand-over writes as: the one
 // Update manager that owns last-applied, so that the annotation stays its
 // (merge.LastAppliedUpdaters), or kubectl apply's own when none does, as
 // kubectl apply edit-last-applied writes. When several own it, a write as
 // one would take it from the others, and kubectl apply --server-side would
 // then not upgrade their fields: it refuses, as the audit's fix does.
-func handoverManager(obj *unstructured.Unstructured) (string, error) {
+func fieldManager(obj *unstructured.Unstructured) (string, error) {
 	switch owners := merge.LastAppliedUpdaters(obj); len(owners) {
 	case 0:
 		return merge.ClientSideApplyManager, nil
@@ -205,10 +216,10 @@ func handoverManager(obj *unstructured.Unstructured) (string, error) {
 
 // stillSet returns the paths that the manifest's object of the same kind
 // and name still sets.
-func (o *HandoverOptions) stillSet(obj *unstructured.Unstructured) ([]string, error) {
-	objs, err := readObjects(o.Manifest, o.In)
+func (o *Options) stillSet(obj *unstructured.Unstructured) ([]string, error) {
+	objs, err := o.read(o.Manifest, o.In)
 	if err != nil {
-		return nil, badInput(err)
+		return nil, cli.BadInput(err)
 	}
 	for _, m := range objs {
 		if m.GetKind() != obj.GetKind() || m.GetName() != obj.GetName() {
@@ -222,16 +233,16 @@ func (o *HandoverOptions) stillSet(obj *unstructured.Unstructured) ([]string, er
 		}
 		return set, nil
 	}
-	return nil, badInput(fmt.Errorf("%s has no %s %s", o.Manifest, obj.GetKind(), obj.GetName()))
+	return nil, cli.BadInput(fmt.Errorf("%s has no %s %s", o.Manifest, obj.GetKind(), obj.GetName()))
 }
 
-// printHandover prints the hand-over for a person.
-func printHandover(w io.Writer, r handoverReport, manifest string) error {
+// printText prints the hand-over for a person.
+func printText(w io.Writer, r outcome, manifest string) error {
 	dry := ""
 	if r.DryRun {
 		dry = " (server dry run: nothing stored)"
 	}
-	name := r.Object.Kind + " " + objectName(r.Object)
+	name := r.Object.Kind + " " + cli.ObjectName(r.Object)
 	fmt.Fprintf(w, "%s: last-applied no longer has %s%s\n", name, strings.Join(r.HandedOver, ", "), dry)
 	fmt.Fprintln(w, "The next kubectl apply neither sets nor deletes them: they are their new writer's.")
 	switch {

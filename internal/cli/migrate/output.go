@@ -1,9 +1,11 @@
-package main
+package migrate
 
 import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 )
 
 // migrateReport is what `kubectl hygiene migrate -o json` prints.
@@ -29,12 +31,12 @@ func (r migrateReport) outcome() error {
 	if failed == 0 {
 		return nil
 	}
-	return &exitError{code: exitFailure, err: fmt.Errorf("%d object(s) could not be migrated", failed)}
+	return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%d object(s) could not be migrated", failed)}
 }
 
-func (o *MigrateOptions) print(r migrateReport) error {
+func (o *Options) print(r migrateReport) error {
 	if o.Output != "" {
-		return printStructured(o.Out, o.Output, r)
+		return cli.PrintStructured(o.Out, o.Output, r)
 	}
 	if len(r.Objects) == 0 {
 		_, err := fmt.Fprintln(o.Out, "No objects managed by client-side apply.")
@@ -50,9 +52,9 @@ func (o *MigrateOptions) print(r migrateReport) error {
 // printMigration writes the block of one object.
 func printMigration(w io.Writer, r migrateReport, m migration) {
 	if len(m.Managers) == 0 {
-		fmt.Fprintf(w, "%s %s: no client-side apply manager left, only the last-applied annotation\n", m.Object.Kind, objectName(m.Object))
+		fmt.Fprintf(w, "%s %s: no client-side apply manager left, only the last-applied annotation\n", m.Object.Kind, cli.ObjectName(m.Object))
 	} else {
-		fmt.Fprintf(w, "%s %s: client-side apply by %s\n", m.Object.Kind, objectName(m.Object), strings.Join(m.Managers, ", "))
+		fmt.Fprintf(w, "%s %s: client-side apply by %s\n", m.Object.Kind, cli.ObjectName(m.Object), strings.Join(m.Managers, ", "))
 		printFields(w, m.Fields)
 	}
 	dry := ""

@@ -1,4 +1,4 @@
-package main
+package migrate
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -118,7 +119,7 @@ func (m migrator) fail(mg *migration, step, unwritten string, err error) {
 func describeWriteError(mg *migration, step, unwritten string, err error) string {
 	if apierrors.IsConflict(err) {
 		return fmt.Sprintf("%s %s changed since resourceVersion %s was read: %s; run kubectl hygiene migrate again to migrate it as it is now",
-			mg.Object.Kind, objectName(mg.Object), mg.ResourceVersion, unwritten)
+			mg.Object.Kind, cli.ObjectName(mg.Object), mg.ResourceVersion, unwritten)
 	}
 	err = audit.RedactError(mg.Object, err)
 	var status apierrors.APIStatus

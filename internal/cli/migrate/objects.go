@@ -1,9 +1,8 @@
-package main
+package migrate
 
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +11,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 )
 
 // target is one object to migrate and its resource.
@@ -22,7 +22,7 @@ type target struct {
 
 // objects returns the objects that the arguments name, those of -f, or
 // else every object of the listed kinds in the namespace.
-func (o *MigrateOptions) objects(ctx context.Context, c *cluster) ([]target, error) {
+func (o *Options) objects(ctx context.Context, c *Cluster) ([]target, error) {
 	if len(o.Objects) == 0 && len(o.Files) == 0 {
 		return o.list(ctx, c)
 	}
@@ -39,7 +39,7 @@ func (o *MigrateOptions) objects(ctx context.Context, c *cluster) ([]target, err
 		out = append(out, target{obj: obj, gvr: gvr})
 	}
 	for _, f := range o.Files {
-		docs, err := readObjects(f, o.In)
+		docs, err := cli.ReadObjects(f, o.In)
 		if err != nil {
 			return nil, err
 		}
@@ -58,11 +58,11 @@ func (o *MigrateOptions) objects(ctx context.Context, c *cluster) ([]target, err
 // `kubectl get -o yaml` saved the document (it has a resourceVersion), the
 // saved resourceVersion guards every write: an object that changed since
 // it was saved is not written.
-func (o *MigrateOptions) fromFile(ctx context.Context, c *cluster, doc *unstructured.Unstructured) (target, error) {
+func (o *Options) fromFile(ctx context.Context, c *Cluster, doc *unstructured.Unstructured) (target, error) {
 	gvk := doc.GroupVersionKind()
 	mapping, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
-		return target{}, badInput(fmt.Errorf("resolving %s %s: %w", gvk.Kind, doc.GetName(), err))
+		return target{}, cli.BadInput(fmt.Errorf("resolving %s %s: %w", gvk.Kind, doc.GetName(), err))
 	}
 	ns := doc.GetNamespace()
 	if ns == "" {
@@ -82,16 +82,10 @@ func (o *MigrateOptions) fromFile(ctx context.Context, c *cluster, doc *unstruct
 }
 
 // list lists the default workloads and --kind, page by page.
-func (o *MigrateOptions) list(ctx context.Context, c *cluster) ([]target, error) {
-	resources := audit.DefaultResources()
-	for _, k := range o.Kinds {
-		gvr, _, err := c.resource(strings.TrimSpace(k))
-		if err != nil {
-			return nil, err
-		}
-		if !containsResource(resources, gvr) {
-			resources = append(resources, gvr)
-		}
+func (o *Options) list(ctx context.Context, c *Cluster) ([]target, error) {
+	resources, err := cli.WithKinds(c.mapper, audit.DefaultResources(), o.Kinds)
+	if err != nil {
+		return nil, err
 	}
 	var out []target
 	for _, gvr := range resources {
@@ -117,7 +111,7 @@ func (o *MigrateOptions) list(ctx context.Context, c *cluster) ([]target, error)
 }
 
 // read gets one object of gvr.
-func (c *cluster) read(ctx context.Context, gvr schema.GroupVersionResource, namespaced bool, namespace, name string) (*unstructured.Unstructured, error) {
+func (c *Cluster) read(ctx context.Context, gvr schema.GroupVersionResource, namespaced bool, namespace, name string) (*unstructured.Unstructured, error) {
 	obj, err := c.client(gvr, namespaced, namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("reading %s %s: %w", gvr.GroupResource(), name, err)
@@ -126,7 +120,7 @@ func (c *cluster) read(ctx context.Context, gvr schema.GroupVersionResource, nam
 }
 
 // client is the dynamic client of gvr, in namespace when it is namespaced.
-func (c *cluster) client(gvr schema.GroupVersionResource, namespaced bool, namespace string) dynamic.ResourceInterface {
+func (c *Cluster) client(gvr schema.GroupVersionResource, namespaced bool, namespace string) dynamic.ResourceInterface {
 	if namespaced {
 		return c.dynamic.Resource(gvr).Namespace(namespace)
 	}

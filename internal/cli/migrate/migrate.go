@@ -1,4 +1,4 @@
-package main
+package migrate
 
 import (
 	"context"
@@ -11,14 +11,15 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
 // defaultSSAManager is the field manager of `kubectl apply --server-side`.
 const defaultSSAManager = "kubectl"
 
-// MigrateOptions holds the flags and inputs of `kubectl hygiene migrate`.
-type MigrateOptions struct {
+// Options holds the flags and inputs of `kubectl hygiene migrate`.
+type Options struct {
 	// ServerSide must be set: moving to server-side apply is the only
 	// migration there is.
 	ServerSide bool
@@ -48,7 +49,7 @@ type MigrateOptions struct {
 	Files []string
 
 	kube     *genericclioptions.ConfigFlags
-	connect  connectFunc
+	connect  ConnectFunc
 	analyzer func() *merge.Analyzer
 	genericiooptions.IOStreams
 }
@@ -56,9 +57,9 @@ type MigrateOptions struct {
 // namedObject is one TYPE/NAME argument.
 type namedObject struct{ Kind, Name string }
 
-// NewCmdMigrate returns `kubectl hygiene migrate`.
-func NewCmdMigrate(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect connectFunc) *cobra.Command {
-	o := &MigrateOptions{IOStreams: streams, analyzer: analyzer, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
+// NewCmd returns `kubectl hygiene migrate`.
+func NewCmd(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect ConnectFunc) *cobra.Command {
+	o := &Options{IOStreams: streams, analyzer: analyzer, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
 	// The server's warnings on the writes (an admission webhook's) are
 	// printed as kubectl prints them.
 	o.kube.WrapConfigFn = func(c *rest.Config) *rest.Config {
@@ -94,7 +95,7 @@ namespace (-n, -A) are listed; --kind adds others.`,
   kubectl hygiene migrate --server-side --field-manager kustomize-controller -n shop
   kubectl hygiene migrate --server-side deployment/web --drop-last-applied
   kubectl hygiene migrate --server-side -f web.yaml -o json`,
-		RunE: runVerb(o),
+		RunE: cli.RunE(o),
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.ServerSide, "server-side", false, "move to server-side apply (required)")
@@ -110,42 +111,42 @@ namespace (-n, -A) are listed; --kind adds others.`,
 }
 
 // Complete reads the arguments and the namespace; it does not connect.
-func (o *MigrateOptions) Complete(cmd *cobra.Command, args []string) error {
+func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 	for _, a := range args {
-		kind, name, err := kindAndName([]string{a})
+		kind, name, err := cli.KindAndName([]string{a})
 		if err != nil {
-			return badInput(fmt.Errorf("argument %q: name objects as TYPE/NAME, e.g. deployment/web", a))
+			return cli.BadInput(fmt.Errorf("argument %q: name objects as TYPE/NAME, e.g. deployment/web", a))
 		}
 		o.Objects = append(o.Objects, namedObject{Kind: kind, Name: name})
 	}
 	var err error
-	o.Namespace, err = namespaceScope(cmd, o.AllNamespaces, o.kube)
+	o.Namespace, err = cli.NamespaceScope(cmd, o.AllNamespaces, o.kube)
 	return err
 }
 
 // Validate checks the flags.
-func (o *MigrateOptions) Validate() error {
+func (o *Options) Validate() error {
 	switch {
 	case !o.ServerSide:
-		return badInput(errors.New("say where to migrate to: --server-side (the only migration there is)"))
+		return cli.BadInput(errors.New("say where to migrate to: --server-side (the only migration there is)"))
 	case strings.TrimSpace(o.FieldManager) == "":
-		return badInput(errors.New("--field-manager must not be empty"))
+		return cli.BadInput(errors.New("--field-manager must not be empty"))
 	case o.AllNamespaces && (len(o.Objects) > 0 || len(o.Files) > 0):
-		return badInput(errors.New("--all-namespaces (-A) lists objects; it does not go with TYPE/NAME or -f"))
+		return cli.BadInput(errors.New("--all-namespaces (-A) lists objects; it does not go with TYPE/NAME or -f"))
 	case len(o.Kinds) > 0 && (len(o.Objects) > 0 || len(o.Files) > 0):
-		return badInput(errors.New("--kind lists objects; it does not go with TYPE/NAME or -f"))
+		return cli.BadInput(errors.New("--kind lists objects; it does not go with TYPE/NAME or -f"))
 	}
 	for _, k := range o.Kinds {
 		if strings.TrimSpace(k) == "" || strings.Contains(k, "/") {
-			return badInput(fmt.Errorf("--kind %q: name a kind or resource, such as cronjobs", k))
+			return cli.BadInput(fmt.Errorf("--kind %q: name a kind or resource, such as cronjobs", k))
 		}
 	}
-	return validOutput(o.Output)
+	return cli.ValidOutput(o.Output)
 }
 
 // Run finds the objects, plans and performs their migration, and prints
 // one block per object. It fails when an object could not be migrated.
-func (o *MigrateOptions) Run(ctx context.Context) error {
+func (o *Options) Run(ctx context.Context) error {
 	c, err := o.connect(o.kube)
 	if err != nil {
 		return err

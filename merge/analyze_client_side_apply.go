@@ -1,0 +1,165 @@
+package merge
+
+import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+// AnalyzeClientSideApply analyzes a write that is known to be a
+// client-side apply (kubectl apply; field manager
+// kubectl-client-side-apply) as AnalyzeUpdate analyzes an apply: with the
+// new last-applied as the manifest and new as the result. Unlike
+// AnalyzeUpdate it does so also when last-applied stayed the same: the
+// apply of an unchanged manifest still puts back what drifted (seed 001),
+// and those reverts are what the apply-reverts-drift rule reports.
+func (a *Analyzer) AnalyzeClientSideApply(old, new *unstructured.Unstructured) (*Analysis, error) {
+	return verified(a, "client-side apply analysis", func(a *Analyzer) (*Analysis, error) { return a.analyzeClientSideApply(old, new) })
+}
+
+func (a *Analyzer) analyzeClientSideApply(old, new *unstructured.Unstructured) (*Analysis, error) {
+	an, original, parsed := a.updateAnalysis(old, new)
+	if _, ok := new.GetAnnotations()[LastAppliedAnnotation]; !ok {
+		return a.analyzeUpdate(old, new)
+	}
+	return a.analyzeAppliedUpdate(old, new, original, parsed, an)
+}
+
+// analyzeAppliedUpdate analyzes an apply; original and parsed are old's
+// last-applied (nil when there is none), shared and never changed.
+func (a *Analyzer) analyzeAppliedUpdate(old, new, original *unstructured.Unstructured, parsed *parsedLastApplied, an *Analysis) (*Analysis, error) {
+	an.Operation = "apply"
+	if an.LastApplied.Status == LastAppliedInvalid {
+		return an, nil
+	}
+	manifest, manifestParsed, err := a.parseLastApplied(new)
+	if err != nil {
+		return an, nil //nolint:nilerr // an unusable new annotation is reported by the next write
+	}
+	in := applyInput{kind: new.GetKind(), live: old, manifest: manifest, result: new,
+		originalParsed: parsed, manifestParsed: manifestParsed}
+	if original != nil {
+		in.original = original.Object
+	}
+	if err := a.analyzeApply(in, an); err != nil {
+		return nil, err
+	}
+	listsReplaced := a.listsReplaced(in.live)
+	// A Secret as stored, as analyzeApply compares it: a manifest's
+	// stringData.password is the data.password its reverts name.
+	in.original = secretData(in.kind, in.original)
+	in.manifest = &unstructured.Unstructured{Object: secretData(in.kind, in.manifest.Object)}
+	in.result = &unstructured.Unstructured{Object: secretData(in.kind, in.result.Object)}
+	an.Reverts = withoutAdmissionRemovals(an.Reverts, in, listsReplaced)
+	reverts, err := a.withoutAdmissionChanges(an.Reverts, in, listsReplaced)
+	if err != nil {
+		return nil, err
+	}
+	an.Reverts = reverts
+	return an, nil
+}
+
+// withoutAdmissionChanges drops the reverts of a field that the result
+// still has, with another value, when the apply's patch cannot have
+// touched it and the write did not take it over: neither the previous
+// last-applied nor the manifest has it (nor sets it or an enclosing field
+// to null, nor, when listsReplaced, holds the list it is in), and its
+// owners in the result are its owners in live. The API server gives a
+// write's manager every field the write itself changed before mutating
+// admission, so a value that changed with its owners kept was changed by
+// a mutating webhook after that (a mesh injector re-stamping its
+// annotation on every write, after kubectl rollout undo copied the
+// ReplicaSet's stamp under the manager kubectl), not by the apply. Owners
+// are contentOwners: kubectl apply's empty f:annotations of live owns the
+// map as it was, not the stamp in it, so its f:annotations of the result
+// (the apply added last-applied) changes no owner of the stamp. A result
+// without managedFields tells nothing and drops nothing.
+func (a *Analyzer) withoutAdmissionChanges(reverts []FieldFact, in applyInput, listsReplaced bool) ([]FieldFact, error) {
+	if len(reverts) == 0 {
+		return reverts, nil
+	}
+	resultMfs, err := DecodeManagedFields(in.result)
+	if err != nil || len(resultMfs) == 0 {
+		return reverts, err
+	}
+	liveMfs, err := DecodeManagedFields(in.live)
+	if err != nil {
+		return nil, err
+	}
+	tvs, err := a.fieldSets(stored(in.result.Object))
+	if err != nil {
+		return nil, err
+	}
+	granular := granularIn(tvs[0])
+	out := []FieldFact{}
+	for _, f := range reverts {
+		replacedList := listsReplaced && (inList(in.original, f.Path) || inList(in.manifest.Object, f.Path))
+		untouched := !at(in.original, f.Path).ok && !at(in.manifest.Object, f.Path).ok &&
+			!nulledIn(in.manifest.Object, f.Path) && !replacedList
+		if untouched && at(in.result.Object, f.Path).ok && sameOwners(contentOwners(liveMfs, f.Path, granular), contentOwners(resultMfs, f.Path, granular)) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// sameOwners reports whether a and b name the same managers with the
+// same operations and subresources, whatever their times.
+func sameOwners(a, b []Owner) bool {
+	key := func(o Owner) string { return o.Manager + "\x00" + o.Operation + "\x00" + o.Subresource }
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[string]int{}
+	for _, o := range a {
+		seen[key(o)]++
+	}
+	for _, o := range b {
+		if seen[key(o)] == 0 {
+			return false
+		}
+		seen[key(o)]--
+	}
+	return true
+}
+
+// withoutAdmissionRemovals drops the reverts that remove a field that
+// neither the previous last-applied nor the manifest has: apply deletes
+// only what the previous manifest had, or what the manifest sets to null
+// (itself or an enclosing field: a null map deletes every key), or what
+// is inside a field the previous manifest had and the manifest drops
+// (kubectl's patch sets that field to null: labels that a person added
+// with kubectl label go with the labels map that the manifest no longer
+// has), so a
+// mutating webhook removed it, such as apply-hygiene's own prune of an
+// orphan, not the apply. When listsReplaced (a JSON merge patch), the
+// apply also removes what is inside a list that either has (inList).
+func withoutAdmissionRemovals(reverts []FieldFact, in applyInput, listsReplaced bool) []FieldFact {
+	out := []FieldFact{}
+	for _, f := range reverts {
+		if at(in.original, f.Path).ok || at(in.manifest.Object, f.Path).ok || at(in.result.Object, f.Path).ok ||
+			nulledIn(in.manifest.Object, f.Path) || droppedEnclosing(in.original, in.manifest.Object, f.Path) ||
+			listsReplaced && (inList(in.original, f.Path) || inList(in.manifest.Object, f.Path)) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// droppedEnclosing reports whether a field enclosing p is in original and
+// not in manifest: kubectl's three-way patch deletes it whole.
+func droppedEnclosing(original, manifest map[string]any, p Path) bool {
+	for i := 1; i < len(p); i++ {
+		if at(original, p[:i]).ok && !at(manifest, p[:i]).ok {
+			return true
+		}
+	}
+	return false
+}
+
+// nulledIn reports whether obj sets p or a field enclosing it to null.
+func nulledIn(obj map[string]any, p Path) bool {
+	for i := 1; i <= len(p); i++ {
+		if v := at(obj, p[:i]); v.ok && v.v == nil {
+			return true
+		}
+	}
+	return false
+}
