@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -18,7 +19,13 @@ import (
 //
 // Only changed and removed fields count: a field the write adds is owned
 // by nobody else, so no apply reverts it. Server-managed fields are left
-// out. An object without an Apply entry, the common case, costs one walk
+// out, and so is a field the same appliers still own in new when the API
+// server tracked the write (new's managedFields differ from old's): an
+// Update takes over every field it changes, so the write did not change
+// it; a mutating webhook called after the API server tracked the write
+// did (a mesh injector's stamp that a migrated last-applied gave to a
+// server-side manager, a digest-pinning webhook's image). A result whose
+// managedFields nobody tracked (a prediction) keeps every change. An object without an Apply entry, the common case, costs one walk
 // over its managedFields entries and no field set.
 func (a *Analyzer) applyOwnedChanges(old, new *unstructured.Unstructured) ([]Owner, []FieldFact, error) {
 	out, who := []FieldFact{}, []Owner{}
@@ -40,13 +47,17 @@ func (a *Analyzer) applyOwnedChanges(old, new *unstructured.Unstructured) ([]Own
 	if err != nil {
 		return nil, nil, err
 	}
+	still, err := stillApplied(old, new)
+	if err != nil {
+		return nil, nil, err
+	}
 	kind, f := new.GetKind(), newFinder()
 	for _, p := range units(cmp.Modified.Union(cmp.Removed)) {
 		if serverManaged(p) {
 			continue
 		}
 		ows := owners(appliers, p)
-		if len(ows) == 0 {
+		if len(ows) == 0 || sameOwners(ows, owners(still, p)) {
 			continue
 		}
 		out = append(out, a.fact(kind, p, factValues{live: f.at(old.Object, p), result: f.at(new.Object, p)}, ows))
@@ -66,4 +77,24 @@ func hasApplyEntry(obj map[string]any) bool {
 		}
 	}
 	return false
+}
+
+// stillApplied returns new's Apply entries on the main resource when the
+// API server tracked the write (new's managedFields differ from old's);
+// none otherwise.
+func stillApplied(old, new *unstructured.Unstructured) ([]ManagedFields, error) {
+	if equality.Semantic.DeepEqual(old.GetManagedFields(), new.GetManagedFields()) {
+		return nil, nil
+	}
+	mfs, err := DecodeManagedFields(new)
+	if err != nil {
+		return nil, err
+	}
+	var out []ManagedFields
+	for _, mf := range mfs {
+		if mf.Operation == string(metav1.ManagedFieldsOperationApply) && mf.Subresource == "" {
+			out = append(out, mf)
+		}
+	}
+	return out, nil
 }

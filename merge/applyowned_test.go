@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -42,6 +43,20 @@ func TestApplyOwnedChanges(t *testing.T) {
 		"a field only kubectl-rollout owns is nobody's apply": {
 			write: func(obj *unstructured.Unstructured) {
 				setPath(t, obj, "2030-01-01T00:00:00Z", "spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt")
+			},
+			wantPaths: nil,
+		},
+		"a value a mutating webhook changed after the API server tracked the write stays its applier's": {
+			// kubectl label's write, tracked (its entry added), then a
+			// digest-pinning webhook rewrote the applied image: the
+			// applier still owns it, so the write did not take it over.
+			write: func(obj *unstructured.Unstructured) {
+				setPath(t, obj, "web", "metadata", "labels", "team")
+				setImage("nginx:1.16.1@sha256:0123")(obj)
+				obj.SetManagedFields(append(obj.GetManagedFields(), metav1.ManagedFieldsEntry{
+					Manager: "kubectl-label", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1",
+					FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:team":{}}}}`),
+				}))
 			},
 			wantPaths: nil,
 		},

@@ -22,11 +22,22 @@
 // that the command each orphaned-field warning prints removes the field
 // for good, and that `kubectl hygiene diff` predicts each apply exactly.
 //
+// apply-hygiene's own writes are judged the same way: the server's
+// periodic audit runs with --audit-fix during every sequence, `kubectl
+// hygiene audit --fix=apply` and `kubectl hygiene migrate --server-side`
+// are steps, and three sequences in twenty run in a namespace labelled
+// apply-hygiene.io/ignore, apply-hygiene.io/enforcement=dryrun or
+// apply-hygiene.io/enforcement=warn (selfwriters_test.go). Each of their
+// writes must be in scope, follow from the sequence (a removal of a
+// person's orphan, a repair of last-applied after an undo, a migration
+// that changes only managedFields) and lose no field a person or robot
+// still needs.
+//
 // A failing sequence is minimised (delta debugging over its steps,
 // replayed in fresh namespaces) and printed as a kubectl script. The test
 // prints one line:
 //
-//	generative: N steps, W writers, F false warnings, D false denials, M misses, E webhook errors
+//	generative: N steps, W writers, F false warnings, D false denials, M misses, E webhook errors, S wrong self-writes
 //
 // Run it with a seed and a budget of steps (the seed is printed; without
 // GENERATIVE_SEED it rotates per run); GENERATIVE_PARALLEL sequences run at

@@ -18,7 +18,10 @@ import (
 // that it only generates commands that make sense.
 type gen struct {
 	rng *rand.Rand
-	o   object
+	// self picks apply-hygiene's own writers (selfWriter), apart from rng
+	// so that a seed's other steps stay what they were without them.
+	self *rand.Rand
+	o    object
 	// manifest is what the next apply sends.
 	manifest map[string]any
 	// pending is the manifest before the last apply's mutation, put
@@ -42,7 +45,8 @@ type gen struct {
 }
 
 func newGen(seed uint64, o object) *gen {
-	return &gen{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), o: o, manifest: runtime.DeepCopyJSON(o.manifest)}
+	return &gen{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), self: rand.New(rand.NewPCG(seed^0x5e1f, seed)),
+		o: o, manifest: runtime.DeepCopyJSON(o.manifest)}
 }
 
 // next is a fresh number for a generated value.
@@ -88,6 +92,9 @@ func (g *gen) step() step {
 	case g.deleting:
 		return g.removeFinalizer()
 	}
+	if s, ok := g.selfWriter(); ok {
+		return s
+	}
 	var fit []writer
 	total := 0
 	for _, w := range slices.Concat(catalogue, moreWriters) {
@@ -119,7 +126,7 @@ func (g *gen) observe(s step, passed bool) {
 		}
 		g.pending = nil
 	}
-	if !passed {
+	if !passed || s.Kind == hygiene {
 		return
 	}
 	switch {

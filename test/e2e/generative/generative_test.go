@@ -59,7 +59,7 @@ func TestGenerative(t *testing.T) {
 					n := min(sequenceLength, steps-i*sequenceLength)
 					name := fmt.Sprintf("%03d-%s-%s", i, o.kind, o.name)
 					t.Run(name, func(t *testing.T) {
-						runSequence(t, &lg, p, name, o, seed+uint64(i)*1_000_003, n)
+						runSequence(t, &lg, p, name, o, seed+uint64(i)*1_000_003, n, scopeOf(i))
 					})
 				}
 			}()
@@ -73,6 +73,7 @@ func TestGenerative(t *testing.T) {
 	lg.metricErrors = metricErrors(t, f) - errorsBefore
 	summary := lg.summary()
 	fmt.Println(summary)
+	fmt.Println(selfWriteSummary(lg.wrote))
 	fmt.Printf("generative: %s; %s for the steps, %s with the minimisations\n", p.Summary(), lg.stepsTook.Round(time.Second), time.Since(lg.start).Round(time.Second))
 	framework.WriteReport(t, "generative.txt", summary)
 	if len(lg.failures) > 0 || lg.metricErrors > 0 {
@@ -115,11 +116,13 @@ func parallel(t *testing.T) int {
 	return n
 }
 
-// runSequence generates and runs one sequence of n steps on o, records it
-// in lg and minimises the failures no other sequence minimised.
-func runSequence(t *testing.T, lg *ledger, p *framework.Predictor, name string, o object, seed uint64, n int) {
+// runSequence generates and runs one sequence of n steps on o in a
+// namespace of scope, records it in lg and minimises the failures no other
+// sequence minimised.
+func runSequence(t *testing.T, lg *ledger, p *framework.Predictor, name string, o object, seed uint64, n int, scope string) {
 	g := newGen(seed, o)
 	r := newRunner(t, o, p)
+	r.label(scope)
 	var steps []step
 	finished := false
 	defer func() {
@@ -134,16 +137,18 @@ func runSequence(t *testing.T, lg *ledger, p *framework.Predictor, name string, 
 		g.observe(s, r.run(i, s))
 		g.exists, g.deleting = r.state()
 	}
+	r.judgeAuditEvents(n - 1)
 	finished = true
 	lg.finished()
+	lg.addWrites(r.wrote)
 	for _, sig := range lg.add(name, steps, r.failures) {
-		lg.script(sig, minimised(t, p, o, steps, r.failures, sig))
+		lg.script(sig, minimised(t, p, o, steps, r.failures, sig, scope))
 	}
 }
 
 // minimised is the shortest sequence found that still fails with sig,
 // as a script.
-func minimised(t *testing.T, p *framework.Predictor, o object, steps []step, failures []failure, sig string) string {
+func minimised(t *testing.T, p *framework.Predictor, o object, steps []step, failures []failure, sig, scope string) string {
 	last := 0
 	for _, f := range failures {
 		if f.signature() == sig {
@@ -159,6 +164,7 @@ func minimised(t *testing.T, p *framework.Predictor, o object, steps []step, fai
 		found := false
 		t.Run("minimise", func(t *testing.T) {
 			r := newRunner(t, o, p)
+			r.label(scope)
 			r.stop = func(f failure) bool { return f.signature() == sig }
 			for i, s := range candidate {
 				if time.Now().After(deadline) {
@@ -174,7 +180,10 @@ func minimised(t *testing.T, p *framework.Predictor, o object, steps []step, fai
 		return found
 	}
 	shortest := minimise(steps[:last+1], stillFails, replayBudget)
-	return script(shortest)
+	if scope == "" {
+		return script(shortest)
+	}
+	return fmt.Sprintf("kubectl label namespace %s %s\n", scriptNamespace, scopeLabels[scope]) + script(shortest)
 }
 
 // ensureNamespace creates the namespace name unless it exists.

@@ -27,6 +27,20 @@ type ledger struct {
 	// the last one finished its steps (before minimising).
 	start     time.Time
 	stepsTook time.Duration
+	// wrote counts apply-hygiene's own writes (selfWriteSummary).
+	wrote map[string]int
+}
+
+// addWrites adds a sequence's counts of apply-hygiene's own writes.
+func (l *ledger) addWrites(wrote map[string]int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.wrote == nil {
+		l.wrote = map[string]int{}
+	}
+	for k, n := range wrote {
+		l.wrote[k] += n
+	}
 }
 
 // finished notes that a sequence finished its steps.
@@ -93,8 +107,8 @@ func (l *ledger) count(counted string) int {
 func (l *ledger) summary() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return fmt.Sprintf("generative: %d steps, %d writers, %d false warnings, %d false denials, %d misses, %d webhook errors",
-		l.steps, len(l.writers), l.count(falseWarning), l.count(falseDenial), l.count(miss), max(l.count(webhookError), l.metricErrors))
+	return fmt.Sprintf("generative: %d steps, %d writers, %d false warnings, %d false denials, %d misses, %d webhook errors, %d wrong self-writes",
+		l.steps, len(l.writers), l.count(falseWarning), l.count(falseDenial), l.count(miss), max(l.count(webhookError), l.metricErrors), l.count(wrongSelfWrite))
 }
 
 // report renders every failure grouped by check, then the minimised

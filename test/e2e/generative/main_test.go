@@ -10,7 +10,8 @@ import (
 // need (Deployments, StatefulSets and DaemonSets with their revisions, the
 // garbage collector that finishes deletions, the service accounts'
 // tokens) and apply-hygiene from the chart with the common kinds under
-// failurePolicy Fail: every error the webhook answers fails a write.
+// failurePolicy Fail (every error the webhook answers fails a write) and
+// the periodic audit fixing every 10 seconds (audit.fix).
 func TestMain(m *testing.M) {
 	framework.Main(m,
 		framework.WithControllers(
@@ -19,6 +20,9 @@ func TestMain(m *testing.M) {
 			"namespace-controller", "clusterrole-aggregation-controller",
 			"horizontal-pod-autoscaler-controller",
 		),
-		framework.WithWebhook("kinds=common", "failurePolicy=Fail"),
+		framework.WithWebhook("kinds=common", "failurePolicy=Fail", "audit.enabled=true", "audit.fix=true"),
+		// The periodic audit with its fixes runs during the sequences:
+		// apply-hygiene's own writes are judged (selfwriters_test.go).
+		framework.WithServerArgs("--audit-interval=10s", "--audit-resources=apps/v1/deployments,apps/v1/statefulsets,apps/v1/daemonsets", "--audit-fix"),
 	)
 }

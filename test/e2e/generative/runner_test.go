@@ -57,6 +57,15 @@ type runner struct {
 	// stop, when set, ends the sequence at the first failure it accepts
 	// (a minimisation's replay).
 	stop func(failure) bool
+	// scope is the scope of the namespace (scopeOf): outside "" the
+	// webhook's answers are not judged, apply-hygiene's own writes are.
+	scope string
+	// last is the object after the previous step; undone reports whether
+	// the last template write was kubectl rollout undo; wrote counts
+	// apply-hygiene's own writes.
+	last   map[string]any
+	undone bool
+	wrote  map[string]int
 }
 
 // setField is a field a writer set outside client-side apply.
@@ -105,7 +114,7 @@ const (
 )
 
 func newRunner(t *testing.T, o object, p *framework.Predictor) *runner {
-	return &runner{t: t, f: framework.New(t), o: o, p: p, kubectl: map[who]framework.Kubectl{}, fields: map[string]setField{}}
+	return &runner{t: t, f: framework.New(t), o: o, p: p, kubectl: map[who]framework.Kubectl{}, fields: map[string]setField{}, wrote: map[string]int{}}
 }
 
 // as returns kubectl as who, creating the identity on first use.
@@ -213,6 +222,8 @@ func (r *runner) run(i int, s step) bool {
 	r.t.Helper()
 	r.steps++
 	r.settleAutoscaler(i)
+	r.betweenSteps(i, r.get(r.f.Namespace))
+	defer func() { r.last = r.get(r.f.Namespace) }()
 	if s.Kind == remedy {
 		r.runRemedies(i)
 		return true
@@ -221,8 +232,15 @@ func (r *runner) run(i int, s step) bool {
 		r.waitObserved()
 	}
 	before := r.get(r.f.Namespace)
+	if s.Kind == hygiene {
+		res := r.runHygiene(s)
+		r.webhookErrors(i, res)
+		r.judgeSelfWrite(i, s, res, before, r.get(r.f.Namespace))
+		return true
+	}
+	judged := r.scope == ""
 	var predicted func(framework.Result) []string
-	if s.Kind == clientSideApply && s.As == alice && len(s.Args) == 3 && before != nil && r.p != nil {
+	if judged && s.Kind == clientSideApply && s.As == alice && len(s.Args) == 3 && before != nil && r.p != nil {
 		file := filepath.Join(r.t.TempDir(), "manifest.json")
 		if err := os.WriteFile(file, []byte(s.Stdin), 0o600); err != nil {
 			r.t.Fatal(err)
@@ -250,22 +268,26 @@ func (r *runner) run(i int, s step) bool {
 	for _, g := range got {
 		denied = denied || g.Action == framework.Deny
 	}
-	switch s.Kind {
-	case clientSideApply:
+	switch {
+	case !judged:
+	case s.Kind == clientSideApply:
 		r.judgeApply(i, s, res, got, before, after)
-	case dryRunApply:
+	case s.Kind == dryRunApply:
 		r.judgeDryRun(i, s, got, before)
 	default:
 		r.judgeWrite(i, s, res, got, before, after)
 	}
-	if res.ExitCode != 0 && !denied && !broken && s.Kind != undo {
+	if judged && res.ExitCode != 0 && !denied && !broken && s.Kind != undo {
 		r.judgeFailure(i, s, before)
 	}
 	r.judgePrune(i, s, res, before, after)
-	r.judgeAutoscale(s, res, before)
+	if judged {
+		r.judgeAutoscale(s, res, before)
+	}
 	passed := res.ExitCode == 0
 	if passed {
 		r.record(s, before, after)
+		r.noteUndo(s, before, after)
 	}
 	if s.Kind != clientSideApply {
 		// The printed commands are for the object as that apply left

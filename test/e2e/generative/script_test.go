@@ -46,6 +46,11 @@ func script(steps []step) string {
 			b.WriteString(kustomizeScript(s))
 			fmt.Fprintf(&b, "kubectl --as=%s -n %s %s\n", s.As.username(scriptNamespace), scriptNamespace, shellJoin(s.Args))
 			continue
+		case s.Kind == hygiene:
+			// kubectl runs a plugin only when its name comes first; the
+			// script's admin runs it.
+			fmt.Fprintf(&b, "kubectl %s -n %s\n", shellJoin(s.Args), scriptNamespace)
+			continue
 		case s.Edit != "":
 			fmt.Fprintf(&b, "cat > editor.sh <<'EOF'\n%sEOF\nchmod +x editor.sh\n", editorScript(s.Edit))
 			b.WriteString("KUBE_EDITOR=./editor.sh ")
@@ -78,7 +83,7 @@ func saNamespace(w who) string {
 func identities(steps []step) []who {
 	var out []who
 	for _, s := range steps {
-		if !slices.Contains(out, s.As) {
+		if s.As != admin && !slices.Contains(out, s.As) {
 			out = append(out, s.As)
 		}
 	}

@@ -36,7 +36,7 @@ func (w who) namespaceOf() string {
 		return "kube-system"
 	case flux:
 		return "flux-system"
-	case alice:
+	case alice, admin:
 		return ""
 	}
 	return "."
@@ -81,6 +81,9 @@ const (
 	// finalizerRemoval removes the finalizer of an object being
 	// deleted.
 	finalizerRemoval
+	// hygiene runs kubectl hygiene (Args[0] is "hygiene"): apply-hygiene
+	// itself writes.
+	hygiene
 )
 
 // step is one command of a sequence, as concrete as a user types it.
