@@ -21,7 +21,7 @@ func installQueueCRD(t *testing.T, k framework.Kubectl) {
 func queueScaleDenial(ns string) string {
 	return fmt.Sprintf("[imperative-edit] Queue %s/orders: this write by %s changes fields that last-applied owns: spec.size (last-applied 3, now 0); "+
 		"the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, "+
-		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl apply edit-last-applied queue/orders -n %s",
+		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover queue/orders spec.size -n %s",
 		ns, controlplane.AdminUser, ns)
 }
 
