@@ -29,7 +29,11 @@ func LastAppliedWithout(obj *unstructured.Unstructured, paths []Path) (string, e
 		return "", err
 	}
 	doc := la.DeepCopy().Object
-	for _, p := range withoutNested(paths) {
+	var inDoc []Path
+	for _, p := range paths {
+		inDoc = append(inDoc, secretPaths(doc, p)...)
+	}
+	for _, p := range withoutNested(inDoc) {
 		if len(p) == 0 {
 			return "", fmt.Errorf("an empty path names the whole object")
 		}
@@ -96,6 +100,29 @@ func withoutNested(paths []Path) []Path {
 		if !covered {
 			out = append(out, p)
 		}
+	}
+	return out
+}
+
+// secretPaths is where last-applied has the field at p. A Secret's key
+// that the manifest gives as stringData is stored, reviewed and named in
+// the messages as data's key (data.password): in last-applied it is
+// stringData's (or both's, when the manifest gives it twice). Any other
+// path is itself.
+func secretPaths(doc map[string]any, p Path) []Path {
+	if doc["kind"] != "Secret" || len(p) != 2 || p[0].FieldName == nil || *p[0].FieldName != "data" {
+		return []Path{p}
+	}
+	stringData := "stringData"
+	alias := Path{fieldpath.PathElement{FieldName: &stringData}, p[1]}
+	var out []Path
+	for _, q := range []Path{p, alias} {
+		if _, ok := lookup(doc, q); ok {
+			out = append(out, q)
+		}
+	}
+	if len(out) == 0 {
+		return []Path{p}
 	}
 	return out
 }

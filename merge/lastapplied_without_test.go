@@ -9,6 +9,7 @@ import (
 
 func TestLastAppliedWithout(t *testing.T) {
 	const web = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"labels":{"team":"shop"},"name":"web","namespace":"shop"},"spec":{"replicas":3,"template":{"spec":{"containers":[{"env":[{"name":"DEBUG","value":"1"}],"image":"nginx:1.27","name":"web"}]}}}}`
+	const secret = `{"apiVersion":"v1","data":{"token":"dG9rZW4="},"kind":"Secret","metadata":{"name":"creds","namespace":"shop"},"stringData":{"password":"s3cr3t"}}`
 	tests := map[string]struct {
 		lastApplied string
 		paths       []string
@@ -46,6 +47,17 @@ func TestLastAppliedWithout(t *testing.T) {
 			lastApplied: web, paths: []string{"spec.template.spec.containers[name=web].name"},
 			wantErr: "spec.template.spec.containers[name=web].name is the key of its list element: hand over spec.template.spec.containers[name=web] instead",
 		},
+		"a Secret's key given as stringData, named as data's": {
+			lastApplied: secret, paths: []string{"data.password"},
+			want: `{"apiVersion":"v1","data":{"token":"dG9rZW4="},"kind":"Secret","metadata":{"name":"creds","namespace":"shop"}}` + "\n",
+		},
+		"a Secret's key given as data": {
+			lastApplied: secret, paths: []string{"data.token"},
+			want: `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"creds","namespace":"shop"},"stringData":{"password":"s3cr3t"}}` + "\n",
+		},
+		"a Secret's key it has nowhere": {
+			lastApplied: secret, paths: []string{"data.other"}, wantErr: "last-applied has no data.other",
+		},
 		"no last-applied": {
 			paths: []string{"spec.replicas"}, wantErr: ErrMissingLastApplied.Error(),
 		},
@@ -53,6 +65,11 @@ func TestLastAppliedWithout(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web", "namespace": "shop"}}}
+			if tc.lastApplied == secret {
+				obj.SetAPIVersion("v1")
+				obj.SetKind("Secret")
+				obj.SetName("creds")
+			}
 			if tc.lastApplied != "" {
 				obj.SetAnnotations(map[string]string{LastAppliedAnnotation: tc.lastApplied + "\n"})
 			}

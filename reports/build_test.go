@@ -32,10 +32,10 @@ func sample() *audit.Report {
 				Message: "[missing-last-applied] ClusterRole reader: … Record your manifest first with: kubectl apply set-last-applied -f <manifest> --create-annotation", Command: "kubectl apply set-last-applied -f <manifest> --create-annotation",
 				Object: role, UID: "uid-reader"},
 			{Rule: policy.RuleImperativeEdit, Action: policy.ActionDeny, Path: "spec.replicas",
-				Message: "[imperative-edit] Deployment shop/api: … first with: kubectl apply edit-last-applied deployment/api -n shop", Command: "kubectl apply edit-last-applied deployment/api -n shop",
+				Message: "[imperative-edit] Deployment shop/api: … first with: kubectl hygiene handover deployment/api spec.replicas -n shop", Command: "kubectl hygiene handover deployment/api spec.replicas -n shop",
 				Object: deployment("shop", "api"), UID: "uid-api"},
 			{Rule: policy.RuleImperativeEdit, Action: policy.ActionDryRun, Path: "spec.template.spec.containers[name=web].image",
-				Message: "[imperative-edit] Deployment shop/web: … first with: kubectl apply edit-last-applied deployment/web -n shop", Command: "kubectl apply edit-last-applied deployment/web -n shop",
+				Message: "[imperative-edit] Deployment shop/web: … first with: kubectl hygiene handover deployment/web 'spec.template.spec.containers[name=web].image' -n shop", Command: "kubectl hygiene handover deployment/web 'spec.template.spec.containers[name=web].image' -n shop",
 				Object: deployment("shop", "web"), UID: "uid-web"},
 			{Rule: policy.RuleOrphanedField, Action: policy.ActionWarn, Path: "metadata.labels.debug",
 				Message: "[orphaned-field] Deployment shop/web: metadata.labels.debug (\"true\", set by kubectl-label) is not in last-applied, so kubectl apply will never remove it unless your manifest sets it. Remove it with: kubectl edit deployment/web -n shop", Command: "kubectl edit deployment/web -n shop",
@@ -70,8 +70,8 @@ func TestBuild(t *testing.T) {
 	}, {
 		Namespace: "shop",
 		Results: []v1alpha1.ReportResult{
-			res(f[1], "fail", "medium", map[string]string{"action": "deny", "path": "spec.replicas", "fix": "kubectl apply edit-last-applied deployment/api -n shop"}),
-			res(f[2], "skip", "medium", map[string]string{"action": "dryrun", "path": f[2].Path, "fix": "kubectl apply edit-last-applied deployment/web -n shop"}),
+			res(f[1], "fail", "medium", map[string]string{"action": "deny", "path": "spec.replicas", "fix": "kubectl hygiene handover deployment/api spec.replicas -n shop"}),
+			res(f[2], "skip", "medium", map[string]string{"action": "dryrun", "path": f[2].Path, "fix": "kubectl hygiene handover deployment/web 'spec.template.spec.containers[name=web].image' -n shop"}),
 			res(f[3], "warn", "low", map[string]string{"action": "warn", "path": "metadata.labels.debug", "fix": "kubectl edit deployment/web -n shop"}),
 		},
 		// web and api have findings; the third Deployment passes.

@@ -55,7 +55,8 @@ test_edited_field_is_an_imperative_edit if {
 	t.all_start_with_rule(ds)
 	some d in ds
 	contains(d.message, `spec.template.spec.containers[name=nginx].image was changed outside kubectl apply by kubectl-edit at 2024-05-01T10:00:00Z (last-applied "nginx:1.14.2", now "nginx:1.99")`)
-	endswith(d.message, "kubectl apply edit-last-applied deployment/nginx -n default")
+	endswith(d.message, "kubectl hygiene handover deployment/nginx 'spec.template.spec.containers[name=nginx].image' -n default")
+	d.fix == "kubectl hygiene handover deployment/nginx 'spec.template.spec.containers[name=nginx].image' -n default"
 }
 
 test_one_decision_per_drifted_field if {

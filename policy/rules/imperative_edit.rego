@@ -14,7 +14,7 @@ classifications := {"imperative", "scale", "rollout-restart"}
 
 changes := input.analysis.imperativeChanges
 
-decisions contains lib.fixed(lib.decision("imperative-edit", message, paths), lib.edit_last_applied) if {
+decisions contains lib.fixed(lib.decision("imperative-edit", message, paths), lib.handover(paths)) if {
 	input.classification in classifications
 	# At least one change. Not count(paths): the partial evaluation at load
 	# keeps a comprehension that reads the input unevaluated, so the rule
@@ -47,7 +47,7 @@ writer := sprintf("this write by %s (field manager %s)", [input.request.user.use
 
 message := sprintf(
 	"[imperative-edit] %s: %s changes fields that last-applied owns: %s; the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, or hand a field over to its new writer by deleting it from last-applied first with: %s",
-	[lib.describe, writer, fields, lib.edit_last_applied],
+	[lib.describe, writer, fields, lib.handover(paths)],
 )
 
 server_side_message := sprintf(
@@ -57,7 +57,7 @@ server_side_message := sprintf(
 
 # The audit: a field of a stored object that a person changed away from
 # last-applied.
-decisions contains lib.fixed(lib.decision("imperative-edit", audit_message(f), [f.path]), lib.edit_last_applied) if {
+decisions contains lib.fixed(lib.decision("imperative-edit", audit_message(f), [f.path]), lib.handover([f.path])) if {
 	some f in lib.audit_drift
 	lib.by_person(f)
 }
@@ -67,5 +67,5 @@ when(f) := sprintf(" by %s", [lib.who(f)]) if lib.changer(f) else := ""
 
 audit_message(f) := sprintf(
 	"[imperative-edit] %s: %s was changed outside kubectl apply%s (last-applied %s, now %s); the next kubectl apply puts the last-applied value back without a word. Put the change in your manifest and run kubectl apply, or hand the field over to its new writer by deleting it from last-applied first with: %s",
-	[lib.describe, f.path, when(f), lib.show(f, "lastApplied"), lib.show_or(f, "live", "removed"), lib.edit_last_applied],
+	[lib.describe, f.path, when(f), lib.show(f, "lastApplied"), lib.show_or(f, "live", "removed"), lib.handover([f.path])],
 )

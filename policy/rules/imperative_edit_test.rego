@@ -21,7 +21,7 @@ test_edit_of_owned_field_is_denied if {
 	t.all_start_with_rule(ds)
 	some d in ds
 	contains(d.message, `spec.template.spec.containers[name=nginx].image (last-applied "nginx:1.14.2", now "nginx:1.16.1")`)
-	contains(d.message, "kubectl apply edit-last-applied deployment/nginx -n default")
+	endswith(d.message, "kubectl hygiene handover deployment/nginx 'spec.template.spec.containers[name=nginx].image' -n default")
 }
 
 test_removed_field_reads_removed if {

@@ -141,9 +141,29 @@ decision(rule, message, paths) := decision_or(rule, "warn", message, paths)
 # message.
 fixed(d, command) := object.union(d, {"fix": command})
 
-# edit_last_applied is the command that hands a field over to its new
-# writer by deleting it from last-applied.
-edit_last_applied := sprintf("kubectl apply edit-last-applied %s", [target])
+# handover(paths) is the command that hands the fields at paths (in the
+# messages' path syntax) over to their new writer by deleting them from
+# last-applied: kubectl hygiene handover, with each path quoted for the
+# shell when it has more than letters, digits and . _ / -.
+handover(paths) := sprintf("kubectl hygiene handover %s %s%s", [
+	kind_name,
+	concat(" ", [shell_word(p) | some p in paths]),
+	namespace_flag,
+])
+
+# shell_word(s) is s as one shell word: as is when it is made of letters,
+# digits and . _ / - alone, else in single quotes.
+shell_word(s) := s if {
+	regex.match(`^[A-Za-z0-9._/-]+$`, s)
+} else := sprintf("'%s'", [replace(s, "'", `'\''`)])
+
+# kind_name is the object as kubectl's KIND/NAME argument.
+kind_name := sprintf("%s/%s", [lower(obj.kind), obj.name])
+
+# namespace_flag is " -n namespace", or "" for a cluster-scoped object.
+namespace_flag := sprintf(" -n %s", [obj.namespace]) if {
+	obj.namespace != ""
+} else := ""
 
 # explain is the command that shows where live differs from last-applied.
 explain := sprintf("kubectl hygiene explain %s", [target])

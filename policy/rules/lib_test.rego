@@ -233,3 +233,12 @@ test_analysis_is_the_input_analysis if {
 test_analysis_is_empty_without_one if {
 	lib.analysis == {} with input as object.remove(t.make_input("controller", "deployment-controller", {}), {"analysis"})
 }
+
+# The hand-over command names every path, quotes those the shell would
+# read as a pattern, and has no -n for a cluster-scoped object.
+test_handover_names_the_paths_as_shell_words if {
+	lib.handover(["spec.replicas", image.path]) == "kubectl hygiene handover deployment/nginx spec.replicas 'spec.template.spec.containers[name=nginx].image' -n default" with input as edit
+	lib.handover(["metadata.labels[it's]"]) == `kubectl hygiene handover deployment/nginx 'metadata.labels[it'\''s]' -n default` with input as edit
+	cluster_role := json.patch(edit, [{"op": "replace", "path": "/request/object", "value": {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "namespace": "", "name": "reader"}}])
+	lib.handover(["rules"]) == "kubectl hygiene handover clusterrole/reader rules" with input as cluster_role
+}

@@ -13,7 +13,7 @@ decisions contains d if {
 	r := input.analysis.replicasReset
 	r.live != 1
 	a := lib.action("replicas-reset")
-	d := {"rule": "replicas-reset", "action": a, "message": message(r, a), "paths": [r.path], "fix": fix(a)}
+	d := {"rule": "replicas-reset", "action": a, "message": message(r, a), "paths": [r.path], "fix": fix(a, r)}
 }
 
 # outcome(r) says what the apply does to replicas: the value the object
@@ -30,8 +30,8 @@ message(r, a) := sprintf(
 	a == "repair"
 } else := sprintf(
 	"[replicas-reset] %s: the manifest drops %s, which last-applied has, so this apply %s. To hand replicas over to kubectl scale or an autoscaler, first delete it from last-applied with: %s, then apply the manifest without it.",
-	[lib.describe, r.path, outcome(r), lib.edit_last_applied],
+	[lib.describe, r.path, outcome(r), lib.handover([r.path])],
 )
 
-# fix(a) is the command of the hand-over; none when apply-hygiene makes it.
-fix(a) := "" if a == "repair" else := lib.edit_last_applied
+# fix(a, r) is the command of the hand-over; none when apply-hygiene makes it.
+fix(a, r) := "" if a == "repair" else := lib.handover([r.path])

@@ -3,6 +3,8 @@ package autoscaler_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -143,7 +145,58 @@ func TestWithoutAutoscalerNothingNewIsSaid(t *testing.T) {
 	lines := denied.StderrLines()
 	framework.WantLines(t, lines[len(lines)-1], fmt.Sprintf("for: %q: error when patching %q: ", file, file)+framework.DeniedPrefix+
 		"[replicas-reset] Deployment "+f.Namespace+"/web: the manifest drops spec.replicas, which last-applied has, so this apply resets it from 4 to 1. "+
-		"To hand replicas over to kubectl scale or an autoscaler, first delete it from last-applied with: kubectl apply edit-last-applied deployment/web -n "+f.Namespace+
+		"To hand replicas over to kubectl scale or an autoscaler, first delete it from last-applied with: kubectl hygiene handover deployment/web spec.replicas -n "+f.Namespace+
 		", then apply the manifest without it.")
 	framework.WantLines(t, replicas(t, k), "4")
+}
+
+// handoverWith finds the hand-over command in replicas-reset's denial.
+var handoverWith = regexp.MustCompile(`first delete it from last-applied with: (kubectl hygiene handover .*), then apply the manifest without it\.$`)
+
+// Seed 001's hand-over of replicas to an autoscaler, done with kubectl
+// hygiene handover: the apply of the manifest without replicas is denied
+// (it would reset the autoscaler's 3 to 1) with a message naming the
+// hand-over command; that command, run as printed, hands replicas over;
+// the autoscaler then scales on (to a new minReplicas of 5), and the apply
+// of the manifest without replicas, as kubectl hygiene diff predicts,
+// changes nothing and leaves the autoscaler's count alone.
+func TestHandoverOfReplicasToTheAutoscaler(t *testing.T) {
+	p := framework.NewPredictor(t)
+	f := framework.New(t)
+	k := f.Kubectl
+	autoscaled(t, f)
+
+	const file = "testdata/web-no-replicas.yaml"
+	denied := p.Apply(t, k, file).MustFail(t)
+	lines := denied.StderrLines()
+	framework.WantLines(t, lines[len(lines)-1], fmt.Sprintf("for: %q: error when patching %q: ", file, file)+framework.DeniedPrefix+
+		"[replicas-reset] Deployment "+f.Namespace+"/web: the manifest drops spec.replicas, which last-applied has, so this apply resets it from 3 to 1. "+
+		"To hand replicas over to kubectl scale or an autoscaler, first delete it from last-applied with: kubectl hygiene handover deployment/web spec.replicas -n "+f.Namespace+
+		", then apply the manifest without it.")
+	framework.WantLines(t, replicas(t, k), "3")
+
+	out := k.RunPrinted(t, handoverWith.FindStringSubmatch(lines[len(lines)-1])[1])
+	framework.WantLines(t, strings.TrimSpace(out),
+		"Deployment "+f.Namespace+"/web: last-applied no longer has spec.replicas",
+		"The next kubectl apply neither sets nor deletes them: they are their new writer's.",
+		"Drop them from your manifest too: an apply of a manifest that sets them takes them back.")
+
+	hpa, err := os.ReadFile("testdata/hpa.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hpa5 := framework.WriteFile(t, "hpa.yaml", strings.Replace(string(hpa), "minReplicas: 3", "minReplicas: 5", 1), 0o644)
+	framework.WantLines(t, k.Run(t, "apply", "-f", hpa5).MustSucceed(t).Stdout, "horizontalpodautoscaler.autoscaling/web configured")
+	framework.Eventually(t, 2*time.Minute, "the autoscaler to scale web to its new minReplicas", func(ctx context.Context) (bool, error) {
+		dep, err := f.Client.AppsV1().Deployments(f.Namespace).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return dep.Spec.Replicas != nil && *dep.Spec.Replicas == 5, nil
+	})
+
+	apply := p.Apply(t, k, file).MustSucceed(t)
+	framework.WantLines(t, apply.Stdout, "deployment.apps/web unchanged")
+	framework.WantLines(t, apply.Stderr)
+	framework.WantLines(t, replicas(t, k), "5")
 }

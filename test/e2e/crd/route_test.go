@@ -42,11 +42,11 @@ func TestOrphanAtListMapElement(t *testing.T) {
 
 // routeDenial is the [imperative-edit] message for one changed field of
 // route/api.
-func routeDenial(ns, field string) string {
+func routeDenial(ns, field, arg string) string {
 	return fmt.Sprintf("[imperative-edit] Route %s/api: this write by %s (field manager kubectl-patch) changes fields that last-applied owns: %s; "+
 		"the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, "+
-		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl apply edit-last-applied route/api -n %s",
-		ns, controlplane.AdminUser, field, ns)
+		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover route/api %s -n %s",
+		ns, controlplane.AdminUser, field, arg, ns)
 }
 
 // Within a list-map, an edit of a field that last-applied owns is denied
@@ -62,7 +62,7 @@ func TestImperativeEditAtListMapElement(t *testing.T) {
 
 	denied := k.Run(t, "patch", "route/api", "--type=json", "-p", `[{"op":"replace","path":"/spec/routes/0/weight","value":50}]`).MustFail(t)
 	framework.WantLines(t, denied.Stderr, "Error from server (Forbidden): "+framework.DeniedPrefix+
-		routeDenial(f.Namespace, `spec.routes[name=primary].weight (last-applied 100, now 50)`))
+		routeDenial(f.Namespace, `spec.routes[name=primary].weight (last-applied 100, now 50)`, `'spec.routes[name=primary].weight'`))
 	framework.WantLines(t, k.JSONPath(t, "route/api", "{.spec.routes[0].weight}"), "100")
 
 	added := k.Run(t, "patch", "route/api", "--type=json",

@@ -2,6 +2,7 @@ package crd_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
@@ -21,7 +22,7 @@ func installQueueCRD(t *testing.T, k framework.Kubectl) {
 func queueScaleDenial(ns string) string {
 	return fmt.Sprintf("[imperative-edit] Queue %s/orders: this write by %s changes fields that last-applied owns: spec.size (last-applied 3, now 0); "+
 		"the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, "+
-		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl apply edit-last-applied queue/orders -n %s",
+		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover queue/orders spec.size -n %s",
 		ns, controlplane.AdminUser, ns)
 }
 
@@ -53,4 +54,32 @@ func TestScaleOfCustomResourceLeavesAnUnrelatedReplicasAlone(t *testing.T) {
 	framework.WantLines(t, scaled.Stdout, "queue.example.com/events scaled")
 	framework.WantLines(t, scaled.Stderr)
 	framework.WantLines(t, k.JSONPath(t, "queue/events", "{.spec}"), `{"replicas":3,"size":2}`)
+}
+
+// The hand-over command that the denial of a Queue's scale prints, run as
+// printed: kubectl finds the plugin, which resolves queue/orders through
+// discovery and hands spec.size (its CRD's specReplicasPath) over; the
+// scale to 0 then passes.
+func TestScaleOfCustomResourcePassesAfterThePrintedHandover(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	installQueueCRD(t, k)
+	framework.ApplyPredicted(t, k, "testdata/queue-size.yaml").MustSucceed(t)
+
+	denied := k.Run(t, "scale", "queue/orders", "--replicas=0").MustFail(t)
+	framework.WantLines(t, denied.Stderr, "Error from server (Forbidden): "+framework.DeniedPrefix+queueScaleDenial(f.Namespace))
+	_, command, found := strings.Cut(denied.Stderr, "first with: ")
+	if !found {
+		t.Fatalf("no hand-over command in %q", denied.Stderr)
+	}
+	out := k.RunPrinted(t, strings.TrimSpace(command))
+	framework.WantLines(t, strings.TrimSpace(out),
+		"Queue "+f.Namespace+"/orders: last-applied no longer has spec.size",
+		"The next kubectl apply neither sets nor deletes them: they are their new writer's.",
+		"Drop them from your manifest too: an apply of a manifest that sets them takes them back.")
+
+	scaled := k.Run(t, "scale", "queue/orders", "--replicas=0").MustSucceed(t)
+	framework.WantLines(t, scaled.Stdout, "queue.example.com/orders scaled")
+	framework.WantLines(t, scaled.Stderr)
+	framework.WantLines(t, k.JSONPath(t, "queue/orders", "{.spec}"), `{"size":0}`)
 }

@@ -24,14 +24,14 @@ func TestChangedSchemaIsUsedWithoutRestart(t *testing.T) {
 	framework.ApplyPredicted(t, k, "testdata/api.yaml").MustSucceed(t)
 	denied := k.Run(t, "patch", "route/api", "--type=json", "-p", `[{"op":"replace","path":"/spec/routes/0/weight","value":50}]`).MustFail(t)
 	framework.WantLines(t, denied.Stderr, "Error from server (Forbidden): "+framework.DeniedPrefix+
-		routeDenial(f.Namespace, `spec.routes[name=primary].weight (last-applied 100, now 50)`))
+		routeDenial(f.Namespace, `spec.routes[name=primary].weight (last-applied 100, now 50)`, `'spec.routes[name=primary].weight'`))
 
 	installCRD(t, k, "testdata/crd-v2.yaml", `"mirrors"`)
 	changed := time.Now()
 	framework.ApplyPredicted(t, k, "testdata/mirror.yaml").MustSucceed(t)
 
 	want := "Error from server (Forbidden): " + framework.DeniedPrefix +
-		strings.ReplaceAll(routeDenial(f.Namespace, `spec.mirrors[name=a].weight (last-applied 1, now 2)`), "route/api", "route/mirror")
+		strings.ReplaceAll(routeDenial(f.Namespace, `spec.mirrors[name=a].weight (last-applied 1, now 2)`, `'spec.mirrors[name=a].weight'`), "route/api", "route/mirror")
 	want = strings.Replace(want, "Route "+f.Namespace+"/api:", "Route "+f.Namespace+"/mirror:", 1)
 	var last string
 	framework.Eventually(t, time.Minute, "the denial to name spec.mirrors[name=a].weight", func(context.Context) (bool, error) {

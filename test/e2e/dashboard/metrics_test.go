@@ -53,7 +53,7 @@ func TestEveryQueriedMetricIsExported(t *testing.T) {
 		"[imperative-edit] Deployment "+f.Namespace+"/web: this write by apply-hygiene-admin (field manager kubectl-set) changes fields that last-applied owns: "+
 		`spec.template.spec.containers[name=nginx].image (last-applied "nginx:1.16.1", now "nginx:1.99"); `+
 		"the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, "+
-		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl apply edit-last-applied deployment/web -n "+f.Namespace)
+		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover deployment/web 'spec.template.spec.containers[name=nginx].image' -n "+f.Namespace)
 	// Never applied: the audit reports it in apply_hygiene_audit_findings.
 	k.Run(t, "create", "deployment", "unapplied", "--image=nginx:1.27").MustSucceed(t)
 	postMalformedReview(t)

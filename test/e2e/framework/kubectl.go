@@ -123,12 +123,17 @@ func lines(s string) []string {
 
 // RunPrinted runs command, a kubectl command line as apply-hygiene's
 // messages print it, through sh as a user would: the built kubectl first
-// on PATH and k's kubeconfig. It fails t when the command fails and
-// returns its combined output.
+// on PATH (and, for a `kubectl hygiene` command, the built kubectl-hygiene
+// plugin, which kubectl finds there) and k's kubeconfig. It fails t when
+// the command fails and returns its combined output.
 func (k Kubectl) RunPrinted(t *testing.T, command string) string {
 	t.Helper()
+	path := filepath.Dir(KubectlPath()) + ":" + os.Getenv("PATH")
+	if strings.HasPrefix(command, "kubectl hygiene ") {
+		path = filepath.Dir(HygieneBinary(t)) + ":" + path
+	}
 	sh := exec.Command("sh", "-c", command)
-	sh.Env = append(os.Environ(), "PATH="+filepath.Dir(KubectlPath())+":"+os.Getenv("PATH"), "KUBECONFIG="+k.Kubeconfig)
+	sh.Env = append(os.Environ(), "PATH="+path, "KUBECONFIG="+k.Kubeconfig)
 	out, err := sh.CombinedOutput()
 	if err != nil {
 		t.Fatalf("running %s: %v\n%s", command, err, out)

@@ -106,6 +106,7 @@ func (s *scenario) run(t *testing.T) {
 	denied := s.kubectl(t, s.k, s.c.Edit).MustFail(t)
 	framework.WantMatch(t, denied.Stderr, expand(ns, s.c.Denied)...)
 	s.wantField(t, s.c.Field.Applied)
+	s.handOverDryRun(t, denied.Stderr)
 
 	added := s.kubectl(t, s.k, s.c.Addition).MustSucceed(t)
 	framework.WantLines(t, added.Stdout, s.c.AdditionStdout...)
@@ -184,4 +185,32 @@ func (s *scenario) remove(t *testing.T, m [][]string) {
 	if got := s.k.JSONPath(t, s.c.Object, s.c.Added); got != "" {
 		t.Errorf("%s of %s after %s = %q, want it removed", s.c.Added, s.c.Object, command, got)
 	}
+}
+
+// handoverWith is how an imperative-edit denial ends: the hand-over
+// command, after the path it names.
+var handoverWith = regexp.MustCompile(`owns: (\S+) \(last-applied .*first with: (kubectl hygiene handover .*)$`)
+
+// handOverDryRun runs the hand-over command that the denial ends with, as
+// printed and with --dry-run: kubectl finds the plugin, which takes the
+// kind as the message writes it and the path in the messages' syntax, and
+// stores nothing.
+func (s *scenario) handOverDryRun(t *testing.T, stderr string) {
+	t.Helper()
+	var m []string
+	for line := range strings.SplitSeq(stderr, "\n") {
+		if m == nil {
+			m = handoverWith.FindStringSubmatch(line)
+		}
+	}
+	if m == nil {
+		t.Fatalf("the denial has no hand-over command: %q", stderr)
+	}
+	out := s.k.RunPrinted(t, m[2]+" --dry-run")
+	s.outputs = append(s.outputs, out)
+	outLines := strings.Split(strings.TrimSpace(out), "\n")
+	if want := ": last-applied no longer has " + m[1] + " (server dry run: nothing stored)"; !strings.HasSuffix(outLines[0], want) {
+		t.Errorf("%s --dry-run printed %q, want a first line ending %q", m[2], out, want)
+	}
+	s.wantField(t, s.c.Field.Applied)
 }

@@ -47,6 +47,6 @@ func TestImperativeEditDeniedThroughTheService(t *testing.T) {
 		"[imperative-edit] Deployment "+f.Namespace+"/web: this write by "+controlplane.AdminUser+" (field manager kubectl-set) changes fields that last-applied owns: "+
 		`spec.template.spec.containers[name=nginx].image (last-applied "nginx:1.14.2", now "nginx:1.99"); `+
 		"the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, "+
-		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl apply edit-last-applied deployment/web -n "+f.Namespace))
+		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover deployment/web 'spec.template.spec.containers[name=nginx].image' -n "+f.Namespace))
 	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.template.spec.containers[0].image}"), "nginx:1.14.2")
 }

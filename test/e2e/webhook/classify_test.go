@@ -43,7 +43,7 @@ func TestKubeSystemServiceAccountsAreControllersByName(t *testing.T) {
 		"Argo CD's argocd-manager is reviewed": {
 			account: "argocd-manager",
 			stderr: func(ns, user string) []string {
-				return []string{"Warning: " + imperativeDenial(ns, user, "kubectl-set", imageField)}
+				return []string{"Warning: " + imperativeDenial(ns, user, "kubectl-set", imageField, imageArg)}
 			},
 		},
 		"kube-controller-manager's deployment-controller is not": {

@@ -3,22 +3,39 @@ package webhook_test
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
+	"os/exec"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
 )
 
 // Seed 002's kubectl scale, done with kubectl hygiene handover: the scale
-// of replicas that last-applied owns is denied; after the hand-over it
-// passes, and the next apply of the manifest without replicas leaves the
-// count alone.
+// of replicas that last-applied owns is denied with a message that ends
+// with the hand-over command; that command, run as printed (kubectl finds
+// the plugin on PATH), hands replicas over; the scale then passes, kubectl
+// hygiene diff predicts that the apply of the manifest without replicas
+// changes nothing, and that apply leaves the scaled count alone.
 func TestHandoverLetsTheNewWriterKeepTheField(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
 	k.Run(t, "apply", "-f", "testdata/deployment-v1.yaml").MustSucceed(t)
-	k.Run(t, "scale", "deployment/web", "--replicas=5").MustFail(t)
+	denied := k.Run(t, "scale", "deployment/web", "--replicas=5").MustFail(t)
+	framework.WantLines(t, denied.Stderr, "Error from server (Forbidden): "+framework.DeniedPrefix+
+		imperativeDenial(f.Namespace, controlplane.AdminUser, "", "spec.replicas (last-applied 3, now 5)", "spec.replicas"))
+	command := printedHandover(t, denied.Stderr)
+	framework.WantLines(t, command, "kubectl hygiene handover deployment/web spec.replicas -n "+f.Namespace)
 
 	dry := f.Hygiene(t, "handover", "deployment/web", "spec.replicas", "-n", f.Namespace, "--dry-run").MustSucceed(t)
 	framework.WantLines(t, dry.Stdout,
@@ -33,13 +50,17 @@ func TestHandoverLetsTheNewWriterKeepTheField(t *testing.T) {
 	if la := k.JSONPath(t, "deployment/web", `{.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}`); !strings.Contains(la, `"replicas":3`) {
 		t.Fatalf("the dry run wrote last-applied: %s", la)
 	}
-
-	res := f.Hygiene(t, "handover", "deployment/web", "spec.replicas", "-n", f.Namespace, "-f", "testdata/deployment-v1.yaml").MustSucceed(t)
-	framework.WantLines(t, res.Stdout,
-		"Deployment "+f.Namespace+"/web: last-applied no longer has spec.replicas",
+	reminder := f.Hygiene(t, "handover", "deployment/web", "spec.replicas", "-n", f.Namespace, "--dry-run", "-f", "testdata/deployment-v1.yaml").MustSucceed(t)
+	framework.WantLines(t, reminder.Stdout,
+		"Deployment "+f.Namespace+"/web: last-applied no longer has spec.replicas (server dry run: nothing stored)",
 		"The next kubectl apply neither sets nor deletes them: they are their new writer's.",
 		"testdata/deployment-v1.yaml still sets spec.replicas: drop it before the next apply, or that apply takes it back.")
-	framework.WantLines(t, res.Stderr)
+
+	out := k.RunPrinted(t, command)
+	framework.WantLines(t, strings.TrimSpace(out),
+		"Deployment "+f.Namespace+"/web: last-applied no longer has spec.replicas",
+		"The next kubectl apply neither sets nor deletes them: they are their new writer's.",
+		"Drop them from your manifest too: an apply of a manifest that sets them takes them back.")
 
 	scale := k.Run(t, "scale", "deployment/web", "--replicas=5").MustSucceed(t)
 	framework.WantLines(t, scale.Stdout, "deployment.apps/web scaled")
@@ -50,10 +71,30 @@ func TestHandoverLetsTheNewWriterKeepTheField(t *testing.T) {
 		t.Fatal(err)
 	}
 	withoutReplicas := framework.WriteFile(t, "web.yaml", strings.Replace(string(manifest), "  replicas: 3\n", "", 1), 0o644)
-	apply := k.Run(t, "apply", "-f", withoutReplicas).MustSucceed(t)
+	diff := f.Hygiene(t, "diff", "-f", withoutReplicas, "-n", f.Namespace).MustSucceed(t)
+	framework.WantLines(t, diff.Stdout,
+		"Deployment "+f.Namespace+"/web: unchanged (strategicMergePatch)",
+		"No findings.")
+	apply := framework.ApplyPredicted(t, k, withoutReplicas).MustSucceed(t)
 	framework.WantLines(t, apply.Stdout, "deployment.apps/web unchanged")
 	framework.WantLines(t, apply.Stderr)
 	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.replicas}"), "5")
+}
+
+// handoverWith finds the hand-over command at the end of a denial or
+// warning: "… first with: kubectl hygiene handover …".
+var handoverWith = regexp.MustCompile(`first with: (kubectl hygiene handover .*)$`)
+
+// printedHandover is the hand-over command that the last line of stderr
+// ends with.
+func printedHandover(t *testing.T, stderr string) string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	m := handoverWith.FindStringSubmatch(lines[len(lines)-1])
+	if m == nil {
+		t.Fatalf("no hand-over command at the end of:\n%s", stderr)
+	}
+	return m[1]
 }
 
 // A path that last-applied does not have writes nothing and says so.
@@ -77,4 +118,96 @@ func compactJSON(t *testing.T, s string) string {
 		t.Fatalf("not JSON: %v\n%s", err, s)
 	}
 	return b.String()
+}
+
+// An apply that lands between handover's read and its write, on the real
+// API server: handover's requests go through a proxy that runs kubectl
+// apply (replicas 4) just before it forwards the PATCH. The API server
+// refuses the guarded JSON patch (its test of last-applied fails), so
+// handover exits 1 having written nothing: last-applied is the concurrent
+// apply's, replicas included.
+func TestHandoverLosesToAnApplyInBetween(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	k.Run(t, "apply", "-f", "testdata/deployment-v1.yaml").MustSucceed(t)
+	manifest, err := os.ReadFile("testdata/deployment-v1.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	replicas4 := framework.WriteFile(t, "web-4.yaml", strings.Replace(string(manifest), "  replicas: 3\n", "  replicas: 4\n", 1), 0o644)
+
+	cfg, err := framework.ControlPlane(t).RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	transport, err := rest.TransportFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apiServer, err := url.Parse(cfg.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(apiServer)
+	proxy.Transport = transport
+	var (
+		mu             sync.Mutex
+		between        *framework.Result
+		appliedBetween string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, "/deployments/web") {
+			mu.Lock()
+			if between == nil {
+				res := k.Run(t, "apply", "-f", replicas4)
+				between = &res
+				if dep, err := f.Client.AppsV1().Deployments(f.Namespace).Get(r.Context(), "web", metav1.GetOptions{}); err == nil {
+					appliedBetween = dep.Annotations["kubectl.kubernetes.io/last-applied-configuration"]
+				}
+			}
+			mu.Unlock()
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	kubeconfig := framework.WriteFile(t, "proxy.kubeconfig", `apiVersion: v1
+kind: Config
+clusters:
+- name: proxy
+  cluster:
+    server: `+srv.URL+`
+users:
+- name: admin
+  user: {}
+contexts:
+- name: proxy
+  context:
+    cluster: proxy
+    user: admin
+    namespace: `+f.Namespace+`
+current-context: proxy
+`, 0o600)
+
+	args := []string{"handover", "deployment/web", "spec.replicas", "--kubeconfig", kubeconfig}
+	cmd := exec.CommandContext(t.Context(), framework.HygieneBinary(t), args...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	res := framework.HygieneResult(t, args, cmd.Run(), stdout.String(), stderr.String()).MustFail(t)
+
+	mu.Lock()
+	defer mu.Unlock()
+	if between == nil {
+		t.Fatal("handover sent no PATCH of deployment/web")
+	}
+	framework.WantLines(t, between.MustSucceed(t).Stdout, "deployment.apps/web configured")
+	framework.WantLines(t, res.Stdout)
+	if want := "error: Deployment " + f.Namespace + "/web: last-applied changed since it was read (an apply in between?); nothing written, run handover again: "; !strings.HasPrefix(res.Stderr, want) {
+		t.Errorf("stderr %q, want it to start with %q", res.Stderr, want)
+	}
+	la := k.JSONPath(t, "deployment/web", `{.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}`)
+	if !strings.Contains(la, `"replicas":4`) || la != appliedBetween {
+		t.Errorf("last-applied %s, want the concurrent apply's %s: handover wrote", la, appliedBetween)
+	}
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.replicas}"), "4")
 }

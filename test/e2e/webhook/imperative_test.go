@@ -13,17 +13,20 @@ import (
 // imperativeDenial is the [imperative-edit] message for one changed field
 // of deployment/web; manager is "" when the request named none (kubectl
 // scale sends none).
-func imperativeDenial(ns, user, manager, field string) string {
+func imperativeDenial(ns, user, manager, field, arg string) string {
 	if manager != "" {
 		user += " (field manager " + manager + ")"
 	}
 	return fmt.Sprintf("[imperative-edit] Deployment %s/web: this write by %s changes fields that last-applied owns: %s; "+
 		"the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, "+
-		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl apply edit-last-applied deployment/web -n %s",
-		ns, user, field, ns)
+		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover deployment/web %s -n %s",
+		ns, user, field, arg, ns)
 }
 
 const imageField = `spec.template.spec.containers[name=nginx].image (last-applied "nginx:1.14.2", now "nginx:1.99")`
+
+// imageArg is imageField's path as the hand-over command names it.
+const imageArg = `'spec.template.spec.containers[name=nginx].image'`
 
 // kubectl set image, edit, patch and scale on fields that last-applied owns
 // are denied, and nothing is written.
@@ -41,7 +44,7 @@ func TestImperativeEditOfOwnedFieldIsDenied(t *testing.T) {
 		"kubectl set image": {
 			args: []string{"set", "image", "deployment/web", "nginx=nginx:1.99"},
 			stderr: func(ns, user string) []string {
-				return []string{regexp.QuoteMeta("error: failed to patch image update to pod template: " + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-set", imageField))}
+				return []string{regexp.QuoteMeta("error: failed to patch image update to pod template: " + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-set", imageField, imageArg))}
 			},
 		},
 		// The field manager's name is no pass: the write moves a field
@@ -50,7 +53,7 @@ func TestImperativeEditOfOwnedFieldIsDenied(t *testing.T) {
 		"kubectl set image under kubectl apply's field manager": {
 			args: []string{"set", "image", "deployment/web", "nginx=nginx:1.99", "--field-manager=kubectl-client-side-apply"},
 			stderr: func(ns, user string) []string {
-				return []string{regexp.QuoteMeta("error: failed to patch image update to pod template: " + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-client-side-apply", imageField))}
+				return []string{regexp.QuoteMeta("error: failed to patch image update to pod template: " + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-client-side-apply", imageField, imageArg))}
 			},
 		},
 		"kubectl edit": {
@@ -58,7 +61,7 @@ func TestImperativeEditOfOwnedFieldIsDenied(t *testing.T) {
 			env:  []string{"EDITOR=" + editor, "KUBE_EDITOR=" + editor},
 			stderr: func(ns, user string) []string {
 				return []string{
-					regexp.QuoteMeta(`error: deployments.apps "web" could not be patched: ` + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-edit", imageField)),
+					regexp.QuoteMeta(`error: deployments.apps "web" could not be patched: ` + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-edit", imageField, imageArg)),
 					"You can run `kubectl replace -f /tmp/kubectl-edit-[0-9]+.yaml` to try this update again.",
 				}
 			},
@@ -70,7 +73,7 @@ func TestImperativeEditOfOwnedFieldIsDenied(t *testing.T) {
 			env:  []string{"EDITOR=" + lineEditor, "KUBE_EDITOR=" + lineEditor},
 			stderr: func(ns, user string) []string {
 				return []string{
-					regexp.QuoteMeta(`error: deployments.apps "web" could not be patched: ` + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-edit", imageField)),
+					regexp.QuoteMeta(`error: deployments.apps "web" could not be patched: ` + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-edit", imageField, imageArg)),
 					"You can run `kubectl replace -f /tmp/kubectl-edit-[0-9]+.yaml` to try this update again.",
 				}
 			},
@@ -78,20 +81,20 @@ func TestImperativeEditOfOwnedFieldIsDenied(t *testing.T) {
 		"kubectl patch": {
 			args: []string{"patch", "deployment/web", "-p", `{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.99"}]}}}}`},
 			stderr: func(ns, user string) []string {
-				return []string{regexp.QuoteMeta("Error from server (Forbidden): " + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-patch", imageField))}
+				return []string{regexp.QuoteMeta("Error from server (Forbidden): " + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-patch", imageField, imageArg))}
 			},
 		},
 		"kubectl patch --dry-run=server": {
 			args: []string{"patch", "deployment/web", "--dry-run=server", "-p", `{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.99"}]}}}}`},
 			stderr: func(ns, user string) []string {
-				return []string{regexp.QuoteMeta("Error from server (Forbidden): " + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-patch", imageField))}
+				return []string{regexp.QuoteMeta("Error from server (Forbidden): " + framework.DeniedPrefix + imperativeDenial(ns, user, "kubectl-patch", imageField, imageArg))}
 			},
 		},
 		"kubectl scale": {
 			args: []string{"scale", "deployment/web", "--replicas=5"},
 			stderr: func(ns, user string) []string {
 				return []string{regexp.QuoteMeta("Error from server (Forbidden): " + framework.DeniedPrefix +
-					imperativeDenial(ns, user, "", "spec.replicas (last-applied 3, now 5)"))}
+					imperativeDenial(ns, user, "", "spec.replicas (last-applied 3, now 5)", "spec.replicas"))}
 			},
 		},
 	}
@@ -149,7 +152,7 @@ func TestImperativeEditByBreakGlassOrServiceAccountWarns(t *testing.T) {
 			k, user := tc.kubectl(t, f)
 			res := k.Run(t, "set", "image", "deployment/web", "nginx=nginx:1.99").MustSucceed(t)
 			framework.WantLines(t, res.Stdout, "deployment.apps/web image updated")
-			framework.WantLines(t, res.Stderr, "Warning: "+imperativeDenial(f.Namespace, user, "kubectl-set", imageField))
+			framework.WantLines(t, res.Stderr, "Warning: "+imperativeDenial(f.Namespace, user, "kubectl-set", imageField, imageArg))
 			framework.WantLines(t, f.Kubectl.JSONPath(t, "deployment/web", "{.spec.template.spec.containers[0].image}"), "nginx:1.99")
 		})
 	}
