@@ -2,6 +2,7 @@ package merge
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -64,5 +65,39 @@ func TestAnalyzeUpdateBehindStampingWebhook(t *testing.T) {
 				t.Errorf("imperative changes (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A write within the second of the previous one by the same manager leaves
+// that manager's entry with the same time: the change is still the
+// writer's (kubectl set image --field-manager=kubectl-client-side-apply
+// right after kubectl apply, test/e2e/webhook), not a mutating webhook's.
+func TestAnalyzeUpdateSameSecondWriterKeepsItsChange(t *testing.T) {
+	f := loadFixture(t, "seed001-set-image-reverted")
+	at := &metav1.Time{Time: time.Date(2026, 11, 27, 2, 0, 0, 0, time.UTC)}
+	owned := func(obj *unstructured.Unstructured) *unstructured.Unstructured {
+		obj = obj.DeepCopy()
+		setLastApplied(t, obj, f.modified)
+		obj.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate,
+			Time: at, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{"f:image":{}}}}}}}`)}})
+		return obj
+	}
+	old := owned(f.modified)
+	edited := owned(f.modified)
+	containers, _, _ := unstructured.NestedSlice(edited.Object, "spec", "template", "spec", "containers")
+	containers[0].(map[string]any)["image"] = "nginx:1.99"
+	if err := unstructured.SetNestedSlice(edited.Object, containers, "spec", "template", "spec", "containers"); err != nil {
+		t.Fatal(err)
+	}
+	an, err := NewAnalyzer().AnalyzeUpdate(old, edited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range an.ImperativeChanges {
+		got = append(got, c.Path.String())
+	}
+	if diff := cmp.Diff([]string{"spec.template.spec.containers[name=nginx].image"}, got); diff != "" {
+		t.Errorf("imperative changes (-want +got):\n%s", diff)
 	}
 }

@@ -3,6 +3,7 @@ package merge
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -115,22 +116,37 @@ func (a *Analyzer) imperativeChanges(lastApplied *unstructured.Unstructured, par
 // managedFields tells nothing.
 func admissionChanged(oldMfs, mfs []ManagedFields, granular func(fieldpath.Path) bool, modified *fieldpath.Set, p Path) bool {
 	return len(mfs) > 0 && modified.Has(fieldpath.Path(p)) &&
-		ownersKept(contentOwners(oldMfs, p, granular), contentOwners(mfs, p, granular))
+		ownersKept(contentOwners(oldMfs, p, granular), contentOwners(mfs, p, granular), newestTime(mfs))
 }
 
 // ownersKept reports whether every owner in after is one in before with the
-// same manager, operation, subresource and time: no write took the field
-// over between them. The API server sets an entry's time whenever its
-// manager's write changes a field, so the writer's own entry has a new time.
-func ownersKept(before, after []Owner) bool {
+// same manager, operation, subresource and time, older than newest (the
+// write's own time): no write took the field over between them. The API
+// server sets an entry's time whenever its manager's write changes a
+// field, so the writer's own entry has the newest time; times have whole
+// seconds, so an owner as new as the write may be the writer itself (kubectl
+// set image under kubectl apply's manager within the second of the apply),
+// and then the change is the writer's.
+func ownersKept(before, after []Owner, newest time.Time) bool {
 	for _, o := range after {
-		if !slices.ContainsFunc(before, func(b Owner) bool {
+		if !o.Time.Before(newest) || !slices.ContainsFunc(before, func(b Owner) bool {
 			return b.Manager == o.Manager && b.Operation == o.Operation && b.Subresource == o.Subresource && b.Time.Equal(o.Time)
 		}) {
 			return false
 		}
 	}
 	return true
+}
+
+// newestTime is the latest time of mfs' entries.
+func newestTime(mfs []ManagedFields) time.Time {
+	var t time.Time
+	for _, mf := range mfs {
+		if mf.Time.After(t) {
+			t = mf.Time
+		}
+	}
+	return t
 }
 
 // ChangedByAdmission reports whether a mutating webhook, not the write,
@@ -151,5 +167,5 @@ func ChangedByAdmission(old, new *unstructured.Unstructured, p Path) (bool, erro
 	if err != nil {
 		return false, err
 	}
-	return ownersKept(contentOwners(oldMfs, p, nil), contentOwners(mfs, p, nil)), nil
+	return ownersKept(contentOwners(oldMfs, p, nil), contentOwners(mfs, p, nil), newestTime(mfs)), nil
 }
