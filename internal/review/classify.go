@@ -279,14 +279,24 @@ func savedConfigDecoded(old, obj *unstructured.Unstructured, raw string) bool {
 
 // stampedAnnotations are the annotations of saved that obj has with
 // another value that a mutating webhook changed (a mesh injector stamping
-// every write): their managedFields owners are old's, times included
-// (merge.ChangedByAdmission), since the API server tracks a write's fields
-// before mutating admission, so after kubectl recorded the object it sent.
-// None when obj has no managedFields: then nothing tells who changed them.
+// every write): no entry of obj owns them, or their managedFields owners
+// are old's, times included (merge.ChangedByAdmission; kubectl rollout
+// undo's entry owns a stamp it copied), since the API server tracks a
+// write's fields before mutating admission, so after kubectl recorded the
+// object it sent. None when obj has no managedFields: then nothing tells
+// who changed them.
 func stampedAnnotations(old, obj *unstructured.Unstructured, saved, objAnnotations map[string]any) []string {
+	entries, err := merge.ReadManagedFields(obj)
+	if err != nil || len(entries) == 0 {
+		return nil
+	}
 	var out []string
 	for k, v := range saved {
 		if ov, ok := objAnnotations[k]; !ok || subsetValue(v, ov) {
+			continue
+		}
+		if !ownedIn(entries, k) {
+			out = append(out, k)
 			continue
 		}
 		p, err := merge.ParsePath("metadata.annotations[" + k + "]")
@@ -298,6 +308,16 @@ func stampedAnnotations(old, obj *unstructured.Unstructured, saved, objAnnotatio
 		}
 	}
 	return out
+}
+
+// ownedIn reports whether one of entries owns the annotation k.
+func ownedIn(entries []merge.ManagedFieldsEntry, k string) bool {
+	return slices.ContainsFunc(entries, func(e merge.ManagedFieldsEntry) bool {
+		meta, _ := e.FieldsV1["f:metadata"].(map[string]any)
+		annotations, _ := meta["f:annotations"].(map[string]any)
+		_, ok := annotations["f:"+k]
+		return ok
+	})
 }
 
 // daemonSetGeneration is the annotation the API server bumps on a
