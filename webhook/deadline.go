@@ -51,18 +51,30 @@ func (r *Reviewer) reviewInTime(ctx context.Context, c *call, req *admissionv1.A
 			time.Duration(float64(timeout)*answerShare), int(answerShare*100), timeout)
 	}
 	type result struct {
-		rv  *review.Review
-		err error
+		rv       *review.Review
+		err      error
+		panicked any
 	}
 	done := make(chan result, 1) // never blocks the abandoned review
 	release := c.hold()          // the memory stays in use until the review ends
 	go func() {
 		defer release()
+		defer func() {
+			// A panic here would end the process: it is handed to the
+			// request's goroutine, whose recover answers it as it
+			// answers a review without a deadline.
+			if p := recover(); p != nil {
+				done <- result{panicked: p}
+			}
+		}()
 		rv, err := r.core.ReviewDecoded(ctx, req, c.objects, pass)
-		done <- result{rv, err}
+		done <- result{rv: rv, err: err}
 	}()
 	select {
 	case res := <-done:
+		if res.panicked != nil {
+			panic(res.panicked)
+		}
 		return res.rv, res.err
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w within %s", errTooSlow, budget)

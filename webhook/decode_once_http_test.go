@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -169,4 +170,23 @@ func TestDecodeOnceDecodesTheCapturedReviews(t *testing.T) {
 		t.Errorf("only %d reviews decoded once and %d /scale reviews", decoded, scales)
 	}
 	t.Logf("%d reviews decoded once, %d /scale reviews left to controller-runtime", decoded, scales)
+}
+
+// A panic of a review under the API server's timeout (every real request
+// sends ?timeout=) runs on the review's own goroutine: it is answered as
+// one without a deadline, 200 with code 500, and the process lives on
+// (found by review: it ended the process).
+func TestPanicUnderTheAPIServersTimeoutIsAnswered(t *testing.T) {
+	edit := readFile(t, filepath.Join("testdata", "reviews", "deployment-edit.json"))
+	cluster := loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json"))
+	boom := policy.EvaluatorFunc(func(context.Context, *policy.Input) ([]policy.Decision, error) { panic("boom") })
+	r := NewReviewer(boom, cluster)
+	got := serve(r.ValidatingEndpoint(), func() *http.Request {
+		req := httptest.NewRequest(http.MethodPost, "/validate?timeout=10s", bytes.NewReader(edit))
+		req.Header.Set("Content-Type", "application/json")
+		return req
+	})
+	if got.Status != http.StatusOK || !strings.Contains(got.Body, `"code":500`) || !strings.Contains(got.Body, `[recovered]`) {
+		t.Fatalf("the panic was answered %d %s, want 200 with code 500 and [recovered]", got.Status, got.Body)
+	}
 }

@@ -157,11 +157,12 @@ shell_word(s) := s if {
 	regex.match(`^[A-Za-z0-9._/-]+$`, s)
 } else := sprintf("'%s'", [replace(s, "'", `'\''`)])
 
-# kind_name is the object as kubectl's KIND/NAME argument.
-kind_name := sprintf("%s/%s", [lower(obj.kind), obj.name])
+# kind_name is the object as kubectl's KIND/NAME argument, one shell word
+# (an RBAC object's name may hold ; $ ( and spaces).
+kind_name := shell_word(sprintf("%s/%s", [lower(obj.kind), obj.name]))
 
 # namespace_flag is " -n namespace", or "" for a cluster-scoped object.
-namespace_flag := sprintf(" -n %s", [obj.namespace]) if {
+namespace_flag := sprintf(" -n %s", [shell_word(obj.namespace)]) if {
 	obj.namespace != ""
 } else := ""
 
@@ -188,9 +189,9 @@ describe := sprintf("%s %s/%s", [obj.kind, obj.namespace, obj.name]) if {
 } else := sprintf("%s %s", [obj.kind, obj.name])
 
 # target is the object as kubectl arguments: "kind/name -n namespace".
-target := sprintf("%s/%s -n %s", [lower(obj.kind), obj.name, obj.namespace]) if {
+target := sprintf("%s -n %s", [kind_name, shell_word(obj.namespace)]) if {
 	obj.namespace != ""
-} else := sprintf("%s/%s", [lower(obj.kind), obj.name])
+} else := kind_name
 
 # show(fact, key) renders a value of a field fact as JSON, or "(absent)"
 # when the field is absent there.

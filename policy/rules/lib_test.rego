@@ -242,3 +242,14 @@ test_handover_names_the_paths_as_shell_words if {
 	cluster_role := json.patch(edit, [{"op": "replace", "path": "/request/object", "value": {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "namespace": "", "name": "reader"}}])
 	lib.handover(["rules"]) == "kubectl hygiene handover clusterrole/reader rules" with input as cluster_role
 }
+
+# An object's name is one shell word too: an RBAC object's name may hold
+# ; $ ( and spaces, and a pasted command must never run them (found by
+# review: a ClusterRole named "reader;touch pwned;x").
+test_handover_quotes_the_object_name if {
+	hostile := json.patch(edit, [{"op": "replace", "path": "/request/object", "value": {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "namespace": "team-a", "name": "$(id>&2)"}}])
+	lib.handover(["rules"]) == `kubectl hygiene handover 'role/$(id>&2)' rules -n team-a` with input as hostile
+	lib.explain == `kubectl hygiene explain 'role/$(id>&2)' -n team-a` with input as hostile
+	cluster_role := json.patch(edit, [{"op": "replace", "path": "/request/object", "value": {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "namespace": "", "name": "reader;touch pwned;x"}}])
+	lib.handover(["rules"]) == `kubectl hygiene handover 'clusterrole/reader;touch pwned;x' rules` with input as cluster_role
+}
