@@ -80,8 +80,12 @@ func TestAppliesUnderDisruption(t *testing.T) {
 	if calls.FailedOpen != 0 {
 		t.Errorf("the API server counted %d webhook calls that failed open, want 0 (failurePolicy Fail)", calls.FailedOpen)
 	}
-	if calls.Errors != cutOff {
-		t.Errorf("the API server counted %d webhook errors, want %d: the applies cut off in flight", calls.Errors, cutOff)
+	// Every error is a call the kill cut off in flight: the clients'
+	// applies, and at most one write per client Deployment by
+	// kube-controller-manager's deployment controller (its revision
+	// annotation, an UPDATE the webhooks review), which it retries.
+	if calls.Errors < cutOff || calls.Errors > cutOff+haClients {
+		t.Errorf("the API server counted %d webhook errors, want %d (the applies cut off in flight) to %d (and a controller write per client Deployment)", calls.Errors, cutOff, cutOff+haClients)
 	}
 	if err := h.servingTheSecret(t.Context()); err != nil {
 		t.Error(err)
