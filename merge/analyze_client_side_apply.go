@@ -41,11 +41,8 @@ func (a *Analyzer) analyzeAppliedUpdate(old, new, original *unstructured.Unstruc
 		return nil, err
 	}
 	listsReplaced := a.listsReplaced(in.live)
-	// A Secret as stored, as analyzeApply compares it: a manifest's
-	// stringData.password is the data.password its reverts name.
-	in.original = secretData(in.kind, in.original)
-	in.manifest = &unstructured.Unstructured{Object: secretData(in.kind, in.manifest.Object)}
-	in.result = &unstructured.Unstructured{Object: secretData(in.kind, in.result.Object)}
+	// A Secret as stored, as analyzeApply compares it.
+	in = in.asStored()
 	an.Reverts = withoutAdmissionRemovals(an.Reverts, in, listsReplaced)
 	reverts, err := a.withoutAdmissionChanges(an.Reverts, in, listsReplaced)
 	if err != nil {

@@ -36,9 +36,7 @@ func (a *Analyzer) analyzeApply(in applyInput, an *Analysis) error {
 func (a *Analyzer) analyzeApplyOnce(in applyInput, an *Analysis) error {
 	// A Secret as stored: kubectl's predicted result still has stringData.
 	rawOriginal := in.original
-	in.original = secretData(in.kind, in.original)
-	in.manifest = &unstructured.Unstructured{Object: secretData(in.kind, in.manifest.Object)}
-	in.result = &unstructured.Unstructured{Object: secretData(in.kind, in.result.Object)}
+	in = in.asStored()
 	manifestSrc := a.writtenManifest(in.kind, in.manifest.Object, in.manifestParsed)
 	manifest := manifestSrc.obj
 	tvs, err := a.fieldSets(a.writtenLastApplied(in.kind, in.original, in.originalParsed), manifestSrc,
@@ -74,6 +72,17 @@ func (a *Analyzer) analyzeApplyOnce(in applyInput, an *Analysis) error {
 	an.AnnotationsBytes = AnnotationsSize(in.result)
 	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold
 	return nil
+}
+
+// asStored is in with a Secret's previous manifest, manifest and result as
+// the API server stores them: stringData folded into data (secretData),
+// so that a manifest's stringData.password is the data.password the facts
+// name.
+func (in applyInput) asStored() applyInput {
+	in.original = secretData(in.kind, in.original)
+	in.manifest = &unstructured.Unstructured{Object: secretData(in.kind, in.manifest.Object)}
+	in.result = &unstructured.Unstructured{Object: secretData(in.kind, in.result.Object)}
+	return in
 }
 
 // withoutLastApplied returns obj without the last-applied annotation.
