@@ -54,10 +54,7 @@ func TestAnalyzeClientSideApplyBehindStampingWebhook(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, f := range an.Reverts {
-				got = append(got, f.Path.String())
-			}
+			got := paths(an.Reverts)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("reverts (-want +got):\n%s", diff)
 			}
@@ -78,10 +75,7 @@ func TestAnalyzeClientSideApplyAddingLastAppliedBehindStampingWebhook(t *testing
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, f := range an.Reverts {
-		got = append(got, f.Path.String())
-	}
+	got := paths(an.Reverts)
 	want := []string{"spec.template.spec.containers[name=minio].image"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("reverts (-want +got):\n%s", diff)

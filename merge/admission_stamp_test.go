@@ -57,10 +57,7 @@ func TestAnalyzeUpdateBehindStampingWebhook(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, c := range an.ImperativeChanges {
-				got = append(got, c.Path.String())
-			}
+			got := paths(an.ImperativeChanges)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("imperative changes (-want +got):\n%s", diff)
 			}
@@ -93,10 +90,7 @@ func TestAnalyzeUpdateSameSecondWriterKeepsItsChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, c := range an.ImperativeChanges {
-		got = append(got, c.Path.String())
-	}
+	got := paths(an.ImperativeChanges)
 	if diff := cmp.Diff([]string{"spec.template.spec.containers[name=nginx].image"}, got); diff != "" {
 		t.Errorf("imperative changes (-want +got):\n%s", diff)
 	}

@@ -18,10 +18,7 @@ func TestRevertOfAFieldInsideARemovedList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, f := range an.Reverts {
-		got = append(got, f.Path.String())
-	}
+	got := paths(an.Reverts)
 	want := []string{"spec.template.spec.containers[name=node-exporter].env[name=GEN_SET_7]"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("reverts (-want +got):\n%s", diff)

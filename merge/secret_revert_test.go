@@ -42,10 +42,7 @@ type: Opaque
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, f := range an.Reverts {
-		got = append(got, f.Path.String())
-	}
+	got := paths(an.Reverts)
 	if diff := cmp.Diff([]string{"data.password"}, got); diff != "" {
 		t.Errorf("reverts (-want +got):\n%s", diff)
 	}
