@@ -37,6 +37,40 @@ func deployment(t *testing.T, image, la string) *unstructured.Unstructured {
 	return obj
 }
 
+// classified is what a review of a write decided: its classification and
+// the paths of its one decision.
+type classified struct {
+	Class policy.Classification
+	Paths []string
+}
+
+// classifyCase is a write by manager from old to new, and what its review
+// must decide.
+type classifyCase struct {
+	manager  string
+	old, new *unstructured.Unstructured
+	want     classified
+}
+
+// checkClassified reviews each case's write as alice with
+// classifyingEvaluator and compares what it decided.
+func checkClassified(t *testing.T, tests map[string]classifyCase) {
+	t.Helper()
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := NewReviewer(nil, classifyingEvaluator, cluster{})
+			rv, err := r.ReviewUpdate(t.Context(), Update{FieldManager: tc.manager, User: authenticationv1.UserInfo{Username: "alice"}, Old: tc.old, New: tc.new}, Validate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := classified{rv.Input.Classification, rv.Decisions[0].Paths}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("classification (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // withoutAnnotations returns obj without annotations.
 func withoutAnnotations(obj *unstructured.Unstructured) *unstructured.Unstructured {
 	obj.SetAnnotations(nil)
@@ -122,15 +156,8 @@ func TestClassifyByEffect(t *testing.T) {
 	}
 	replacedLA := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"},` +
 		`"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"web","image":"nginx:2"}]}}}}`
-	type want struct {
-		Class policy.Classification
-		Paths []string
-	}
-	tests := map[string]struct {
-		manager  string
-		old, new *unstructured.Unstructured
-		want     want
-	}{
+	type want = classified
+	tests := map[string]classifyCase{
 		"kubectl set image --field-manager=kubectl-client-side-apply is an imperative edit": {
 			manager: "kubectl-client-side-apply", old: deployment(t, "nginx:1", manifest), new: deployment(t, "nginx:2", manifest),
 			want: want{policy.Imperative, []string{"spec.template.spec.containers[name=web].image"}},
@@ -196,17 +223,5 @@ func TestClassifyByEffect(t *testing.T) {
 			want: want{policy.Imperative, []string{"spec.template.spec.containers[name=web].image"}},
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			r := NewReviewer(nil, classifyingEvaluator, cluster{})
-			rv, err := r.ReviewUpdate(t.Context(), Update{FieldManager: tc.manager, User: authenticationv1.UserInfo{Username: "alice"}, Old: tc.old, New: tc.new}, Validate)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := want{rv.Input.Classification, rv.Decisions[0].Paths}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("classification (-want +got):\n%s", diff)
-			}
-		})
-	}
+	checkClassified(t, tests)
 }

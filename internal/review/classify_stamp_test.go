@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -58,15 +56,8 @@ func TestClassifyBehindStampingWebhook(t *testing.T) {
 	labelled := stamped(deployment(t, "nginx:2", ""), "3", saved, "kubectl-label", `{"f:metadata":{"f:labels":{"f:team":{}}}}`)
 	labelled.SetLabels(map[string]string{"team": "a"})
 	annotated := stamped(deployment(t, "nginx:2", ""), "3", saved, "kubectl-annotate", `{"f:metadata":{"f:annotations":{"f:stamp":{}}}}`)
-	type want struct {
-		Class policy.Classification
-		Paths []string
-	}
-	tests := map[string]struct {
-		manager  string
-		old, new *unstructured.Unstructured
-		want     want
-	}{
+	type want = classified
+	tests := map[string]classifyCase{
 		"kubectl edit --save-config behind the webhook is a save-config": {
 			manager: "kubectl-edit", old: old, new: edited,
 			want: want{policy.SaveConfig, []string{}},
@@ -80,19 +71,7 @@ func TestClassifyBehindStampingWebhook(t *testing.T) {
 			want: want{policy.Imperative, []string{"metadata.annotations.stamp"}},
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			r := NewReviewer(nil, classifyingEvaluator, cluster{})
-			rv, err := r.ReviewUpdate(t.Context(), Update{FieldManager: tc.manager, User: authenticationv1.UserInfo{Username: "alice"}, Old: tc.old, New: tc.new}, Validate)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := want{rv.Input.Classification, rv.Decisions[0].Paths}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("classification (-want +got):\n%s", diff)
-			}
-		})
-	}
+	checkClassified(t, tests)
 }
 
 // withUndoOwner returns obj with one more managedFields entry: kubectl
@@ -140,15 +119,8 @@ func TestClassifyBehindStampingWebhookAfterUndo(t *testing.T) {
 	labelled.SetLabels(map[string]string{"team": "a"})
 	annotated := stamped(deployment(t, "nginx:2", ""), "3", saved, "kubectl-annotate", `{"f:metadata":{"f:annotations":{"f:stamp":{}}}}`)
 	annotated = withTime(annotated, "kubectl-annotate")
-	type want struct {
-		Class policy.Classification
-		Paths []string
-	}
-	tests := map[string]struct {
-		manager  string
-		old, new *unstructured.Unstructured
-		want     want
-	}{
+	type want = classified
+	tests := map[string]classifyCase{
 		"kubectl edit --save-config behind the webhook is a save-config": {
 			manager: "kubectl-edit", old: old, new: edited,
 			want: want{policy.SaveConfig, []string{}},
@@ -162,17 +134,5 @@ func TestClassifyBehindStampingWebhookAfterUndo(t *testing.T) {
 			want: want{policy.Imperative, []string{"metadata.annotations.stamp"}},
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			r := NewReviewer(nil, classifyingEvaluator, cluster{})
-			rv, err := r.ReviewUpdate(t.Context(), Update{FieldManager: tc.manager, User: authenticationv1.UserInfo{Username: "alice"}, Old: tc.old, New: tc.new}, Validate)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := want{rv.Input.Classification, rv.Decisions[0].Paths}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("classification (-want +got):\n%s", diff)
-			}
-		})
-	}
+	checkClassified(t, tests)
 }
