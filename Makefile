@@ -186,8 +186,8 @@ GENERATIVE_STEPS ?= 20000
 SOAK_TIMEOUT     ?= 12h
 
 .PHONY: soak
-soak: control-plane-tools ## Run the generative tests long: GENERATIVE_STEPS (default 20000) steps; GENERATIVE_SEED=… replays a run (docs/reliability.md).
-	@echo "== generative soak, $(GENERATIVE_STEPS) steps"
+soak: control-plane-tools ## Run the generative tests long: GENERATIVE_STEPS (default 20000) steps; GENERATIVE_SEED=… replays a run, GENERATIVE_FROM=… resumes it (docs/reliability.md).
+	@echo "== generative soak, $(GENERATIVE_STEPS) steps; one line per sequence in .cache/reports/generative-progress.txt"
 	@rm -f .cache/reports/generative.txt
 	APPLY_HYGIENE_E2E=required APPLY_HYGIENE_REPORTS=$(CURDIR)/.cache/reports GENERATIVE_STEPS=$(GENERATIVE_STEPS) go test $(GO_TEST_FLAGS) -count=1 -timeout $(SOAK_TIMEOUT) -run '^TestGenerative$$' ./test/e2e/generative
 	@cat .cache/reports/generative.txt

@@ -42,3 +42,27 @@ func WriteReport(t *testing.T, name, summary string) {
 		t.Errorf("writing the report: %v", err)
 	}
 }
+
+// AppendReport appends line to the report file name in
+// APPLY_HYGIENE_REPORTS, when set: a long run's progress that outlives
+// the run when it is stopped.
+func AppendReport(t *testing.T, name, line string) {
+	t.Helper()
+	dir := os.Getenv("APPLY_HYGIENE_REPORTS")
+	if dir == "" {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Errorf("appending to the report: %v", err)
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Errorf("appending to the report: %v", err)
+		return
+	}
+	defer f.Close()
+	if _, err := f.WriteString(line + "\n"); err != nil {
+		t.Errorf("appending to the report: %v", err)
+	}
+}

@@ -33,6 +33,7 @@ const (
 func TestGenerative(t *testing.T) {
 	framework.ControlPlane(t)
 	seed, steps := budget(t)
+	from := firstSequence(t)
 	objects, err := loadPicks()
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func TestGenerative(t *testing.T) {
 	startMesh(t, f)
 	errorsBefore := metricErrors(t, f)
 	p := framework.NewPredictor(t)
-	fmt.Printf("generative: seed %d, %d steps (replay with GENERATIVE_SEED=%d GENERATIVE_STEPS=%d)\n", seed, steps, seed, steps)
+	fmt.Printf("generative: seed %d, %d steps from sequence %d (replay with GENERATIVE_SEED=%d GENERATIVE_STEPS=%d GENERATIVE_FROM=%d)\n", seed, steps, from, seed, steps, from)
 	var lg ledger
 	lg.start = time.Now()
 	t.Run("sequence", func(t *testing.T) {
@@ -56,15 +57,16 @@ func TestGenerative(t *testing.T) {
 				defer wg.Done()
 				for i := range next {
 					o := objects[i%len(objects)]
-					n := min(sequenceLength, steps-i*sequenceLength)
+					n := min(sequenceLength, steps-(i-from)*sequenceLength)
 					name := fmt.Sprintf("%03d-%s-%s", i, o.kind, o.name)
 					t.Run(name, func(t *testing.T) {
 						runSequence(t, &lg, p, name, o, seed+uint64(i)*1_000_003, n, scopeOf(i))
+						framework.AppendReport(t, "generative-progress.txt", fmt.Sprintf("seed %d %s", seed, lg.sequenceLine(name)))
 					})
 				}
 			}()
 		}
-		for i := 0; i*sequenceLength < steps; i++ {
+		for i := from; (i-from)*sequenceLength < steps; i++ {
 			next <- i
 		}
 		close(next)
@@ -100,6 +102,21 @@ func budget(t *testing.T) (seed uint64, steps int) {
 		steps = v
 	}
 	return seed, steps
+}
+
+// firstSequence is the index of the first sequence to run:
+// GENERATIVE_FROM, 0 by default. A sequence's steps depend only on the
+// seed and its index, so a long run stopped after sequence k goes on
+// with GENERATIVE_FROM=k+1 (make soak prints its progress per sequence).
+func firstSequence(t *testing.T) int {
+	if s := os.Getenv("GENERATIVE_FROM"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 {
+			t.Fatalf("GENERATIVE_FROM=%q: want a sequence index", s)
+		}
+		return v
+	}
+	return 0
 }
 
 // parallel is how many sequences run at once: GENERATIVE_PARALLEL, 4 by

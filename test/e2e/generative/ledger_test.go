@@ -111,6 +111,20 @@ func (l *ledger) summary() string {
 		l.steps, len(l.writers), l.count(falseWarning), l.count(falseDenial), l.count(miss), max(l.count(webhookError), l.metricErrors), l.count(wrongSelfWrite))
 }
 
+// sequenceLine is one sequence's counts, for the progress report.
+func (l *ledger) sequenceLine(sequence string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	counts := map[string]int{}
+	for _, f := range l.failures {
+		if f.sequence == sequence {
+			counts[f.counted]++
+		}
+	}
+	return fmt.Sprintf("%s: %d false warnings, %d false denials, %d misses, %d webhook errors, %d wrong self-writes",
+		sequence, counts[falseWarning], counts[falseDenial], counts[miss], counts[webhookError], counts[wrongSelfWrite])
+}
+
 // report renders every failure grouped by check, then the minimised
 // scripts.
 func (l *ledger) report() string {
