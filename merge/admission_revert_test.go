@@ -81,3 +81,19 @@ func TestAnalyzeClientSideApplyAddingLastAppliedBehindStampingWebhook(t *testing
 		t.Errorf("reverts (-want +got):\n%s", diff)
 	}
 }
+
+// A field that kubectl edit added after its own --save-config is a
+// person's, though its entry owns last-applied: a saved config records the
+// whole object (its uid included), so a field the record lacks was not in
+// it. The apply keeps the label, and says so.
+func TestAnalyzeClientSideApplyOrphanAddedAfterSavedConfig(t *testing.T) {
+	const dir = "saved-config-then-edit-label"
+	an, err := NewAnalyzer().AnalyzeClientSideApply(readObject(t, dir, "live.yaml"), readObject(t, dir, "result.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"metadata.labels[gen.example.com/k-15]"}
+	if diff := cmp.Diff(want, paths(an.Orphans)); diff != "" {
+		t.Errorf("orphans (-want +got):\n%s", diff)
+	}
+}

@@ -60,7 +60,7 @@ func (a *Analyzer) analyzeApplyOnce(in applyInput, an *Analysis) error {
 	}
 	changed := cmp.Modified.Union(cmp.Removed).Union(cmp.Added)
 	an.Reverts = a.reverts(in, changed, mfs, granularIn(tvs[3]))
-	an.Orphans = a.orphans(in.kind, in.live.Object, in.result.Object, tvs[3], fs[2], fs[0].Union(fs[1]), mfs)
+	an.Orphans = a.orphans(in.kind, in.live.Object, in.result.Object, tvs[3], fs[2], fs[0].Union(fs[1]), mfs, recordsObject(in.original, in.live))
 	an.Orphans = append(an.Orphans, a.stringDataOrphans(in, rawOriginal, mfs)...)
 	an.Orphans = withRemovePatches(in.result.Object, an.Orphans)
 	an.ReplicasReset = a.replicasReset(in, manifest, mfs, granularIn(tvs[3]))
@@ -162,7 +162,7 @@ func appliedByAnotherTool(ows []Owner) bool {
 // owns is never an orphan, nor is a field of a built-in kind whose value is the one the
 // server defaults it to (isServerDefault). A struct that is wholly outside
 // known is one orphan (see wholeStruct); resultTV is result's typed value, for its schema.
-func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *typed.TypedValue, resultSet, known *fieldpath.Set, mfs []ManagedFields) []FieldFact {
+func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *typed.TypedValue, resultSet, known *fieldpath.Set, mfs []ManagedFields, savedRecord bool) []FieldFact {
 	f := newFinder()
 	ow := a.ownershipOf(mfs)
 	out := []FieldFact{}
@@ -170,6 +170,17 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 	inExtra := func(fp fieldpath.Path) bool { return !known.Has(fp) && resultSet.Has(fp) }
 	seen := map[string]bool{}
 	builtIn := a.scheme.Recognizes((&unstructured.Unstructured{Object: result}).GroupVersionKind())
+	if savedRecord && builtIn {
+		// last-applied is kubectl's --save-config of this very object
+		// (kubectl edit --save-config): it records every field the object
+		// had then, so a field it lacks (every candidate here) was not in
+		// it, and the entry that owns the record (kubectl-edit, which
+		// later plain edits share) is no applier for it. The server's
+		// defaults of that write are left out below by the kind's
+		// defaults, which only a built-in kind has: a custom resource's
+		// record keeps counting as a manifest's.
+		ow.recordedManifest = map[string]bool{}
+	}
 	granular := granularIn(resultTV)
 	extra.Leaves().Iterate(func(fp fieldpath.Path) {
 		leaf := topElement(Path(fp), inExtra)
@@ -199,6 +210,16 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 		out = append(out, a.fact(kind, p, factValues{live: before, result: v}, ows))
 	})
 	return out
+}
+
+// recordsObject reports whether original, the decoded last-applied, is a
+// record of live itself: it holds live's uid, which kubectl's
+// --save-config of a read object (kubectl edit --save-config) records and
+// no manifest has.
+func recordsObject(original map[string]any, live *unstructured.Unstructured) bool {
+	meta, _ := original["metadata"].(map[string]any)
+	uid, _ := meta["uid"].(string)
+	return uid != "" && uid == string(live.GetUID())
 }
 
 // changedByAdmission reports whether a field that is in neither the

@@ -76,7 +76,7 @@ func (a *Analyzer) explain(live *unstructured.Unstructured) (*Explanation, error
 			return nil, err
 		}
 	}
-	orphans := a.orphans(live.GetKind(), live.Object, live.Object, tvs[1], fs[1], fs[0], mfs)
+	orphans := a.orphans(live.GetKind(), live.Object, live.Object, tvs[1], fs[1], fs[0], mfs, recordsObject(orig, live))
 	if a.listsReplaced(live) {
 		orphans = outsideLists(orig, orphans)
 	}
