@@ -37,7 +37,8 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 		// dry run's do.
 		reverts = append(r.drifted(before), r.ssaHeldAgainst(before, manifest)...)
 	}
-	r.judgeApplyFindings(i, got, before, manifest, append(truth.orphans, r.replacedLeftOut(before, manifest)...), reverts, remedied)
+	allowedOrphans := append(append(truth.orphans, r.replacedLeftOut(before, manifest)...), r.savedLeftOut(effect, manifest)...)
+	r.judgeApplyFindings(i, got, before, manifest, allowedOrphans, reverts, remedied)
 	if res.ExitCode != 0 || !s.As.person() {
 		// A tool's apply (Argo CD's under argocd-controller) may be
 		// told, but no person reads it: the findings are required of a
@@ -73,6 +74,36 @@ func (r *runner) replacedLeftOut(before, manifest map[string]any) []fieldPath {
 			if _, in := q.Lookup(manifest); !in && framework.SameAt(q, m, before) {
 				out = append(out, q)
 			}
+		}
+	}
+	return out
+}
+
+// savedEdit is a field that a person's write saving the object as
+// last-applied changed, and the object after that write.
+type savedEdit struct {
+	path  fieldPath
+	after map[string]any
+}
+
+// savedLeftOut are the fields a person's kubectl edit --save-config set
+// that effect, an object whose last-applied a later write dropped (kubectl
+// apply --server-side's migration), still has at the value that edit
+// left, and that manifest leaves out. The edit handed them to apply only
+// through last-applied: the migration moves kubectl-client-side-apply's
+// fields alone, so they stay, owned by kubectl-edit, and no apply can
+// remove them. An orphaned-field finding of them is true, allowed but not
+// required (a person's edit that the oracle counted as an apply's).
+func (r *runner) savedLeftOut(effect, manifest map[string]any) []fieldPath {
+	if effect == nil || lastApplied(effect) != nil {
+		return nil
+	}
+	var out []fieldPath
+	for _, e := range r.savedEdits {
+		_, live := e.path.Lookup(effect)
+		_, inManifest := e.path.Lookup(manifest)
+		if live && !inManifest && framework.SameAt(e.path, e.after, effect) {
+			out = append(out, e.path)
 		}
 	}
 	return out

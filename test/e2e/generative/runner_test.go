@@ -40,6 +40,10 @@ type runner struct {
 	// (with or without --save-config): managedFields name kubectl-replace
 	// for their fields either way.
 	replaced []map[string]any
+	// savedEdits are the fields a person's write that also saved the
+	// object as last-applied (kubectl edit --save-config) changed, each
+	// with the object after that write (savedLeftOut).
+	savedEdits []savedEdit
 	// orphanCommands are the commands that the previous apply's
 	// orphaned-field warnings print, by the path they remove.
 	orphanCommands map[string]string
@@ -389,12 +393,17 @@ func (r *runner) record(s step, before, after map[string]any) {
 		// A creation, a deletion, or a re-creation (kubectl replace
 		// --force): what was set on the old object is gone, and what the
 		// server defaults on the new one is nobody's.
-		r.fields, r.ssa = map[string]setField{}, nil
+		r.fields, r.ssa, r.savedEdits = map[string]setField{}, nil, nil
 		if after != nil && s.Kind == serverSideApply {
 			r.ssa = append(r.ssa, decodeManifest(s.Stdin))
 		}
 	case s.Kind == dryRunApply:
 	case s.Kind == clientSideApply || s.RewritesLastApplied:
+		if s.RewritesLastApplied && s.As.person() {
+			for _, q := range changed(before, after) {
+				r.savedEdits = append(r.savedEdits, savedEdit{path: q, after: after})
+			}
+		}
 		for key, f := range r.fields {
 			_, live := f.path.Lookup(after)
 			if !live || !framework.SameAt(f.path, before, after) {

@@ -437,3 +437,47 @@ func TestReplacedLeftOut(t *testing.T) {
 		})
 	}
 }
+
+// A label that kubectl edit --save-config set is an allowed orphan once a
+// write dropped last-applied and left it at that value (kubectl apply
+// --server-side's migration); not while last-applied is there, nor at
+// another value, nor when the manifest has it (generative seed 205623,
+// sequence 008).
+func TestSavedLeftOut(t *testing.T) {
+	label := framework.Path("metadata", "labels").Key("team")
+	saved := decodeJSON(t, `{"metadata":{"labels":{"team":"a"}}}`)
+	tests := map[string]struct {
+		effect, manifest string
+		want             []string
+	}{
+		"last-applied dropped": {
+			effect:   `{"metadata":{"labels":{"team":"a"}}}`,
+			manifest: `{"metadata":{"labels":{}}}`,
+			want:     []string{"metadata.labels.team"},
+		},
+		"last-applied kept": {
+			effect:   `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"},"labels":{"team":"a"}}}`,
+			manifest: `{}`,
+		},
+		"another value since": {
+			effect:   `{"metadata":{"labels":{"team":"b"}}}`,
+			manifest: `{}`,
+		},
+		"in the manifest": {
+			effect:   `{"metadata":{"labels":{"team":"a"}}}`,
+			manifest: `{"metadata":{"labels":{"team":"a"}}}`,
+		},
+		"gone": {
+			effect:   `{"metadata":{"labels":{}}}`,
+			manifest: `{}`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{savedEdits: []savedEdit{{path: label, after: saved}}}
+			if diff := cmp.Diff(tc.want, strs(r.savedLeftOut(decodeJSON(t, tc.effect), decodeJSON(t, tc.manifest)))); diff != "" {
+				t.Errorf("savedLeftOut (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
