@@ -15,7 +15,7 @@ import (
 // apply's, with the new last-applied as the manifest and new as the result.
 // Otherwise it lists the imperative changes: fields that last-applied owns
 // and that the write changed or removed, leaving them different from
-// last-applied. A caller that knows the write is an apply says so with
+// last-applied (none when the write drops last-applied). A caller that knows the write is an apply says so with
 // AnalyzeClientSideApply or AnalyzeServerSideApply.
 func (a *Analyzer) AnalyzeUpdate(old, new *unstructured.Unstructured) (*Analysis, error) {
 	return verified(a, "update analysis", func(a *Analyzer) (*Analysis, error) { return a.analyzeUpdate(old, new) })
@@ -45,7 +45,11 @@ func (a *Analyzer) analyzeUpdate(old, new *unstructured.Unstructured) (*Analysis
 		return nil, err
 	}
 	an.Appliers, an.ApplyOwnedChanges = appliers, applyOwned
-	if original == nil {
+	if original == nil || hadOld && !hasNew {
+		// A write that drops last-applied (kubectl replace or edit of an
+		// object without it, Flux's clean-up) leaves no values for the
+		// next apply to put back: that apply patches its manifest in as
+		// over an object made without one, and kubectl says so.
 		return an, nil
 	}
 	changes, err := orValidated(a, func(a *Analyzer) ([]FieldFact, error) {

@@ -51,6 +51,18 @@ func TestAnalyzeUpdate(t *testing.T) {
 			operation: "update",
 			want:      []FieldFact{},
 		},
+		// After the write there is no last-applied whose values a next
+		// apply could put back: that apply patches in its manifest as
+		// over an object made without one, and says so (generative seed
+		// 271126, sequence 002: kubectl replace of a manifest).
+		"kubectl replace without last-applied hands every field over": {
+			edit: func(obj *unstructured.Unstructured) {
+				setContainer(obj, "image", "nginx:1.8")
+				obj.SetAnnotations(nil)
+			},
+			operation: "update",
+			want:      []FieldFact{},
+		},
 		"kubectl scale sets replicas that last-applied does not own": {
 			edit:      func(obj *unstructured.Unstructured) { obj.Object["spec"].(map[string]any)["replicas"] = int64(5) },
 			operation: "update",

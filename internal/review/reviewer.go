@@ -284,9 +284,12 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 			}
 		}
 	}
-	if class == policy.Imperative {
+	if _, kept := new.GetAnnotations()[lastAppliedAnnotation]; class == policy.Imperative && kept {
 		// An edit may change last-applied along with the field (see
 		// imperativeManagers): judge it against last-applied as it was.
+		// One that drops it (kubectl replace of a manifest) leaves the
+		// next apply no values to put back: merge finds no imperative
+		// change in it.
 		new = withLastApplied(new, lastApplied(old))
 	}
 	an, err := r.analyzeWrite(w, class, old, new)
