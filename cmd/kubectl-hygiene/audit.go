@@ -13,6 +13,8 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/cluster"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/judge"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
@@ -47,15 +49,15 @@ type AuditOptions struct {
 	progressLine bool
 	// policies are the policy flags of diff and explain: the installed
 	// chart's configuration and user policies unless replaced.
-	policies policyFlags
+	policies judge.PolicyFlags
 	kube     *genericclioptions.ConfigFlags
-	connect  connectFunc
+	connect  cluster.ConnectFunc
 	analyzer func() *merge.Analyzer
 	genericiooptions.IOStreams
 }
 
 // NewCmdAudit returns `kubectl hygiene audit`.
-func NewCmdAudit(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect connectFunc) *cobra.Command {
+func NewCmdAudit(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect cluster.ConnectFunc) *cobra.Command {
 	o := &AuditOptions{IOStreams: streams, analyzer: analyzer, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
 	cmd := &cobra.Command{
 		Use:   "audit [-A | -n NAMESPACE] [--kind KIND]... [-o table|json|yaml | --fix[=dry-run|apply]]",
@@ -98,14 +100,14 @@ each fix as a diff and writes nothing; --fix=apply writes them.`,
 	f.BoolVar(&o.FixIgnoredNamespaces, "fix-ignored-namespaces", false, "let --fix write in kube-system and in namespaces labelled "+audit.IgnoreLabel+" too (never where the enforcement label is dryrun)")
 	f.BoolVar(&o.PauseBeforeWrite, "pause-before-write", false, "for tests: with --fix=apply, wait for a line on stdin before writing")
 	_ = f.MarkHidden("pause-before-write")
-	o.policies.addFlags(f)
+	o.policies.AddFlags(f)
 	o.kube.AddFlags(f)
 	return cmd
 }
 
 // Complete reads the namespace; it does not connect.
 func (o *AuditOptions) Complete(cmd *cobra.Command, _ []string) error {
-	o.progressLine = isTerminal(o.ErrOut)
+	o.progressLine = cli.IsTerminal(o.ErrOut)
 	var err error
 	o.Namespace, err = cli.NamespaceScope(cmd, o.AllNamespaces, o.kube)
 	return err
@@ -143,7 +145,7 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	engine, err := o.policies.engine(ctx, c, o.ErrOut)
+	engine, err := o.policies.Engine(ctx, c, o.ErrOut)
 	if err != nil {
 		return err
 	}
@@ -152,7 +154,7 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 		return err
 	}
 	opts := []audit.Option{audit.WithPageSize(o.ChunkSize)}
-	if c.prover != nil {
+	if c.ProvesRemovals() {
 		// As the server's audit does (--removal-proofs), with the user's
 		// credentials: no orphan the API server would put back.
 		opts = append(opts, audit.WithRemovalProofs())
@@ -163,7 +165,7 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 	// A person's command: warn findings are fixed too, but nothing in
 	// ignored namespaces unless asked, and never under dryrun.
 	opts = append(opts, audit.WithFixScope(audit.FixScope{Person: true, IgnoredNamespaces: o.FixIgnoredNamespaces}))
-	scanner := audit.NewScanner(c.dynamic, o.analyzer(), engine, opts...)
+	scanner := audit.NewScanner(c.Dynamic(), o.analyzer(), engine, opts...)
 	report, err := scanner.Scan(ctx, audit.Target{Namespace: o.Namespace, Resources: resources})
 	o.endProgress()
 	if err != nil {
@@ -183,8 +185,8 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 }
 
 // resources are the default workloads plus --kind.
-func (o *AuditOptions) resources(c *cluster) ([]schema.GroupVersionResource, error) {
-	return cli.WithKinds(c.mapper, audit.DefaultResources(), o.Kinds)
+func (o *AuditOptions) resources(c *cluster.Cluster) ([]schema.GroupVersionResource, error) {
+	return cli.WithKinds(c.Mapper(), audit.DefaultResources(), o.Kinds)
 }
 
 // outcome is the error that sets the exit status: objects that could not

@@ -11,6 +11,7 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/cluster"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/linediff"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
@@ -22,9 +23,9 @@ const fixFieldManager = "kubectl-hygiene"
 // object's change as a diff, --fix=apply writes it. It prints the
 // findings left to a person, and returns an error naming the objects
 // that were not fixed.
-func (o *AuditOptions) fix(ctx context.Context, c *cluster, scanner *audit.Scanner, r *audit.Report) error {
+func (o *AuditOptions) fix(ctx context.Context, c *cluster.Cluster, scanner *audit.Scanner, r *audit.Report) error {
 	fixes, notFixed, deferred := audit.PlanFixes(r.Findings)
-	fixer := audit.NewFixer(c.dynamic, c.mapper, fixFieldManager)
+	fixer := audit.NewFixer(c.Dynamic(), c.Mapper(), fixFieldManager)
 	if o.Fix == fixApply && o.PauseBeforeWrite {
 		fmt.Fprintln(o.ErrOut, "paused before writing: press Enter to go on")
 		if _, err := bufio.NewReader(o.In).ReadString('\n'); err != nil {
@@ -56,7 +57,7 @@ func (o *AuditOptions) fix(ctx context.Context, c *cluster, scanner *audit.Scann
 	}
 	o.fixSummary(len(fixes), failed, len(notFixed)+len(deferred))
 	if failed > 0 {
-		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s of %d not fixed", plural(failed, "object"), len(fixes))}
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s of %d not fixed", cli.Plural(failed, "object"), len(fixes))}
 	}
 	return nil
 }
@@ -66,9 +67,9 @@ func (o *AuditOptions) fixSummary(fixes, failed, notFixed int) {
 	case fixes == 0 && notFixed == 0:
 		fmt.Fprintf(o.Out, "Nothing to fix.\n")
 	case o.Fix == fixApply:
-		fmt.Fprintf(o.Out, "%s fixed, %s left to you.\n", plural(fixes-failed, "object"), plural(notFixed, "finding"))
+		fmt.Fprintf(o.Out, "%s fixed, %s left to you.\n", cli.Plural(fixes-failed, "object"), cli.Plural(notFixed, "finding"))
 	default:
-		fmt.Fprintf(o.Out, "Dry run: nothing was written; %s left to you. Write the fixes with --fix=apply.\n", plural(notFixed, "finding"))
+		fmt.Fprintf(o.Out, "Dry run: nothing was written; %s left to you. Write the fixes with --fix=apply.\n", cli.Plural(notFixed, "finding"))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/cluster"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -108,7 +109,7 @@ func asJSON(t *testing.T, objs map[string]*unstructured.Unstructured) map[string
 
 // clusterObjects reads every object of the fake cluster, by
 // namespace/kind/name.
-func clusterObjects(t *testing.T, connect connectFunc) map[string]*unstructured.Unstructured {
+func clusterObjects(t *testing.T, connect cluster.ConnectFunc) map[string]*unstructured.Unstructured {
 	t.Helper()
 	c, err := connect(nil)
 	if err != nil {
@@ -116,7 +117,7 @@ func clusterObjects(t *testing.T, connect connectFunc) map[string]*unstructured.
 	}
 	out := map[string]*unstructured.Unstructured{}
 	for _, r := range []string{"deployments", "statefulsets", "controllerrevisions", "replicasets"} {
-		list, err := c.dynamic.Resource(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: r}).List(t.Context(), metav1.ListOptions{})
+		list, err := c.Dynamic().Resource(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: r}).List(t.Context(), metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,12 +15,14 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/cluster"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/judge"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
-// fakeCluster returns a connectFunc to a fake cluster holding the objects
+// fakeCluster returns a cluster.ConnectFunc to a fake cluster holding the objects
 // of files.
-func fakeCluster(t *testing.T, files ...string) connectFunc {
+func fakeCluster(t *testing.T, files ...string) cluster.ConnectFunc {
 	t.Helper()
 	var objs []runtime.Object
 	for _, f := range files {
@@ -55,8 +57,8 @@ func fakeCluster(t *testing.T, files ...string) connectFunc {
 		lists[k.gvk.GroupVersion().WithResource(k.resource)] = k.gvk.Kind + "List"
 	}
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), lists, objs...)
-	return func(*genericclioptions.ConfigFlags) (*cluster, error) {
-		return &cluster{dynamic: client, mapper: mapper}, nil
+	return func(*genericclioptions.ConfigFlags) (*cluster.Cluster, error) {
+		return cluster.New(client, mapper), nil
 	}
 }
 
@@ -66,7 +68,7 @@ const noInstallation = "using the default policy configuration and no user polic
 	"note: no apply-hygiene ConfigMaps in namespace apply-hygiene; set --hygiene-namespace to where the chart is installed\n"
 
 // runCluster runs the command line in-process against connect.
-func runCluster(t *testing.T, connect connectFunc, args ...string) (stdout, stderr string, code int) {
+func runCluster(t *testing.T, connect cluster.ConnectFunc, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 	code = runWith(t.Context(), streams, args, connect)
@@ -130,7 +132,7 @@ func TestExplainFromClusterErrors(t *testing.T) {
 }
 
 type auditOutput struct {
-	Findings []Finding `json:"findings"`
+	Findings []judge.Finding `json:"findings"`
 }
 
 func TestAudit(t *testing.T) {
@@ -139,9 +141,9 @@ func TestAudit(t *testing.T) {
 	web := merge.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}
 	made := merge.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "made"}
 	sts := merge.ObjectRef{APIVersion: "apps/v1", Kind: "StatefulSet", Namespace: "default", Name: "my-wonderhoy-app"}
-	edit := Finding{Rule: "imperative-edit", Action: "deny", Path: "spec.template.spec.containers[name=nginx].image", Object: web}
-	missing := Finding{Rule: "missing-last-applied", Action: "warn", Path: lastAppliedPath, Object: made}
-	stale := Finding{Rule: "stale-last-applied", Action: "repair", Path: lastAppliedPath, Object: sts}
+	edit := judge.Finding{Rule: "imperative-edit", Action: "deny", Path: "spec.template.spec.containers[name=nginx].image", Object: web}
+	missing := judge.Finding{Rule: "missing-last-applied", Action: "warn", Path: judge.LastAppliedPath, Object: made}
+	stale := judge.Finding{Rule: "stale-last-applied", Action: "repair", Path: judge.LastAppliedPath, Object: sts}
 	warnEdits := filepath.Join(t.TempDir(), "policy.yaml")
 	if err := os.WriteFile(warnEdits, []byte("rules:\n  imperative-edit:\n    action: warn\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -149,20 +151,20 @@ func TestAudit(t *testing.T) {
 	tests := map[string]struct {
 		args []string
 		code int
-		want []Finding
+		want []judge.Finding
 	}{
 		"every namespace; a deny exits 1": {
-			args: []string{"audit", "-A", "-o", "json"}, code: exitFailure, want: []Finding{stale, missing, edit},
+			args: []string{"audit", "-A", "-o", "json"}, code: exitFailure, want: []judge.Finding{stale, missing, edit},
 		},
 		"one namespace": {
-			args: []string{"audit", "-n", "default", "-o", "json"}, code: exitOK, want: []Finding{stale},
+			args: []string{"audit", "-n", "default", "-o", "json"}, code: exitOK, want: []judge.Finding{stale},
 		},
 		"the policy configuration sets the actions": {
 			args: []string{"audit", "-n", "shop", "-o", "json", "--policy-config", warnEdits}, code: exitOK,
-			want: []Finding{missing, {Rule: edit.Rule, Action: "warn", Path: edit.Path, Object: web}},
+			want: []judge.Finding{missing, {Rule: edit.Rule, Action: "warn", Path: edit.Path, Object: web}},
 		},
 		"--kind adds kinds": {
-			args: []string{"audit", "-n", "shop", "-o", "json", "--kind", "configmaps,deployment"}, code: exitFailure, want: []Finding{missing, edit},
+			args: []string{"audit", "-n", "shop", "-o", "json", "--kind", "configmaps,deployment"}, code: exitFailure, want: []judge.Finding{missing, edit},
 		},
 	}
 	for name, tc := range tests {

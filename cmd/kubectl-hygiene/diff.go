@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/cli"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/cluster"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/judge"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -29,7 +31,7 @@ type DiffOptions struct {
 	Output string
 
 	manifests manifestFlags
-	policies  policyFlags
+	policies  judge.PolicyFlags
 	diffLive
 	analyzer func() *merge.Analyzer
 	genericiooptions.IOStreams
@@ -53,7 +55,7 @@ type diffItem struct {
 }
 
 // NewCmdDiff returns `kubectl hygiene diff`.
-func NewCmdDiff(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect connectFunc) *cobra.Command {
+func NewCmdDiff(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect cluster.ConnectFunc) *cobra.Command {
 	o := &DiffOptions{IOStreams: streams, analyzer: analyzer,
 		diffLive: diffLive{kube: genericclioptions.NewConfigFlags(true), connect: connect}}
 	cmd := &cobra.Command{
@@ -96,7 +98,7 @@ and 2 or more on errors (2: bad input).`,
 		RunE: cli.RunE(diffVerb{o}),
 	}
 	o.manifests.addFlags(cmd.Flags())
-	o.policies.addFlags(cmd.Flags())
+	o.policies.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&o.LiveFile, "live", "", "file with the live objects (kubectl get -o yaml); empty: read them from the cluster")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json or yaml (default: text)")
 	o.kube.AddFlags(cmd.Flags())
@@ -141,9 +143,9 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	adm := j.webhooks(o.analyzer())
+	adm := j.Webhooks(o.analyzer())
 	var items []diffItem
-	findings, kept := []Finding{}, []Finding{}
+	findings, kept := []judge.Finding{}, []judge.Finding{}
 	for _, m := range manifests {
 		item, err := o.diffOne(m, live)
 		if err != nil {
@@ -153,7 +155,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		if item.kept != nil {
 			// No UPDATE, so nothing for the webhooks to review; what the
 			// object keeps is what explain finds in it.
-			_, fs, err := j.explain(ctx, o.analyzer(), item.kept)
+			_, fs, err := j.Explain(ctx, o.analyzer(), item.kept)
 			if err != nil {
 				return err
 			}
@@ -162,11 +164,11 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		if item.live == nil {
 			continue // no UPDATE: nothing for the webhooks to review
 		}
-		ds, err := adm.apply(ctx, item.live, item.written)
+		ds, err := adm.Apply(ctx, item.live, item.written)
 		if err != nil {
 			return fmt.Errorf("reviewing the apply of %s %s: %w", item.Object.Kind, cli.ObjectName(item.Object), err)
 		}
-		findings = append(findings, findingsOf(ds, item.Object)...)
+		findings = append(findings, judge.FindingsOf(ds, item.Object)...)
 	}
 	if err := o.print(items, findings, kept); err != nil {
 		return err
@@ -178,6 +180,12 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		actions[i] = f.Action
 	}
 	return diffOutcome(actions)
+}
+
+// judge loads the policies of a diff: with the installed chart's when it
+// reads the cluster (no --live).
+func (o *DiffOptions) judge(ctx context.Context) (*judge.Judge, error) {
+	return o.policies.LoadConnected(ctx, o.LiveFile == "", func() (*cluster.Cluster, error) { return o.connect(o.kube) }, o.ErrOut)
 }
 
 // diffOne recomputes kubectl apply of manifest onto its live object: the

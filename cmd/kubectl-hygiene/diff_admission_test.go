@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/judge"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -149,7 +150,7 @@ func TestDiffIsAdmission(t *testing.T) {
 		"an invalid last-applied: no patch and a warning about it": {
 			lastApplied: "not JSON",
 			wantPatch:   "null",
-			want:        []ruleAt{{"invalid-last-applied", "warn", lastAppliedPath}},
+			want:        []ruleAt{{"invalid-last-applied", "warn", judge.LastAppliedPath}},
 		},
 	}
 	for name, tc := range tests {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/cli"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/cluster"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -20,7 +21,7 @@ import (
 // objects from the cluster when --live is not given.
 type diffLive struct {
 	kube    *genericclioptions.ConfigFlags
-	connect connectFunc
+	connect cluster.ConnectFunc
 }
 
 // liveObjects returns the live objects the manifests would be applied to:
@@ -45,7 +46,7 @@ func (o *DiffOptions) liveObjects(ctx context.Context, manifests []*unstructured
 	}
 	var live []*unstructured.Unstructured
 	for _, m := range manifests {
-		obj, err := c.getManifestObject(ctx, m, ns, explicit)
+		obj, err := getManifestObject(ctx, c, m, ns, explicit)
 		if err != nil {
 			return nil, err
 		}
@@ -59,17 +60,17 @@ func (o *DiffOptions) liveObjects(ctx context.Context, manifests []*unstructured
 // getManifestObject reads the live object of the manifest m, nil when it
 // does not exist, setting m's namespace to ns when it is namespaced and has
 // none.
-func (c *cluster) getManifestObject(ctx context.Context, m *unstructured.Unstructured, ns string, explicit bool) (*unstructured.Unstructured, error) {
+func getManifestObject(ctx context.Context, c *cluster.Cluster, m *unstructured.Unstructured, ns string, explicit bool) (*unstructured.Unstructured, error) {
 	gvk := m.GroupVersionKind()
 	what := fmt.Sprintf("%s %s", m.GetKind(), m.GetName())
-	mapping, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	mapping, err := c.Mapper().RESTMapping(gvk.GroupKind(), gvk.Version)
 	if meta.IsNoMatchError(err) {
 		return nil, cli.BadInput(fmt.Errorf("%s: the cluster has no resource for %s: %w", what, gvk, err))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: resolving %s: %w", what, gvk, err)
 	}
-	ri := c.dynamic.Resource(mapping.Resource)
+	ri := c.Dynamic().Resource(mapping.Resource)
 	var obj *unstructured.Unstructured
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 		switch {
@@ -127,12 +128,5 @@ func diffOutcome(actions []string) error {
 	if denied == 0 {
 		return nil
 	}
-	return &cli.ExitError{Code: cli.ExitFailure, Err: errors.New(plural(denied, "finding") + " with the action deny: kubectl apply would be denied")}
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
+	return &cli.ExitError{Code: cli.ExitFailure, Err: errors.New(cli.Plural(denied, "finding") + " with the action deny: kubectl apply would be denied")}
 }

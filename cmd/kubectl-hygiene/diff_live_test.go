@@ -8,6 +8,8 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/cluster"
 )
 
 // Without --live, diff reads each manifest's object from the cluster, as
@@ -94,11 +96,11 @@ func TestDiffReadsTheCluster(t *testing.T) {
 }
 
 func TestDiffClusterErrors(t *testing.T) {
-	down := func(*genericclioptions.ConfigFlags) (*cluster, error) {
+	down := func(*genericclioptions.ConfigFlags) (*cluster.Cluster, error) {
 		return nil, errors.New("connection refused")
 	}
 	tests := map[string]struct {
-		connect connectFunc
+		connect cluster.ConnectFunc
 		args    []string
 		code    int
 		wantErr string

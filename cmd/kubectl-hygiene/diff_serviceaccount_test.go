@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/judge"
 )
 
 // The API server converts a pod spec's serviceAccount and
@@ -13,10 +15,10 @@ import (
 // set, and diff predicts no revert of it (review leftover B2).
 func TestDiffConvertsServiceAccount(t *testing.T) {
 	var diff struct {
-		Findings []Finding `json:"findings"`
+		Findings []judge.Finding `json:"findings"`
 	}
 	runJSON(t, &diff, "diff", "--live", "testdata/serviceaccount/live.yaml", "-f", "testdata/serviceaccount/manifest.yaml", "-o", "json")
-	if diff := cmp.Diff([]Finding{}, diff.Findings); diff != "" {
+	if diff := cmp.Diff([]judge.Finding{}, diff.Findings); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }

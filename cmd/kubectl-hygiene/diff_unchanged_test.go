@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/judge"
 )
 
 // A manifest that is the live object's last-applied: kubectl apply sends
@@ -13,18 +15,18 @@ import (
 func TestDiffOfAnUnchangedManifestListsWhatStays(t *testing.T) {
 	const live, manifest = "testdata/multi/live.yaml", "testdata/multi/manifest-unchanged.yaml"
 	var diff struct {
-		Findings []Finding `json:"findings"`
-		Kept     []Finding `json:"kept"`
+		Findings []judge.Finding `json:"findings"`
+		Kept     []judge.Finding `json:"kept"`
 	}
 	runJSON(t, &diff, "diff", "--live", live, "-f", manifest, "-o", "json")
 	var explain struct {
 		Items []struct {
-			Findings []Finding `json:"findings"`
+			Findings []judge.Finding `json:"findings"`
 		} `json:"items"`
-		Findings []Finding `json:"findings"`
+		Findings []judge.Finding `json:"findings"`
 	}
 	runJSON(t, &explain, "explain", "--live", live, "-o", "json")
-	var deployment []Finding
+	var deployment []judge.Finding
 	for _, f := range explain.Findings {
 		if f.Object.Kind == "Deployment" {
 			deployment = append(deployment, f)

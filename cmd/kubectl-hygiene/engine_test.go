@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/judge"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -121,7 +122,7 @@ func TestDiffExamplePolicy(t *testing.T) {
 func ruleActions(t *testing.T, stdout string) []string {
 	t.Helper()
 	var got struct {
-		Findings []Finding `json:"findings"`
+		Findings []judge.Finding `json:"findings"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 		t.Fatalf("decoding findings: %v\n%s", err, stdout)

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/judge"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
@@ -106,20 +107,20 @@ func compareCreate(t *testing.T, req *admissionv1.AdmissionRequest) {
 }
 
 // compareDecisions asserts identical rule, action, message and paths.
-func compareDecisions(t *testing.T, server []policy.Decision, cli []Finding) {
+func compareDecisions(t *testing.T, server []policy.Decision, cli []judge.Finding) {
 	t.Helper()
 	ref := merge.ObjectRef{}
 	if len(cli) > 0 {
 		ref = cli[0].Object
 	}
-	if diff := cmp.Diff(findingsOf(server, ref), cli); diff != "" {
+	if diff := cmp.Diff(judge.FindingsOf(server, ref), cli); diff != "" {
 		t.Errorf("the webhook's decisions and diff's findings differ (-webhook +diff):\n%s", diff)
 	}
 }
 
 // compareDrift asserts that every field the webhook calls an imperative
 // edit is drift that explain reports on the object as written.
-func compareDrift(t *testing.T, server []policy.Decision, cli []Finding) {
+func compareDrift(t *testing.T, server []policy.Decision, cli []judge.Finding) {
 	t.Helper()
 	seen := map[string]bool{}
 	for _, f := range cli {

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	"sigs.k8s.io/yaml"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/judge"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 	"github.com/apply-hygiene/apply-hygiene/webhook"
@@ -92,7 +93,7 @@ func engineSetups() map[string]engineSetup {
 // sides are the webhook's engine and the CLI's judge for one setup.
 type sides struct {
 	server *policy.Engine
-	cli    *judge
+	cli    *judge.Judge
 	labels map[string]string
 }
 
@@ -102,7 +103,7 @@ func newSides(t *testing.T, s engineSetup) sides {
 	if err != nil {
 		t.Fatal(err)
 	}
-	flags := policyFlags{Dirs: s.dirs}
+	flags := judge.PolicyFlags{Dirs: s.dirs}
 	if s.config.Rules != nil {
 		raw, err := yaml.Marshal(s.config)
 		if err != nil {
@@ -114,12 +115,12 @@ func newSides(t *testing.T, s engineSetup) sides {
 		}
 	}
 	var stderr strings.Builder
-	cli, err := flags.load(t.Context(), nil, &stderr)
+	cli, err := flags.Load(t.Context(), nil, &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sd := sides{server: server, cli: cli, labels: s.labels}
-	cli.labels = func(_ context.Context, ns string) map[string]string { return sd.namespaceLabels(ns) }
+	cli.Labels = func(_ context.Context, ns string) map[string]string { return sd.namespaceLabels(ns) }
 	return sd
 }
 
@@ -184,7 +185,7 @@ func (c snapshot) NamespaceLabels(_ context.Context, name string) (map[string]st
 
 // cliDiff predicts the client-side apply of manifest onto live through
 // diff's path, as user: diffOne's UPDATE, reviewed by diff's webhooks.
-func (s sides) cliDiff(t *testing.T, manifest, live *unstructured.Unstructured, user policy.User) (diffItem, []Finding) {
+func (s sides) cliDiff(t *testing.T, manifest, live *unstructured.Unstructured, user policy.User) (diffItem, []judge.Finding) {
 	t.Helper()
 	o := &DiffOptions{analyzer: func() *merge.Analyzer { return analyzer }}
 	item, err := o.diffOne(manifest, []*unstructured.Unstructured{live})
@@ -192,24 +193,24 @@ func (s sides) cliDiff(t *testing.T, manifest, live *unstructured.Unstructured, 
 		t.Fatalf("diff: %v", err)
 	}
 	if item.live == nil {
-		return item, []Finding{}
+		return item, []judge.Finding{}
 	}
-	s.cli.user = user
-	ds, err := s.cli.webhooks(analyzer).apply(t.Context(), item.live, item.written)
+	s.cli.User = user
+	ds, err := s.cli.Webhooks(analyzer).Apply(t.Context(), item.live, item.written)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return item, findingsOf(ds, item.Object)
+	return item, judge.FindingsOf(ds, item.Object)
 }
 
 // cliExplain explains obj through explain's path.
-func (s sides) cliExplain(t *testing.T, obj *unstructured.Unstructured) []Finding {
+func (s sides) cliExplain(t *testing.T, obj *unstructured.Unstructured) []judge.Finding {
 	t.Helper()
 	ex, err := analyzer.Explain(obj)
 	if err != nil {
 		t.Fatalf("explain: %v", err)
 	}
-	fs, err := s.cli.findings(t.Context(), s.cli.liveInput(t.Context(), obj, ex.Analysis))
+	fs, err := s.cli.Findings(t.Context(), s.cli.LiveInput(t.Context(), obj, ex.Analysis))
 	if err != nil {
 		t.Fatal(err)
 	}

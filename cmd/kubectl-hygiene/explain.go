@@ -10,6 +10,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/cli"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/cluster"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/judge"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -26,9 +28,9 @@ type ExplainOptions struct {
 
 	// color is set when the text goes to a terminal.
 	color    bool
-	policies policyFlags
+	policies judge.PolicyFlags
 	kube     *genericclioptions.ConfigFlags
-	connect  connectFunc
+	connect  cluster.ConnectFunc
 	analyzer func() *merge.Analyzer
 	genericiooptions.IOStreams
 }
@@ -41,7 +43,7 @@ type explainItem struct {
 }
 
 // NewCmdExplain returns `kubectl hygiene explain`.
-func NewCmdExplain(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect connectFunc) *cobra.Command {
+func NewCmdExplain(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect cluster.ConnectFunc) *cobra.Command {
 	o := &ExplainOptions{IOStreams: streams, analyzer: analyzer, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
 	cmd := &cobra.Command{
 		Use:   "explain (KIND/NAME | --live FILE)",
@@ -64,14 +66,14 @@ On a terminal, drift and orphans are colored.`,
 	}
 	cmd.Flags().StringVar(&o.LiveFile, "live", "", "read the live objects from this file (kubectl get -o yaml) instead of the cluster")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: json or yaml (default: text)")
-	o.policies.addFlags(cmd.Flags())
+	o.policies.AddFlags(cmd.Flags())
 	o.kube.AddFlags(cmd.Flags())
 	return cmd
 }
 
 // Complete reads the arguments and the namespace; it does not connect.
 func (o *ExplainOptions) Complete(_ *cobra.Command, args []string) error {
-	o.color = isTerminal(o.Out)
+	o.color = cli.IsTerminal(o.Out)
 	if len(args) == 0 {
 		return nil
 	}
@@ -107,9 +109,9 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		return err
 	}
 	var items []explainItem
-	findings := []Finding{}
+	findings := []judge.Finding{}
 	for _, l := range live {
-		ex, fs, err := j.explain(ctx, o.analyzer(), l)
+		ex, fs, err := j.Explain(ctx, o.analyzer(), l)
 		if err != nil {
 			return err
 		}
@@ -119,22 +121,10 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	return o.print(items, findings)
 }
 
-// explain analyzes a stored object as explain shows it and the audit
-// judges it: every field's owner and status, without drift or orphans at
-// the fields the ownership rules declare, the orphans whose removal would
-// stick, and the policies' findings on the object as it is.
-func (j *judge) explain(ctx context.Context, analyzer *merge.Analyzer, obj *unstructured.Unstructured) (*merge.Explanation, []Finding, error) {
-	ex, err := analyzer.Explain(obj)
-	if err != nil {
-		return nil, nil, err
-	}
-	ex = ex.WithoutDeclared(j.engine.Declared(ex.Analysis))
-	j.proveLiveOrphans(ctx, obj, ex)
-	fs, err := j.findings(ctx, j.liveInput(ctx, obj, ex.Analysis))
-	if err != nil {
-		return nil, nil, err
-	}
-	return ex, fs, nil
+// judge loads the policies of an explain: with the installed chart's when
+// it reads the cluster (KIND/NAME).
+func (o *ExplainOptions) judge(ctx context.Context) (*judge.Judge, error) {
+	return o.policies.LoadConnected(ctx, o.LiveFile == "", func() (*cluster.Cluster, error) { return o.connect(o.kube) }, o.ErrOut)
 }
 
 func (o *ExplainOptions) objects(ctx context.Context) ([]*unstructured.Unstructured, error) {
@@ -145,7 +135,7 @@ func (o *ExplainOptions) objects(ctx context.Context) ([]*unstructured.Unstructu
 	if err != nil {
 		return nil, err
 	}
-	obj, err := c.get(ctx, o.Kind, o.Name, o.Namespace)
+	obj, err := c.Get(ctx, o.Kind, o.Name, o.Namespace)
 	if err != nil {
 		return nil, err
 	}

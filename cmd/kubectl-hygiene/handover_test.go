@@ -25,7 +25,7 @@ func TestHandoverLosesToAConcurrentApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := c.dynamic.(*dynamicfake.FakeDynamicClient)
+	client := c.Dynamic().(*dynamicfake.FakeDynamicClient)
 	const applied = `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"my-wonderhoy-app","namespace":"default"},"spec":{"replicas":4}}` + "\n"
 	client.PrependReactor("patch", "statefulsets", func(clienttesting.Action) (bool, runtime.Object, error) {
 		// The concurrent apply, right before handover's patch arrives.

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/judge"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -48,13 +49,13 @@ func golden(t *testing.T, name, got string) {
 type diffOutput struct {
 	Patch    json.RawMessage `json:"patch"`
 	Result   map[string]any  `json:"result"`
-	Findings []Finding       `json:"findings"`
+	Findings []judge.Finding `json:"findings"`
 }
 
 // withoutMessages keeps what the tests pin exactly; messages and their
 // commands are in goldens.
-func withoutMessages(fs []Finding) []Finding {
-	out := []Finding{}
+func withoutMessages(fs []judge.Finding) []judge.Finding {
+	out := []judge.Finding{}
 	for _, f := range fs {
 		f.Message, f.Fix = "", ""
 		out = append(out, f)
@@ -64,9 +65,9 @@ func withoutMessages(fs []Finding) []Finding {
 
 // seed004Findings are what diff finds in seed 004's StatefulSet when v3 is
 // applied (messages aside).
-var seed004Findings = func() []Finding {
+var seed004Findings = func() []judge.Finding {
 	sts := merge.ObjectRef{APIVersion: "apps/v1", Kind: "StatefulSet", Namespace: "default", Name: "my-wonderhoy-app"}
-	return []Finding{
+	return []judge.Finding{
 		{Rule: "apply-reverts-drift", Action: "warn", Path: "spec.template.spec.containers[name=nginx].image", Object: sts},
 		{Rule: "orphaned-field", Action: "warn", Path: "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]", Object: sts},
 	}
@@ -122,7 +123,7 @@ func TestDiffManyDocuments(t *testing.T) {
 			Object  merge.ObjectRef `json:"object"`
 			Created bool            `json:"created"`
 		} `json:"items"`
-		Findings []Finding `json:"findings"`
+		Findings []judge.Finding `json:"findings"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 		t.Fatal(err)
@@ -131,7 +132,7 @@ func TestDiffManyDocuments(t *testing.T) {
 		t.Errorf("items = %+v, want the Deployment patched and the ConfigMap created", got.Items)
 	}
 	dep := merge.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "nginx-deployment"}
-	want := []Finding{{Rule: "orphaned-field", Action: "warn", Path: "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]",
+	want := []judge.Finding{{Rule: "orphaned-field", Action: "warn", Path: "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]",
 		Object: dep}}
 	if diff := cmp.Diff(want, withoutMessages(got.Findings)); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
@@ -156,7 +157,7 @@ func TestDiffSecretIsRedacted(t *testing.T) {
 	for _, f := range got.Findings {
 		rules = append(rules, string(f.Rule)+" "+f.Path)
 	}
-	if diff := cmp.Diff([]string{"apply-reverts-drift data.password", "missing-last-applied " + lastAppliedPath}, rules); diff != "" {
+	if diff := cmp.Diff([]string{"apply-reverts-drift data.password", "missing-last-applied " + judge.LastAppliedPath}, rules); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }
@@ -164,7 +165,7 @@ func TestDiffSecretIsRedacted(t *testing.T) {
 func TestExplainSeed004(t *testing.T) {
 	var got struct {
 		Fields   []merge.FieldInfo `json:"fields"`
-		Findings []Finding         `json:"findings"`
+		Findings []judge.Finding   `json:"findings"`
 	}
 	stdout := runJSON(t, &got, "explain", "--live", "testdata/seed004/live.yaml", "-o", "json")
 	// The audit's rules: the image that kubectl set is an imperative edit

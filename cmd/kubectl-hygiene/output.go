@@ -11,15 +11,15 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/cli"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/judge"
 	"github.com/apply-hygiene/apply-hygiene/merge"
-	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
 // print writes diff's outcome: each item's patch, the findings of the
 // apply (what the webhooks will answer) and, under "kept", the findings
 // of the objects the apply leaves unchanged (what explain finds in them:
 // orphans and drift that stay). "kept" is left out when empty.
-func (o *DiffOptions) print(items []diffItem, findings, kept []Finding) error {
+func (o *DiffOptions) print(items []diffItem, findings, kept []judge.Finding) error {
 	for i := range items {
 		redactItem(&items[i])
 	}
@@ -58,10 +58,10 @@ func (o *DiffOptions) print(items []diffItem, findings, kept []Finding) error {
 		_, err := fmt.Fprintln(o.Out, "No findings of the apply.")
 		return err
 	}
-	return printFindings(o.Out, findings, false)
+	return judge.PrintFindings(o.Out, findings, false)
 }
 
-func (o *ExplainOptions) print(items []explainItem, findings []Finding) error {
+func (o *ExplainOptions) print(items []explainItem, findings []judge.Finding) error {
 	if o.Output != "" {
 		if len(items) == 1 {
 			return cli.PrintStructured(o.Out, o.Output, map[string]any{"object": items[0].Object,
@@ -76,20 +76,20 @@ func (o *ExplainOptions) print(items []explainItem, findings []Finding) error {
 		for _, f := range item.Fields {
 			// STATUS is the last column: its color codes do not upset the
 			// alignment.
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", f.Path, value(f.Value), ownerNames(f.Owners), colored(o.color, statusColor(f), status(f)))
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", f.Path, value(f.Value), ownerNames(f.Owners), cli.Colored(o.color, statusColor(f), status(f)))
 		}
 		if err := w.Flush(); err != nil {
 			return err
 		}
 	}
-	return printFindings(o.Out, findings, o.color)
+	return judge.PrintFindings(o.Out, findings, o.color)
 }
 
 // printKept writes, under an unchanged object's line, the findings
 // explain makes on it (ref's among kept): kubectl apply sends nothing and
 // they stay.
-func printKept(w io.Writer, ref merge.ObjectRef, kept []Finding) error {
-	var own []Finding
+func printKept(w io.Writer, ref merge.ObjectRef, kept []judge.Finding) error {
+	var own []judge.Finding
 	for _, f := range kept {
 		if f.Object == ref {
 			own = append(own, f)
@@ -109,50 +109,12 @@ func printKept(w io.Writer, ref merge.ObjectRef, kept []Finding) error {
 	return nil
 }
 
-func printFindings(w io.Writer, findings []Finding, color bool) error {
-	if len(findings) == 0 {
-		_, err := fmt.Fprintln(w, "No findings.")
-		return err
-	}
-	for _, f := range findings {
-		if _, err := fmt.Fprintf(w, "%s: %s\n", colored(color, actionColor(f.Action), strings.ToUpper(f.Action)), f.Message); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// ANSI colors, for terminals only.
-const (
-	colorRed    = "\x1b[31m"
-	colorYellow = "\x1b[33m"
-	colorReset  = "\x1b[0m"
-)
-
-// colored wraps s in color when on is set and color is not empty.
-func colored(on bool, color, s string) string {
-	if !on || color == "" {
-		return s
-	}
-	return color + s + colorReset
-}
-
 func statusColor(f merge.FieldInfo) string {
 	switch {
 	case f.Drift:
-		return colorRed
+		return cli.ColorRed
 	case f.Orphan:
-		return colorYellow
-	}
-	return ""
-}
-
-func actionColor(action string) string {
-	switch policy.Action(action) {
-	case policy.ActionDeny:
-		return colorRed
-	case policy.ActionWarn, policy.ActionRepair, policy.ActionPrune, policy.ActionDryRun:
-		return colorYellow
+		return cli.ColorYellow
 	}
 	return ""
 }

@@ -25,6 +25,8 @@ var floors = map[string]int{
 	// internal/cli/… are the kubectl plugin's packages: its shared
 	// helpers, then its verbs, each below cmd/kubectl-hygiene.
 	"internal/cli":          1,
+	"internal/cli/cluster":  2,
+	"internal/cli/judge":    3,
 	"internal/cli/junit":    0,
 	"internal/cli/linediff": 0,
 	"internal/cli/version":  3,

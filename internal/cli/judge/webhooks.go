@@ -1,4 +1,4 @@
-package main
+package judge
 
 import (
 	"context"
@@ -13,34 +13,34 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
-// webhooks answers the UPDATEs that diff predicts as apply-hygiene's
+// Webhooks answers the UPDATEs that diff predicts as apply-hygiene's
 // webhooks answer them: through the review core (internal/review), which
 // classifies, analyzes and evaluates, so that diff has no rules of its own
 // about which writes are applies.
-type webhooks struct {
+type Webhooks struct {
 	reviewer *review.Reviewer
-	// user is who sends the apply: the judge's user.
+	// user is who sends the apply: the Judge's user.
 	user authenticationv1.UserInfo
 }
 
-// webhooks returns the webhooks with the judge's engine, user and
+// Webhooks returns the webhooks with the Judge's engine, user and
 // namespace labels, analyzing with analyzer.
-func (j *judge) webhooks(analyzer *merge.Analyzer) *webhooks {
-	return &webhooks{
-		reviewer: review.NewReviewer(analyzer, j.engine, judgeCluster{j: j}),
-		user:     authenticationv1.UserInfo{Username: j.user.Username, Groups: j.user.Groups},
+func (j *Judge) Webhooks(analyzer *merge.Analyzer) *Webhooks {
+	return &Webhooks{
+		reviewer: review.NewReviewer(analyzer, j.Engine, judgeCluster{j: j}),
+		user:     authenticationv1.UserInfo{Username: j.User.Username, Groups: j.User.Groups},
 	}
 }
 
-// apply returns the decisions admission acts on for the UPDATE that
+// Apply returns the decisions admission acts on for the UPDATE that
 // `kubectl apply` sends to turn live into result: kubectl's client-side
-// apply field manager, the judge's user, not a dry run. The API server
+// apply field manager, the Judge's user, not a dry run. The API server
 // calls the mutating webhook first and the validating webhook with the
 // object as the mutating one left it, so the decisions are the repair and
 // prune decisions of the mutating pass, then the deny, warn and dryrun
 // decisions of the validating pass, sorted as the engine sorts them.
 // Writes the review core does not review give none.
-func (a *webhooks) apply(ctx context.Context, live, result *unstructured.Unstructured) ([]policy.Decision, error) {
+func (a *Webhooks) Apply(ctx context.Context, live, result *unstructured.Unstructured) ([]policy.Decision, error) {
 	u := review.Update{FieldManager: merge.ClientSideApplyManager, User: a.user, Old: live, New: result}
 	admitted, err := a.reviewer.Admit(ctx, u)
 	if err != nil {
@@ -52,10 +52,10 @@ func (a *webhooks) apply(ctx context.Context, live, result *unstructured.Unstruc
 }
 
 // judgeCluster is the review core's view of the cluster from diff: the
-// judge's namespace labels. A client-side apply never needs the parent of
+// Judge's namespace labels. A client-side apply never needs the parent of
 // a /scale request nor the revisions of a rollout undo (kubectl sends a
 // field manager with it, so it is never an undo candidate).
-type judgeCluster struct{ j *judge }
+type judgeCluster struct{ j *Judge }
 
 var _ review.Cluster = judgeCluster{}
 

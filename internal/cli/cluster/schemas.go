@@ -1,4 +1,4 @@
-package main
+package cluster
 
 import (
 	"context"
@@ -14,25 +14,27 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
-// clusterSchemas is the analyzer's merge.SchemaSource: the structural
+// Schemas is the analyzer's merge.SchemaSource: the structural
 // schemas of custom resources in the cluster that the command connected
 // to, read from its OpenAPI v3 documents as the server reads them
 // (kube.Schemas), so that diff predicts what the webhook says. Before a
 // command connects (a --live file, kubectl hygiene test) it has none, and
 // custom resources get deduced field sets.
-type clusterSchemas struct {
+type Schemas struct {
 	schemas atomic.Pointer[kube.Schemas]
 	started chan *kube.Schemas
 }
 
-var _ merge.SchemaSource = (*clusterSchemas)(nil)
+var _ merge.SchemaSource = (*Schemas)(nil)
 
-func newClusterSchemas() *clusterSchemas {
-	return &clusterSchemas{started: make(chan *kube.Schemas, 1)}
+// NewSchemas returns the Schemas of no cluster yet: Connecting gives
+// them the first cluster connected to, Run reads them.
+func NewSchemas() *Schemas {
+	return &Schemas{started: make(chan *kube.Schemas, 1)}
 }
 
 // TypeConverter returns the schema of gvk in the connected cluster.
-func (c *clusterSchemas) TypeConverter(gvk schema.GroupVersionKind) (managedfields.TypeConverter, bool) {
+func (c *Schemas) TypeConverter(gvk schema.GroupVersionKind) (managedfields.TypeConverter, bool) {
 	s := c.schemas.Load()
 	if s == nil {
 		return nil, false
@@ -40,9 +42,9 @@ func (c *clusterSchemas) TypeConverter(gvk schema.GroupVersionKind) (managedfiel
 	return s.TypeConverter(gvk)
 }
 
-// run refreshes the schemas of the first cluster that the command
+// Run refreshes the schemas of the first cluster that the command
 // connects to until ctx ends.
-func (c *clusterSchemas) run(ctx context.Context) {
+func (c *Schemas) Run(ctx context.Context) {
 	select {
 	case s := <-c.started:
 		_ = s.Start(ctx) // Start logs its errors and returns none
@@ -50,10 +52,10 @@ func (c *clusterSchemas) run(ctx context.Context) {
 	}
 }
 
-// connecting returns connect that also reads the schemas of the cluster it
+// Connecting returns connect that also reads the schemas of the cluster it
 // connects to (the first one).
-func (c *clusterSchemas) connecting(connect connectFunc) connectFunc {
-	return func(flags *genericclioptions.ConfigFlags) (*cluster, error) {
+func (c *Schemas) Connecting(connect ConnectFunc) ConnectFunc {
+	return func(flags *genericclioptions.ConfigFlags) (*Cluster, error) {
 		cl, err := connect(flags)
 		if err != nil || cl.schemas == nil {
 			return cl, err

@@ -1,9 +1,8 @@
-package main
+package judge
 
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -21,31 +20,18 @@ var _ review.RemovalProver = judgeCluster{}
 // offline (--live), where the orphans keep merge's judgement as they do
 // when the server cannot make a proof.
 func (c judgeCluster) RemovalSticks(ctx context.Context, _ schema.GroupVersionResource, live, target *unstructured.Unstructured, pointer string, with ...string) (kube.RemovalVerdict, error) {
-	if c.j.removals == nil {
+	if c.j.Removals == nil {
 		return "", errors.New("no removal proof offline")
 	}
-	return c.j.removals(ctx, live, target, pointer, with...)
-}
-
-// removalSticks proves a removal from the live object of target's kind.
-func (c *cluster) removalSticks(ctx context.Context, live, target *unstructured.Unstructured, pointer string, with ...string) (kube.RemovalVerdict, error) {
-	if c.prover == nil {
-		return "", errors.New("no removal proof without a connection")
-	}
-	gvk := live.GroupVersionKind()
-	mapping, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if err != nil {
-		return "", fmt.Errorf("resolving %s: %w", gvk, err)
-	}
-	return c.prover.RemovalSticks(ctx, mapping.Resource, live, target, pointer, with...)
+	return c.j.Removals(ctx, live, target, pointer, with...)
 }
 
 // proveLiveOrphans drops from ex, obj's explanation, the orphans whose
 // removal the API server would undo (put back or refuse), as the audit
 // does: from the findings and from the fields' status. Offline (--live),
 // or when a proof cannot be made, an orphan stays as merge judges it.
-func (j *judge) proveLiveOrphans(ctx context.Context, obj *unstructured.Unstructured, ex *merge.Explanation) {
-	if j.removals == nil {
+func (j *Judge) proveLiveOrphans(ctx context.Context, obj *unstructured.Unstructured, ex *merge.Explanation) {
+	if j.Removals == nil {
 		return
 	}
 	kept := ex.Analysis.Orphans[:0]
@@ -55,7 +41,7 @@ func (j *judge) proveLiveOrphans(ctx context.Context, obj *unstructured.Unstruct
 			kept = append(kept, o)
 			continue
 		}
-		if v, err := j.removals(ctx, obj, obj, pointer, merge.RemovedWith(obj.Object, o.Path)...); err != nil || v == kube.RemovalSticks {
+		if v, err := j.Removals(ctx, obj, obj, pointer, merge.RemovedWith(obj.Object, o.Path)...); err != nil || v == kube.RemovalSticks {
 			kept = append(kept, o)
 			continue
 		}

@@ -1,4 +1,4 @@
-package main
+package cluster
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
 
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
@@ -36,27 +37,32 @@ var (
 	selfSubjectReviewsGVR = schema.GroupVersionResource{Group: "authentication.k8s.io", Version: "v1", Resource: "selfsubjectreviews"}
 )
 
-// defaultConfigFrom says that the default configuration is used.
-const defaultConfigFrom = "the default policy configuration"
+// DefaultConfigFrom says that the default configuration is used.
+const DefaultConfigFrom = "the default policy configuration"
 
-// installation is the policy configuration and user policies of an
+// Installation is the policy configuration and user policies of an
 // installed chart.
-type installation struct {
-	namespace  string
-	config     policy.Config
-	configFrom string
-	modules    map[string]string
-	// note says why the installation could not be read, if so.
-	note string
+type Installation struct {
+	// Namespace is where the chart is installed.
+	Namespace string
+	// Config is the chart's policy configuration; the defaults when it
+	// has none.
+	Config policy.Config
+	// ConfigFrom says where Config comes from, for the verbs' stderr.
+	ConfigFrom string
+	// Modules are the user policies, by name (policy.WithModules).
+	Modules map[string]string
+	// Note says why the installation could not be read, if so.
+	Note string
 }
 
-// installation reads the chart's ConfigMaps in namespace. When they
-// cannot be read, the defaults are used and note says why.
-func (c *cluster) installation(ctx context.Context, namespace string) installation {
-	inst := installation{namespace: namespace, configFrom: defaultConfigFrom}
+// Installation reads the chart's ConfigMaps in namespace. When they
+// cannot be read, the defaults are used and Note says why.
+func (c *Cluster) Installation(ctx context.Context, namespace string) Installation {
+	inst := Installation{Namespace: namespace, ConfigFrom: DefaultConfigFrom}
 	list, err := c.dynamic.Resource(configMapsGVR).Namespace(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		inst.note = fmt.Sprintf("no apply-hygiene installation read in namespace %s (%v); set --hygiene-namespace, or --policy-config and --policy-dir", namespace, err)
+		inst.Note = fmt.Sprintf("no apply-hygiene installation read in namespace %s (%v); set --hygiene-namespace, or --policy-config and --policy-dir", namespace, err)
 		return inst
 	}
 	var rego []*corev1.ConfigMap
@@ -69,22 +75,22 @@ func (c *cluster) installation(ctx context.Context, namespace string) installati
 		case cm.Labels[policy.ConfigMapLabel] == policy.ConfigMapLabelValue:
 			rego = append(rego, cm)
 		case cm.Labels[chartNameLabel] != chartName:
-		case cm.Data[chartConfigKey] != "" && inst.configFrom == defaultConfigFrom:
-			cfg, err := decodePolicyConfig([]byte(cm.Data[chartConfigKey]), "configmap "+namespace+"/"+cm.Name)
+		case cm.Data[chartConfigKey] != "" && inst.ConfigFrom == DefaultConfigFrom:
+			cfg, err := DecodePolicyConfig([]byte(cm.Data[chartConfigKey]), "configmap "+namespace+"/"+cm.Name)
 			if err != nil {
-				inst.note = err.Error() + "; using the defaults"
+				inst.Note = err.Error() + "; using the defaults"
 				continue
 			}
-			inst.config, inst.configFrom = cfg, "policy configuration from configmap "+namespace+"/"+cm.Name
+			inst.Config, inst.ConfigFrom = cfg, "policy configuration from configmap "+namespace+"/"+cm.Name
 		case strings.HasSuffix(cm.Name, chartPoliciesSuffix):
 			rego = append(rego, cm)
 		}
 	}
-	if inst.configFrom == defaultConfigFrom && len(rego) == 0 && inst.note == "" {
-		inst.note = fmt.Sprintf("no apply-hygiene ConfigMaps in namespace %s; set --hygiene-namespace to where the chart is installed", namespace)
+	if inst.ConfigFrom == DefaultConfigFrom && len(rego) == 0 && inst.Note == "" {
+		inst.Note = fmt.Sprintf("no apply-hygiene ConfigMaps in namespace %s; set --hygiene-namespace to where the chart is installed", namespace)
 	}
 	slices.SortFunc(rego, func(a, b *corev1.ConfigMap) int { return strings.Compare(a.Name, b.Name) })
-	inst.modules = policy.ConfigMapModules(rego)
+	inst.Modules = policy.ConfigMapModules(rego)
 	return inst
 }
 
@@ -96,9 +102,9 @@ func toConfigMap(u *unstructured.Unstructured) (*corev1.ConfigMap, error) {
 	return cm, nil
 }
 
-// whoami returns the user the API server authenticates the kubeconfig's
+// WhoAmI returns the user the API server authenticates the kubeconfig's
 // credentials as (kubectl auth whoami); nobody when it cannot tell.
-func (c *cluster) whoami(ctx context.Context) policy.User {
+func (c *Cluster) WhoAmI(ctx context.Context) policy.User {
 	review := &unstructured.Unstructured{Object: map[string]any{"apiVersion": selfSubjectReviewAPI, "kind": "SelfSubjectReview"}}
 	out, err := c.dynamic.Resource(selfSubjectReviewsGVR).Create(ctx, review, metav1.CreateOptions{})
 	if err != nil {
@@ -116,12 +122,25 @@ func (c *cluster) whoami(ctx context.Context) policy.User {
 	return u
 }
 
-// namespaceLabels returns the labels of a namespace; none when it cannot
+// NamespaceLabels returns the labels of a namespace; none when it cannot
 // be read (the enforcement label then does not apply, as in the audit).
-func (c *cluster) namespaceLabels(ctx context.Context, name string) map[string]string {
+func (c *Cluster) NamespaceLabels(ctx context.Context, name string) map[string]string {
 	ns, err := c.dynamic.Resource(namespacesGVR).Get(ctx, name, metav1.GetOptions{})
 	if err != nil || ns.GetLabels() == nil {
 		return map[string]string{}
 	}
 	return ns.GetLabels()
+}
+
+// DecodePolicyConfig decodes and validates a policy.Config as the server
+// reads its --policy-config; what names the document in errors.
+func DecodePolicyConfig(raw []byte, what string) (policy.Config, error) {
+	var cfg policy.Config
+	if err := yaml.UnmarshalStrict(raw, &cfg); err != nil {
+		return cfg, fmt.Errorf("decoding %s: %w", what, err)
+	}
+	if errs := cfg.Validate(); len(errs) > 0 {
+		return cfg, fmt.Errorf("validating %s: %w", what, errs.ToAggregate())
+	}
+	return cfg, nil
 }

@@ -1,4 +1,4 @@
-package main
+package judge
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 	"github.com/apply-hygiene/apply-hygiene/internal/review"
 )
 
@@ -16,14 +15,8 @@ var _ review.AutoscalerCluster = judgeCluster{}
 // scale obj, as the server's cache has them: listed in obj's namespace
 // when connected, none offline (--live), where diff cannot know them.
 func (c judgeCluster) Autoscalers(ctx context.Context, obj *unstructured.Unstructured) ([]*autoscalingv2.HorizontalPodAutoscaler, error) {
-	if c.j.autoscalers == nil {
+	if c.j.Autoscalers == nil {
 		return nil, nil
 	}
-	return c.j.autoscalers(ctx, obj)
-}
-
-// autoscalers lists the HorizontalPodAutoscalers that scale obj (one list
-// call in its namespace; the server keeps a cache instead).
-func (c *cluster) autoscalers(ctx context.Context, obj *unstructured.Unstructured) ([]*autoscalingv2.HorizontalPodAutoscaler, error) {
-	return kube.ListAutoscalers(ctx, c.dynamic, obj)
+	return c.j.Autoscalers(ctx, obj)
 }
