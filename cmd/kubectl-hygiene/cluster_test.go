@@ -75,62 +75,6 @@ func runCluster(t *testing.T, connect cluster.ConnectFunc, args ...string) (stdo
 	return out.String(), errOut.String(), code
 }
 
-// The object read from the cluster explains exactly as the same object
-// read from a file.
-func TestExplainFromCluster(t *testing.T) {
-	connect := fakeCluster(t, "testdata/seed004/live.yaml")
-	tests := map[string]struct {
-		args   []string
-		golden string
-	}{
-		"KIND/NAME with -n":     {args: []string{"explain", "statefulset/my-wonderhoy-app", "-n", "default"}, golden: "seed004/explain.txt"},
-		"KIND NAME, short kind": {args: []string{"explain", "statefulsets.apps", "my-wonderhoy-app", "--namespace=default"}, golden: "seed004/explain.txt"},
-		"-o json":               {args: []string{"explain", "statefulset/my-wonderhoy-app", "-n", "default", "-o", "json"}, golden: "seed004/explain.json"},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			stdout, stderr, code := runCluster(t, connect, tc.args...)
-			if code != exitOK {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
-			want, err := os.ReadFile(filepath.Join("testdata", tc.golden))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(string(want), stdout); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestExplainFromClusterErrors(t *testing.T) {
-	connect := fakeCluster(t, "testdata/seed004/live.yaml")
-	tests := map[string]struct {
-		args    []string
-		code    int
-		wantErr string
-	}{
-		"an unknown kind is bad input": {
-			args: []string{"explain", "widget/x", "-n", "default"}, code: exitBadInput, wantErr: `unknown kind "widget"`,
-		},
-		"a missing object fails": {
-			args: []string{"explain", "statefulset/nope", "-n", "default"}, code: exitFailure, wantErr: `reading statefulset/nope: statefulsets.apps "nope" not found`,
-		},
-		"another namespace has no such object": {
-			args: []string{"explain", "statefulset/my-wonderhoy-app", "-n", "shop"}, code: exitFailure, wantErr: "not found",
-		},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			stdout, stderr, code := runCluster(t, connect, tc.args...)
-			if code != tc.code || !strings.Contains(stderr, tc.wantErr) || stdout != "" {
-				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and %q", code, stdout, stderr, tc.code, tc.wantErr)
-			}
-		})
-	}
-}
-
 type auditOutput struct {
 	Findings []judge.Finding `json:"findings"`
 }

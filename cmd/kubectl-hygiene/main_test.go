@@ -6,7 +6,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -162,24 +161,6 @@ func TestDiffSecretIsRedacted(t *testing.T) {
 	}
 }
 
-func TestExplainSeed004(t *testing.T) {
-	var got struct {
-		Fields   []merge.FieldInfo `json:"fields"`
-		Findings []judge.Finding   `json:"findings"`
-	}
-	stdout := runJSON(t, &got, "explain", "--live", "testdata/seed004/live.yaml", "-o", "json")
-	// The audit's rules: the image that kubectl set is an imperative edit
-	// of the stored object, which admission denied as such.
-	want := slices.Clone(seed004Findings)
-	want[0].Rule, want[0].Action = "imperative-edit", "deny"
-	if diff := cmp.Diff(want, withoutMessages(got.Findings)); diff != "" {
-		t.Errorf("findings (-want +got):\n%s", diff)
-	}
-	golden(t, "seed004/explain.json", stdout)
-	text, _, _ := runCmd(t, "explain", "--live", "testdata/seed004/live.yaml")
-	golden(t, "seed004/explain.txt", text)
-}
-
 func TestBadInput(t *testing.T) {
 	live, manifest := "testdata/seed004/live.yaml", "testdata/seed004/manifest-v3.yaml"
 	tests := map[string]struct {
@@ -198,27 +179,14 @@ func TestBadInput(t *testing.T) {
 		"YAML that does not parse names the file and document": {
 			args: []string{"diff", "-f", "testdata/bad/not-yaml.yaml", "--live", live}, wantErr: "testdata/bad/not-yaml.yaml: document 1",
 		},
-		"a document without kind is named": {
-			args: []string{"explain", "--live", "testdata/bad/no-kind.yaml"}, wantErr: "testdata/bad/no-kind.yaml: document 2: missing kind",
-		},
-		"a file without objects is named": {
-			args: []string{"explain", "--live", "testdata/bad/empty.yaml"}, wantErr: "testdata/bad/empty.yaml: no objects",
-		},
+
 		"an unknown output format names the flag": {
 			args: []string{"diff", "-f", manifest, "--live", live, "-o", "table"}, wantErr: `--output must be "json" or "yaml"`,
 		},
 		"an unknown flag": {
 			args: []string{"diff", "--bogus"}, wantErr: "unknown flag: --bogus",
 		},
-		"explain needs an object": {
-			args: []string{"explain"}, wantErr: "name the object as KIND/NAME (read from the cluster) or give --live FILE",
-		},
-		"explain takes KIND/NAME or --live, not both": {
-			args: []string{"explain", "statefulset/web", "--live", live}, wantErr: "not both",
-		},
-		"explain names one object": {
-			args: []string{"explain", "statefulset/web/x", "-n", "default"}, wantErr: "name one object as KIND/NAME or KIND NAME",
-		},
+
 		"audit -A and -n exclude each other": {
 			args: []string{"audit", "-A", "-n", "shop"}, wantErr: "--all-namespaces (-A) and --namespace (-n) exclude each other",
 		},

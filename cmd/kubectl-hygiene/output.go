@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/yaml"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/cli"
@@ -61,30 +60,6 @@ func (o *DiffOptions) print(items []diffItem, findings, kept []judge.Finding) er
 	return judge.PrintFindings(o.Out, findings, false)
 }
 
-func (o *ExplainOptions) print(items []explainItem, findings []judge.Finding) error {
-	if o.Output != "" {
-		if len(items) == 1 {
-			return cli.PrintStructured(o.Out, o.Output, map[string]any{"object": items[0].Object,
-				"lastApplied": items[0].LastApplied, "fields": items[0].Fields, "findings": findings})
-		}
-		return cli.PrintStructured(o.Out, o.Output, map[string]any{"items": items, "findings": findings})
-	}
-	for _, item := range items {
-		fmt.Fprintf(o.Out, "%s %s (last-applied: %s)\n", item.Object.Kind, cli.ObjectName(item.Object), item.LastApplied.Status)
-		w := printers.GetNewTabWriter(o.Out)
-		fmt.Fprintln(w, "PATH\tVALUE\tOWNERS\tSTATUS")
-		for _, f := range item.Fields {
-			// STATUS is the last column: its color codes do not upset the
-			// alignment.
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", f.Path, value(f.Value), ownerNames(f.Owners), cli.Colored(o.color, statusColor(f), status(f)))
-		}
-		if err := w.Flush(); err != nil {
-			return err
-		}
-	}
-	return judge.PrintFindings(o.Out, findings, o.color)
-}
-
 // printKept writes, under an unchanged object's line, the findings
 // explain makes on it (ref's among kept): kubectl apply sends nothing and
 // they stay.
@@ -109,46 +84,9 @@ func printKept(w io.Writer, ref merge.ObjectRef, kept []judge.Finding) error {
 	return nil
 }
 
-func statusColor(f merge.FieldInfo) string {
-	switch {
-	case f.Drift:
-		return cli.ColorRed
-	case f.Orphan:
-		return cli.ColorYellow
-	}
-	return ""
-}
-
 func indent(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return "  " + strings.Join(lines, "\n  ") + "\n"
-}
-
-func ownerNames(owners []merge.Owner) string {
-	if len(owners) == 0 {
-		return "-"
-	}
-	names := make([]string, len(owners))
-	for i, o := range owners {
-		names[i] = o.Manager
-	}
-	return strings.Join(names, ",")
-}
-
-func status(f merge.FieldInfo) string {
-	var s []string
-	for _, x := range []struct {
-		on   bool
-		name string
-	}{{f.LastApplied, "last-applied"}, {f.Default, "default"}, {f.Drift, "drift"}, {f.Orphan, "orphan"}} {
-		if x.on {
-			s = append(s, x.name)
-		}
-	}
-	if len(s) == 0 {
-		return "-"
-	}
-	return strings.Join(s, ",")
 }
 
 // redactItem hides a Secret's values in the patch and the result with
@@ -167,28 +105,4 @@ func redactItem(item *diffItem) {
 			item.Patch = data
 		}
 	}
-}
-
-// maxMessageValue is the length at which values in explain's table are
-// cut.
-const maxMessageValue = 80
-
-// value renders a field value for explain's table: compact JSON, cut;
-// "nothing" when absent.
-func value(v any) string {
-	if v == nil {
-		return "nothing"
-	}
-	// Without HTML escaping: a Secret's "<redacted>" reads as written.
-	var buf strings.Builder
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Sprint(v)
-	}
-	s := strings.TrimSuffix(buf.String(), "\n")
-	if len(s) > maxMessageValue {
-		s = strings.ToValidUTF8(s[:maxMessageValue], "") + "…"
-	}
-	return s
 }

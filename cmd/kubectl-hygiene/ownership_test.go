@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -66,62 +65,6 @@ func rulePaths(t *testing.T, stdout string) []string {
 	var got []string
 	for _, f := range out.Findings {
 		got = append(got, string(f.Rule)+" "+f.Action+" "+f.Path)
-	}
-	return got
-}
-
-// TestExplainOwnership: explain's field listing marks no drift or orphan
-// at a field the ownership rules declare, as its findings, the server and
-// the audit leave them out; a rule whose owner did not write the fields
-// leaves them marked. Seed 004's undo changed the image and put back
-// TO_BE_DELETED (field manager kubectl).
-func TestExplainOwnership(t *testing.T) {
-	const (
-		image = "spec.template.spec.containers[name=nginx].image                           \"nginx:latest\"                               kubectl                     last-applied"
-		name  = "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED].name    \"TO_BE_DELETED\"                              kubectl                     "
-		value = "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED].value   \"needs to be deleted!\"                       kubectl                     "
-	)
-	declared := []string{image, name + "-", value + "-", "No findings."}
-	tests := map[string]struct {
-		config string
-		want   []string
-	}{
-		"fields the cluster owns are neither drift nor orphans": {config: "cluster", want: declared},
-		"fields owned by the undo's field manager are neither":  {config: "undo-manager", want: declared},
-		"a Flux rule whose target names the object":             {config: "flux", want: declared},
-		"fields owned by a manager that did not write them stay drift and orphans": {
-			config: "other-manager", want: []string{image + ",drift", name + "orphan", value + "orphan", "DENY: [imperative-edit]", "WARN: [orphaned-field]"},
-		},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			config := filepath.Join("testdata", "ownership", tc.config+".yaml")
-			stdout, stderr, code := runCmd(t, "explain", "--live", "testdata/seed004/live.yaml", "--policy-config", config)
-			if code != exitOK {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
-			if diff := cmp.Diff(tc.want, ownedLines(stdout)); diff != "" {
-				t.Errorf("explain's lines of the undone fields and findings (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-// ownedLines are explain's lines of the image and TO_BE_DELETED, and its
-// findings up to their rule.
-func ownedLines(stdout string) []string {
-	var got []string
-	for line := range strings.Lines(stdout) {
-		line = strings.TrimSuffix(line, "\n")
-		switch {
-		case strings.HasPrefix(line, "DENY: ") || strings.HasPrefix(line, "WARN: "):
-			rule, _, _ := strings.Cut(line, "]")
-			got = append(got, rule+"]")
-		case line == "No findings.",
-			strings.HasPrefix(line, "spec.template.spec.containers[name=nginx].image "),
-			strings.Contains(line, "TO_BE_DELETED"):
-			got = append(got, line)
-		}
 	}
 	return got
 }

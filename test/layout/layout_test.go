@@ -23,10 +23,14 @@ var floors = map[string]int{
 	// internal/tracing holds the spans every layer that traces uses.
 	"internal/tracing": 0,
 	// internal/cli/… are the kubectl plugin's packages: its shared
-	// helpers, then its verbs, each below cmd/kubectl-hygiene.
+	// helpers, the cluster its live verbs read and the judge they decide
+	// with, then its verbs, each below cmd/kubectl-hygiene. clitest is
+	// imported by the verbs' tests only.
 	"internal/cli":          1,
 	"internal/cli/cluster":  2,
 	"internal/cli/judge":    3,
+	"internal/cli/clitest":  3,
+	"internal/cli/explain":  4,
 	"internal/cli/junit":    0,
 	"internal/cli/linediff": 0,
 	"internal/cli/version":  3,
@@ -40,7 +44,7 @@ var floors = map[string]int{
 }
 
 // cmdFloor is the floor of every command under cmd/.
-const cmdFloor = 4
+const cmdFloor = 5
 
 // pkg is what the test reads of `go list -json`.
 type pkg struct {

@@ -1,4 +1,4 @@
-package main
+package explain
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
-// ExplainOptions holds the flags and inputs of `kubectl hygiene explain`.
-type ExplainOptions struct {
+// Options holds the flags and inputs of `kubectl hygiene explain`.
+type Options struct {
 	// LiveFile holds the live objects, as `kubectl get -o yaml` prints them.
 	LiveFile string
 	// Output is "", "json" or "yaml".
@@ -35,16 +35,19 @@ type ExplainOptions struct {
 	genericiooptions.IOStreams
 }
 
-// explainItem is the outcome for one live object.
-type explainItem struct {
+// item is the outcome for one live object.
+type item struct {
 	Object      merge.ObjectRef       `json:"object"`
 	LastApplied merge.LastAppliedInfo `json:"lastApplied"`
 	Fields      []merge.FieldInfo     `json:"fields"`
 }
 
-// NewCmdExplain returns `kubectl hygiene explain`.
-func NewCmdExplain(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect cluster.ConnectFunc) *cobra.Command {
-	o := &ExplainOptions{IOStreams: streams, analyzer: analyzer, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
+var _ cli.Verb = (*Options)(nil)
+
+// NewCmd returns `kubectl hygiene explain`, which reads the object from
+// the cluster connect returns and analyzes it with analyzer.
+func NewCmd(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect cluster.ConnectFunc) *cobra.Command {
+	o := &Options{IOStreams: streams, analyzer: analyzer, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
 	cmd := &cobra.Command{
 		Use:   "explain (KIND/NAME | --live FILE)",
 		Short: "List every field of a live object with its owner, drift and orphan status",
@@ -72,7 +75,7 @@ On a terminal, drift and orphans are colored.`,
 }
 
 // Complete reads the arguments and the namespace; it does not connect.
-func (o *ExplainOptions) Complete(_ *cobra.Command, args []string) error {
+func (o *Options) Complete(_ *cobra.Command, args []string) error {
 	o.color = cli.IsTerminal(o.Out)
 	if len(args) == 0 {
 		return nil
@@ -91,7 +94,7 @@ func (o *ExplainOptions) Complete(_ *cobra.Command, args []string) error {
 }
 
 // Validate checks the flags.
-func (o *ExplainOptions) Validate() error {
+func (o *Options) Validate() error {
 	if o.LiveFile == "" && o.Name == "" {
 		return cli.BadInput(errors.New("name the object as KIND/NAME (read from the cluster) or give --live FILE"))
 	}
@@ -99,7 +102,7 @@ func (o *ExplainOptions) Validate() error {
 }
 
 // Run explains the object of the cluster, or every object of the file.
-func (o *ExplainOptions) Run(ctx context.Context) error {
+func (o *Options) Run(ctx context.Context) error {
 	live, err := o.objects(ctx)
 	if err != nil {
 		return err
@@ -108,14 +111,14 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var items []explainItem
+	var items []item
 	findings := []judge.Finding{}
 	for _, l := range live {
 		ex, fs, err := j.Explain(ctx, o.analyzer(), l)
 		if err != nil {
 			return err
 		}
-		items = append(items, explainItem{Object: ex.Analysis.Object, LastApplied: ex.Analysis.LastApplied, Fields: ex.Fields})
+		items = append(items, item{Object: ex.Analysis.Object, LastApplied: ex.Analysis.LastApplied, Fields: ex.Fields})
 		findings = append(findings, fs...)
 	}
 	return o.print(items, findings)
@@ -123,11 +126,11 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 
 // judge loads the policies of an explain: with the installed chart's when
 // it reads the cluster (KIND/NAME).
-func (o *ExplainOptions) judge(ctx context.Context) (*judge.Judge, error) {
+func (o *Options) judge(ctx context.Context) (*judge.Judge, error) {
 	return o.policies.LoadConnected(ctx, o.LiveFile == "", func() (*cluster.Cluster, error) { return o.connect(o.kube) }, o.ErrOut)
 }
 
-func (o *ExplainOptions) objects(ctx context.Context) ([]*unstructured.Unstructured, error) {
+func (o *Options) objects(ctx context.Context) ([]*unstructured.Unstructured, error) {
 	if o.LiveFile != "" {
 		return cli.ReadObjects(o.LiveFile, o.In)
 	}
