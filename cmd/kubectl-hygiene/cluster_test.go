@@ -15,6 +15,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/clitest"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/cluster"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/judge"
 	"github.com/apply-hygiene/apply-hygiene/merge"
@@ -121,7 +122,7 @@ func TestAudit(t *testing.T) {
 			if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 				t.Fatalf("decoding %q: %v", stdout, err)
 			}
-			if diff := cmp.Diff(tc.want, withoutMessages(got.Findings)); diff != "" {
+			if diff := cmp.Diff(tc.want, clitest.WithoutMessages(got.Findings)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 			for _, f := range got.Findings {

@@ -10,7 +10,5 @@ const (
 )
 
 var (
-	badInput    = cli.BadInput
-	exitCode    = cli.Code
 	readObjects = cli.ReadObjects
 )

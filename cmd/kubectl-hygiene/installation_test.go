@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/clitest"
 )
 
 // TestAuditUsesTheInstalledChart: audit decides with the installed
@@ -49,7 +51,7 @@ func TestAuditUsesTheInstalledChart(t *testing.T) {
 			if diff := cmp.Diff(tc.stderr, stderr); diff != "" {
 				t.Errorf("stderr (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tc.want, ruleActions(t, stdout)); diff != "" {
+			if diff := cmp.Diff(tc.want, clitest.RuleActions(t, stdout)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/cluster"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/diff"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/explain"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/handover"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/migrate"
@@ -53,7 +54,7 @@ what it reverts, what it leaves orphaned, and what else goes wrong.`,
 	cmd.SetIn(streams.In)
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
-	cmd.AddCommand(NewCmdDiff(streams, analyzer, connect), explain.NewCmd(streams, analyzer, connect), NewCmdAudit(streams, analyzer, connect))
+	cmd.AddCommand(diff.NewCmd(streams, analyzer, connect), explain.NewCmd(streams, analyzer, connect), NewCmdAudit(streams, analyzer, connect))
 	cmd.AddCommand(NewCmdTest(streams, analyzer), migrate.NewCmd(streams, analyzer, forMigrate(connect)), handover.NewCmd(streams, forHandover(connect), cli.ReadObjects))
 	cmd.AddCommand(versioncmd.NewCmd(streams, version))
 	return cmd

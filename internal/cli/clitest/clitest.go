@@ -2,6 +2,7 @@ package clitest
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sync"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/cluster"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/judge"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -113,4 +115,32 @@ func Golden(t testing.TB, path, got string, update bool) {
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("%s (-want +got):\n%s", path, diff)
 	}
+}
+
+// RuleActions decodes a {"findings": [...]} document (-o json of diff,
+// explain or audit) and lists "rule action" per finding.
+func RuleActions(t testing.TB, stdout string) []string {
+	t.Helper()
+	var got struct {
+		Findings []judge.Finding `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("decoding findings: %v\n%s", err, stdout)
+	}
+	var out []string
+	for _, f := range got.Findings {
+		out = append(out, string(f.Rule)+" "+f.Action)
+	}
+	return out
+}
+
+// WithoutMessages is fs without their messages and commands, which tests
+// pin in goldens: what the tests compare exactly.
+func WithoutMessages(fs []judge.Finding) []judge.Finding {
+	out := []judge.Finding{}
+	for _, f := range fs {
+		f.Message, f.Fix = "", ""
+		out = append(out, f)
+	}
+	return out
 }

@@ -33,34 +33,6 @@ func runOffline(t *testing.T, args ...string) (stdout, stderr string, code int) 
 	return run(t, clitest.FakeCluster(t), args...)
 }
 
-// withoutMessages keeps what the tests pin exactly; messages and their
-// commands are in goldens.
-func withoutMessages(fs []judge.Finding) []judge.Finding {
-	out := []judge.Finding{}
-	for _, f := range fs {
-		f.Message, f.Fix = "", ""
-		out = append(out, f)
-	}
-	return out
-}
-
-// ruleActions decodes explain's -o json and lists "rule action" per
-// finding.
-func ruleActions(t *testing.T, stdout string) []string {
-	t.Helper()
-	var got struct {
-		Findings []judge.Finding `json:"findings"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
-		t.Fatalf("decoding findings: %v\n%s", err, stdout)
-	}
-	var out []string
-	for _, f := range got.Findings {
-		out = append(out, string(f.Rule)+" "+f.Action)
-	}
-	return out
-}
-
 func TestExplainSeed004(t *testing.T) {
 	stdout, stderr, code := runOffline(t, "--live", "testdata/seed004/live.yaml", "-o", "json")
 	if code != cli.ExitOK {
@@ -81,7 +53,7 @@ func TestExplainSeed004(t *testing.T) {
 		{Rule: "imperative-edit", Action: "deny", Path: "spec.template.spec.containers[name=nginx].image", Object: sts},
 		{Rule: "orphaned-field", Action: "warn", Path: "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]", Object: sts},
 	}
-	if diff := cmp.Diff(want, withoutMessages(got.Findings)); diff != "" {
+	if diff := cmp.Diff(want, clitest.WithoutMessages(got.Findings)); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 	clitest.Golden(t, "testdata/seed004/explain.json", stdout, *update)
@@ -221,7 +193,7 @@ func TestExplainUsesTheInstalledChart(t *testing.T) {
 			if !strings.HasPrefix(stderr, tc.stderr) {
 				t.Errorf("stderr = %q, want it to start with %q", stderr, tc.stderr)
 			}
-			if diff := cmp.Diff(tc.want, ruleActions(t, stdout)); diff != "" {
+			if diff := cmp.Diff(tc.want, clitest.RuleActions(t, stdout)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 		})

@@ -29,6 +29,7 @@ const mergeSeed004 = "../../../merge/testdata/seed004-undo"
 var cliSeed004 = []string{
 	"../../../cmd/kubectl-hygiene/testdata/seed004",
 	"../../../internal/cli/explain/testdata/seed004",
+	"../../../internal/cli/diff/testdata/seed004",
 }
 
 // TestCaptureSeed004 regenerates the seed 004 fixtures from a real API

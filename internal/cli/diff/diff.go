@@ -1,4 +1,4 @@
-package main
+package diff
 
 import (
 	"context"
@@ -19,8 +19,8 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
-// DiffOptions holds the flags and inputs of `kubectl hygiene diff`.
-type DiffOptions struct {
+// Options holds the flags and inputs of `kubectl hygiene diff`.
+type Options struct {
 	// ManifestFile names the manifests in messages: the -f files, or the
 	// -k directory.
 	ManifestFile string
@@ -32,13 +32,13 @@ type DiffOptions struct {
 
 	manifests manifestFlags
 	policies  judge.PolicyFlags
-	diffLive
+	liveFlags
 	analyzer func() *merge.Analyzer
 	genericiooptions.IOStreams
 }
 
-// diffItem is the outcome for one manifest document.
-type diffItem struct {
+// entry is the outcome for one manifest document.
+type entry struct {
 	Object merge.ObjectRef            `json:"object"`
 	Patch  json.RawMessage            `json:"patch"`
 	Result *unstructured.Unstructured `json:"result"`
@@ -54,10 +54,12 @@ type diffItem struct {
 	kept *unstructured.Unstructured
 }
 
-// NewCmdDiff returns `kubectl hygiene diff`.
-func NewCmdDiff(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect cluster.ConnectFunc) *cobra.Command {
-	o := &DiffOptions{IOStreams: streams, analyzer: analyzer,
-		diffLive: diffLive{kube: genericclioptions.NewConfigFlags(true), connect: connect}}
+// NewCmd returns `kubectl hygiene diff`, which reads the live objects
+// from the cluster connect returns (without --live) and analyzes the
+// applies with analyzer.
+func NewCmd(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect cluster.ConnectFunc) *cobra.Command {
+	o := &Options{IOStreams: streams, analyzer: analyzer,
+		liveFlags: liveFlags{kube: genericclioptions.NewConfigFlags(true), connect: connect}}
 	cmd := &cobra.Command{
 		Use:   "diff (-f FILENAME [-R] | -k DIR) [--live FILE]",
 		Short: "Show what kubectl apply -f MANIFEST would do to the live objects, and its findings",
@@ -95,7 +97,7 @@ and 2 or more on errors (2: bad input).`,
   kubectl get statefulset my-app -o yaml > live.yaml
   kubectl hygiene diff -f my-app-v3.yaml --live live.yaml -o json`,
 		Args: cli.NoArgs("pass the manifest with -f"),
-		RunE: cli.RunE(diffVerb{o}),
+		RunE: cli.RunE(verb{o}),
 	}
 	o.manifests.addFlags(cmd.Flags())
 	o.policies.AddFlags(cmd.Flags())
@@ -105,21 +107,23 @@ and 2 or more on errors (2: bad input).`,
 	return cmd
 }
 
-// Complete fills in what the flags leave out; it reads nothing.
-// diffVerb runs diff with its exit statuses (diffExit): 1 for "apply
+// verb runs diff with its exit statuses (withExitStatus): 1 for "apply
 // would be denied", more when diff itself fails, as kubectl diff does.
-type diffVerb struct{ *DiffOptions }
+type verb struct{ *Options }
+
+var _ cli.Verb = verb{}
 
 // Run implements cli.Verb.
-func (v diffVerb) Run(ctx context.Context) error { return diffExit(v.DiffOptions.Run(ctx)) }
+func (v verb) Run(ctx context.Context) error { return withExitStatus(v.Options.Run(ctx)) }
 
-func (o *DiffOptions) Complete(_ *cobra.Command, _ []string) error {
+// Complete fills in what the flags leave out; it reads nothing.
+func (o *Options) Complete(_ *cobra.Command, _ []string) error {
 	o.ManifestFile = o.manifests.source()
 	return nil
 }
 
 // Validate checks the flags.
-func (o *DiffOptions) Validate() error {
+func (o *Options) Validate() error {
 	if err := o.manifests.validate(); err != nil {
 		return err
 	}
@@ -130,7 +134,7 @@ func (o *DiffOptions) Validate() error {
 }
 
 // Run reads the files, recomputes each apply and prints the outcome.
-func (o *DiffOptions) Run(ctx context.Context) error {
+func (o *Options) Run(ctx context.Context) error {
 	manifests, err := o.manifests.read(o.In)
 	if err != nil {
 		return err
@@ -144,7 +148,7 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		return err
 	}
 	adm := j.Webhooks(o.analyzer())
-	var items []diffItem
+	var items []entry
 	findings, kept := []judge.Finding{}, []judge.Finding{}
 	for _, m := range manifests {
 		item, err := o.diffOne(m, live)
@@ -179,12 +183,12 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	for i, f := range findings {
 		actions[i] = f.Action
 	}
-	return diffOutcome(actions)
+	return outcome(actions)
 }
 
 // judge loads the policies of a diff: with the installed chart's when it
 // reads the cluster (no --live).
-func (o *DiffOptions) judge(ctx context.Context) (*judge.Judge, error) {
+func (o *Options) judge(ctx context.Context) (*judge.Judge, error) {
 	return o.policies.LoadConnected(ctx, o.LiveFile == "", func() (*cluster.Cluster, error) { return o.connect(o.kube) }, o.ErrOut)
 }
 
@@ -195,10 +199,10 @@ func (o *DiffOptions) judge(ctx context.Context) (*judge.Judge, error) {
 // that is not JSON): diff shows no patch and has the apply reviewed as if
 // it changed nothing, so that admission's invalid-last-applied decision is
 // still shown.
-func (o *DiffOptions) diffOne(manifest *unstructured.Unstructured, live []*unstructured.Unstructured) (diffItem, error) {
+func (o *Options) diffOne(manifest *unstructured.Unstructured, live []*unstructured.Unstructured) (entry, error) {
 	l, err := matchLive(manifest, live)
 	if err != nil {
-		return diffItem{}, err
+		return entry{}, err
 	}
 	if l == nil {
 		return created(manifest)
@@ -207,13 +211,13 @@ func (o *DiffOptions) diffOne(manifest *unstructured.Unstructured, live []*unstr
 	if manifest.GetNamespace() == "" {
 		manifest.SetNamespace(l.GetNamespace())
 	}
-	item := diffItem{Object: merge.RefOf(l), Patch: json.RawMessage("null"), live: l, written: l}
+	item := entry{Object: merge.RefOf(l), Patch: json.RawMessage("null"), live: l, written: l}
 	if _, err := merge.ParseLastApplied(l); errors.Is(err, merge.ErrInvalidLastApplied) {
 		return item, nil
 	}
 	res, err := o.analyzer().ApplyManifest(manifest, l)
 	if err != nil {
-		return diffItem{}, fmt.Errorf("%s %s: %w", manifest.GetKind(), manifest.GetName(), err)
+		return entry{}, fmt.Errorf("%s %s: %w", manifest.GetKind(), manifest.GetName(), err)
 	}
 	// The API server defaults a StatefulSet's claim templates again after
 	// the patch; without them, the result would differ from live where
@@ -226,10 +230,10 @@ func (o *DiffOptions) diffOne(manifest *unstructured.Unstructured, live []*unstr
 		return item, nil
 	}
 	if item.live, err = asDecoded(l); err != nil {
-		return diffItem{}, fmt.Errorf("%s %s: %w", manifest.GetKind(), manifest.GetName(), err)
+		return entry{}, fmt.Errorf("%s %s: %w", manifest.GetKind(), manifest.GetName(), err)
 	}
 	if item.written, err = asDecoded(res.Result); err != nil {
-		return diffItem{}, fmt.Errorf("%s %s: %w", manifest.GetKind(), manifest.GetName(), err)
+		return entry{}, fmt.Errorf("%s %s: %w", manifest.GetKind(), manifest.GetName(), err)
 	}
 	return item, nil
 }
@@ -288,15 +292,15 @@ func convertServiceAccount(spec map[string]any) {
 
 // created describes an apply that creates the object: kubectl sends the
 // manifest with its last-applied annotation.
-func created(manifest *unstructured.Unstructured) (diffItem, error) {
+func created(manifest *unstructured.Unstructured) (entry, error) {
 	data, err := merge.ModifiedConfiguration(manifest)
 	if err != nil {
-		return diffItem{}, err
+		return entry{}, err
 	}
 	var obj map[string]any
 	if err := json.Unmarshal(data, &obj); err != nil {
-		return diffItem{}, fmt.Errorf("decoding created object: %w", err)
+		return entry{}, fmt.Errorf("decoding created object: %w", err)
 	}
-	return diffItem{Object: merge.RefOf(manifest), Patch: json.RawMessage("null"), Created: true,
+	return entry{Object: merge.RefOf(manifest), Patch: json.RawMessage("null"), Created: true,
 		Result: &unstructured.Unstructured{Object: obj}}, nil
 }

@@ -1,4 +1,4 @@
-package main
+package diff
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/clitest"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/cluster"
 )
 
@@ -16,7 +18,7 @@ import (
 // kubectl diff does: Deployment shop/web after a kubectl edit of its
 // image.
 func TestDiffReadsTheCluster(t *testing.T) {
-	connect := fakeCluster(t, "testdata/cluster/deployment-edited.yaml")
+	connect := clitest.FakeCluster(t, "testdata/cluster/deployment-edited.yaml")
 	tests := map[string]struct {
 		args     []string
 		stdin    string
@@ -25,32 +27,32 @@ func TestDiffReadsTheCluster(t *testing.T) {
 		wantPath string
 	}{
 		"reverting the edit warns: exit 0": {
-			args: []string{"diff", "-f", "testdata/diff/web-v1.yaml", "-o", "json"},
-			code: exitOK, wantPath: "spec.template.spec.containers[name=nginx].image",
+			args: []string{"-f", "testdata/diff/web-v1.yaml", "-o", "json"},
+			code: cli.ExitOK, wantPath: "spec.template.spec.containers[name=nginx].image",
 		},
 		"reverting the edit is denied as configured: exit 1": {
-			args: []string{"diff", "-f", "testdata/diff/web-v1.yaml", "-o", "json", "--policy-config", "testdata/diff/deny-reverts.yaml"},
-			code: exitFailure, wantPath: "spec.template.spec.containers[name=nginx].image",
+			args: []string{"-f", "testdata/diff/web-v1.yaml", "-o", "json", "--policy-config", "testdata/diff/deny-reverts.yaml"},
+			code: cli.ExitFailure, wantPath: "spec.template.spec.containers[name=nginx].image",
 		},
 		"a directory tree with -R, the namespace from -n": {
-			args: []string{"diff", "-R", "-f", "testdata/diff/tree", "-n", "shop"},
-			code: exitOK, wantOut: []string{"ConfigMap shop/settings: would be created\n", "Deployment shop/web: "},
+			args: []string{"-R", "-f", "testdata/diff/tree", "-n", "shop"},
+			code: cli.ExitOK, wantOut: []string{"ConfigMap shop/settings: would be created\n", "Deployment shop/web: "},
 		},
 		"stdin, the namespace of the manifest": {
-			args:  []string{"diff", "-f", "-"},
+			args:  []string{"-f", "-"},
 			stdin: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: new, namespace: shop}\n",
-			code:  exitOK, wantOut: []string{"ConfigMap shop/new: would be created\n"},
+			code:  cli.ExitOK, wantOut: []string{"ConfigMap shop/new: would be created\n"},
 		},
 		"a kustomization": {
-			args: []string{"diff", "-k", "testdata/diff/kustomize"},
-			code: exitOK, wantOut: []string{"ConfigMap shop/settings-g5mh25c546: would be created\n", "Deployment shop/web: "},
+			args: []string{"-k", "testdata/diff/kustomize"},
+			code: cli.ExitOK, wantOut: []string{"ConfigMap shop/settings-g5mh25c546: would be created\n", "Deployment shop/web: "},
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			streams, in, out, errOut := genericiooptions.NewTestIOStreams()
 			in.WriteString(tc.stdin)
-			code := runWith(t.Context(), streams, tc.args, connect)
+			code := execute(t, streams, tc.args, connect)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d; stderr %q", code, tc.code, errOut.String())
 			}
@@ -81,9 +83,9 @@ func TestDiffReadsTheCluster(t *testing.T) {
 			if !found {
 				t.Errorf("findings %+v, want one on %s", got.Findings, tc.wantPath)
 			}
-			want := exitOK
+			want := cli.ExitOK
 			if denied > 0 {
-				want = exitFailure
+				want = cli.ExitFailure
 				if !strings.Contains(errOut.String(), "with the action deny: kubectl apply would be denied") {
 					t.Errorf("stderr %q does not say why the exit status is 1", errOut.String())
 				}
@@ -106,23 +108,23 @@ func TestDiffClusterErrors(t *testing.T) {
 		wantErr string
 	}{
 		"a manifest in another namespace than -n": {
-			connect: fakeCluster(t), args: []string{"diff", "-f", "testdata/diff/web-v1.yaml", "-n", "other"},
-			code: exitBadInput, wantErr: "Deployment web: the namespace of the manifest (shop) does not match --namespace other",
+			connect: clitest.FakeCluster(t), args: []string{"-f", "testdata/diff/web-v1.yaml", "-n", "other"},
+			code: cli.ExitBadInput, wantErr: "Deployment web: the namespace of the manifest (shop) does not match --namespace other",
 		},
 		"a kind the cluster does not serve": {
-			connect: fakeCluster(t), args: []string{"diff", "-f", "-"},
-			code: exitBadInput, wantErr: "Widget w: the cluster has no resource for example.com/v1, Kind=Widget",
+			connect: clitest.FakeCluster(t), args: []string{"-f", "-"},
+			code: cli.ExitBadInput, wantErr: "Widget w: the cluster has no resource for example.com/v1, Kind=Widget",
 		},
 		"no cluster: exit 3, not 1": {
-			connect: down, args: []string{"diff", "-f", "testdata/diff/web-v1.yaml"},
-			code: exitDiffError, wantErr: "connection refused",
+			connect: down, args: []string{"-f", "testdata/diff/web-v1.yaml"},
+			code: exitError, wantErr: "connection refused",
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			streams, in, out, errOut := genericiooptions.NewTestIOStreams()
 			in.WriteString("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n")
-			code := runWith(t.Context(), streams, tc.args, tc.connect)
+			code := execute(t, streams, tc.args, tc.connect)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d; stderr %q", code, tc.code, errOut.String())
 			}
@@ -144,23 +146,23 @@ func TestDiffOutcome(t *testing.T) {
 		code    int
 		msg     string
 	}{
-		{nil, exitOK, ""},
-		{[]string{"warn", "dryrun", "repair"}, exitOK, ""},
-		{[]string{"warn", "deny"}, exitFailure, "1 finding with the action deny: kubectl apply would be denied"},
-		{[]string{"deny", "deny"}, exitFailure, "2 findings with the action deny: kubectl apply would be denied"},
+		{nil, cli.ExitOK, ""},
+		{[]string{"warn", "dryrun", "repair"}, cli.ExitOK, ""},
+		{[]string{"warn", "deny"}, cli.ExitFailure, "1 finding with the action deny: kubectl apply would be denied"},
+		{[]string{"deny", "deny"}, cli.ExitFailure, "2 findings with the action deny: kubectl apply would be denied"},
 	} {
-		err := diffOutcome(tc.actions)
-		if code := exitCode(err); code != tc.code {
-			t.Errorf("diffOutcome(%q) exits %d, want %d", tc.actions, code, tc.code)
+		err := outcome(tc.actions)
+		if code := cli.Code(err); code != tc.code {
+			t.Errorf("outcome(%q) exits %d, want %d", tc.actions, code, tc.code)
 		}
 		if err != nil && err.Error() != tc.msg {
-			t.Errorf("diffOutcome(%q) = %q, want %q", tc.actions, err, tc.msg)
+			t.Errorf("outcome(%q) = %q, want %q", tc.actions, err, tc.msg)
 		}
 	}
-	if code := exitCode(diffExit(errors.New("boom"))); code != exitDiffError {
-		t.Errorf("diffExit of an error exits %d, want %d", code, exitDiffError)
+	if code := cli.Code(withExitStatus(errors.New("boom"))); code != exitError {
+		t.Errorf("diffExit of an error exits %d, want %d", code, exitError)
 	}
-	if code := exitCode(diffExit(badInput(errors.New("flag")))); code != exitBadInput {
-		t.Errorf("diffExit of bad input exits %d, want %d", code, exitBadInput)
+	if code := cli.Code(withExitStatus(cli.BadInput(errors.New("flag")))); code != cli.ExitBadInput {
+		t.Errorf("diffExit of bad input exits %d, want %d", code, cli.ExitBadInput)
 	}
 }

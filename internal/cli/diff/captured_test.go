@@ -1,4 +1,4 @@
-package main
+package diff
 
 import (
 	"encoding/json"
@@ -23,7 +23,7 @@ func TestDiffCapturedSeed004(t *testing.T) {
 	if !strings.HasPrefix(string(data), "# Captured from a real API server") {
 		t.Fatalf("%s is not the captured fixture; regenerate it with test/e2e/merge -capture", live)
 	}
-	stdout, stderr, code := runCmd(t, "diff", "--live", live, "-f", "testdata/seed004/manifest-v3.yaml", "-o", "json")
+	stdout, stderr, code := runOffline(t, "--live", live, "-f", "testdata/seed004/manifest-v3.yaml", "-o", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

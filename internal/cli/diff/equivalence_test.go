@@ -1,4 +1,4 @@
-package main
+package diff
 
 import (
 	"context"
@@ -27,7 +27,7 @@ import (
 // The equivalence test runs the fixtures through the webhook's review
 // path (webhook.Reviewer's validating handler, which evaluates every
 // decision, repairs included) and through the CLI's diff and explain
-// paths (DiffOptions.diffOne and the webhooks it has review the predicted
+// paths (Options.diffOne and the webhooks it has review the predicted
 // UPDATE through internal/review; Explain and judge's audit input), with
 // one policy engine configuration on each side, and asserts that they
 // decide alike.
@@ -84,7 +84,7 @@ func engineSetups() map[string]engineSetup {
 				string(policy.RuleOrphanedField): {Action: policy.ActionDeny},
 				"no-edit-in-prod":                {ServiceAccountAction: policy.ActionWarn},
 			}},
-			dirs:   []string{filepath.Join("..", "..", "docs", "examples", "no-edit-in-prod")},
+			dirs:   []string{filepath.Join("..", "..", "..", "docs", "examples", "no-edit-in-prod")},
 			labels: map[string]string{"env": "prod"},
 		},
 	}
@@ -185,9 +185,9 @@ func (c snapshot) NamespaceLabels(_ context.Context, name string) (map[string]st
 
 // cliDiff predicts the client-side apply of manifest onto live through
 // diff's path, as user: diffOne's UPDATE, reviewed by diff's webhooks.
-func (s sides) cliDiff(t *testing.T, manifest, live *unstructured.Unstructured, user policy.User) (diffItem, []judge.Finding) {
+func (s sides) cliDiff(t *testing.T, manifest, live *unstructured.Unstructured, user policy.User) (entry, []judge.Finding) {
 	t.Helper()
-	o := &DiffOptions{analyzer: func() *merge.Analyzer { return analyzer }}
+	o := &Options{analyzer: func() *merge.Analyzer { return analyzer }}
 	item, err := o.diffOne(manifest, []*unstructured.Unstructured{live})
 	if err != nil {
 		t.Fatalf("diff: %v", err)

@@ -1,4 +1,4 @@
-package main
+package diff
 
 import (
 	"encoding/json"
@@ -179,7 +179,7 @@ func TestDiffIsAdmission(t *testing.T) {
 				Patch    json.RawMessage `json:"patch"`
 				Findings []ruleAt        `json:"findings"`
 			}
-			runJSON(t, &got, "diff", "-f", writeJSON(t, manifest), "--live", writeJSON(t, live), "-o", "json")
+			runJSON(t, &got, "-f", writeJSON(t, manifest), "--live", writeJSON(t, live), "-o", "json")
 			if patch := string(got.Patch); patch != tc.wantPatch && (tc.wantPatch != "non-empty" || patch == "{}" || patch == "null") {
 				t.Errorf("patch = %s, want %s", patch, tc.wantPatch)
 			}

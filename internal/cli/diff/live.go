@@ -1,4 +1,4 @@
-package main
+package diff
 
 import (
 	"context"
@@ -17,9 +17,9 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
-// diffLive holds what `kubectl hygiene diff` needs to read the live
+// liveFlags holds what `kubectl hygiene diff` needs to read the live
 // objects from the cluster when --live is not given.
-type diffLive struct {
+type liveFlags struct {
 	kube    *genericclioptions.ConfigFlags
 	connect cluster.ConnectFunc
 }
@@ -31,7 +31,7 @@ type diffLive struct {
 // sends it); one with another namespace than an explicit -n is an error,
 // as for kubectl. An object that does not exist is left out: apply would
 // create it.
-func (o *DiffOptions) liveObjects(ctx context.Context, manifests []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+func (o *Options) liveObjects(ctx context.Context, manifests []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	if o.LiveFile != "" {
 		return cli.ReadObjects(o.LiveFile, o.In)
 	}
@@ -100,25 +100,25 @@ func objectPath(m *unstructured.Unstructured) string {
 	return name
 }
 
-// exitDiffError is diff's exit status for errors other than bad input:
+// exitError is diff's exit status for errors other than bad input:
 // like kubectl diff, diff keeps 1 for its answer ("apply would be denied")
 // and exits with more than 1 when it fails.
-const exitDiffError = 3
+const exitError = 3
 
-// diffExit gives err, when it has no exit status of its own, diff's status
+// withExitStatus gives err, when it has no exit status of its own, diff's status
 // for errors.
-func diffExit(err error) error {
+func withExitStatus(err error) error {
 	var e *cli.ExitError
 	if err == nil || errors.As(err, &e) {
 		return err
 	}
-	return &cli.ExitError{Code: exitDiffError, Err: err}
+	return &cli.ExitError{Code: exitError, Err: err}
 }
 
-// diffOutcome is the error that sets diff's exit status: 1 when any
+// outcome is the error that sets diff's exit status: 1 when any
 // finding's action is deny, as kubectl diff exits 1 when it finds
 // differences; nil otherwise.
-func diffOutcome(actions []string) error {
+func outcome(actions []string) error {
 	denied := 0
 	for _, a := range actions {
 		if a == string(policy.ActionDeny) {

@@ -1,4 +1,4 @@
-package main
+package diff
 
 import (
 	"testing"
@@ -17,7 +17,7 @@ func TestDiffConvertsServiceAccount(t *testing.T) {
 	var diff struct {
 		Findings []judge.Finding `json:"findings"`
 	}
-	runJSON(t, &diff, "diff", "--live", "testdata/serviceaccount/live.yaml", "-f", "testdata/serviceaccount/manifest.yaml", "-o", "json")
+	runJSON(t, &diff, "--live", "testdata/serviceaccount/live.yaml", "-f", "testdata/serviceaccount/manifest.yaml", "-o", "json")
 	if diff := cmp.Diff([]judge.Finding{}, diff.Findings); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}

@@ -1,4 +1,4 @@
-package main
+package diff
 
 import (
 	"os"
@@ -15,13 +15,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/judge"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
 // reviewsDir holds the captured AdmissionReviews (hack/capture-reviews).
-var reviewsDir = filepath.Join("..", "..", "webhook", "testdata", "reviews")
+var reviewsDir = filepath.Join("..", "..", "..", "webhook", "testdata", "reviews")
 
 // TestEquivalenceCapturedReviews runs every captured review through the
 // webhook and the CLI (see equivalence_test.go for the pairs compared).
@@ -96,7 +97,7 @@ func written(t *testing.T, req *admissionv1.AdmissionRequest, objects []*unstruc
 // as the webhook reviews no CREATE.
 func compareCreate(t *testing.T, req *admissionv1.AdmissionRequest) {
 	t.Helper()
-	o := &DiffOptions{analyzer: func() *merge.Analyzer { return analyzer }}
+	o := &Options{analyzer: func() *merge.Analyzer { return analyzer }}
 	item, err := o.diffOne(decode(t, req.Object.Raw), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +154,7 @@ func rewritesLastApplied(t *testing.T, req *admissionv1.AdmissionRequest) bool {
 
 // mergeFixtures holds merge's three-way cases: original (last-applied),
 // modified (the manifest) and live.
-var mergeFixtures = filepath.Join("..", "..", "merge", "testdata")
+var mergeFixtures = filepath.Join("..", "..", "..", "merge", "testdata")
 
 // TestEquivalenceMergeFixtures predicts each merge case's apply with diff,
 // sends the apply that kubectl would send (old = live, new = the merged
@@ -228,7 +229,7 @@ func withOriginal(t *testing.T, live *unstructured.Unstructured, path string) {
 
 func readYAML(t *testing.T, path string) *unstructured.Unstructured {
 	t.Helper()
-	objs, err := readObjects(path, nil)
+	objs, err := cli.ReadObjects(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package diff
 
 import (
 	"os"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 )
 
 func names(objs []*unstructured.Unstructured) []string {
@@ -93,8 +95,8 @@ func TestManifestFlagsErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("error %v, want one saying %q", err, tc.wantErr)
 			}
-			if code := exitCode(err); code != exitBadInput {
-				t.Errorf("exit status %d, want %d (bad input)", code, exitBadInput)
+			if code := cli.Code(err); code != cli.ExitBadInput {
+				t.Errorf("exit status %d, want %d (bad input)", code, cli.ExitBadInput)
 			}
 		})
 	}

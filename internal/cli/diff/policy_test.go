@@ -1,4 +1,4 @@
-package main
+package diff
 
 import (
 	"encoding/json"
@@ -9,7 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/apply-hygiene/apply-hygiene/internal/cli/judge"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/clitest"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -39,7 +40,7 @@ decisions contains lib.decision_or("no-latest", "warn", "[no-latest] the image t
 	if err := os.WriteFile(filepath.Join(policies, "no-latest.rego"), []byte(rego), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	base := []string{"diff", "--live", "testdata/seed004/live.yaml", "-f", "testdata/seed004/manifest-v3.yaml", "-o", "json"}
+	base := []string{"--live", "testdata/seed004/live.yaml", "-f", "testdata/seed004/manifest-v3.yaml", "-o", "json"}
 	tests := map[string]struct {
 		flags  []string
 		code   int
@@ -47,30 +48,30 @@ decisions contains lib.decision_or("no-latest", "warn", "[no-latest] the image t
 		stderr string
 	}{
 		"the defaults warn": {
-			code: exitOK, want: []string{"apply-reverts-drift warn", "orphaned-field warn"},
+			code: cli.ExitOK, want: []string{"apply-reverts-drift warn", "orphaned-field warn"},
 			stderr: "using the default policy configuration and no user policies",
 		},
 		"a configuration turning orphaned-field to deny makes diff exit 1": {
-			flags: []string{"--policy-config", config}, code: exitFailure,
+			flags: []string{"--policy-config", config}, code: cli.ExitFailure,
 			want:   []string{"apply-reverts-drift warn", "orphaned-field deny"},
 			stderr: "using file " + config + " and no user policies",
 		},
 		"a user policy adds its decision": {
-			flags: []string{"--policy-dir", policies}, code: exitOK,
+			flags: []string{"--policy-dir", policies}, code: cli.ExitOK,
 			want:   []string{"apply-reverts-drift warn", "no-latest warn", "orphaned-field warn"},
 			stderr: "using the default policy configuration and 1 user policy",
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			stdout, stderr, code := runCmd(t, append(base, tc.flags...)...)
+			stdout, stderr, code := runOffline(t, append(base, tc.flags...)...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
 			}
 			if !strings.Contains(stderr, tc.stderr) {
 				t.Errorf("stderr %q does not say %q", stderr, tc.stderr)
 			}
-			if diff := cmp.Diff(tc.want, ruleActions(t, stdout)); diff != "" {
+			if diff := cmp.Diff(tc.want, clitest.RuleActions(t, stdout)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 		})
@@ -93,7 +94,7 @@ func TestDiffExamplePolicy(t *testing.T) {
 	}
 	run := func(code int, flags ...string) []string {
 		t.Helper()
-		stdout, stderr, got := runCmd(t, append([]string{"diff", "--live", live, "-f", manifest, "-o", "json"}, flags...)...)
+		stdout, stderr, got := runOffline(t, append([]string{"--live", live, "-f", manifest, "-o", "json"}, flags...)...)
 		if got != code {
 			t.Fatalf("exit %d, want %d: %s", got, code, stderr)
 		}
@@ -108,28 +109,11 @@ func TestDiffExamplePolicy(t *testing.T) {
 		return rules
 	}
 	const image = "spec.template.spec.containers[name=nginx].image"
-	if diff := cmp.Diff([]string{"apply-reverts-drift warn " + image}, run(exitOK)); diff != "" {
+	if diff := cmp.Diff([]string{"apply-reverts-drift warn " + image}, run(cli.ExitOK)); diff != "" {
 		t.Errorf("without the policy (-want +got):\n%s", diff)
 	}
 	want := []string{"apply-reverts-drift warn " + image, "no-image-revert deny " + image}
-	if diff := cmp.Diff(want, run(exitFailure, "--policy-dir", filepath.Join("..", "..", "docs", "examples", "no-image-revert"))); diff != "" {
+	if diff := cmp.Diff(want, run(cli.ExitFailure, "--policy-dir", filepath.Join("..", "..", "..", "docs", "examples", "no-image-revert"))); diff != "" {
 		t.Errorf("with docs/examples/no-image-revert (-want +got):\n%s", diff)
 	}
-}
-
-// ruleActions decodes a {"findings": [...]} document (diff's or explain's
-// -o json) and lists "rule action" per finding.
-func ruleActions(t *testing.T, stdout string) []string {
-	t.Helper()
-	var got struct {
-		Findings []judge.Finding `json:"findings"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
-		t.Fatalf("decoding findings: %v\n%s", err, stdout)
-	}
-	var out []string
-	for _, f := range got.Findings {
-		out = append(out, string(f.Rule)+" "+f.Action)
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package main
+package diff
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 )
 
 // TestDiffOwnership: diff drops the findings about fields that the
@@ -29,7 +31,7 @@ func TestDiffOwnership(t *testing.T) {
 		"a Flux rule whose target selects other labels keeps them":        {config: "flux-other-labels", want: []string{image, env}},
 		"a Flux rule whose target names the object drops them":            {config: "flux"},
 		"a rule that cannot be read is refused": {
-			config: "bad", code: exitBadInput,
+			config: "bad", code: cli.ExitBadInput,
 			stderr: "error: validating --policy-config testdata/ownership/bad.yaml: [" +
 				`ownership[0].paths[0]: Invalid value: "spec.template.spec.containers.0.image": parsing path "spec.template.spec.containers.0.image": invalid field name "0", ` +
 				`ownership[0].kinds[0].kind: Invalid value: "statefulsets": a kind is written as the API's kind, e.g. Deployment (not the resource, deployments), or "*"]` + "\n",
@@ -38,11 +40,11 @@ func TestDiffOwnership(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			config := filepath.Join("testdata", "ownership", tc.config+".yaml")
-			stdout, stderr, code := runCmd(t, "diff", "--live", "testdata/seed004/live.yaml", "-f", "testdata/seed004/manifest-v3.yaml", "-o", "json", "--policy-config", config)
+			stdout, stderr, code := runOffline(t, "--live", "testdata/seed004/live.yaml", "-f", "testdata/seed004/manifest-v3.yaml", "-o", "json", "--policy-config", config)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
 			}
-			if tc.code == exitBadInput {
+			if tc.code == cli.ExitBadInput {
 				if diff := cmp.Diff(tc.stderr, stderr); diff != "" {
 					t.Errorf("stderr (-want +got):\n%s", diff)
 				}

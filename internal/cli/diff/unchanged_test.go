@@ -1,7 +1,15 @@
-package main
+package diff
 
 import (
+	"encoding/json"
+
 	"testing"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/clitest"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/explain"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -18,22 +26,30 @@ func TestDiffOfAnUnchangedManifestListsWhatStays(t *testing.T) {
 		Findings []judge.Finding `json:"findings"`
 		Kept     []judge.Finding `json:"kept"`
 	}
-	runJSON(t, &diff, "diff", "--live", live, "-f", manifest, "-o", "json")
-	var explain struct {
+	runJSON(t, &diff, "--live", live, "-f", manifest, "-o", "json")
+	var explained struct {
 		Items []struct {
 			Findings []judge.Finding `json:"findings"`
 		} `json:"items"`
 		Findings []judge.Finding `json:"findings"`
 	}
-	runJSON(t, &explain, "explain", "--live", live, "-o", "json")
+	stdout, stderr, exit := clitest.Run(t.Context(), func(s genericiooptions.IOStreams) *cobra.Command {
+		return explain.NewCmd(s, clitest.Analyzer, clitest.FakeCluster(t))
+	}, "--live", live, "-o", "json")
+	if exit != 0 {
+		t.Fatalf("explain exited %d: %s", exit, stderr)
+	}
+	if err := json.Unmarshal([]byte(stdout), &explained); err != nil {
+		t.Fatal(err)
+	}
 	var deployment []judge.Finding
-	for _, f := range explain.Findings {
+	for _, f := range explained.Findings {
 		if f.Object.Kind == "Deployment" {
 			deployment = append(deployment, f)
 		}
 	}
 	if len(deployment) == 0 {
-		t.Fatalf("explain finds nothing in the Deployment: %+v", explain.Findings)
+		t.Fatalf("explain finds nothing in the Deployment: %+v", explained.Findings)
 	}
 	if diff := cmp.Diff(deployment, diff.Kept); diff != "" {
 		t.Errorf("diff's kept findings differ from explain's (-explain +diff):\n%s", diff)
@@ -42,7 +58,7 @@ func TestDiffOfAnUnchangedManifestListsWhatStays(t *testing.T) {
 		t.Errorf("diff's findings = %+v, want none: kubectl apply sends no request", diff.Findings)
 	}
 
-	text, _, code := runCmd(t, "diff", "--live", live, "-f", manifest)
+	text, _, code := runOffline(t, "--live", live, "-f", manifest)
 	if code != 0 {
 		t.Errorf("diff exited %d, want 0", code)
 	}

@@ -1,4 +1,4 @@
-package main
+package diff
 
 import (
 	"encoding/json"
@@ -18,7 +18,7 @@ import (
 // apply (what the webhooks will answer) and, under "kept", the findings
 // of the objects the apply leaves unchanged (what explain finds in them:
 // orphans and drift that stay). "kept" is left out when empty.
-func (o *DiffOptions) print(items []diffItem, findings, kept []judge.Finding) error {
+func (o *Options) print(items []entry, findings, kept []judge.Finding) error {
 	for i := range items {
 		redactItem(&items[i])
 	}
@@ -92,7 +92,7 @@ func indent(s string) string {
 // redactItem hides a Secret's values in the patch and the result with
 // merge's redaction: its data, its stringData and its last-applied
 // annotation, which holds them too.
-func redactItem(item *diffItem) {
+func redactItem(item *entry) {
 	if !merge.IsSecret(item.Object.Kind) {
 		return
 	}
