@@ -14,6 +14,7 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/explain"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/handover"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/migrate"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/testverb"
 	versioncmd "github.com/apply-hygiene/apply-hygiene/internal/cli/version"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
@@ -55,7 +56,7 @@ what it reverts, what it leaves orphaned, and what else goes wrong.`,
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	cmd.AddCommand(diff.NewCmd(streams, analyzer, connect), explain.NewCmd(streams, analyzer, connect), NewCmdAudit(streams, analyzer, connect))
-	cmd.AddCommand(NewCmdTest(streams, analyzer), migrate.NewCmd(streams, analyzer, forMigrate(connect)), handover.NewCmd(streams, forHandover(connect), cli.ReadObjects))
+	cmd.AddCommand(testverb.NewCmd(streams, analyzer), migrate.NewCmd(streams, analyzer, forMigrate(connect)), handover.NewCmd(streams, forHandover(connect), cli.ReadObjects))
 	cmd.AddCommand(versioncmd.NewCmd(streams, version))
 	return cmd
 }

@@ -32,6 +32,7 @@ var floors = map[string]int{
 	"internal/cli/clitest":  4,
 	"internal/cli/explain":  4,
 	"internal/cli/diff":     4,
+	"internal/cli/testverb": 3,
 	"internal/cli/junit":    0,
 	"internal/cli/linediff": 0,
 	"internal/cli/version":  3,

@@ -1,4 +1,4 @@
-package main
+package testverb
 
 import (
 	"os"
@@ -6,13 +6,25 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/clitest"
 )
 
-const examples = "../../docs/examples"
+const examples = "../../../docs/examples"
+
+// run runs kubectl hygiene test with args.
+func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	return clitest.Run(t.Context(), func(s genericiooptions.IOStreams) *cobra.Command { return NewCmd(s, clitest.Analyzer) }, args...)
+}
 
 func TestTestPassesOnTheExamples(t *testing.T) {
-	stdout, stderr, code := runCmd(t, "test", examples)
-	if code != exitOK || stderr != "" {
+	stdout, stderr, code := run(t, examples)
+	if code != cli.ExitOK || stderr != "" {
 		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
 	if !regexp.MustCompile(`^[1-9][0-9]* passed, 0 failed\n$`).MatchString(stdout) {
@@ -79,9 +91,9 @@ func TestTestFailsWithDiffOnChangedExpectation(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			stdout, stderr, code := runCmd(t, "test", dir)
-			if code != exitFailure {
-				t.Errorf("exit %d, want %d", code, exitFailure)
+			stdout, stderr, code := run(t, dir)
+			if code != cli.ExitFailure {
+				t.Errorf("exit %d, want %d", code, cli.ExitFailure)
 			}
 			if want := "error: 1 of 6 test cases failed\n"; stderr != want {
 				t.Errorf("stderr = %q, want %q", stderr, want)
@@ -124,16 +136,16 @@ func TestTestRejectsBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		"no argument":         {args: []string{"test"}, want: "error: test needs at least one DIR or FILE\n"},
-		"a missing review":    {args: []string{"test", dir}, want: "error: " + bad + `: case "x": reading review: open ` + filepath.Join(dir, "missing.json") + ": no such file or directory\n"},
-		"no test files":       {args: []string{"test", t.TempDir()}, want: "error: no *_test.yaml files in "},
-		"a missing directory": {args: []string{"test", filepath.Join(dir, "nope")}, want: "error: reading " + filepath.Join(dir, "nope") + ": "},
+		"no argument":         {args: []string{}, want: "error: test needs at least one DIR or FILE\n"},
+		"a missing review":    {args: []string{dir}, want: "error: " + bad + `: case "x": reading review: open ` + filepath.Join(dir, "missing.json") + ": no such file or directory\n"},
+		"no test files":       {args: []string{t.TempDir()}, want: "error: no *_test.yaml files in "},
+		"a missing directory": {args: []string{filepath.Join(dir, "nope")}, want: "error: reading " + filepath.Join(dir, "nope") + ": "},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			_, stderr, code := runCmd(t, tc.args...)
-			if code != exitBadInput || !strings.HasPrefix(stderr, tc.want) {
-				t.Errorf("exit %d, stderr %q; want exit %d, stderr starting with %q", code, stderr, exitBadInput, tc.want)
+			_, stderr, code := run(t, tc.args...)
+			if code != cli.ExitBadInput || !strings.HasPrefix(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d, stderr starting with %q", code, stderr, cli.ExitBadInput, tc.want)
 			}
 		})
 	}
@@ -144,8 +156,8 @@ func TestTestRejectsBadInput(t *testing.T) {
 // not at spec.replicas, which the Queue's manifest also has; without the
 // CRD the scale is not reviewed, as in the server.
 func TestTestJudgesACustomResourceScaleAtItsCRDsPath(t *testing.T) {
-	stdout, stderr, code := runCmd(t, "test", "testdata/customscale")
-	if code != exitOK || stderr != "" || stdout != "2 passed, 0 failed\n" {
+	stdout, stderr, code := run(t, "testdata/customscale")
+	if code != cli.ExitOK || stderr != "" || stdout != "2 passed, 0 failed\n" {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
 }

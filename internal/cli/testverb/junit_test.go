@@ -1,4 +1,4 @@
-package main
+package testverb
 
 import (
 	"encoding/xml"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 )
 
 // xsdElement is a global element of the JUnit schema, as far as
@@ -271,8 +273,8 @@ func TestJUnitCheckerRejects(t *testing.T) {
 
 // -o junit reports the examples, all passing, as a valid JUnit document.
 func TestTestJUnitPasses(t *testing.T) {
-	stdout, stderr, code := runCmd(t, "test", examples, "-o", "junit")
-	if code != exitOK || stderr != "" {
+	stdout, stderr, code := run(t, examples, "-o", "junit")
+	if code != cli.ExitOK || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	root := validateJUnit(t, stdout)
@@ -310,8 +312,8 @@ func TestTestJUnitFailure(t *testing.T) {
 	if err := os.WriteFile(file, []byte(changed), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := runCmd(t, "test", dir, "-o", "junit")
-	if code != exitFailure || stderr != "error: 1 of 6 test cases failed\n" {
+	stdout, stderr, code := run(t, dir, "-o", "junit")
+	if code != cli.ExitFailure || stderr != "error: 1 of 6 test cases failed\n" {
 		t.Errorf("exit %d, stderr %q; want 1 and the count", code, stderr)
 	}
 	root := validateJUnit(t, stdout)
@@ -337,8 +339,8 @@ func TestTestJUnitFailure(t *testing.T) {
 }
 
 func TestTestRejectsUnknownOutput(t *testing.T) {
-	_, stderr, code := runCmd(t, "test", examples, "-o", "xml")
-	if code != exitBadInput || !strings.Contains(stderr, `--output must be "junit" (or empty for text), not "xml"`) {
+	_, stderr, code := run(t, examples, "-o", "xml")
+	if code != cli.ExitBadInput || !strings.Contains(stderr, `--output must be "junit" (or empty for text), not "xml"`) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

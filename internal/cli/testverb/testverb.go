@@ -1,4 +1,4 @@
-package main
+package testverb
 
 import (
 	"cmp"
@@ -23,8 +23,8 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
-// TestOptions holds the flags and inputs of `kubectl hygiene test`.
-type TestOptions struct {
+// Options holds the flags and inputs of `kubectl hygiene test`.
+type Options struct {
 	// Paths are directories (searched for *_test.yaml files) and files.
 	Paths []string
 	// Verbose prints every case, not only the failures.
@@ -37,9 +37,11 @@ type TestOptions struct {
 	genericiooptions.IOStreams
 }
 
-// NewCmdTest returns `kubectl hygiene test`.
-func NewCmdTest(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer) *cobra.Command {
-	o := &TestOptions{IOStreams: streams, analyzer: analyzer}
+var _ cli.Verb = (*Options)(nil)
+
+// NewCmd returns `kubectl hygiene test`, which analyzes with analyzer.
+func NewCmd(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer) *cobra.Command {
+	o := &Options{IOStreams: streams, analyzer: analyzer}
 	cmd := &cobra.Command{
 		Use:   "test DIR|FILE...",
 		Short: "Check that policies decide recorded admission requests as expected, offline",
@@ -73,13 +75,13 @@ failure) for CI systems; the exit status is the same.`,
 }
 
 // Complete records the paths; it reads nothing.
-func (o *TestOptions) Complete(_ *cobra.Command, args []string) error {
+func (o *Options) Complete(_ *cobra.Command, args []string) error {
 	o.Paths = args
 	return nil
 }
 
 // Validate finds the test files.
-func (o *TestOptions) Validate() error {
+func (o *Options) Validate() error {
 	if o.Output != "" && o.Output != "junit" {
 		return cli.BadInput(fmt.Errorf(`--output must be "junit" (or empty for text), not %q`, o.Output))
 	}
@@ -109,7 +111,7 @@ func isTestFile(name string) bool {
 }
 
 // Run runs every case and prints the failures and a summary.
-func (o *TestOptions) Run(ctx context.Context) error {
+func (o *Options) Run(ctx context.Context) error {
 	r := &testRunner{analyzer: o.analyzer(), engines: map[string]*policy.Engine{}}
 	passed, failed := 0, 0
 	var results []junit.Result
