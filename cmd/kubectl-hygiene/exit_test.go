@@ -8,7 +8,3 @@ const (
 	exitFailure  = cli.ExitFailure
 	exitBadInput = cli.ExitBadInput
 )
-
-var (
-	readObjects = cli.ReadObjects
-)

@@ -11,6 +11,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/clitest"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -20,7 +21,7 @@ var statefulsets = schema.GroupVersionResource{Group: "apps", Version: "v1", Res
 // the guarded patch fails, nothing is written, and handover says to run
 // it again.
 func TestHandoverLosesToAConcurrentApply(t *testing.T) {
-	connect := fakeCluster(t, "testdata/seed004/live.yaml")
+	connect := clitest.FakeCluster(t, "testdata/seed004/live.yaml")
 	c, err := connect(nil)
 	if err != nil {
 		t.Fatal(err)

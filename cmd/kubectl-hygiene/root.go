@@ -9,6 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/cli"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/auditverb"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/cluster"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/diff"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/explain"
@@ -55,7 +56,7 @@ what it reverts, what it leaves orphaned, and what else goes wrong.`,
 	cmd.SetIn(streams.In)
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
-	cmd.AddCommand(diff.NewCmd(streams, analyzer, connect), explain.NewCmd(streams, analyzer, connect), NewCmdAudit(streams, analyzer, connect))
+	cmd.AddCommand(diff.NewCmd(streams, analyzer, connect), explain.NewCmd(streams, analyzer, connect), auditverb.NewCmd(streams, analyzer, connect))
 	cmd.AddCommand(testverb.NewCmd(streams, analyzer), migrate.NewCmd(streams, analyzer, forMigrate(connect)), handover.NewCmd(streams, forHandover(connect), cli.ReadObjects))
 	cmd.AddCommand(versioncmd.NewCmd(streams, version))
 	return cmd

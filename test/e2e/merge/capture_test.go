@@ -30,6 +30,7 @@ var cliSeed004 = []string{
 	"../../../cmd/kubectl-hygiene/testdata/seed004",
 	"../../../internal/cli/explain/testdata/seed004",
 	"../../../internal/cli/diff/testdata/seed004",
+	"../../../internal/cli/auditverb/testdata/seed004",
 }
 
 // TestCaptureSeed004 regenerates the seed 004 fixtures from a real API

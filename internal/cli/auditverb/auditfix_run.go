@@ -1,4 +1,4 @@
-package main
+package auditverb
 
 import (
 	"bufio"
@@ -23,7 +23,7 @@ const fixFieldManager = "kubectl-hygiene"
 // object's change as a diff, --fix=apply writes it. It prints the
 // findings left to a person, and returns an error naming the objects
 // that were not fixed.
-func (o *AuditOptions) fix(ctx context.Context, c *cluster.Cluster, scanner *audit.Scanner, r *audit.Report) error {
+func (o *Options) fix(ctx context.Context, c *cluster.Cluster, scanner *audit.Scanner, r *audit.Report) error {
 	fixes, notFixed, deferred := audit.PlanFixes(r.Findings)
 	fixer := audit.NewFixer(c.Dynamic(), c.Mapper(), fixFieldManager)
 	if o.Fix == fixApply && o.PauseBeforeWrite {
@@ -62,7 +62,7 @@ func (o *AuditOptions) fix(ctx context.Context, c *cluster.Cluster, scanner *aud
 	return nil
 }
 
-func (o *AuditOptions) fixSummary(fixes, failed, notFixed int) {
+func (o *Options) fixSummary(fixes, failed, notFixed int) {
 	switch {
 	case fixes == 0 && notFixed == 0:
 		fmt.Fprintf(o.Out, "Nothing to fix.\n")
@@ -75,7 +75,7 @@ func (o *AuditOptions) fixSummary(fixes, failed, notFixed int) {
 
 // writeFix patches the object; the patch's tests make the API server
 // refuse it when the object changed since the audit.
-func (o *AuditOptions) writeFix(ctx context.Context, fixer *audit.Fixer, of *audit.ObjectFix) error {
+func (o *Options) writeFix(ctx context.Context, fixer *audit.Fixer, of *audit.ObjectFix) error {
 	if err := fixer.Write(ctx, of); err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (o *AuditOptions) writeFix(ctx context.Context, fixer *audit.Fixer, of *aud
 // last-applied repair as a diff of the annotation's JSON, the removals as
 // a diff of the object's YAML. It reads the object to show and check the
 // removals against it as it is now.
-func (o *AuditOptions) previewFix(ctx context.Context, fixer *audit.Fixer, of *audit.ObjectFix) error {
+func (o *Options) previewFix(ctx context.Context, fixer *audit.Fixer, of *audit.ObjectFix) error {
 	live, fixed, err := fixer.Preview(ctx, of)
 	if err != nil {
 		return err

@@ -1,19 +1,22 @@
-package main
+package auditverb
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/clitest"
 )
 
 // -o yaml is the document of -o json, in YAML.
 func TestAuditYAMLIsTheJSONDocument(t *testing.T) {
-	connect := fakeCluster(t, "testdata/cluster/deployment-edited.yaml", "testdata/cluster/deployment-created.yaml")
-	jsonOut, _, jsonCode := runCluster(t, connect, "audit", "-A", "-o", "json")
-	yamlOut, stderr, yamlCode := runCluster(t, connect, "audit", "-A", "-o", "yaml")
-	if jsonCode != yamlCode || yamlCode != exitFailure {
-		t.Errorf("exit %d with -o yaml, %d with -o json; want %d for both (a deny)", yamlCode, jsonCode, exitFailure)
+	connect := clitest.FakeCluster(t, "testdata/cluster/deployment-edited.yaml", "testdata/cluster/deployment-created.yaml")
+	jsonOut, _, jsonCode := run(t, connect, "-A", "-o", "json")
+	yamlOut, stderr, yamlCode := run(t, connect, "-A", "-o", "yaml")
+	if jsonCode != yamlCode || yamlCode != cli.ExitFailure {
+		t.Errorf("exit %d with -o yaml, %d with -o json; want %d for both (a deny)", yamlCode, jsonCode, cli.ExitFailure)
 	}
 	var fromJSON, fromYAML map[string]any
 	if err := yaml.Unmarshal([]byte(jsonOut), &fromJSON); err != nil {

@@ -1,10 +1,11 @@
-package main
+package auditverb
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/clitest"
 )
 
@@ -14,8 +15,8 @@ import (
 // declared owner, changed; it says so on stderr, and without an
 // installation falls back to the defaults with the same note.
 func TestAuditUsesTheInstalledChart(t *testing.T) {
-	connect := fakeCluster(t, "testdata/cluster/deployment-edited.yaml", "testdata/cluster/deployment-created.yaml", "testdata/chart/ownership.yaml")
-	audit := []string{"audit", "-n", "shop", "-o", "json"}
+	connect := clitest.FakeCluster(t, "testdata/cluster/deployment-edited.yaml", "testdata/cluster/deployment-created.yaml", "testdata/chart/ownership.yaml")
+	audit := []string{"-n", "shop", "-o", "json"}
 	tests := map[string]struct {
 		flags  []string
 		code   int
@@ -23,13 +24,13 @@ func TestAuditUsesTheInstalledChart(t *testing.T) {
 		want   []string
 	}{
 		"the chart's actions and ownership rules": {
-			code:   exitFailure,
+			code:   cli.ExitFailure,
 			stderr: "using policy configuration from configmap apply-hygiene/apply-hygiene-config and no user policies\nerror: 1 finding(s) with the action deny\n",
 			want:   []string{"missing-last-applied deny"},
 		},
 		"no installation in --hygiene-namespace: the defaults": {
 			flags: []string{"--hygiene-namespace", "elsewhere"},
-			code:  exitFailure,
+			code:  cli.ExitFailure,
 			stderr: "using the default policy configuration and no user policies\n" +
 				"note: no apply-hygiene ConfigMaps in namespace elsewhere; set --hygiene-namespace to where the chart is installed\n" +
 				"error: 1 finding(s) with the action deny\n",
@@ -37,14 +38,14 @@ func TestAuditUsesTheInstalledChart(t *testing.T) {
 		},
 		"--policy-config replaces the chart's configuration": {
 			flags:  []string{"--policy-config", "testdata/ownership/undo-manager.yaml"},
-			code:   exitFailure,
+			code:   cli.ExitFailure,
 			stderr: "using file testdata/ownership/undo-manager.yaml and no user policies\nerror: 1 finding(s) with the action deny\n",
 			want:   []string{"missing-last-applied warn", "imperative-edit deny"},
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			stdout, stderr, code := runCluster(t, connect, append(audit, tc.flags...)...)
+			stdout, stderr, code := run(t, connect, append(audit, tc.flags...)...)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d", code, tc.code)
 			}

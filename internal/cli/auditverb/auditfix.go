@@ -1,4 +1,4 @@
-package main
+package auditverb
 
 import (
 	"fmt"
@@ -56,7 +56,7 @@ func displayName(ref merge.ObjectRef) string {
 
 // objectName is displayName, followed by the namespace when the audit
 // scanned every namespace: "deployment.apps/web (namespace shop)".
-func (o *AuditOptions) objectName(ref merge.ObjectRef) string {
+func (o *Options) objectName(ref merge.ObjectRef) string {
 	if o.AllNamespaces && ref.Namespace != "" {
 		return displayName(ref) + " (namespace " + ref.Namespace + ")"
 	}

@@ -1,4 +1,4 @@
-package main
+package auditverb
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli"
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/clitest"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/cluster"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
@@ -28,17 +30,17 @@ var auditFixFiles = []string{
 // and writes nothing.
 func TestAuditFixDryRun(t *testing.T) {
 	for name, args := range map[string][]string{
-		"--fix alone is a dry run": {"audit", "-A", "--fix"},
-		"--fix=dry-run":            {"audit", "-A", "--fix=dry-run"},
+		"--fix alone is a dry run": {"-A", "--fix"},
+		"--fix=dry-run":            {"-A", "--fix=dry-run"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			connect := fakeCluster(t, auditFixFiles...)
+			connect := clitest.FakeCluster(t, auditFixFiles...)
 			before := clusterObjects(t, connect)
-			stdout, stderr, code := runCluster(t, connect, args...)
-			if code != exitOK || stderr != noInstallation {
+			stdout, stderr, code := run(t, connect, args...)
+			if code != cli.ExitOK || stderr != clitest.NoInstallation {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
 			}
-			golden(t, "auditfix/dry-run.txt", stdout)
+			clitest.Golden(t, "testdata/auditfix/dry-run.txt", stdout, *update)
 			if diff := cmp.Diff(before, clusterObjects(t, connect)); diff != "" {
 				t.Errorf("the dry run changed the cluster (-before +after):\n%s", diff)
 			}
@@ -49,10 +51,10 @@ func TestAuditFixDryRun(t *testing.T) {
 // --fix=apply writes the repaired last-applied and removes the orphan,
 // one line per object, and changes nothing else.
 func TestAuditFixApply(t *testing.T) {
-	connect := fakeCluster(t, auditFixFiles...)
+	connect := clitest.FakeCluster(t, auditFixFiles...)
 	before := clusterObjects(t, connect)
-	stdout, stderr, code := runCluster(t, connect, "audit", "-A", "--fix=apply")
-	if code != exitOK || stderr != noInstallation {
+	stdout, stderr, code := run(t, connect, "-A", "--fix=apply")
+	if code != cli.ExitOK || stderr != clitest.NoInstallation {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	want := []string{
@@ -79,14 +81,14 @@ func TestAuditFixBadFlags(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		"an unknown mode": {args: []string{"audit", "--fix=now"}, wantErr: `--fix must be "dry-run" or "apply", not "now"`},
-		"with -o json":    {args: []string{"audit", "--fix", "-o", "json"}, wantErr: "--fix prints diffs and lines, not json: leave out --output"},
+		"an unknown mode": {args: []string{"--fix=now"}, wantErr: `--fix must be "dry-run" or "apply", not "now"`},
+		"with -o json":    {args: []string{"--fix", "-o", "json"}, wantErr: "--fix prints diffs and lines, not json: leave out --output"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			stdout, stderr, code := runCluster(t, fakeCluster(t), tc.args...)
-			if code != exitBadInput || stdout != "" || !strings.Contains(stderr, tc.wantErr) {
-				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and %q", code, stdout, stderr, exitBadInput, tc.wantErr)
+			stdout, stderr, code := run(t, clitest.FakeCluster(t), tc.args...)
+			if code != cli.ExitBadInput || stdout != "" || !strings.Contains(stderr, tc.wantErr) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and %q", code, stdout, stderr, cli.ExitBadInput, tc.wantErr)
 			}
 		})
 	}
@@ -135,9 +137,9 @@ func clusterObjects(t *testing.T, connect cluster.ConnectFunc) map[string]*unstr
 // apply deleted TO_BE_DELETED (its ReplicaSet was made in the second of
 // that apply): that proves its name, not its value.
 func TestAuditFixRebuildsLastAppliedOfAnUndoneDeployment(t *testing.T) {
-	connect := fakeCluster(t, "testdata/auditfix/undone.yaml", "testdata/auditfix/namespaces.yaml")
-	stdout, stderr, code := runCluster(t, connect, "audit", "-n", "shop", "--fix=apply")
-	if code != exitOK || stderr != noInstallation {
+	connect := clitest.FakeCluster(t, "testdata/auditfix/undone.yaml", "testdata/auditfix/namespaces.yaml")
+	stdout, stderr, code := run(t, connect, "-n", "shop", "--fix=apply")
+	if code != cli.ExitOK || stderr != clitest.NoInstallation {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	want := "deployment.apps/web fixed: last-applied rebuilt for the pod template of ReplicaSet web-aaa (revision 3) (as field manager kubectl-client-side-apply, which owns last-applied)\n" +

@@ -1,4 +1,4 @@
-package main
+package auditverb
 
 import (
 	"context"
@@ -19,8 +19,8 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
-// AuditOptions holds the flags and inputs of `kubectl hygiene audit`.
-type AuditOptions struct {
+// Options holds the flags and inputs of `kubectl hygiene audit`.
+type Options struct {
 	// AllNamespaces scans every namespace (-A).
 	AllNamespaces bool
 	// Namespace is the namespace scanned otherwise: -n, or the kubeconfig
@@ -56,9 +56,12 @@ type AuditOptions struct {
 	genericiooptions.IOStreams
 }
 
-// NewCmdAudit returns `kubectl hygiene audit`.
-func NewCmdAudit(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect cluster.ConnectFunc) *cobra.Command {
-	o := &AuditOptions{IOStreams: streams, analyzer: analyzer, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
+var _ cli.Verb = (*Options)(nil)
+
+// NewCmd returns `kubectl hygiene audit`, which scans the cluster connect
+// returns and analyzes with analyzer.
+func NewCmd(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect cluster.ConnectFunc) *cobra.Command {
+	o := &Options{IOStreams: streams, analyzer: analyzer, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
 	cmd := &cobra.Command{
 		Use:   "audit [-A | -n NAMESPACE] [--kind KIND]... [-o table|json|yaml | --fix[=dry-run|apply]]",
 		Short: "Find drift, orphans and stale or missing last-applied in the objects of a cluster",
@@ -106,7 +109,7 @@ each fix as a diff and writes nothing; --fix=apply writes them.`,
 }
 
 // Complete reads the namespace; it does not connect.
-func (o *AuditOptions) Complete(cmd *cobra.Command, _ []string) error {
+func (o *Options) Complete(cmd *cobra.Command, _ []string) error {
 	o.progressLine = cli.IsTerminal(o.ErrOut)
 	var err error
 	o.Namespace, err = cli.NamespaceScope(cmd, o.AllNamespaces, o.kube)
@@ -114,7 +117,7 @@ func (o *AuditOptions) Complete(cmd *cobra.Command, _ []string) error {
 }
 
 // Validate checks the flags.
-func (o *AuditOptions) Validate() error {
+func (o *Options) Validate() error {
 	switch o.Output {
 	case "table", "json", "yaml":
 	default:
@@ -140,7 +143,7 @@ func (o *AuditOptions) Validate() error {
 }
 
 // Run scans, prints the findings and fails when one is a deny.
-func (o *AuditOptions) Run(ctx context.Context) error {
+func (o *Options) Run(ctx context.Context) error {
 	c, err := o.connect(o.kube)
 	if err != nil {
 		return err
@@ -185,13 +188,13 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 }
 
 // resources are the default workloads plus --kind.
-func (o *AuditOptions) resources(c *cluster.Cluster) ([]schema.GroupVersionResource, error) {
+func (o *Options) resources(c *cluster.Cluster) ([]schema.GroupVersionResource, error) {
 	return cli.WithKinds(c.Mapper(), audit.DefaultResources(), o.Kinds)
 }
 
 // outcome is the error that sets the exit status: objects that could not
 // be analyzed, or findings whose action is deny.
-func (o *AuditOptions) outcome(r *audit.Report) error {
+func (o *Options) outcome(r *audit.Report) error {
 	for _, e := range r.Errors {
 		fmt.Fprintf(o.ErrOut, "warning: %v\n", e)
 	}
@@ -214,7 +217,7 @@ func (o *AuditOptions) outcome(r *audit.Report) error {
 	return &cli.ExitError{Code: cli.ExitFailure, Err: errors.New(strings.Join(problems, "; "))}
 }
 
-func (o *AuditOptions) reportProgress(p audit.Progress) {
+func (o *Options) reportProgress(p audit.Progress) {
 	format := "scanned %d objects (listing %s), %d findings\n"
 	if o.progressLine {
 		format = "\r\x1b[Kscanned %d objects (listing %s), %d findings"
@@ -227,7 +230,7 @@ func (o *AuditOptions) reportProgress(p audit.Progress) {
 }
 
 // endProgress ends the progress line on a terminal.
-func (o *AuditOptions) endProgress() {
+func (o *Options) endProgress() {
 	if o.progressLine {
 		fmt.Fprint(o.ErrOut, "\r\x1b[K")
 	}

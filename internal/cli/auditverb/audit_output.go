@@ -1,4 +1,4 @@
-package main
+package auditverb
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // print writes the report: {"findings": [...]} for json and yaml (the
 // same document), else a table of the findings followed by each message
 // once.
-func (o *AuditOptions) print(r *audit.Report) error {
+func (o *Options) print(r *audit.Report) error {
 	if o.Output == "json" || o.Output == "yaml" {
 		return cli.PrintStructured(o.Out, o.Output, map[string]any{"findings": r.Findings})
 	}

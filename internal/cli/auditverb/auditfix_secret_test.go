@@ -1,4 +1,4 @@
-package main
+package auditverb
 
 import (
 	"encoding/base64"
