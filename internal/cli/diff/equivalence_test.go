@@ -28,7 +28,7 @@ import (
 // path (webhook.Reviewer's validating handler, which evaluates every
 // decision, repairs included) and through the CLI's diff and explain
 // paths (Options.diffOne and the webhooks it has review the predicted
-// UPDATE through internal/review; Explain and judge's audit input), with
+// UPDATE through internal/review; Explain and the judge's audit input, judge.Judge.LiveInput), with
 // one policy engine configuration on each side, and asserts that they
 // decide alike.
 //

@@ -160,9 +160,9 @@ func TestDiffOutcome(t *testing.T) {
 		}
 	}
 	if code := cli.Code(withExitStatus(errors.New("boom"))); code != exitError {
-		t.Errorf("diffExit of an error exits %d, want %d", code, exitError)
+		t.Errorf("withExitStatus of an error exits %d, want %d", code, exitError)
 	}
 	if code := cli.Code(withExitStatus(cli.BadInput(errors.New("flag")))); code != cli.ExitBadInput {
-		t.Errorf("diffExit of bad input exits %d, want %d", code, cli.ExitBadInput)
+		t.Errorf("withExitStatus of bad input exits %d, want %d", code, cli.ExitBadInput)
 	}
 }
