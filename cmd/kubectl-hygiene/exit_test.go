@@ -8,9 +8,3 @@ const (
 	exitFailure  = cli.ExitFailure
 	exitBadInput = cli.ExitBadInput
 )
-
-var (
-	badInput    = cli.BadInput
-	exitCode    = cli.Code
-	readObjects = cli.ReadObjects
-)

@@ -11,6 +11,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/clitest"
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
@@ -20,12 +21,12 @@ var statefulsets = schema.GroupVersionResource{Group: "apps", Version: "v1", Res
 // the guarded patch fails, nothing is written, and handover says to run
 // it again.
 func TestHandoverLosesToAConcurrentApply(t *testing.T) {
-	connect := fakeCluster(t, "testdata/seed004/live.yaml")
+	connect := clitest.FakeCluster(t, "testdata/seed004/live.yaml")
 	c, err := connect(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := c.dynamic.(*dynamicfake.FakeDynamicClient)
+	client := c.Dynamic().(*dynamicfake.FakeDynamicClient)
 	const applied = `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"my-wonderhoy-app","namespace":"default"},"spec":{"replicas":4}}` + "\n"
 	client.PrependReactor("patch", "statefulsets", func(clienttesting.Action) (bool, runtime.Object, error) {
 		// The concurrent apply, right before handover's patch arrives.

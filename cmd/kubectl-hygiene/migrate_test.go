@@ -4,12 +4,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/cli/clitest"
 )
 
 // Flags that cannot go together, or a missing --server-side, are bad
 // input (exit 2) named in one line.
 func TestMigrateBadInput(t *testing.T) {
-	connect := fakeCluster(t, "testdata/migrate/live.yaml")
+	connect := clitest.FakeCluster(t, "testdata/migrate/live.yaml")
 	tests := map[string]struct {
 		args []string
 		want string

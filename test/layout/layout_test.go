@@ -23,22 +23,31 @@ var floors = map[string]int{
 	// internal/tracing holds the spans every layer that traces uses.
 	"internal/tracing": 0,
 	// internal/cli/… are the kubectl plugin's packages: its shared
-	// helpers, then its verbs, each below cmd/kubectl-hygiene.
-	"internal/cli":          1,
-	"internal/cli/junit":    0,
-	"internal/cli/linediff": 0,
-	"internal/cli/version":  3,
-	"internal/cli/handover": 3,
-	"internal/cli/migrate":  3,
-	"policy":                1,
-	"internal/review":       2,
-	"audit":                 2,
-	"webhook":               3,
-	"reports":               3,
+	// helpers, the cluster its live verbs read and the judge they decide
+	// with, then its verbs, each below cmd/kubectl-hygiene. clitest is
+	// imported by the verbs' tests only.
+	"internal/cli":           1,
+	"internal/cli/cluster":   2,
+	"internal/cli/judge":     3,
+	"internal/cli/clitest":   4,
+	"internal/cli/explain":   4,
+	"internal/cli/diff":      4,
+	"internal/cli/testverb":  3,
+	"internal/cli/auditverb": 4,
+	"internal/cli/junit":     0,
+	"internal/cli/linediff":  0,
+	"internal/cli/version":   3,
+	"internal/cli/handover":  3,
+	"internal/cli/migrate":   3,
+	"policy":                 1,
+	"internal/review":        2,
+	"audit":                  2,
+	"webhook":                3,
+	"reports":                3,
 }
 
 // cmdFloor is the floor of every command under cmd/.
-const cmdFloor = 4
+const cmdFloor = 5
 
 // pkg is what the test reads of `go list -json`.
 type pkg struct {

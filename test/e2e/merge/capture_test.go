@@ -21,11 +21,17 @@ import (
 
 var capture = flag.Bool("capture", false, "capture the seed 004 fixtures of merge and kubectl-hygiene from the real API server (see testdata/README.md)")
 
-// Where the captured fixtures go, from this directory.
-const (
-	mergeSeed004 = "../../../merge/testdata/seed004-undo"
-	cliSeed004   = "../../../cmd/kubectl-hygiene/testdata/seed004"
-)
+// Where the captured fixtures go, from this directory: merge's, and the
+// copy of the live object in the testdata of each verb of the plugin
+// whose tests read it.
+const mergeSeed004 = "../../../merge/testdata/seed004-undo"
+
+var cliSeed004 = []string{
+	"../../../cmd/kubectl-hygiene/testdata/seed004",
+	"../../../internal/cli/explain/testdata/seed004",
+	"../../../internal/cli/diff/testdata/seed004",
+	"../../../internal/cli/auditverb/testdata/seed004",
+}
 
 // TestCaptureSeed004 regenerates the seed 004 fixtures from a real API
 // server: apply v1, apply v2, `kubectl rollout undo --to-revision=1`, apply
@@ -69,8 +75,10 @@ func TestCaptureSeed004(t *testing.T) {
 	writeYAML(t, filepath.Join(mergeSeed004, "revisions.yaml"), source+"# This file: the ControllerRevisions that the undo read.\n", revisions...)
 	writeYAML(t, filepath.Join(mergeSeed004, "live.yaml"), source+"# This file: the StatefulSet after the undo.\n", live)
 	writeYAML(t, filepath.Join(mergeSeed004, "expected.yaml"), source+"# This file: the StatefulSet as stored after the v3 apply.\n", afterApply)
-	writeYAML(t, filepath.Join(cliSeed004, "live.yaml"), strings.ReplaceAll(source, "original.yaml", "merge/testdata/seed004-undo/original.yaml")+
-		"# This file: the StatefulSet after the undo (as merge/testdata/seed004-undo/live.yaml).\n", live)
+	for _, dir := range cliSeed004 {
+		writeYAML(t, filepath.Join(dir, "live.yaml"), strings.ReplaceAll(source, "original.yaml", "merge/testdata/seed004-undo/original.yaml")+
+			"# This file: the StatefulSet after the undo (as merge/testdata/seed004-undo/live.yaml).\n", live)
+	}
 }
 
 // waitForObserved waits until the StatefulSet controller has observed
