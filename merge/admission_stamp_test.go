@@ -95,3 +95,22 @@ func TestAnalyzeUpdateSameSecondWriterKeepsItsChange(t *testing.T) {
 		t.Errorf("imperative changes (-want +got):\n%s", diff)
 	}
 }
+
+// An entry left with only the empty annotations map it once wrote owns
+// none of its keys: the stamp that a mesh injector re-stamped in kubectl
+// edit --save-config's write is still the injector's change (soak seed
+// 271126, sequence 008: the edit was denied as an imperative edit).
+func TestChangedByAdmissionBesideAnEmptyAnnotationsEntry(t *testing.T) {
+	const dir = "stamped-annotation-save-config-after-apply"
+	p, err := ParsePath("metadata.annotations[mesh.example.com/injected-revision]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ChangedByAdmission(readObject(t, dir, "old.yaml"), readObject(t, dir, "new.yaml"), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got {
+		t.Error("ChangedByAdmission = false, want true: the injector re-stamped it")
+	}
+}

@@ -171,5 +171,20 @@ func ChangedByAdmission(old, new *unstructured.Unstructured, p Path) (bool, erro
 	if err != nil {
 		return false, err
 	}
-	return ownersKept(contentOwners(oldMfs, p, nil), contentOwners(mfs, p, nil), newestTime(mfs)), nil
+	return ownersKept(contentOwners(oldMfs, p, objectMetaMaps), contentOwners(mfs, p, objectMetaMaps), newestTime(mfs)), nil
+}
+
+// objectMetaMaps reports whether p is metadata or its annotations or
+// labels: maps of every kind's ObjectMeta, whatever its schema, so that an
+// entry left with only the empty map it once wrote (kubectl apply's
+// f:annotations once kubectl edit took last-applied from it) owns none of
+// their keys (contentOwners).
+func objectMetaMaps(p fieldpath.Path) bool {
+	if len(p) == 0 || p[0].FieldName == nil || *p[0].FieldName != "metadata" {
+		return false
+	}
+	if len(p) == 1 {
+		return true
+	}
+	return len(p) == 2 && p[1].FieldName != nil && (*p[1].FieldName == "annotations" || *p[1].FieldName == "labels")
 }

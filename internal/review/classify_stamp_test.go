@@ -2,9 +2,11 @@ package review
 
 import (
 	"encoding/json"
+	"os"
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -135,4 +137,24 @@ func TestClassifyBehindStampingWebhookAfterUndo(t *testing.T) {
 		},
 	}
 	checkClassified(t, tests)
+}
+
+// kubectl edit --save-config behind a mesh injector, once kubectl edit had
+// taken last-applied from kubectl apply's entry, which keeps only the
+// empty annotations map it once wrote: a save-config (soak seed 271126,
+// sequence 008, with the objects the webhook received; it was denied).
+func TestClassifySaveConfigBesideAnEmptyAnnotationsEntry(t *testing.T) {
+	const dir = "../../merge/testdata/stamped-annotation-save-config-after-apply/"
+	read := func(name string) *unstructured.Unstructured {
+		data, err := os.ReadFile(dir + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return object(t, string(data))
+	}
+	old, new := read("old.yaml"), read("new.yaml")
+	w := newWrite("", "kubectl-edit", authenticationv1.UserInfo{Username: "alice"}, old, new)
+	if got, want := classify(w), policy.SaveConfig; got != want {
+		t.Errorf("classify = %s, want %s", got, want)
+	}
 }
