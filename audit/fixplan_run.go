@@ -83,10 +83,9 @@ func (r *Runner) fix(ctx context.Context, report *Report) *Report {
 // result for the counter.
 func (r *Runner) writeFix(ctx context.Context, log logr.Logger, of *ObjectFix) string {
 	ref := of.Object
-	fresh, err := r.scanner.Recheck(ctx, of)
-	if err == nil {
+	fresh, err := r.scanner.WriteFresh(ctx, r.opts.Fixer, of)
+	if fresh != nil {
 		of = fresh
-		err = r.opts.Fixer.Write(ctx, of)
 	}
 	switch {
 	case errors.Is(err, ErrChanged) || errors.Is(err, ErrGone):

@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -54,6 +55,35 @@ func (s *Scanner) Recheck(ctx context.Context, of *ObjectFix) (*ObjectFix, error
 	fresh := fixes[0]
 	fresh.ResourceVersion = obj.GetResourceVersion()
 	return fresh, nil
+}
+
+// freshRetries is how many times WriteFresh reads, rechecks and writes
+// again after the API server refused a write only because the object
+// moved on since the recheck.
+const freshRetries = 3
+
+// WriteFresh rechecks of (Recheck) and writes the fix as it is now with
+// fixer, and returns what it wrote. When the write's tests fail (a write
+// landed between the recheck's read and the patch: most often a
+// controller's status update), it rechecks and writes again, up to
+// freshRetries times, each time against what the scan found, so a change
+// of what the fix relies on still ends with ErrChanged and nothing
+// written; a status update alone no longer makes the fix fail. This is
+// client-go's retry.RetryOnConflict, but the conflict here is a failed
+// test of a JSON patch (which the API server answers as Invalid), not a
+// 409.
+func (s *Scanner) WriteFresh(ctx context.Context, fixer *Fixer, of *ObjectFix) (*ObjectFix, error) {
+	for attempt := 0; ; attempt++ {
+		fresh, err := s.Recheck(ctx, of)
+		if err != nil {
+			return nil, err
+		}
+		err = fixer.Write(ctx, fresh)
+		if errors.Is(err, ErrChanged) && attempt < freshRetries && ctx.Err() == nil {
+			continue
+		}
+		return fresh, err
+	}
 }
 
 // sameFix reports whether a and b fix the same findings with the same

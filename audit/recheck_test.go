@@ -6,9 +6,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
 )
 
@@ -108,4 +110,37 @@ func TestRunnerRechecksBeforeWriting(t *testing.T) {
 // result.
 func counterValue(r *Runner, result string) float64 {
 	return testutil.ToFloat64(r.fixes.WithLabelValues("orphaned-field", result))
+}
+
+// A write that lands between the recheck's read and the patch (a
+// controller's status update) makes the API server refuse the patch's
+// test of resourceVersion: the Runner reads, rechecks and writes again,
+// and the fix is written (the audit e2e failed on a Deployment the
+// controller was rolling).
+func TestRunnerWritesAgainAfterAStatusUpdate(t *testing.T) {
+	client := newFakeClient(append(readObjects(t, "deployments/restarted.yaml"), namespaceObject("shop", nil))...)
+	var patches []string
+	client.PrependReactor("patch", "deployments", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		patches = append(patches, string(a.(k8stesting.PatchAction).GetPatch()))
+		if len(patches) == 1 {
+			return true, nil, apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web", nil)
+		}
+		return false, nil, nil
+	})
+	r, err := NewRunner(NewScanner(client, testAnalyzer(t), testFixEngine(t)), RunnerOptions{Fixer: NewFixer(client, testMapper(), FixFieldManager)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.RunOnce(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if len(patches) != 2 {
+		t.Errorf("%d patches written, want 2 (refused, then written)", len(patches))
+	}
+	if got := counterValue(r, "applied"); got != 1 {
+		t.Errorf("applied fixes = %v, want 1", got)
+	}
+	if got := counterValue(r, "conflict"); got != 0 {
+		t.Errorf("conflicts = %v, want 0", got)
+	}
 }

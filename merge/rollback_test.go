@@ -61,22 +61,24 @@ func TestDetectRollback(t *testing.T) {
 		return out
 	}
 	revs := readObjects(t, "seed004-undo", "revisions.yaml")
-	// Without the revision's manifest the repair proves the image (the
-	// v2 apply owned it) but not TO_BE_DELETED, which the undo adds.
-	imageOnly := decodeLA(t, readObject(t, "seed004-undo", "before-undo.yaml").GetAnnotations()[LastAppliedAnnotation])
-	container(imageOnly)["image"] = "nginx:latest"
+	// A ControllerRevision copies the object's annotations when it is
+	// made: one without last-applied was made by no client-side apply, so
+	// the values the undo restores from it are no manifest's, and the
+	// repair proves nothing (TO_BE_DELETED, which the undo adds, neither).
+	beforeUndo := decodeLA(t, readObject(t, "seed004-undo", "before-undo.yaml").GetAnnotations()[LastAppliedAnnotation])
 	tests := map[string]struct {
 		revisions    []*unstructured.Unstructured
 		wantNil      bool
 		wantSource   string
 		wantRevision int64
 		wantLA       map[string]any
+		wantFresh    bool
 	}{
 		"the undo restores revision 1 and its ControllerRevision holds v1's last-applied": {
 			revisions: revs, wantSource: "controllerRevision", wantRevision: 1, wantLA: decodeLA(t, v1LA),
 		},
-		"without annotations on the revision last-applied is rebuilt from what the v2 apply owned": {
-			revisions: withoutAnnotations(revs), wantSource: "rebuilt", wantRevision: 1, wantLA: imageOnly,
+		"a revision without annotations proves no restored value": {
+			revisions: withoutAnnotations(revs), wantSource: "rebuilt", wantRevision: 1, wantLA: beforeUndo, wantFresh: true,
 		},
 		"a template that matches no revision is not an undo": {
 			revisions: revs[1:], wantNil: true,
@@ -102,8 +104,8 @@ func TestDetectRollback(t *testing.T) {
 			if rb == nil {
 				t.Fatal("DetectRollback = nil, want an undo")
 			}
-			if rb.RepairSource != tc.wantSource || rb.Revision != tc.wantRevision || !rb.StaleLastApplied || !rb.Confirmed {
-				t.Errorf("source %q revision %d stale %v confirmed %v, want %q %d true true", rb.RepairSource, rb.Revision, rb.StaleLastApplied, rb.Confirmed, tc.wantSource, tc.wantRevision)
+			if rb.RepairSource != tc.wantSource || rb.Revision != tc.wantRevision || rb.StaleLastApplied == tc.wantFresh || !rb.Confirmed {
+				t.Errorf("source %q revision %d stale %v confirmed %v, want %q %d %v true", rb.RepairSource, rb.Revision, rb.StaleLastApplied, rb.Confirmed, tc.wantSource, tc.wantRevision, !tc.wantFresh)
 			}
 			if diff := cmp.Diff(tc.wantLA, decodeLA(t, rb.RepairedLastApplied)); diff != "" {
 				t.Errorf("repaired last-applied (-want +got):\n%s", diff)

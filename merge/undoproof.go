@@ -60,6 +60,14 @@ type undoProof struct {
 	appliedAt time.Time
 	// adjacent: adjacentApply holds.
 	adjacent bool
+	// keptNoManifest: the restored revision is a ControllerRevision
+	// (StatefulSet, DaemonSet), which copies the object's annotations when
+	// it is made, and it kept no last-applied that describes its template:
+	// no client-side apply made that template (a server-side apply, a
+	// kubectl patch or set image did), so a value the undo restored is no
+	// manifest's (soak seed 271126, sequence 018: a kubectl patch's image
+	// written into last-applied).
+	keptNoManifest bool
 }
 
 // repairedLastApplied returns original with the undo's restored paths
@@ -83,6 +91,12 @@ func (pr *undoProof) repairPath(out map[string]any, p Path) {
 		}
 	case o.ok: // changed or removed
 		if !l.ok || !pr.owned(p) {
+			return
+		}
+		if n.ok && pr.keptNoManifest {
+			// The restored value is proven by nothing: the revision's
+			// own annotations say no client-side apply made its
+			// template (see keptNoManifest).
 			return
 		}
 		if n.ok {
@@ -131,6 +145,7 @@ func (a *Analyzer) newUndoProof(rev revision, revs []revision, old, new, origina
 		pr.owned = func(p Path) bool { return ow.onlyClientSideAppliers(owners(mfs, p)) }
 	}
 	pr.adjacent = rev.kind == "ReplicaSet" && adjacentApply(old, rev, revs, changes, pr)
+	pr.keptNoManifest = rev.kind == "ControllerRevision" && pr.manifest == nil
 	return pr, nil
 }
 

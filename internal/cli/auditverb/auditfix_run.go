@@ -36,13 +36,14 @@ func (o *Options) fix(ctx context.Context, c *cluster.Cluster, scanner *audit.Sc
 	for _, of := range fixes {
 		// Read and analyze the object again right before the write: the
 		// fix writes only what still holds, pinned to what this read.
-		fresh, err := scanner.Recheck(ctx, of)
-		switch {
-		case err != nil:
-		case o.Fix == fixApply:
-			err = o.writeFix(ctx, fixer, fresh)
-		default:
-			err = o.previewFix(ctx, fixer, fresh)
+		var err error
+		if o.Fix == fixApply {
+			err = o.writeFix(ctx, scanner, fixer, of)
+		} else {
+			var fresh *audit.ObjectFix
+			if fresh, err = scanner.Recheck(ctx, of); err == nil {
+				err = o.previewFix(ctx, fixer, fresh)
+			}
 		}
 		if err != nil {
 			failed++
@@ -73,13 +74,15 @@ func (o *Options) fixSummary(fixes, failed, notFixed int) {
 	}
 }
 
-// writeFix patches the object; the patch's tests make the API server
-// refuse it when the object changed since the audit.
-func (o *Options) writeFix(ctx context.Context, fixer *audit.Fixer, of *audit.ObjectFix) error {
-	if err := fixer.Write(ctx, of); err != nil {
+// writeFix patches the object as it is now (audit.Scanner.WriteFresh);
+// the patch's tests make the API server refuse it when what the fix relies
+// on changed since the audit.
+func (o *Options) writeFix(ctx context.Context, scanner *audit.Scanner, fixer *audit.Fixer, of *audit.ObjectFix) error {
+	fresh, err := scanner.WriteFresh(ctx, fixer, of)
+	if err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(o.Out, "%s fixed: %s\n", o.objectName(of.Object), of.Summary()+managerNote(fixer, of))
+	_, err = fmt.Fprintf(o.Out, "%s fixed: %s\n", o.objectName(fresh.Object), fresh.Summary()+managerNote(fixer, fresh))
 	return err
 }
 
