@@ -58,7 +58,7 @@ func (r *Reviewer) mutate(ctx context.Context, c *call, req admission.Request) a
 	}
 	logDecisions(ctx, rv, mutations)
 	r.opts.metrics.observe("mutate", rv.Classification(), "patched", started, mutations)
-	return withAudit(admission.PatchResponseFromRaw(c.rawObject(&req), patched).WithWarnings(FitWarnings(r.messages(mutations), mutatingWarningRunes, requestTarget(&req))...), rv, mutations)
+	return withAudit(admission.PatchResponseFromRaw(c.rawObject(&req), patched).WithWarnings(FitWarnings(r.messages(mutations, requestTarget(&req)), mutatingWarningRunes, requestTarget(&req))...), rv, mutations)
 }
 
 // Validating returns the handler of the validating webhook, for a caller
@@ -88,7 +88,7 @@ func (r *Reviewer) validate(ctx context.Context, c *call, req admission.Request)
 	if len(acted) > 0 {
 		r.events.record(rv, rv.DecisionsWith(policy.ActionDeny, policy.ActionWarn))
 	}
-	warnings := FitWarnings(r.messages(rv.DecisionsWith(policy.ActionWarn)), validatingWarningRunes, requestTarget(&req))
+	warnings := FitWarnings(r.messages(rv.DecisionsWith(policy.ActionWarn), requestTarget(&req)), validatingWarningRunes, requestTarget(&req))
 	if denials := rv.DecisionsWith(policy.ActionDeny); len(denials) > 0 {
 		r.opts.metrics.observe("validate", rv.Classification(), "denied", started, acted)
 		return withAudit(admission.Denied(strings.Join(messagesOf(denials), "\n")).WithWarnings(warnings...), rv, acted)
@@ -117,26 +117,20 @@ func (r *Reviewer) errored(ctx context.Context, webhook string, err error) admis
 	}
 	log.FromContext(ctx).Error(err, "review failed", "failOpen", r.opts.failOpen)
 	if r.opts.failOpen {
-		return admission.Allowed("").WithWarnings(r.cut(fmt.Sprintf("apply-hygiene could not review this request and allowed it (failure policy Ignore): %v", err)))
+		return admission.Allowed("").WithWarnings(cutWarning(policy.Decision{Message: fmt.Sprintf("apply-hygiene could not review this request and allowed it (failure policy Ignore): %v", err)}, r.opts.maxWarning, ""))
 	}
 	return admission.Errored(http.StatusInternalServerError, fmt.Errorf("apply-hygiene could not review this request: %w", err))
 }
 
 // messages are the decisions' messages as warnings, each cut to the
-// configured length.
-func (r *Reviewer) messages(ds []policy.Decision) []string {
+// configured length with its command whole (cutWarning); target is the
+// object as kubectl arguments.
+func (r *Reviewer) messages(ds []policy.Decision, target string) []string {
 	out := make([]string, 0, len(ds))
-	for _, m := range messagesOf(ds) {
-		out = append(out, r.cut(m))
+	for _, d := range ds {
+		out = append(out, cutWarning(d, r.opts.maxWarning, target))
 	}
 	return out
-}
-
-func (r *Reviewer) cut(s string) string {
-	if len(s) <= r.opts.maxWarning {
-		return s
-	}
-	return s[:r.opts.maxWarning-len("…")] + "…"
 }
 
 func messagesOf(ds []policy.Decision) []string {

@@ -9,7 +9,9 @@ import (
 
 	"github.com/spf13/pflag"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
@@ -59,6 +61,8 @@ type judge struct {
 	// removals proves removals with the API server when connected
 	// (cluster.removalSticks); nil offline.
 	removals func(ctx context.Context, live, target *unstructured.Unstructured, pointer string, with ...string) (kube.RemovalVerdict, error)
+	// mapper maps kinds to resources when connected; nil offline.
+	mapper meta.RESTMapper
 }
 
 // load prepares the engine (policyFlags.engine) and what the CLI knows of
@@ -71,7 +75,7 @@ func (p *policyFlags) load(ctx context.Context, c *cluster, errOut io.Writer) (*
 	}
 	j := &judge{engine: engine, user: policy.User{Groups: []string{}}, labels: noLabels}
 	if c != nil {
-		j.user, j.labels, j.autoscalers, j.removals = c.whoami(ctx), c.namespaceLabels, c.autoscalers, c.removalSticks
+		j.user, j.labels, j.autoscalers, j.removals, j.mapper = c.whoami(ctx), c.namespaceLabels, c.autoscalers, c.removalSticks, c.mapper
 	}
 	return j, nil
 }
@@ -166,7 +170,22 @@ func loadJudge(ctx context.Context, connected bool, connect func() (*cluster, er
 // liveInput is the policy input of a stored object, as the audit builds
 // it.
 func (j *judge) liveInput(ctx context.Context, obj *unstructured.Unstructured, an *merge.Analysis) *policy.Input {
-	return audit.Input(obj, an, j.namespaceLabels(ctx, obj.GetNamespace()))
+	return audit.Input(obj, j.resource(obj).GroupResource(), an, j.namespaceLabels(ctx, obj.GetNamespace()))
+}
+
+// resource is obj's resource, as the messages' commands name it: the
+// cluster's mapping when connected, else the one kubectl's own naming
+// rules give the kind (deployments for Deployment, ingresses for Ingress),
+// which is every built-in kind's.
+func (j *judge) resource(obj *unstructured.Unstructured) schema.GroupVersionResource {
+	gvk := obj.GroupVersionKind()
+	if j.mapper != nil {
+		if m, err := j.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
+			return m.Resource
+		}
+	}
+	plural, _ := meta.UnsafeGuessKindToResource(gvk)
+	return plural
 }
 
 func (j *judge) namespaceLabels(ctx context.Context, name string) map[string]string {

@@ -13,7 +13,7 @@ test_reset_of_scaled_object_is_denied if {
 	t.all_start_with_rule(ds)
 	some d in ds
 	contains(d.message, "resets it from 5 to 1")
-	contains(d.message, "kubectl hygiene handover deployment/nginx spec.replicas -n default, then apply the manifest without it.")
+	contains(d.message, "kubectl hygiene handover deployments.apps/nginx -n default spec.replicas, then apply the manifest without it.")
 }
 
 test_reset_from_one_is_fine if {

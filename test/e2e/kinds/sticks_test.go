@@ -69,7 +69,7 @@ func TestValueTheServerPutsBackIsNoOrphan(t *testing.T) {
 			patch: `{"spec":{"type":"NodePort","externalTrafficPolicy":"Local"}}`,
 			spec:  "  type: NodePort\n",
 			orphan: `Warning: [orphaned-field] Service $NS/web: spec.externalTrafficPolicy ("Local", set by kubectl-patch at $TS) ` +
-				`is in neither your manifest nor last-applied, so kubectl apply will never remove it. Remove it with: kubectl patch service/web -n $NS ` +
+				`is in neither your manifest nor last-applied, so kubectl apply will never remove it. Remove it with: kubectl patch services/web -n $NS ` +
 				`--type=json -p '[{"op":"test","path":"/spec/externalTrafficPolicy","value":"Local"},{"op":"remove","path":"/spec/externalTrafficPolicy"}]'`,
 		},
 	}

@@ -28,7 +28,7 @@ func TestStatefulSetSwitchedToOnDeleteIsRepaired(t *testing.T) {
 // replicasReset is the denial of an apply that drops replicas=5.
 func replicasReset(ns string) string {
 	return fmt.Sprintf("[replicas-reset] Deployment %s/web: the manifest drops spec.replicas, which last-applied has, so this apply resets it from 5 to 1. "+
-		"To hand replicas over to kubectl scale or an autoscaler, first delete it from last-applied with: kubectl hygiene handover deployment/web spec.replicas -n %s, "+
+		"To hand replicas over to kubectl scale or an autoscaler, first delete it from last-applied with: kubectl hygiene handover deployments.apps/web -n %s spec.replicas, "+
 		"then apply the manifest without it.", ns, ns)
 }
 
@@ -96,7 +96,7 @@ func TestApplyOverKubectlSetEnvWarnsOfRevert(t *testing.T) {
 					`spec.template.spec.containers[name=nginx].env[name=LOG_LEVEL].value back to "info", discarding "debug" set by kubectl-set at `)+
 					timestamp+
 					quote(" since the last apply. To keep that value, put it in your manifest before you apply; see every drifted field with: "+
-						"kubectl hygiene explain deployment/web -n "+f.Namespace))
+						"kubectl hygiene explain deployments.apps/web -n "+f.Namespace))
 			framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.template.spec.containers[0].env[0].value}"), "info")
 		})
 	}
@@ -115,6 +115,6 @@ func TestEnforcementLabelTurnsDenialIntoWarning(t *testing.T) {
 	framework.WantLines(t, res.Stderr, "Warning: [imperative-edit] Deployment "+f.Namespace+"/web: this write by apply-hygiene-admin (field manager kubectl-set) "+
 		`changes fields that last-applied owns: spec.template.spec.containers[name=nginx].image (last-applied "nginx:1.14.2", now "nginx:1.99"); `+
 		"the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, "+
-		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover deployment/web 'spec.template.spec.containers[name=nginx].image' -n "+f.Namespace)
+		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover deployments.apps/web -n "+f.Namespace+" 'spec.template.spec.containers[name=nginx].image'")
 	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.template.spec.containers[0].image}"), "nginx:1.99")
 }
