@@ -112,6 +112,7 @@ func withAudit(resp admission.Response, rv *review.Review, acted []policy.Decisi
 // malformed request, else as the failure policy says.
 func (r *Reviewer) errored(ctx context.Context, webhook string, err error) admission.Response {
 	r.opts.metrics.observeError(webhook, err)
+	tracing.Failed(ctx, failure(err))
 	if isBadRequest(err) {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
@@ -120,6 +121,21 @@ func (r *Reviewer) errored(ctx context.Context, webhook string, err error) admis
 		return admission.Allowed("").WithWarnings(cutWarning(policy.Decision{Message: fmt.Sprintf("apply-hygiene could not review this request and allowed it (failure policy Ignore): %v", err)}, r.opts.maxWarning, ""))
 	}
 	return admission.Errored(http.StatusInternalServerError, fmt.Errorf("apply-hygiene could not review this request: %w", err))
+}
+
+// failure describes a failed review for its span: the error's text when
+// apply-hygiene wrote all of it (a timeout, an overload), else the kind of
+// failure alone (errorReason), since another error's text may quote a
+// field's value.
+func failure(err error) string {
+	switch reason := errorReason(err); reason {
+	case "timeout", "overload":
+		return "apply-hygiene could not review this request: " + err.Error()
+	case "internal":
+		return "apply-hygiene could not review this request (internal error; the error's text is not recorded: it may quote a field's value)"
+	default:
+		return "apply-hygiene could not review this request (" + strings.ReplaceAll(reason, "_", " ") + "; the error's text is not recorded: it may quote a field's value)"
+	}
 }
 
 // messages are the decisions' messages as warnings, each cut to the
