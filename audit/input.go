@@ -2,6 +2,7 @@ package audit
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
@@ -12,11 +13,13 @@ import (
 // revision): no request beyond the object's name, the classification
 // "audit", and the labels of its namespace (nil: none). A scan evaluates
 // it for every object; kubectl hygiene explain for the object it explains.
-func Input(obj *unstructured.Unstructured, an *merge.Analysis, namespaceLabels map[string]string) *policy.Input {
+// resource is obj's resource, whose group and name the messages' commands
+// name the object by; the zero value when unknown.
+func Input(obj *unstructured.Unstructured, resource schema.GroupResource, an *merge.Analysis, namespaceLabels map[string]string) *policy.Input {
 	if namespaceLabels == nil {
 		namespaceLabels = map[string]string{}
 	}
-	return &policy.Input{
+	in := &policy.Input{
 		Request: policy.Request{
 			Object: merge.RefOf(obj),
 			User:   policy.User{Groups: []string{}},
@@ -25,4 +28,8 @@ func Input(obj *unstructured.Unstructured, an *merge.Analysis, namespaceLabels m
 		Classification: Classification,
 		Analysis:       an,
 	}
+	if resource.Resource != "" {
+		in.Request.Resource = &policy.GroupResource{Group: resource.Group, Resource: resource.Resource}
+	}
+	return in
 }

@@ -131,7 +131,7 @@ func (sc *scan) findings(ctx context.Context, gvr schema.GroupVersionResource, o
 		sc.report.Errors = append(sc.report.Errors, ObjectError{Object: merge.RefOf(obj), Err: err})
 	}
 	labels, read := sc.namespaceLabels(ctx, obj.GetNamespace())
-	in := Input(obj, an, labels)
+	in := Input(obj, gvr.GroupResource(), an, labels)
 	decisions, err := sc.evaluator.Evaluate(ctx, in)
 	if err != nil {
 		return nil, fmt.Errorf("evaluating policies for %s %s: %w", obj.GetKind(), objectName(in.Request.Object), err)

@@ -40,6 +40,7 @@ decisions contains lib.decision_or("no-edit-in-prod", "deny", msg, []) if {
 		Request: policy.Request{
 			Operation:    "UPDATE",
 			Object:       deployment,
+			Resource:     &policy.GroupResource{Group: "apps", Resource: "deployments"},
 			User:         policy.User{Username: "alice", Groups: []string{"system:authenticated"}},
 			FieldManager: "kubectl-edit",
 		},
@@ -60,7 +61,7 @@ decisions contains lib.decision_or("no-edit-in-prod", "deny", msg, []) if {
 		fmt.Println(d.Action, d.Paths, d.Message)
 	}
 	// Output:
-	// warn [spec.replicas] [imperative-edit] Deployment shop/web: this write by alice (field manager kubectl-edit) changes fields that last-applied owns: spec.replicas (last-applied 2, now 5); the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover deployment/web spec.replicas -n shop
+	// warn [spec.replicas] [imperative-edit] Deployment shop/web: this write by alice (field manager kubectl-edit) changes fields that last-applied owns: spec.replicas (last-applied 2, now 5); the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover deployments.apps/web -n shop spec.replicas
 	// warn [] [no-edit-in-prod] Deployment shop/web: use kubectl apply in prod
 }
 

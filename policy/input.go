@@ -58,11 +58,26 @@ type Request struct {
 	DryRun bool `json:"dryRun"`
 	// Object names the object written.
 	Object merge.ObjectRef `json:"object"`
+	// Resource is the object's resource and group, as the API server
+	// names them (the admission request's resource; the audit's): the
+	// messages' commands name the object as kubectl's
+	// RESOURCE.GROUP/NAME with it, which no kind of the same name in
+	// another group can take. Nil (left out) when unknown: the commands
+	// then name it by its kind and group.
+	Resource *GroupResource `json:"resource,omitempty"`
 	// User is who sent the request.
 	User User `json:"user"`
 	// FieldManager is the effective field manager of this write; "" when
 	// none was sent.
 	FieldManager string `json:"fieldManager"`
+}
+
+// GroupResource is a resource and its API group ("" for the core group).
+type GroupResource struct {
+	// Group is the API group, e.g. "apps"; "" for the core group.
+	Group string `json:"group"`
+	// Resource is the resource, plural and lower case, e.g. "deployments".
+	Resource string `json:"resource"`
 }
 
 // User is the authenticated user of a request.

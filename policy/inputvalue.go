@@ -92,16 +92,21 @@ func requestValue(r Request) ast.Value {
 		}
 		groups = ast.NewArray(terms...)
 	}
-	return ast.NewObject(
+	fields := [][2]*ast.Term{
 		item("uid", str(r.UID)),
 		item("operation", str(r.Operation)),
 		item("subresource", str(r.Subresource)),
 		item("dryRun", boolean(r.DryRun)),
 		item("object", refValue(r.Object)),
+	}
+	if r.Resource != nil {
+		fields = append(fields, item("resource", ast.NewObject(item("group", str(r.Resource.Group)), item("resource", str(r.Resource.Resource)))))
+	}
+	return ast.NewObject(append(fields,
 		item("user", ast.NewObject(item("username", str(r.User.Username)), item("groups", groups),
 			item("serviceAccount", boolean(r.User.ServiceAccount)))),
 		item("fieldManager", str(r.FieldManager)),
-	)
+	)...)
 }
 
 func labelsValue(labels map[string]string) ast.Value {

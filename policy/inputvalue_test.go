@@ -84,6 +84,7 @@ func everyField(t *testing.T) *Input {
 	in.Analysis.Rollback = &merge.Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 3, Confirmed: true,
 		StaleLastApplied: true, RepairSource: "rebuilt", RepairedLastApplied: "{}\n", Changes: []merge.FieldFact{fact}}
 	in.Request.Object.Namespace = ""
+	in.Request.Resource = &GroupResource{Group: "apps", Resource: "deployments\xff"}
 	in.Autoscaling = &Autoscaling{ManifestReplicas: float64(3), Autoscalers: []Autoscaler{
 		{Name: "web", MinReplicas: 2, MaxReplicas: 10, CurrentReplicas: 3, DesiredReplicas: 5}, {Name: "bad\xff"}}}
 	return in

@@ -44,8 +44,8 @@ func TestRemovePatchesReachRego(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"Remove it with: kubectl patch deployment/nginx -n default --type=json -p '" + patch + "'",
-		"Remove it with: kubectl edit deployment/nginx -n default",
+		"Remove it with: kubectl patch deployments.apps/nginx -n default --type=json -p '" + patch + "'",
+		"Remove it with: kubectl edit deployments.apps/nginx -n default",
 	}
 	if len(got) != 2 || !endsWith(got[0].Message, want[0]) || !endsWith(got[1].Message, want[1]) {
 		t.Errorf("decisions = %+v, want messages ending with %q", got, want)

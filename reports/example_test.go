@@ -25,7 +25,7 @@ func Example() {
 	scan := &audit.Report{
 		Findings: []audit.Finding{{
 			Rule: policy.RuleImperativeEdit, Action: policy.ActionDeny, Path: "spec.replicas",
-			Message: "[imperative-edit] Deployment shop/web: spec.replicas was changed outside kubectl apply … first with: kubectl hygiene handover deployment/web spec.replicas -n shop", Command: "kubectl hygiene handover deployment/web spec.replicas -n shop",
+			Message: "[imperative-edit] Deployment shop/web: spec.replicas was changed outside kubectl apply … first with: kubectl hygiene handover deployments.apps/web -n shop spec.replicas", Command: "kubectl hygiene handover deployments.apps/web -n shop spec.replicas",
 			Object: merge.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}, UID: "1",
 		}},
 		Objects:    2,
@@ -47,7 +47,7 @@ func Example() {
 	// Output:
 	// Report shop/apply-hygiene
 	// imperative-edit fail medium spec.replicas
-	// fix: kubectl hygiene handover deployment/web spec.replicas -n shop
+	// fix: kubectl hygiene handover deployments.apps/web -n shop spec.replicas
 	// pass=1 fail=1 warn=0 dropped=0
 }
 

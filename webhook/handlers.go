@@ -58,7 +58,7 @@ func (r *Reviewer) mutate(ctx context.Context, c *call, req admission.Request) a
 	}
 	logDecisions(ctx, rv, mutations)
 	r.opts.metrics.observe("mutate", rv.Classification(), "patched", started, mutations)
-	return withAudit(admission.PatchResponseFromRaw(c.rawObject(&req), patched).WithWarnings(FitWarnings(r.messages(mutations), mutatingWarningRunes, requestTarget(&req))...), rv, mutations)
+	return withAudit(admission.PatchResponseFromRaw(c.rawObject(&req), patched).WithWarnings(FitWarnings(r.messages(mutations, requestTarget(&req)), mutatingWarningRunes, requestTarget(&req))...), rv, mutations)
 }
 
 // Validating returns the handler of the validating webhook, for a caller
@@ -88,7 +88,7 @@ func (r *Reviewer) validate(ctx context.Context, c *call, req admission.Request)
 	if len(acted) > 0 {
 		r.events.record(rv, rv.DecisionsWith(policy.ActionDeny, policy.ActionWarn))
 	}
-	warnings := FitWarnings(r.messages(rv.DecisionsWith(policy.ActionWarn)), validatingWarningRunes, requestTarget(&req))
+	warnings := FitWarnings(r.messages(rv.DecisionsWith(policy.ActionWarn), requestTarget(&req)), validatingWarningRunes, requestTarget(&req))
 	if denials := rv.DecisionsWith(policy.ActionDeny); len(denials) > 0 {
 		r.opts.metrics.observe("validate", rv.Classification(), "denied", started, acted)
 		return withAudit(admission.Denied(strings.Join(messagesOf(denials), "\n")).WithWarnings(warnings...), rv, acted)
@@ -112,31 +112,41 @@ func withAudit(resp admission.Response, rv *review.Review, acted []policy.Decisi
 // malformed request, else as the failure policy says.
 func (r *Reviewer) errored(ctx context.Context, webhook string, err error) admission.Response {
 	r.opts.metrics.observeError(webhook, err)
+	tracing.Failed(ctx, failure(err))
 	if isBadRequest(err) {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
 	log.FromContext(ctx).Error(err, "review failed", "failOpen", r.opts.failOpen)
 	if r.opts.failOpen {
-		return admission.Allowed("").WithWarnings(r.cut(fmt.Sprintf("apply-hygiene could not review this request and allowed it (failure policy Ignore): %v", err)))
+		return admission.Allowed("").WithWarnings(cutWarning(policy.Decision{Message: fmt.Sprintf("apply-hygiene could not review this request and allowed it (failure policy Ignore): %v", err)}, r.opts.maxWarning, ""))
 	}
 	return admission.Errored(http.StatusInternalServerError, fmt.Errorf("apply-hygiene could not review this request: %w", err))
 }
 
-// messages are the decisions' messages as warnings, each cut to the
-// configured length.
-func (r *Reviewer) messages(ds []policy.Decision) []string {
-	out := make([]string, 0, len(ds))
-	for _, m := range messagesOf(ds) {
-		out = append(out, r.cut(m))
+// failure describes a failed review for its span: the error's text when
+// apply-hygiene wrote all of it (a timeout, an overload), else the kind of
+// failure alone (errorReason), since another error's text may quote a
+// field's value.
+func failure(err error) string {
+	switch reason := errorReason(err); reason {
+	case "timeout", "overload":
+		return "apply-hygiene could not review this request: " + err.Error()
+	case "internal":
+		return "apply-hygiene could not review this request (internal error; the error's text is not recorded: it may quote a field's value)"
+	default:
+		return "apply-hygiene could not review this request (" + strings.ReplaceAll(reason, "_", " ") + "; the error's text is not recorded: it may quote a field's value)"
 	}
-	return out
 }
 
-func (r *Reviewer) cut(s string) string {
-	if len(s) <= r.opts.maxWarning {
-		return s
+// messages are the decisions' messages as warnings, each cut to the
+// configured length with its command whole (cutWarning); target is the
+// object as kubectl arguments.
+func (r *Reviewer) messages(ds []policy.Decision, target string) []string {
+	out := make([]string, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, cutWarning(d, r.opts.maxWarning, target))
 	}
-	return s[:r.opts.maxWarning-len("…")] + "…"
+	return out
 }
 
 func messagesOf(ds []policy.Decision) []string {

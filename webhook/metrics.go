@@ -103,18 +103,24 @@ func (m *Metrics) observeError(webhook string, err error) {
 	if m == nil {
 		return
 	}
-	reason := "internal"
+	m.errors.WithLabelValues(webhook, errorReason(err)).Inc()
+}
+
+// errorReason is the kind of a review's failure, the reason label of the
+// errors metric: bad_request, timeout, overload, shadow_mismatch or
+// internal.
+func errorReason(err error) string {
 	switch {
 	case isBadRequest(err):
-		reason = "bad_request"
+		return "bad_request"
 	case errors.Is(err, errTooSlow):
-		reason = "timeout"
+		return "timeout"
 	case errors.Is(err, errOverload):
-		reason = "overload"
+		return "overload"
 	case errors.Is(err, merge.ErrShadowMismatch):
-		reason = "shadow_mismatch"
+		return "shadow_mismatch"
 	}
-	m.errors.WithLabelValues(webhook, reason).Inc()
+	return "internal"
 }
 
 func (m *Metrics) observeEvaluation(d time.Duration) {

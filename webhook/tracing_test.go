@@ -2,7 +2,9 @@ package webhook
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,8 +15,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
 // apiServerTraceparent is a W3C traceparent as kube-apiserver sends it
@@ -195,4 +200,51 @@ func bodyStrings(t *testing.T, body []byte) []string {
 	walk(review.Request.Object)
 	walk(review.Request.OldObject)
 	return out
+}
+
+// A review that fails is answered with HTTP 200 and an AdmissionResponse
+// whose status is 500 (failure policy Fail) or an allowance with a warning
+// (Ignore): its root span is marked failed all the same (found by review:
+// it was OK), with a message that names the failure and never the error's
+// text, which may quote a field's value.
+func TestFailedReviewSpanIsAnError(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join("testdata", "reviews", "deployment-edit.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	failing := policy.EvaluatorFunc(func(context.Context, *policy.Input) ([]policy.Decision, error) {
+		return nil, errors.New(`evaluating policies: spec.template.spec.containers[name=web].env[name=TOKEN].value "s3cr3t" is not a string`)
+	})
+	for name, failOpen := range map[string]bool{"failure policy Fail": false, "failure policy Ignore": true} {
+		t.Run(name, func(t *testing.T) {
+			spans := tracetest.NewSpanRecorder()
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+			r := NewReviewer(failing, loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json")),
+				WithTracerProvider(tp), WithFailOpen(failOpen))
+			req := httptest.NewRequest(http.MethodPost, "/validate", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			r.Traced("/validate", r.ValidatingEndpoint()).ServeHTTP(rec, req)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("HTTP %d: %s", rec.Code, rec.Body)
+			}
+
+			ended := spans.Ended()
+			root := ended[len(ended)-1]
+			want := sdktrace.Status{Code: codes.Error, Description: "apply-hygiene could not review this request (internal error; the error's text is not recorded: it may quote a field's value)"}
+			if diff := cmp.Diff(want, root.Status()); diff != "" {
+				t.Errorf("root span status (-want +got):\n%s", diff)
+			}
+			for _, s := range ended {
+				for _, kv := range s.Attributes() {
+					if strings.Contains(kv.Value.String(), "s3cr3t") {
+						t.Errorf("span %q attribute %s holds the error's value", s.Name(), kv.Key)
+					}
+				}
+				if strings.Contains(s.Status().Description, "s3cr3t") {
+					t.Errorf("span %q status holds the error's value", s.Name())
+				}
+			}
+		})
+	}
 }

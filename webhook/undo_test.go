@@ -109,7 +109,7 @@ func unconfirmedWarning(kind, namespace, name string) string {
 		"matches none of the revisions exactly (another mutating webhook may have changed it, or the revision predates a default " +
 		"the server now adds), so apply-hygiene left last-applied as it was. It may still describe the newer manifest; then the " +
 		"next kubectl apply will not delete what the restored template has and your manifest does not. See where live differs " +
-		"from last-applied with: kubectl hygiene explain " + strings.ToLower(kind) + "/" + name + " -n " + namespace
+		"from last-applied with: kubectl hygiene explain " + strings.ToLower(kind) + "s.apps/" + name + " -n " + namespace
 }
 
 // stamp adds a pod-template annotation, as a mutating webhook that stamps

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
 // The API server passes on at most 4 KiB (runes) of warnings for one
@@ -28,8 +30,8 @@ const (
 // budget runes: the first ones whole, and, when the rest do not fit, one
 // warning in their place that counts them by rule and names the command
 // that shows them all for target (the object as kubectl arguments,
-// "kind/name -n namespace"). kubectl hygiene diff and explain print every
-// finding whole.
+// "resource.group/name -n namespace"). kubectl hygiene diff and explain
+// print every finding whole.
 func FitWarnings(warnings []string, budget int, target string) []string {
 	total := 0
 	for _, w := range warnings {
@@ -76,15 +78,69 @@ func leftOut(rest []string, target string) string {
 		len(rest), strings.Join(parts, ", "), target)
 }
 
+// cutWarning returns d's message as a warning of at most max bytes, cut at
+// a character's boundary. A longer message is cut before the command it
+// shows (d.Command) and its "with: ", which stay whole: a command cut in
+// the middle is another command. When the command alone does not fit, the
+// warning leaves it out and says that kubectl hygiene explain prints it
+// for target (the object as kubectl arguments).
+func cutWarning(d policy.Decision, max int, target string) string {
+	s := d.Message
+	if len(s) <= max {
+		return s
+	}
+	if i := strings.LastIndex(s, d.Command); d.Command != "" && i >= 0 {
+		head, tail := s[:i], s[i:]
+		if strings.HasSuffix(head, "with: ") {
+			head, tail = strings.TrimSuffix(head, "with: "), "with: "+tail
+		}
+		if room := max - len("… ") - len(tail); room > 0 {
+			return strings.TrimRight(cutAt(head, room), " ") + "… " + tail
+		}
+		tooLong := "… (the command is too long for a warning: kubectl hygiene explain " + target + " prints it)"
+		if room := max - len(tooLong); room > 0 {
+			return strings.TrimRight(cutAt(head, room), " ") + tooLong
+		}
+	}
+	return cutAt(s, max-len("…")) + "…"
+}
+
+// cutAt is s cut to at most n bytes at a character's boundary.
+func cutAt(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 // requestTarget is the object of a request as kubectl arguments, as the
-// policies' messages write it (lib.target).
+// policies' messages write it (lib.target): RESOURCE.GROUP/NAME from the
+// request's resource (a Scale's warnings are about its workload, whose
+// resource the request names), one shell word, then -n and the namespace.
 func requestTarget(req *admission.Request) string {
-	kind := strings.ToLower(req.Kind.Kind)
-	if req.SubResource != "" {
-		kind = req.Resource.Resource // a Scale's warnings are about its workload
+	resource := req.Resource.Resource
+	if req.Resource.Group != "" {
+		resource += "." + req.Resource.Group
 	}
+	target := shellWord(resource + "/" + req.Name)
 	if req.Namespace == "" {
-		return fmt.Sprintf("%s/%s", kind, req.Name)
+		return target
 	}
-	return fmt.Sprintf("%s/%s -n %s", kind, req.Name, req.Namespace)
+	return target + " -n " + shellWord(req.Namespace)
+}
+
+// plainWord matches a word the shell reads as it is (lib.shell_word).
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
+
+// shellWord is s as one shell word, as the policies' lib.shell_word
+// writes it: as is when it is made of letters, digits and . _ / - alone,
+// else in single quotes, a quote in it closed, escaped and reopened.
+func shellWord(s string) string {
+	if plainWord.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

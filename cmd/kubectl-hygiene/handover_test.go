@@ -1,9 +1,12 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -56,5 +59,42 @@ func TestHandoverLosesToAConcurrentApply(t *testing.T) {
 	}
 	if got := obj.GetAnnotations()[merge.LastAppliedAnnotation]; got != applied {
 		t.Errorf("last-applied %q, want the concurrent apply's %q", got, applied)
+	}
+}
+
+// The object named as the messages name it, RESOURCE.GROUP/NAME, and -f
+// matched by group too: the manifest's StatefulSet of another group with
+// the same name, which sets spec.replicas, is not the one handed over.
+func TestHandoverNamesTheObjectWithItsGroup(t *testing.T) {
+	connect := clitest.FakeCluster(t, "testdata/seed004/live.yaml")
+	manifest := filepath.Join(t.TempDir(), "manifest.yaml")
+	writeFile(t, manifest, `apiVersion: example.com/v1
+kind: StatefulSet
+metadata:
+  name: my-wonderhoy-app
+spec:
+  replicas: 2
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: my-wonderhoy-app
+`)
+	stdout, stderr, code := runCluster(t, connect, "handover", "statefulsets.apps/my-wonderhoy-app", "spec.replicas", "-n", "default", "-f", manifest)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	want := "StatefulSet default/my-wonderhoy-app: last-applied no longer has spec.replicas\n" +
+		"The next kubectl apply neither sets nor deletes them: they are their new writer's.\n" +
+		manifest + " sets none of them.\n"
+	if diff := cmp.Diff(want, stdout); diff != "" {
+		t.Errorf("stdout (-want +got):\n%s", diff)
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -123,6 +123,7 @@ func requestSummary(u Update, w write) policy.Request {
 		Subresource:  u.Subresource,
 		DryRun:       u.DryRun,
 		Object:       merge.RefOf(w.new),
+		Resource:     resourceOf(u.Resource),
 		FieldManager: w.manager,
 		User: policy.User{
 			Username:       u.User.Username,
@@ -130,6 +131,15 @@ func requestSummary(u Update, w write) policy.Request {
 			ServiceAccount: isServiceAccount(u.User),
 		},
 	}
+}
+
+// resourceOf is the request's resource for the policy input; nil when
+// the driver does not know it.
+func resourceOf(gvr schema.GroupVersionResource) *policy.GroupResource {
+	if gvr.Resource == "" {
+		return nil
+	}
+	return &policy.GroupResource{Group: gvr.Group, Resource: gvr.Resource}
 }
 
 // beingDeleted reports whether obj is being deleted: the API server has

@@ -53,3 +53,17 @@ func (s Span) End(err error) {
 	}
 	s.span.End()
 }
+
+// Failed marks ctx's span (a review's root span) failed with description,
+// which names the failure. A review is answered with HTTP 200 whatever
+// happens, its failure in the AdmissionResponse (a status code of 500, or
+// an allowance with a warning under failure policy Ignore), so the root
+// span's HTTP status cannot tell. The description must never be an
+// error's text that may quote a field's value.
+func Failed(ctx context.Context, description string) {
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
+		return
+	}
+	span.SetStatus(codes.Error, description)
+}

@@ -55,8 +55,8 @@ test_edited_field_is_an_imperative_edit if {
 	t.all_start_with_rule(ds)
 	some d in ds
 	contains(d.message, `spec.template.spec.containers[name=nginx].image was changed outside kubectl apply by kubectl-edit at 2024-05-01T10:00:00Z (last-applied "nginx:1.14.2", now "nginx:1.99")`)
-	endswith(d.message, "kubectl hygiene handover deployment/nginx 'spec.template.spec.containers[name=nginx].image' -n default")
-	d.fix == "kubectl hygiene handover deployment/nginx 'spec.template.spec.containers[name=nginx].image' -n default"
+	endswith(d.message, "kubectl hygiene handover deployments.apps/nginx -n default 'spec.template.spec.containers[name=nginx].image'")
+	d.fix == "kubectl hygiene handover deployments.apps/nginx -n default 'spec.template.spec.containers[name=nginx].image'"
 }
 
 test_one_decision_per_drifted_field if {
@@ -86,19 +86,19 @@ test_orphan_is_warned_with_command if {
 	t.actions(ds) == {["orphaned-field", "warn"]}
 	some d in ds
 	contains(d.message, `("2024-05-01T12:00:00Z", set by kubectl-rollout at 2024-05-01T12:00:00Z) is not in last-applied`)
-	endswith(d.message, sprintf("Remove it with: kubectl patch deployment/nginx -n default --type=json -p '%s'", [restarted.removePatch]))
+	endswith(d.message, sprintf("Remove it with: kubectl patch deployments.apps/nginx -n default --type=json -p '%s'", [restarted.removePatch]))
 }
 
 test_template_orphan_says_removing_it_rolls_the_pods if {
 	ds := applyhygiene.decisions with input as stored({"orphans": [restarted]})
 	some d in ds
-	contains(d.message, "unless your manifest sets it. Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: kubectl patch deployment/nginx -n default")
+	contains(d.message, "unless your manifest sets it. Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: kubectl patch deployments.apps/nginx -n default")
 }
 
 test_orphan_without_patch_names_edit if {
 	ds := applyhygiene.decisions with input as stored({"orphans": [object.remove(restarted, ["removePatch"])]})
 	some d in ds
-	endswith(d.message, "Remove it with: kubectl edit deployment/nginx -n default")
+	endswith(d.message, "Remove it with: kubectl edit deployments.apps/nginx -n default")
 }
 
 test_missing_last_applied_is_warned_without_orphans if {

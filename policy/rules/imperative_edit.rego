@@ -46,8 +46,8 @@ writer := sprintf("this write by %s (field manager %s)", [input.request.user.use
 } else := sprintf("this write by %s", [input.request.user.username])
 
 message := sprintf(
-	"[imperative-edit] %s: %s changes fields that last-applied owns: %s; the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, or hand a field over to its new writer by deleting it from last-applied first with: %s",
-	[lib.describe, writer, fields, lib.handover(paths)],
+	"[imperative-edit] %s: %s changes fields that last-applied owns: %s; the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, or hand a field over to its new writer by deleting it from last-applied first with: %s%s",
+	[lib.describe, writer, fields, lib.handover(paths), lib.handover_more(paths)],
 )
 
 server_side_message := sprintf(

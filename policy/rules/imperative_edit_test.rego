@@ -21,7 +21,7 @@ test_edit_of_owned_field_is_denied if {
 	t.all_start_with_rule(ds)
 	some d in ds
 	contains(d.message, `spec.template.spec.containers[name=nginx].image (last-applied "nginx:1.14.2", now "nginx:1.16.1")`)
-	endswith(d.message, "kubectl hygiene handover deployment/nginx 'spec.template.spec.containers[name=nginx].image' -n default")
+	endswith(d.message, "kubectl hygiene handover deployments.apps/nginx -n default 'spec.template.spec.containers[name=nginx].image'")
 }
 
 test_removed_field_reads_removed if {
@@ -52,6 +52,18 @@ test_long_lists_are_cut if {
 	some d in ds
 	contains(d.message, "spec.f5 (last-applied 2, now 5) and 2 more")
 	count(d.paths) == 7
+}
+
+# The hand-over command names the fields the message lists, at most
+# lib.max_listed, so that it stays whole within a warning cut at 1024
+# bytes (found by review: it was cut in the middle), and says outside the
+# command how many it leaves out.
+test_long_lists_keep_the_handover_whole if {
+	many := [object.union(replicas, {"path": sprintf("spec.f%d", [i])}) | some i in numbers.range(1, 7)]
+	ds := imperative_edit.decisions with input as t.make_input("imperative", "kubectl-edit", {"imperativeChanges": many})
+	some d in ds
+	d.fix == "kubectl hygiene handover deployments.apps/nginx -n default spec.f1 spec.f2 spec.f3 spec.f4 spec.f5"
+	endswith(d.message, "first with: kubectl hygiene handover deployments.apps/nginx -n default spec.f1 spec.f2 spec.f3 spec.f4 spec.f5 (it names the first 5 of the 7 fields; hand the 2 others over the same way)")
 }
 
 test_service_account_is_warned if {

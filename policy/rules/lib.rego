@@ -143,13 +143,26 @@ fixed(d, command) := object.union(d, {"fix": command})
 
 # handover(paths) is the command that hands the fields at paths (in the
 # messages' path syntax) over to their new writer by deleting them from
-# last-applied: kubectl hygiene handover, with each path quoted for the
-# shell when it has more than letters, digits and . _ / -.
-handover(paths) := sprintf("kubectl hygiene handover %s %s%s", [
+# last-applied: kubectl hygiene handover with the object, its namespace and
+# then at most max_listed paths, each quoted for the shell when it has more
+# than letters, digits and . _ / -. The cap keeps the command whole within
+# a warning cut at 1024 bytes; handover_more(paths) says what it leaves
+# out.
+handover(paths) := sprintf("kubectl hygiene handover %s%s %s", [
 	kind_name,
-	concat(" ", [shell_word(p) | some p in paths]),
 	namespace_flag,
+	concat(" ", [shell_word(p) | some p in array.slice(paths, 0, max_listed)]),
 ])
+
+# handover_more(paths) is what a message adds after handover(paths) when
+# the command leaves paths out, or "".
+handover_more(paths) := sprintf(" (it names the first %d of the %d fields; hand the %d others over the same way)", [
+	max_listed,
+	count(paths),
+	count(paths) - max_listed,
+]) if {
+	count(paths) > max_listed
+} else := ""
 
 # shell_word(s) is s as one shell word: as is when it is made of letters,
 # digits and . _ / - alone, else in single quotes.
@@ -157,9 +170,32 @@ shell_word(s) := s if {
 	regex.match(`^[A-Za-z0-9._/-]+$`, s)
 } else := sprintf("'%s'", [replace(s, "'", `'\''`)])
 
-# kind_name is the object as kubectl's KIND/NAME argument, one shell word
-# (an RBAC object's name may hold ; $ ( and spaces).
-kind_name := shell_word(sprintf("%s/%s", [lower(obj.kind), obj.name]))
+# kind_name is the object as kubectl's RESOURCE/NAME argument, one shell
+# word (an RBAC object's name may hold ; $ ( and spaces): the resource and
+# its group, as kubectl writes them (deployments.apps/web; configmaps/x in
+# the core group), so that no kind of the same name in another group (a
+# custom resource's Deployment) is taken for it.
+kind_name := shell_word(sprintf("%s/%s", [resource_arg, obj.name]))
+
+# resource_arg is the object's resource qualified by its group: from the
+# request's resource when the driver knows it (admission, the audit, the
+# CLI), else the kind and the group of apiVersion (deployment.apps), which
+# kubectl resolves too.
+resource_arg := qualified(input.request.resource.resource, input.request.resource.group) if {
+	input.request.resource.resource != ""
+} else := qualified(lower(obj.kind), api_group)
+
+# qualified(resource, group) is resource.group, or resource in the core
+# group.
+qualified(resource, group) := resource if {
+	group == ""
+} else := sprintf("%s.%s", [resource, group])
+
+# api_group is the group of the object's apiVersion; "" for the core
+# group (apiVersion "v1").
+api_group := g if {
+	[g, _] := split(obj.apiVersion, "/")
+} else := ""
 
 # namespace_flag is " -n namespace", or "" for a cluster-scoped object.
 namespace_flag := sprintf(" -n %s", [shell_word(obj.namespace)]) if {

@@ -234,22 +234,67 @@ test_analysis_is_empty_without_one if {
 	lib.analysis == {} with input as object.remove(t.make_input("controller", "deployment-controller", {}), {"analysis"})
 }
 
-# The hand-over command names every path, quotes those the shell would
+# The hand-over command names the object as RESOURCE.GROUP/NAME (a kind
+# of the same name in another group, a CRD's Deployment, cannot take it),
+# puts -n before the paths, names every path, quotes those the shell would
 # read as a pattern, and has no -n for a cluster-scoped object.
 test_handover_names_the_paths_as_shell_words if {
-	lib.handover(["spec.replicas", image.path]) == "kubectl hygiene handover deployment/nginx spec.replicas 'spec.template.spec.containers[name=nginx].image' -n default" with input as edit
-	lib.handover(["metadata.labels[it's]"]) == `kubectl hygiene handover deployment/nginx 'metadata.labels[it'\''s]' -n default` with input as edit
-	cluster_role := json.patch(edit, [{"op": "replace", "path": "/request/object", "value": {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "namespace": "", "name": "reader"}}])
-	lib.handover(["rules"]) == "kubectl hygiene handover clusterrole/reader rules" with input as cluster_role
+	lib.handover(["spec.replicas", image.path]) == "kubectl hygiene handover deployments.apps/nginx -n default spec.replicas 'spec.template.spec.containers[name=nginx].image'" with input as edit
+	lib.handover(["metadata.labels[it's]"]) == `kubectl hygiene handover deployments.apps/nginx -n default 'metadata.labels[it'\''s]'` with input as edit
+	cluster_role := json.patch(edit, [
+		{"op": "replace", "path": "/request/object", "value": {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "namespace": "", "name": "reader"}},
+		{"op": "replace", "path": "/request/resource", "value": {"group": "rbac.authorization.k8s.io", "resource": "clusterroles"}},
+	])
+	lib.handover(["rules"]) == "kubectl hygiene handover clusterroles.rbac.authorization.k8s.io/reader rules" with input as cluster_role
+}
+
+# The core group has no suffix; a kind of another group is told apart by
+# its group, from the request's resource.
+test_handover_names_the_resource_and_its_group if {
+	config_map := json.patch(edit, [
+		{"op": "replace", "path": "/request/object", "value": {"apiVersion": "v1", "kind": "ConfigMap", "namespace": "default", "name": "settings"}},
+		{"op": "replace", "path": "/request/resource", "value": {"group": "", "resource": "configmaps"}},
+	])
+	lib.handover(["data.a"]) == "kubectl hygiene handover configmaps/settings -n default data.a" with input as config_map
+	custom := json.patch(edit, [
+		{"op": "replace", "path": "/request/object", "value": {"apiVersion": "example.com/v1", "kind": "Deployment", "namespace": "default", "name": "nginx"}},
+		{"op": "replace", "path": "/request/resource", "value": {"group": "example.com", "resource": "deployments"}},
+	])
+	lib.handover(["spec.replicas"]) == "kubectl hygiene handover deployments.example.com/nginx -n default spec.replicas" with input as custom
+	lib.target == "deployments.example.com/nginx -n default" with input as custom
+}
+
+# Without the request's resource (a user policy's test input), the
+# command names the kind and the group of apiVersion, which kubectl
+# resolves too.
+test_handover_without_a_resource_names_the_kind_and_group if {
+	lib.handover(["spec.replicas"]) == "kubectl hygiene handover deployment.apps/nginx -n default spec.replicas" with input as json.remove(edit, ["request/resource"])
+	core := json.patch(json.remove(edit, ["request/resource"]), [{"op": "replace", "path": "/request/object", "value": {"apiVersion": "v1", "kind": "ConfigMap", "namespace": "default", "name": "settings"}}])
+	lib.handover(["data.a"]) == "kubectl hygiene handover configmap/settings -n default data.a" with input as core
+}
+
+# At most max_listed paths, so that the command stays whole in a warning
+# cut at 1024 bytes; handover_more says how many it leaves out.
+test_handover_names_at_most_max_listed_paths if {
+	paths := [sprintf("data.k%d", [i]) | some i in numbers.range(1, 8)]
+	lib.handover(paths) == "kubectl hygiene handover deployments.apps/nginx -n default data.k1 data.k2 data.k3 data.k4 data.k5" with input as edit
+	lib.handover_more(paths) == " (it names the first 5 of the 8 fields; hand the 3 others over the same way)"
+	lib.handover_more(array.slice(paths, 0, 5)) == ""
 }
 
 # An object's name is one shell word too: an RBAC object's name may hold
 # ; $ ( and spaces, and a pasted command must never run them (found by
 # review: a ClusterRole named "reader;touch pwned;x").
 test_handover_quotes_the_object_name if {
-	hostile := json.patch(edit, [{"op": "replace", "path": "/request/object", "value": {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "namespace": "team-a", "name": "$(id>&2)"}}])
-	lib.handover(["rules"]) == `kubectl hygiene handover 'role/$(id>&2)' rules -n team-a` with input as hostile
-	lib.explain == `kubectl hygiene explain 'role/$(id>&2)' -n team-a` with input as hostile
-	cluster_role := json.patch(edit, [{"op": "replace", "path": "/request/object", "value": {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "namespace": "", "name": "reader;touch pwned;x"}}])
-	lib.handover(["rules"]) == `kubectl hygiene handover 'clusterrole/reader;touch pwned;x' rules` with input as cluster_role
+	hostile := json.patch(edit, [
+		{"op": "replace", "path": "/request/object", "value": {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "namespace": "team-a", "name": "$(id>&2)"}},
+		{"op": "replace", "path": "/request/resource", "value": {"group": "rbac.authorization.k8s.io", "resource": "roles"}},
+	])
+	lib.handover(["rules"]) == `kubectl hygiene handover 'roles.rbac.authorization.k8s.io/$(id>&2)' -n team-a rules` with input as hostile
+	lib.explain == `kubectl hygiene explain 'roles.rbac.authorization.k8s.io/$(id>&2)' -n team-a` with input as hostile
+	cluster_role := json.patch(edit, [
+		{"op": "replace", "path": "/request/object", "value": {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "namespace": "", "name": "reader;touch pwned;x"}},
+		{"op": "replace", "path": "/request/resource", "value": {"group": "rbac.authorization.k8s.io", "resource": "clusterroles"}},
+	])
+	lib.handover(["rules"]) == `kubectl hygiene handover 'clusterroles.rbac.authorization.k8s.io/reader;touch pwned;x' rules` with input as cluster_role
 }

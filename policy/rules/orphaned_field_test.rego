@@ -19,7 +19,7 @@ test_orphan_is_warned_with_command if {
 	t.all_start_with_rule(ds)
 	some d in ds
 	contains(d.message, `("2022-07-26T11:44:32+08:00", set by kubectl-rollout at 2022-07-26T03:44:32Z)`)
-	endswith(d.message, sprintf("Remove it with: kubectl patch deployment/nginx -n default --type=json -p '%s'", [restarted.removePatch]))
+	endswith(d.message, sprintf("Remove it with: kubectl patch deployments.apps/nginx -n default --type=json -p '%s'", [restarted.removePatch]))
 }
 
 test_one_decision_per_orphan if {
@@ -52,7 +52,7 @@ test_template_orphan_says_removing_it_rolls_the_pods if {
 	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [restarted]})
 	t.all_start_with_rule(ds)
 	some d in ds
-	contains(d.message, "so kubectl apply will never remove it. Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: kubectl patch deployment/nginx -n default --type=json -p '")
+	contains(d.message, "so kubectl apply will never remove it. Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: kubectl patch deployments.apps/nginx -n default --type=json -p '")
 }
 
 test_prune_of_template_orphan_says_this_apply_rolls_the_pods if {
@@ -67,7 +67,7 @@ test_prune_of_template_orphan_says_this_apply_rolls_the_pods if {
 test_orphan_outside_template_rolls_nothing if {
 	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [debug_label]})
 	some d in ds
-	contains(d.message, sprintf("so kubectl apply will never remove it. Remove it with: kubectl patch deployment/nginx -n default --type=json -p '%s'", [debug_label.removePatch]))
+	contains(d.message, sprintf("so kubectl apply will never remove it. Remove it with: kubectl patch deployments.apps/nginx -n default --type=json -p '%s'", [debug_label.removePatch]))
 	not contains(d.message, "roll")
 }
 
@@ -77,9 +77,10 @@ test_job_template_orphan_changes_the_next_jobs if {
 	env := {"path": "spec.jobTemplate.spec.template.spec.containers[name=backup].env[name=DEBUG]", "live": {"name": "DEBUG", "value": "1"}}
 	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [env]})
 		with input.request.object as {"apiVersion": "batch/v1", "kind": "CronJob", "namespace": "default", "name": "backup"}
+		with input.request.resource as {"group": "batch", "resource": "cronjobs"}
 	some d in ds
 	startswith(d.message, "[orphaned-field] CronJob default/backup: spec.jobTemplate.spec.template.spec.containers[name=backup].env[name=DEBUG] (")
-	endswith(d.message, "so kubectl apply will never remove it. Removing it changes the pod template of the Jobs that the CronJob creates from then on (running Jobs keep theirs). Remove it with: kubectl edit cronjob/backup -n default")
+	endswith(d.message, "so kubectl apply will never remove it. Removing it changes the pod template of the Jobs that the CronJob creates from then on (running Jobs keep theirs). Remove it with: kubectl edit cronjobs.batch/backup -n default")
 }
 
 # A Job's or a ReplicaSet's template shapes the pods it creates next; no
@@ -87,13 +88,15 @@ test_job_template_orphan_changes_the_next_jobs if {
 test_template_orphan_of_a_kind_without_rollout_changes_the_next_pods if {
 	label := {"path": "spec.template.metadata.labels.debug", "live": "1"}
 	every ref in [
-		{"apiVersion": "batch/v1", "kind": "Job", "namespace": "default", "name": "migrate"},
-		{"apiVersion": "apps/v1", "kind": "ReplicaSet", "namespace": "default", "name": "migrate"},
+		{"apiVersion": "batch/v1", "kind": "Job", "namespace": "default", "name": "migrate", "resource": "jobs.batch"},
+		{"apiVersion": "apps/v1", "kind": "ReplicaSet", "namespace": "default", "name": "migrate", "resource": "replicasets.apps"},
 	] {
+		[resource, group] := split(ref.resource, ".")
 		ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [label]})
-			with input.request.object as ref
+			with input.request.object as object.remove(ref, ["resource"])
+			with input.request.resource as {"group": group, "resource": resource}
 		some d in ds
-		endswith(d.message, sprintf("so kubectl apply will never remove it. Removing it changes the pod template of the pods that the %s creates from then on (running pods keep theirs). Remove it with: kubectl edit %s/migrate -n default", [ref.kind, lower(ref.kind)]))
+		endswith(d.message, sprintf("so kubectl apply will never remove it. Removing it changes the pod template of the pods that the %s creates from then on (running pods keep theirs). Remove it with: kubectl edit %s/migrate -n default", [ref.kind, ref.resource]))
 	}
 }
 
@@ -102,14 +105,14 @@ test_template_prefix_is_a_whole_field if {
 	tpl := {"path": "spec.templateGeneration", "live": 3, "removePatch": ""}
 	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [tpl]})
 	some d in ds
-	endswith(d.message, "so kubectl apply will never remove it. Remove it with: kubectl edit deployment/nginx -n default")
+	endswith(d.message, "so kubectl apply will never remove it. Remove it with: kubectl edit deployments.apps/nginx -n default")
 }
 
 test_without_patch_suggests_edit if {
 	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [object.remove(restarted, ["removePatch", "owners"])]})
 	some d in ds
 	contains(d.message, "set by an unknown writer")
-	endswith(d.message, "Remove it with: kubectl edit deployment/nginx -n default")
+	endswith(d.message, "Remove it with: kubectl edit deployments.apps/nginx -n default")
 }
 
 test_edit_is_not_checked if {

@@ -31,7 +31,28 @@ message(r, a) := sprintf(
 } else := sprintf(
 	"[replicas-reset] %s: the manifest drops %s, which last-applied has, so this apply %s. To hand replicas over to kubectl scale or an autoscaler, first delete it from last-applied with: %s, then apply the manifest without it.",
 	[lib.describe, r.path, outcome(r), lib.handover([r.path])],
+) if {
+	a == "deny"
+} else := sprintf(
+	"[replicas-reset] %s: the manifest drops %s, which last-applied has, so this apply %s, and last-applied no longer has it: from now on kubectl apply leaves it to kubectl scale or an autoscaler. To keep %s, set it back with: %s",
+	[lib.describe, r.path, outcome(r), lib.show(r, "live"), set_back(r)],
 )
 
-# fix(a, r) is the command of the hand-over; none when apply-hygiene makes it.
-fix(a, r) := "" if a == "repair" else := lib.handover([r.path])
+# fix(a, r) is the command a message ends with: the hand-over while the
+# apply is denied (last-applied still has replicas); none when
+# apply-hygiene makes the hand-over (repair); else, for an apply let
+# through (warn, dryrun), which has dropped replicas from last-applied so
+# that a hand-over would fail, the command that sets the count back.
+fix(a, r) := "" if {
+	a == "repair"
+} else := lib.handover([r.path]) if {
+	a == "deny"
+} else := set_back(r)
+
+# set_back(r) sets replicas back to the live count before the apply:
+# kubectl scale for the built-in kinds, whose scale subresource sets
+# spec.replicas; a merge patch for the others (a CRD may have no scale
+# subresource, or one that sets another field).
+set_back(r) := sprintf("kubectl scale %s --replicas=%s", [lib.target, lib.show(r, "live")]) if {
+	[lib.obj.apiVersion, lib.obj.kind] in {["apps/v1", "Deployment"], ["apps/v1", "StatefulSet"], ["apps/v1", "ReplicaSet"], ["v1", "ReplicationController"]}
+} else := sprintf("kubectl patch %s --type=merge -p %s", [lib.target, lib.shell_quote(json.marshal({"spec": {"replicas": r.live}}))])

@@ -13,7 +13,8 @@ test_reset_of_scaled_object_is_denied if {
 	t.all_start_with_rule(ds)
 	some d in ds
 	contains(d.message, "resets it from 5 to 1")
-	contains(d.message, "kubectl hygiene handover deployment/nginx spec.replicas -n default, then apply the manifest without it.")
+	contains(d.message, "kubectl hygiene handover deployments.apps/nginx -n default spec.replicas, then apply the manifest without it.")
+	d.fix == "kubectl hygiene handover deployments.apps/nginx -n default spec.replicas"
 }
 
 test_reset_from_one_is_fine if {
@@ -32,11 +33,43 @@ test_server_side_apply_is_not_checked if {
 }
 
 # A GitOps controller syncing with client-side apply is a service account:
-# warned, so its retries do not fail while an autoscaler takes over.
+# warned, so its retries do not fail while an autoscaler takes over. The
+# apply goes through and drops replicas from last-applied, so the
+# hand-over would fail ("last-applied has no spec.replicas"): the warning
+# says how to set the count back instead (found by review).
 test_service_account_is_warned if {
 	ds := replicas_reset.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"replicasReset": reset})
 		with input.request.user as t.robot
 	t.actions(ds) == {["replicas-reset", "warn"]}
+	{[d.message, d.fix] | some d in ds} == {[
+		"[replicas-reset] Deployment default/nginx: the manifest drops spec.replicas, which last-applied has, so this apply resets it from 5 to 1, and last-applied no longer has it: from now on kubectl apply leaves it to kubectl scale or an autoscaler. To keep 5, set it back with: kubectl scale deployments.apps/nginx -n default --replicas=5",
+		"kubectl scale deployments.apps/nginx -n default --replicas=5",
+	]}
+}
+
+# Every action that lets the apply through (warn, dryrun) says what can
+# still be done after it, never the hand-over.
+test_an_apply_let_through_never_suggests_the_handover if {
+	every config in [{"action": "warn"}, {"action": "dryrun"}] {
+		ds := replicas_reset.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"replicasReset": reset})
+			with data.applyhygiene.config as {"rules": {"replicas-reset": config}}
+		some d in ds
+		not contains(d.message, "handover")
+		d.fix == "kubectl scale deployments.apps/nginx -n default --replicas=5"
+	}
+}
+
+# A kind without the scale subresource of the built-in kinds (a custom
+# resource, whose CRD may have none) is set back with a merge patch.
+test_a_custom_resource_is_set_back_with_a_patch if {
+	ds := replicas_reset.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"replicasReset": object.remove(reset, ["result"])})
+		with input.request.user as t.robot
+		with input.request.object as {"apiVersion": "example.com/v1", "kind": "Queue", "namespace": "default", "name": "orders"}
+		with input.request.resource as {"group": "example.com", "resource": "queues"}
+	{[d.message, d.fix] | some d in ds} == {[
+		`[replicas-reset] Queue default/orders: the manifest drops spec.replicas, which last-applied has, so this apply removes it (now 5), and last-applied no longer has it: from now on kubectl apply leaves it to kubectl scale or an autoscaler. To keep 5, set it back with: kubectl patch queues.example.com/orders -n default --type=merge -p '{"spec":{"replicas":5}}'`,
+		`kubectl patch queues.example.com/orders -n default --type=merge -p '{"spec":{"replicas":5}}'`,
+	]}
 }
 
 test_service_account_action_is_configurable if {

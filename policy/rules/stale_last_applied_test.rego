@@ -26,7 +26,7 @@ test_stale_last_applied_is_repaired if {
 	t.paths(ds) == {c.path | some c in rollback.changes}
 	t.all_start_with_rule(ds)
 	some d in ds
-	d.message == "[stale-last-applied] Deployment default/nginx: rollout undo restored revision 1 but last-applied still described the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (this supersedes kubectl's warning that rolling back will not update last-applied), so the next kubectl apply deletes what your manifest no longer has. Check with: kubectl apply view-last-applied deployment/nginx -n default"
+	d.message == "[stale-last-applied] Deployment default/nginx: rollout undo restored revision 1 but last-applied still described the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (this supersedes kubectl's warning that rolling back will not update last-applied), so the next kubectl apply deletes what your manifest no longer has. Check with: kubectl apply view-last-applied deployments.apps/nginx -n default"
 }
 
 test_warn_when_configured if {
@@ -80,7 +80,7 @@ test_unconfirmed_undo_warns if {
 	t.paths(ds) == {c.path | some c in rollback.changes}
 	t.all_start_with_rule(ds)
 	some d in ds
-	d.message == "[stale-last-applied] Deployment default/nginx: this write looks like a rollout undo, but its pod template matches none of the revisions exactly (another mutating webhook may have changed it, or the revision predates a default the server now adds), so apply-hygiene left last-applied as it was. It may still describe the newer manifest; then the next kubectl apply will not delete what the restored template has and your manifest does not. See where live differs from last-applied with: kubectl hygiene explain deployment/nginx -n default"
+	d.message == "[stale-last-applied] Deployment default/nginx: this write looks like a rollout undo, but its pod template matches none of the revisions exactly (another mutating webhook may have changed it, or the revision predates a default the server now adds), so apply-hygiene left last-applied as it was. It may still describe the newer manifest; then the next kubectl apply will not delete what the restored template has and your manifest does not. See where live differs from last-applied with: kubectl hygiene explain deployments.apps/nginx -n default"
 }
 
 test_unconfirmed_undo_is_never_denied_nor_repaired if {

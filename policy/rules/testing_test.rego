@@ -35,6 +35,7 @@ make_input(classification, manager, analysis) := {
 		"subresource": "",
 		"dryRun": false,
 		"object": object_ref,
+		"resource": {"group": "apps", "resource": "deployments"},
 		"user": alice,
 		"fieldManager": manager,
 	},

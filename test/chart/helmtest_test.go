@@ -61,8 +61,8 @@ func TestHelmTestOnTheControlPlane(t *testing.T) {
 		devenv.Namespace + ":" + testName + " (field manager kubectl-set) changes fields that last-applied owns: " +
 		`spec.template.spec.containers[name=app].image (last-applied "registry.k8s.io/pause:3.10", now "registry.k8s.io/pause:helm-test"); ` +
 		"the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, " +
-		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover deployment/" +
-		testName + " 'spec.template.spec.containers[name=app].image' -n " + testName
+		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover deployments.apps/" +
+		testName + " -n " + testName + " 'spec.template.spec.containers[name=app].image'"
 	// In this order: each test replaces the pod the last one left.
 	steps := []struct {
 		name      string

@@ -33,5 +33,5 @@ func ExampleNewCmd() {
 	// data.mode            "debug"       kubectl-edit   last-applied,drift
 	// metadata.name        "settings"    -              last-applied
 	// metadata.namespace   "shop"        -              last-applied
-	// DENY: [imperative-edit] ConfigMap shop/settings: data.mode was changed outside kubectl apply by kubectl-edit at 2024-05-01T10:00:00Z (last-applied "quiet", now "debug"); the next kubectl apply puts the last-applied value back without a word. Put the change in your manifest and run kubectl apply, or hand the field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover configmap/settings data.mode -n shop
+	// DENY: [imperative-edit] ConfigMap shop/settings: data.mode was changed outside kubectl apply by kubectl-edit at 2024-05-01T10:00:00Z (last-applied "quiet", now "debug"); the next kubectl apply puts the last-applied value back without a word. Put the change in your manifest and run kubectl apply, or hand the field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover configmaps/settings -n shop data.mode
 }

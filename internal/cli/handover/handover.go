@@ -74,20 +74,23 @@ var _ cli.Verb = (*Options)(nil)
 func NewCmd(streams genericiooptions.IOStreams, connect ConnectFunc, read ReadFunc) *cobra.Command {
 	o := &Options{IOStreams: streams, connect: connect, read: read, kube: genericclioptions.NewConfigFlags(true)}
 	cmd := &cobra.Command{
-		Use:   "handover KIND/NAME PATH... [-f MANIFEST] [--dry-run] [-o json|yaml]",
+		Use:   "handover TYPE/NAME PATH... [-f MANIFEST] [--dry-run] [-o json|yaml]",
 		Short: "Hand fields over to their new writer: delete them from last-applied",
 		Long: `Hand fields over to their new writer (kubectl scale, an autoscaler, a
 deploy robot): delete them from the object's last-applied configuration, so
 that kubectl apply neither sets nor deletes them any more. The paths are
 written as apply-hygiene's messages write them, e.g. spec.replicas or
 'spec.template.spec.containers[name=web].image' (quote them for the shell).
+TYPE is a kind or resource as kubectl takes it; the messages write the
+resource with its group (deployments.apps), which no custom resource's kind
+of the same name can take.
 
 The write is one JSON patch that first tests that last-applied is still the
 one read: when an apply changes it in between, the patch fails and nothing
 is written. A map or list that a deletion leaves empty goes too. Drop the
 paths from your manifest as well (-f checks which ones it still sets): an
 apply of a manifest that sets them takes them back.`,
-		Example: `  kubectl hygiene handover deployment/web spec.replicas -n shop
+		Example: `  kubectl hygiene handover deployments.apps/web -n shop spec.replicas
   kubectl hygiene handover deployment/web 'spec.template.spec.containers[name=web].image' -f web.yaml
   kubectl hygiene handover statefulset/db spec.replicas --dry-run -o json`,
 		RunE: cli.RunE(o),
@@ -214,15 +217,16 @@ func fieldManager(obj *unstructured.Unstructured) (string, error) {
 	}
 }
 
-// stillSet returns the paths that the manifest's object of the same kind
-// and name still sets.
+// stillSet returns the paths that the manifest's object of the same group,
+// kind and name still sets (a custom resource's kind may be named like a
+// built-in one).
 func (o *Options) stillSet(obj *unstructured.Unstructured) ([]string, error) {
 	objs, err := o.read(o.Manifest, o.In)
 	if err != nil {
 		return nil, cli.BadInput(err)
 	}
 	for _, m := range objs {
-		if m.GetKind() != obj.GetKind() || m.GetName() != obj.GetName() {
+		if m.GroupVersionKind().GroupKind() != obj.GroupVersionKind().GroupKind() || m.GetName() != obj.GetName() {
 			continue
 		}
 		set := []string{}

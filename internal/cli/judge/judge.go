@@ -9,7 +9,9 @@ import (
 
 	"github.com/spf13/pflag"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli"
@@ -62,6 +64,8 @@ type Judge struct {
 	// Removals proves removals with the API server when connected
 	// (cluster.Cluster.RemovalSticks); nil offline.
 	Removals func(ctx context.Context, live, target *unstructured.Unstructured, pointer string, with ...string) (kube.RemovalVerdict, error)
+	// mapper maps kinds to resources when connected; nil offline.
+	mapper meta.RESTMapper
 }
 
 // Load prepares the engine (PolicyFlags.Engine) and what the CLI knows of
@@ -75,6 +79,7 @@ func (p *PolicyFlags) Load(ctx context.Context, c *cluster.Cluster, errOut io.Wr
 	j := &Judge{Engine: engine, User: policy.User{Groups: []string{}}, Labels: noLabels}
 	if c != nil {
 		j.User, j.Labels, j.Autoscalers, j.Removals = c.WhoAmI(ctx), c.NamespaceLabels, c.Autoscalers, c.RemovalSticks
+		j.mapper = c.Mapper()
 	}
 	return j, nil
 }
@@ -145,7 +150,22 @@ func (p *PolicyFlags) LoadConnected(ctx context.Context, connected bool, connect
 // LiveInput is the policy input of a stored object, as the audit builds
 // it.
 func (j *Judge) LiveInput(ctx context.Context, obj *unstructured.Unstructured, an *merge.Analysis) *policy.Input {
-	return audit.Input(obj, an, j.namespaceLabels(ctx, obj.GetNamespace()))
+	return audit.Input(obj, j.resource(obj).GroupResource(), an, j.namespaceLabels(ctx, obj.GetNamespace()))
+}
+
+// resource is obj's resource, as the messages' commands name it: the
+// cluster's mapping when connected, else the one kubectl's own naming
+// rules give the kind (deployments for Deployment, ingresses for Ingress),
+// which is every built-in kind's.
+func (j *Judge) resource(obj *unstructured.Unstructured) schema.GroupVersionResource {
+	gvk := obj.GroupVersionKind()
+	if j.mapper != nil {
+		if m, err := j.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
+			return m.Resource
+		}
+	}
+	plural, _ := meta.UnsafeGuessKindToResource(gvk)
+	return plural
 }
 
 func (j *Judge) namespaceLabels(ctx context.Context, name string) map[string]string {

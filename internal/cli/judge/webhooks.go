@@ -19,6 +19,8 @@ import (
 // about which writes are applies.
 type Webhooks struct {
 	reviewer *review.Reviewer
+	// resource maps an object to its resource (Judge.resource).
+	resource func(obj *unstructured.Unstructured) schema.GroupVersionResource
 	// user is who sends the apply: the Judge's user.
 	user authenticationv1.UserInfo
 }
@@ -28,6 +30,7 @@ type Webhooks struct {
 func (j *Judge) Webhooks(analyzer *merge.Analyzer) *Webhooks {
 	return &Webhooks{
 		reviewer: review.NewReviewer(analyzer, j.Engine, judgeCluster{j: j}),
+		resource: j.resource,
 		user:     authenticationv1.UserInfo{Username: j.User.Username, Groups: j.User.Groups},
 	}
 }
@@ -41,7 +44,7 @@ func (j *Judge) Webhooks(analyzer *merge.Analyzer) *Webhooks {
 // decisions of the validating pass, sorted as the engine sorts them.
 // Writes the review core does not review give none.
 func (a *Webhooks) Apply(ctx context.Context, live, result *unstructured.Unstructured) ([]policy.Decision, error) {
-	u := review.Update{FieldManager: merge.ClientSideApplyManager, User: a.user, Old: live, New: result}
+	u := review.Update{FieldManager: merge.ClientSideApplyManager, Resource: a.resource(live), User: a.user, Old: live, New: result}
 	admitted, err := a.reviewer.Admit(ctx, u)
 	if err != nil {
 		return nil, err

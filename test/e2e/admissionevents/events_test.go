@@ -51,7 +51,7 @@ func TestDeniedSetImageLeavesAnEventAndAuditAnnotations(t *testing.T) {
 	denial := fmt.Sprintf("[imperative-edit] Deployment %[1]s/web: this write by apply-hygiene-admin (field manager kubectl-set) changes fields that last-applied owns: "+
 		`spec.template.spec.containers[name=nginx].image (last-applied "nginx:1.14.2", now "nginx:1.99"); `+
 		"the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, "+
-		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover deployment/web 'spec.template.spec.containers[name=nginx].image' -n %[1]s", f.Namespace)
+		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover deployments.apps/web -n %[1]s 'spec.template.spec.containers[name=nginx].image'", f.Namespace)
 	stderr := "error: failed to patch image update to pod template: " + framework.DeniedPrefix + denial
 
 	dry := k.Run(t, "set", "image", "deployment/web", "nginx=nginx:1.99", "--dry-run=server").MustFail(t)

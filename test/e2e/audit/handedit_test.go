@@ -118,7 +118,7 @@ func TestFixLeavesLastAppliedOfAHandEditThatRestoredARevision(t *testing.T) {
 			wantExit(t, res, 1)
 			framework.WantLines(t, res.Stdout,
 				tc.w.object+" fixed: removed "+toBeDeletedPath+" (rolls the pods)",
-				tc.w.object+" not fixed: imperative-edit "+imagePath+"; fix it with: kubectl hygiene handover "+kind+"/"+name+" '"+imagePath+"' -n "+f.Namespace,
+				tc.w.object+" not fixed: imperative-edit "+imagePath+"; fix it with: kubectl hygiene handover "+kind+"s.apps/"+name+" -n "+f.Namespace+" '"+imagePath+"'",
 				"1 object fixed, 1 finding left to you.")
 			framework.WantLines(t, res.Stderr, append(slices.Clone(noInstallation), "error: 1 finding(s) with the action deny")...)
 			if got := k.JSONPath(t, tc.w.object, lastAppliedExpr); got != v2 {

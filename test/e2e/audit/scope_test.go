@@ -65,7 +65,7 @@ func TestFixStaysInScope(t *testing.T) {
 				reason = "namespace " + f.Namespace + " is labelled apply-hygiene.io/ignore"
 			}
 			framework.WantLines(t, res.Stdout,
-				"deployment.apps/web not fixed: orphaned-field "+orphan+" ("+reason+"); fix it with: kubectl patch deployment/web -n "+f.Namespace+
+				"deployment.apps/web not fixed: orphaned-field "+orphan+" ("+reason+"); fix it with: kubectl patch deployments.apps/web -n "+f.Namespace+
 					` --type=json -p '[{"op":"test","path":"/spec/template/spec/containers/0/name","value":"nginx"},{"op":"test","path":"/spec/template/spec/containers/0/env/0/name","value":"SET_BY_HAND"},{"op":"remove","path":"/spec/template/spec/containers/0/env/0"}]'`,
 				"0 objects fixed, 1 finding left to you.")
 			framework.WantLines(t, k.JSONPath(t, "deployment/web", envExpr), `[{"name":"SET_BY_HAND","value":"yes"}]`)

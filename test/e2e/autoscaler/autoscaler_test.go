@@ -145,7 +145,7 @@ func TestWithoutAutoscalerNothingNewIsSaid(t *testing.T) {
 	lines := denied.StderrLines()
 	framework.WantLines(t, lines[len(lines)-1], fmt.Sprintf("for: %q: error when patching %q: ", file, file)+framework.DeniedPrefix+
 		"[replicas-reset] Deployment "+f.Namespace+"/web: the manifest drops spec.replicas, which last-applied has, so this apply resets it from 4 to 1. "+
-		"To hand replicas over to kubectl scale or an autoscaler, first delete it from last-applied with: kubectl hygiene handover deployment/web spec.replicas -n "+f.Namespace+
+		"To hand replicas over to kubectl scale or an autoscaler, first delete it from last-applied with: kubectl hygiene handover deployments.apps/web -n "+f.Namespace+" spec.replicas"+
 		", then apply the manifest without it.")
 	framework.WantLines(t, replicas(t, k), "4")
 }
@@ -171,7 +171,7 @@ func TestHandoverOfReplicasToTheAutoscaler(t *testing.T) {
 	lines := denied.StderrLines()
 	framework.WantLines(t, lines[len(lines)-1], fmt.Sprintf("for: %q: error when patching %q: ", file, file)+framework.DeniedPrefix+
 		"[replicas-reset] Deployment "+f.Namespace+"/web: the manifest drops spec.replicas, which last-applied has, so this apply resets it from 3 to 1. "+
-		"To hand replicas over to kubectl scale or an autoscaler, first delete it from last-applied with: kubectl hygiene handover deployment/web spec.replicas -n "+f.Namespace+
+		"To hand replicas over to kubectl scale or an autoscaler, first delete it from last-applied with: kubectl hygiene handover deployments.apps/web -n "+f.Namespace+" spec.replicas"+
 		", then apply the manifest without it.")
 	framework.WantLines(t, replicas(t, k), "3")
 

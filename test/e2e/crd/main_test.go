@@ -4,7 +4,8 @@
 // changed CRD is used without a restart; and the /scale of a custom
 // resource sets the field its CRD's specReplicasPath names. apply-hygiene
 // is installed from the chart (url mode) with the Route resource and the
-// Queue resource with its scale subresource as extraKinds entries, and the
+// Queue resource with its scale subresource and a Deployment of example.com
+// (a kind named like apps's) as extraKinds entries, and the
 // server runs with the chart's service account: reading /openapi/v3 needs
 // no RBAC of its own, reading the Queue CRD the chart's get by name.
 package crd_test
@@ -18,5 +19,6 @@ import (
 func TestMain(m *testing.M) {
 	framework.Main(m, framework.WithWebhook(
 		"extraKinds[0].group=example.com", "extraKinds[0].version=v1", "extraKinds[0].resource=routes",
-		"extraKinds[1].group=example.com", "extraKinds[1].version=v1", "extraKinds[1].resource=queues", "extraKinds[1].subresources={scale}"))
+		"extraKinds[1].group=example.com", "extraKinds[1].version=v1", "extraKinds[1].resource=queues", "extraKinds[1].subresources={scale}",
+		"extraKinds[2].group=example.com", "extraKinds[2].version=v1", "extraKinds[2].resource=deployments"))
 }

@@ -32,7 +32,7 @@ func TestOrphanAtListMapElement(t *testing.T) {
 	m := framework.WantMatch(t, apply.Stderr,
 		regexp.QuoteMeta(`Warning: [orphaned-field] Route `+f.Namespace+`/web: spec.routes[name=canary] ({"backend":"web-v2","name":"canary","weight":10}, set by kubectl-patch at `)+
 			timestamp+regexp.QuoteMeta(`) is in neither your manifest nor last-applied, so kubectl apply will never remove it. Remove it with: `)+
-			"("+regexp.QuoteMeta(`kubectl patch route/web -n `+f.Namespace+` --type=json -p '[{"op":"test","path":"/spec/routes/0/name","value":"canary"},{"op":"remove","path":"/spec/routes/0"}]'`)+")")
+			"("+regexp.QuoteMeta(`kubectl patch routes.example.com/web -n `+f.Namespace+` --type=json -p '[{"op":"test","path":"/spec/routes/0/name","value":"canary"},{"op":"remove","path":"/spec/routes/0"}]'`)+")")
 	command := m[0][1]
 
 	out := k.RunPrinted(t, command)
@@ -45,8 +45,8 @@ func TestOrphanAtListMapElement(t *testing.T) {
 func routeDenial(ns, field, arg string) string {
 	return fmt.Sprintf("[imperative-edit] Route %s/api: this write by %s (field manager kubectl-patch) changes fields that last-applied owns: %s; "+
 		"the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, "+
-		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover route/api %s -n %s",
-		ns, controlplane.AdminUser, field, arg, ns)
+		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover routes.example.com/api -n %s %s",
+		ns, controlplane.AdminUser, field, ns, arg)
 }
 
 // Within a list-map, an edit of a field that last-applied owns is denied
@@ -76,6 +76,6 @@ func TestImperativeEditAtListMapElement(t *testing.T) {
 		regexp.QuoteMeta(`Warning: [apply-reverts-drift] Route `+f.Namespace+`/api: this apply removes spec.routes[name=canary], `+
 			`discarding {"backend":"api-v2","name":"canary","weight":10} set by kubectl-patch at `)+timestamp+
 			regexp.QuoteMeta(` since the last apply. To keep that value, put it in your manifest before you apply; `+
-				`see every drifted field with: kubectl hygiene explain route/api -n `+f.Namespace))
+				`see every drifted field with: kubectl hygiene explain routes.example.com/api -n `+f.Namespace))
 	framework.WantLines(t, k.JSONPath(t, "route/api", "{.spec.routes[*].name}"), "primary")
 }

@@ -18,11 +18,11 @@ func installQueueCRD(t *testing.T, k framework.Kubectl) {
 }
 
 // queueScaleDenial is the [imperative-edit] message for kubectl scale
-// --replicas=0 of queue/orders, whose manifest has size 3.
+// --replicas=0 of queues.example.com/orders, whose manifest has size 3.
 func queueScaleDenial(ns string) string {
 	return fmt.Sprintf("[imperative-edit] Queue %s/orders: this write by %s changes fields that last-applied owns: spec.size (last-applied 3, now 0); "+
 		"the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, "+
-		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover queue/orders spec.size -n %s",
+		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover queues.example.com/orders -n %s spec.size",
 		ns, controlplane.AdminUser, ns)
 }
 
@@ -36,9 +36,9 @@ func TestScaleOfCustomResourceIsReviewedAtItsSpecReplicasPath(t *testing.T) {
 	installQueueCRD(t, k)
 	framework.ApplyPredicted(t, k, "testdata/queue-size.yaml").MustSucceed(t)
 
-	denied := k.Run(t, "scale", "queue/orders", "--replicas=0").MustFail(t)
+	denied := k.Run(t, "scale", "queues.example.com/orders", "--replicas=0").MustFail(t)
 	framework.WantLines(t, denied.Stderr, "Error from server (Forbidden): "+framework.DeniedPrefix+queueScaleDenial(f.Namespace))
-	framework.WantLines(t, k.JSONPath(t, "queue/orders", "{.spec}"), `{"size":3}`)
+	framework.WantLines(t, k.JSONPath(t, "queues.example.com/orders", "{.spec}"), `{"size":3}`)
 }
 
 // A Queue whose manifest owns an unrelated spec.replicas, and not
@@ -57,7 +57,7 @@ func TestScaleOfCustomResourceLeavesAnUnrelatedReplicasAlone(t *testing.T) {
 }
 
 // The hand-over command that the denial of a Queue's scale prints, run as
-// printed: kubectl finds the plugin, which resolves queue/orders through
+// printed: kubectl finds the plugin, which resolves queues.example.com/orders through
 // discovery and hands spec.size (its CRD's specReplicasPath) over; the
 // scale to 0 then passes.
 func TestScaleOfCustomResourcePassesAfterThePrintedHandover(t *testing.T) {
@@ -66,7 +66,7 @@ func TestScaleOfCustomResourcePassesAfterThePrintedHandover(t *testing.T) {
 	installQueueCRD(t, k)
 	framework.ApplyPredicted(t, k, "testdata/queue-size.yaml").MustSucceed(t)
 
-	denied := k.Run(t, "scale", "queue/orders", "--replicas=0").MustFail(t)
+	denied := k.Run(t, "scale", "queues.example.com/orders", "--replicas=0").MustFail(t)
 	framework.WantLines(t, denied.Stderr, "Error from server (Forbidden): "+framework.DeniedPrefix+queueScaleDenial(f.Namespace))
 	_, command, found := strings.Cut(denied.Stderr, "first with: ")
 	if !found {
@@ -78,8 +78,8 @@ func TestScaleOfCustomResourcePassesAfterThePrintedHandover(t *testing.T) {
 		"The next kubectl apply neither sets nor deletes them: they are their new writer's.",
 		"Drop them from your manifest too: an apply of a manifest that sets them takes them back.")
 
-	scaled := k.Run(t, "scale", "queue/orders", "--replicas=0").MustSucceed(t)
+	scaled := k.Run(t, "scale", "queues.example.com/orders", "--replicas=0").MustSucceed(t)
 	framework.WantLines(t, scaled.Stdout, "queue.example.com/orders scaled")
 	framework.WantLines(t, scaled.Stderr)
-	framework.WantLines(t, k.JSONPath(t, "queue/orders", "{.spec}"), `{"size":0}`)
+	framework.WantLines(t, k.JSONPath(t, "queues.example.com/orders", "{.spec}"), `{"size":0}`)
 }

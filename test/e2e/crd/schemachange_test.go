@@ -31,7 +31,7 @@ func TestChangedSchemaIsUsedWithoutRestart(t *testing.T) {
 	framework.ApplyPredicted(t, k, "testdata/mirror.yaml").MustSucceed(t)
 
 	want := "Error from server (Forbidden): " + framework.DeniedPrefix +
-		strings.ReplaceAll(routeDenial(f.Namespace, `spec.mirrors[name=a].weight (last-applied 1, now 2)`, `'spec.mirrors[name=a].weight'`), "route/api", "route/mirror")
+		strings.ReplaceAll(routeDenial(f.Namespace, `spec.mirrors[name=a].weight (last-applied 1, now 2)`, `'spec.mirrors[name=a].weight'`), "routes.example.com/api", "routes.example.com/mirror")
 	want = strings.Replace(want, "Route "+f.Namespace+"/api:", "Route "+f.Namespace+"/mirror:", 1)
 	var last string
 	framework.Eventually(t, time.Minute, "the denial to name spec.mirrors[name=a].weight", func(context.Context) (bool, error) {

@@ -47,13 +47,13 @@ func TestEveryQueriedMetricIsExported(t *testing.T) {
 			"spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] (\"")+ts+regexp.QuoteMeta("\", set by kubectl-rollout at ")+ts+
 			regexp.QuoteMeta(") is in neither your manifest nor last-applied, so kubectl apply will never remove it. "+
 				"Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: "+
-				"kubectl patch deployment/web -n "+f.Namespace+" --type=json -p '")+".*'")
+				"kubectl patch deployments.apps/web -n "+f.Namespace+" --type=json -p '")+".*'")
 	denied := k.Run(t, "set", "image", "deployment/web", "nginx=nginx:1.99").MustFail(t)
 	framework.WantLines(t, denied.Stderr, "error: failed to patch image update to pod template: "+framework.DeniedPrefix+
 		"[imperative-edit] Deployment "+f.Namespace+"/web: this write by apply-hygiene-admin (field manager kubectl-set) changes fields that last-applied owns: "+
 		`spec.template.spec.containers[name=nginx].image (last-applied "nginx:1.16.1", now "nginx:1.99"); `+
 		"the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, "+
-		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover deployment/web 'spec.template.spec.containers[name=nginx].image' -n "+f.Namespace)
+		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover deployments.apps/web -n "+f.Namespace+" 'spec.template.spec.containers[name=nginx].image'")
 	// Never applied: the audit reports it in apply_hygiene_audit_findings.
 	k.Run(t, "create", "deployment", "unapplied", "--image=nginx:1.27").MustSucceed(t)
 	postMalformedReview(t)

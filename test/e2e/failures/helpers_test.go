@@ -28,7 +28,7 @@ func scaleDenied(ns string, n int) string {
 		`[imperative-edit] Deployment %[1]s/web: this write by apply-hygiene-admin changes fields that last-applied owns: `+
 		`spec.replicas (last-applied 3, now %[2]d); the next kubectl apply puts the last-applied values back without a word. `+
 		`Put the change in your manifest and run kubectl apply, or hand a field over to its new writer by deleting it from `+
-		`last-applied first with: kubectl hygiene handover deployment/web spec.replicas -n %[1]s`, ns, n)
+		`last-applied first with: kubectl hygiene handover deployments.apps/web -n %[1]s spec.replicas`, ns, n)
 }
 
 // scale runs kubectl scale deployment/web --replicas=n.

@@ -16,11 +16,11 @@ func TestParseOutput(t *testing.T) {
 		wantOthers []string
 	}{
 		"an orphan warning names its field": {
-			stderr: `Warning: [orphaned-field] Deployment ns/web: spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] ("2024-01-01T00:00:00Z", set by kubectl-rollout at 2024-01-01T00:00:00Z) is in neither your manifest nor last-applied, so kubectl apply will never remove it. Remove it with: kubectl patch deployment/web -n ns --type=json -p '[]'`,
+			stderr: `Warning: [orphaned-field] Deployment ns/web: spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] ("2024-01-01T00:00:00Z", set by kubectl-rollout at 2024-01-01T00:00:00Z) is in neither your manifest nor last-applied, so kubectl apply will never remove it. Remove it with: kubectl patch deployments.apps/web -n ns --type=json -p '[]'`,
 			want:   []Finding{{Action: warn, Rule: "orphaned-field", Path: "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"}},
 		},
 		"a revert that sets a value back": {
-			stderr: `Warning: [apply-reverts-drift] Deployment ns/web: this apply sets spec.template.metadata.labels[apply-hygiene.io/change] back to "4", discarding "3" set by kubectl at 2024-01-01T00:00:00Z since the last apply. To keep that value, put it in your manifest before you apply; see every drifted field with: kubectl hygiene explain deployment/web -n ns`,
+			stderr: `Warning: [apply-reverts-drift] Deployment ns/web: this apply sets spec.template.metadata.labels[apply-hygiene.io/change] back to "4", discarding "3" set by kubectl at 2024-01-01T00:00:00Z since the last apply. To keep that value, put it in your manifest before you apply; see every drifted field with: kubectl hygiene explain deployments.apps/web -n ns`,
 			want:   []Finding{{Action: warn, Rule: "apply-reverts-drift", Path: "spec.template.metadata.labels[apply-hygiene.io/change]"}},
 		},
 		"a revert that removes a field": {

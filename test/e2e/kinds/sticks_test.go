@@ -69,7 +69,7 @@ func TestValueTheServerPutsBackIsNoOrphan(t *testing.T) {
 			patch: `{"spec":{"type":"NodePort","externalTrafficPolicy":"Local"}}`,
 			spec:  "  type: NodePort\n",
 			orphan: `Warning: [orphaned-field] Service $NS/web: spec.externalTrafficPolicy ("Local", set by kubectl-patch at $TS) ` +
-				`is in neither your manifest nor last-applied, so kubectl apply will never remove it. Remove it with: kubectl patch service/web -n $NS ` +
+				`is in neither your manifest nor last-applied, so kubectl apply will never remove it. Remove it with: kubectl patch services/web -n $NS ` +
 				`--type=json -p '[{"op":"test","path":"/spec/externalTrafficPolicy","value":"Local"},{"op":"remove","path":"/spec/externalTrafficPolicy"}]'`,
 		},
 	}
@@ -191,8 +191,8 @@ func TestRecreationOwnsItsDefaults(t *testing.T) {
 				return
 			}
 			framework.WantMatch(t, applied.Stderr,
-				kubectlMissing("statefulsets", "db"), missing("StatefulSet "+f.Namespace+"/db")+regexp.QuoteMeta("statefulset/db -n "+f.Namespace),
-				kubectlMissing("services", "db"), missing("Service "+f.Namespace+"/db")+regexp.QuoteMeta("service/db -n "+f.Namespace))
+				kubectlMissing("statefulsets", "db"), missing("StatefulSet "+f.Namespace+"/db")+regexp.QuoteMeta("statefulsets.apps/db -n "+f.Namespace),
+				kubectlMissing("services", "db"), missing("Service "+f.Namespace+"/db")+regexp.QuoteMeta("services/db -n "+f.Namespace))
 		})
 	}
 }
@@ -244,7 +244,7 @@ spec:
 	applied := k.Run(t, "apply", "-f", framework.WriteFile(t, "v2.yaml", v2, 0o644)).MustSucceed(t)
 	framework.WantLines(t, applied.Stdout, "service/ext configured")
 	framework.WantMatch(t, applied.Stderr, kubectlMissing("services", "ext"),
-		missing("Service "+f.Namespace+"/ext")+regexp.QuoteMeta("service/ext -n "+f.Namespace))
+		missing("Service "+f.Namespace+"/ext")+regexp.QuoteMeta("services/ext -n "+f.Namespace))
 	if got := k.JSONPath(t, "service/ext", "{.spec.clusterIP} {.spec.clusterIPs}"); got != ip+` ["`+ip+`"]` {
 		t.Errorf("clusterIP and clusterIPs = %s, want %s", got, ip)
 	}

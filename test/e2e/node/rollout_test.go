@@ -44,7 +44,7 @@ func TestRolloutUndoAfterACompletedRolloutRepairsLastApplied(t *testing.T) {
 		fmt.Sprintf("Warning: [stale-last-applied] Deployment %s/web: rollout undo restored revision 1 but last-applied still described "+
 			"the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (this supersedes kubectl's warning that "+
 			"rolling back will not update last-applied), so the next kubectl apply deletes what "+
-			"your manifest no longer has. Check with: kubectl apply view-last-applied deployment/web -n %s", f.Namespace, f.Namespace))
+			"your manifest no longer has. Check with: kubectl apply view-last-applied deployments.apps/web -n %s", f.Namespace, f.Namespace))
 	rolledOut(t, k, "nginx:1.14.2")
 
 	// A ReplicaSet keeps no manifest: the repair proves of TO_BE_DELETED,
@@ -58,7 +58,7 @@ func TestRolloutUndoAfterACompletedRolloutRepairsLastApplied(t *testing.T) {
 		"spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED], discarding "+
 		`{"name":"TO_BE_DELETED","value":"needs to be deleted!"} set by kubectl at `, f.Namespace))+
 		`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`+regexp.QuoteMeta(fmt.Sprintf(" since the last apply. To keep that value, put it in your manifest "+
-		"before you apply; see every drifted field with: kubectl hygiene explain deployment/web -n %s", f.Namespace)))
+		"before you apply; see every drifted field with: kubectl hygiene explain deployments.apps/web -n %s", f.Namespace)))
 	rolledOut(t, k, "nginx:fixed")
 	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.template.spec.containers[0].env}"), `[{"name":"ANOTHER_ENV","value":"who cares?"}]`)
 }
@@ -109,7 +109,7 @@ func TestStatefulSetRolloutUndoAfterACompletedRolloutRepairsLastApplied(t *testi
 		fmt.Sprintf("Warning: [stale-last-applied] StatefulSet %s/my-wonderhoy-app: rollout undo restored revision 1 but last-applied still described "+
 			"the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (this supersedes kubectl's warning that "+
 			"rolling back will not update last-applied), so the next kubectl apply deletes what "+
-			"your manifest no longer has. Check with: kubectl apply view-last-applied statefulset/my-wonderhoy-app -n %s", f.Namespace, f.Namespace))
+			"your manifest no longer has. Check with: kubectl apply view-last-applied statefulsets.apps/my-wonderhoy-app -n %s", f.Namespace, f.Namespace))
 	statefulSetRolledOut(t, k, "nginx:latest")
 	wantLastApplied(t, k, "statefulset/my-wonderhoy-app", "nginx:latest",
 		[]map[string]string{{"name": "TO_BE_DELETED", "value": "needs to be deleted!"}, {"name": "ANOTHER_ENV", "value": "who cares?"}})

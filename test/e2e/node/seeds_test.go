@@ -31,7 +31,7 @@ func TestRestartedAtWarningThroughTheService(t *testing.T) {
 			"spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] (\"")+ts+regexp.QuoteMeta("\", set by kubectl-rollout at ")+ts+
 			regexp.QuoteMeta(") is in neither your manifest nor last-applied, so kubectl apply will never remove it. "+
 				"Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: ")+
-			"kubectl patch deployment/nginx-deployment -n "+regexp.QuoteMeta(f.Namespace)+" --type=json -p '.*'")
+			"kubectl patch deployments.apps/nginx-deployment -n "+regexp.QuoteMeta(f.Namespace)+" --type=json -p '.*'")
 }
 
 // kubectl set image of a field that last-applied owns is denied through
@@ -47,6 +47,6 @@ func TestImperativeEditDeniedThroughTheService(t *testing.T) {
 		"[imperative-edit] Deployment "+f.Namespace+"/web: this write by "+controlplane.AdminUser+" (field manager kubectl-set) changes fields that last-applied owns: "+
 		`spec.template.spec.containers[name=nginx].image (last-applied "nginx:1.14.2", now "nginx:1.99"); `+
 		"the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, "+
-		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover deployment/web 'spec.template.spec.containers[name=nginx].image' -n "+f.Namespace))
+		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover deployments.apps/web -n "+f.Namespace+" 'spec.template.spec.containers[name=nginx].image'"))
 	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.template.spec.containers[0].image}"), "nginx:1.14.2")
 }

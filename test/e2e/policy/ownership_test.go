@@ -95,7 +95,7 @@ func TestOwnership(t *testing.T) {
 		apply := k.Run(t, "apply", "-f", "testdata/web-owned.yaml").MustSucceed(t)
 		framework.WantLines(t, apply.Stdout, "deployment.apps/web configured")
 		framework.WantMatch(t, apply.Stderr, quote("Warning: [orphaned-field] Deployment "+f.Namespace+`/web: metadata.annotations[example.com/note] ("x", set by kubectl-annotate at `)+
-			`[0-9TZ:-]+`+quote(`) is in neither your manifest nor last-applied, so kubectl apply will never remove it. Remove it with: kubectl patch deployment/web -n `+f.Namespace+
+			`[0-9TZ:-]+`+quote(`) is in neither your manifest nor last-applied, so kubectl apply will never remove it. Remove it with: kubectl patch deployments.apps/web -n `+f.Namespace+
 			` --type=json -p '[{"op":"test","path":"/metadata/annotations/example.com~1note","value":"x"},{"op":"remove","path":"/metadata/annotations/example.com~1note"}]'`))
 		framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.spec.replicas} {.metadata.annotations.example\.com/team} {.metadata.annotations.example\.com/stage} {.metadata.annotations.sidecar\.istio\.io/status}`),
 			"3 a dev {}")

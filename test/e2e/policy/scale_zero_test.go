@@ -13,7 +13,7 @@ import (
 func scaleDenial(kind, ns, user string) string {
 	return fmt.Sprintf("[imperative-edit] %s %s/web: this write by %s changes fields that last-applied owns: spec.replicas (last-applied 2, now 0); "+
 		"the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, "+
-		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover %s/web spec.replicas -n %s",
+		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover %ss.apps/web -n %s spec.replicas",
 		kind, ns, user, strings.ToLower(kind), ns)
 }
 

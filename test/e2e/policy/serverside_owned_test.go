@@ -152,10 +152,10 @@ func TestServerSideApplyByAnotherManagerOfAFieldLastAppliedOwns(t *testing.T) {
 			`spec.template.spec.containers[name=nginx].image back to "nginx:1.14.2", discarding "nginx:1.16.1" set by deploy-bot at `)+
 			timestamp+
 			quote(" since the last apply. To keep that value, put it in your manifest before you apply; see every drifted field with: "+
-				"kubectl hygiene explain deployment/web -n "+f.Namespace),
+				"kubectl hygiene explain deployments.apps/web -n "+f.Namespace),
 		quote("Warning: [missing-last-applied] Deployment "+f.Namespace+"/web: the object has no kubectl.kubernetes.io/last-applied-configuration annotation "+
 			"(objects made by kubectl create or replace without --save-config have none), so this apply cannot delete fields that your manifest does not have; "+
-			"from now on apply records it. See the live fields your manifest does not have with: kubectl hygiene explain deployment/web -n "+f.Namespace))
+			"from now on apply records it. See the live fields your manifest does not have with: kubectl hygiene explain deployments.apps/web -n "+f.Namespace))
 	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.template.spec.containers[0].image}"), "nginx:1.14.2")
 }
 

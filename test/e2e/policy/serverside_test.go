@@ -37,7 +37,7 @@ func TestServerSideApplyAfterRestartWarnsOfRestartedAt(t *testing.T) {
 				quote("Warning: [orphaned-field] Deployment "+f.Namespace+`/nginx-deployment: spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] ("`)+
 					timestamp+quote(`", set by kubectl-rollout at `)+timestamp+
 					quote(") is in neither your manifest nor last-applied, so kubectl apply will never remove it. "+
-						"Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: kubectl patch deployment/nginx-deployment -n "+
+						"Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: kubectl patch deployments.apps/nginx-deployment -n "+
 						f.Namespace+" --type=json -p ")+"'.*'")
 			framework.WantLines(t, k.JSONPath(t, "deployment/nginx-deployment", "{.spec.template.spec.containers[0].image}"), "nginx:1.16.1")
 		})

@@ -207,7 +207,7 @@ func driftFixed(t *testing.T, f *framework.Framework) {
 			fix = r.Properties["fix"]
 		}
 	}
-	if !strings.HasPrefix(fix, "kubectl patch deployment/web -n "+f.Namespace+" --type=json -p '") {
+	if !strings.HasPrefix(fix, "kubectl patch deployments.apps/web -n "+f.Namespace+" --type=json -p '") {
 		t.Fatalf("the orphan's fix is %q, want its kubectl patch", fix)
 	}
 	sh := exec.CommandContext(t.Context(), "sh", "-c", framework.KubectlPath()+strings.TrimPrefix(fix, "kubectl"))

@@ -40,7 +40,7 @@ func TestDiffPredictsTheApplyWarningsSeed003(t *testing.T) {
 		"  kubectl apply sends no request; what stays (kubectl hygiene explain):",
 		"  WARN: [orphaned-field] Deployment "+name+": spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] "+
 			`("`+at+`", set by kubectl-rollout at `+at+`) is not in last-applied, so kubectl apply will never remove it unless your manifest sets it. `+
-			"Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: kubectl patch deployment/nginx-deployment -n "+f.Namespace+
+			"Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: kubectl patch deployments.apps/nginx-deployment -n "+f.Namespace+
 			` --type=json -p '[{"op":"test","path":"/spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt","value":"`+at+
 			`"},{"op":"remove","path":"/spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt"}]'`,
 		"No findings of the apply.")

@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -35,7 +37,7 @@ func TestHandoverLetsTheNewWriterKeepTheField(t *testing.T) {
 	framework.WantLines(t, denied.Stderr, "Error from server (Forbidden): "+framework.DeniedPrefix+
 		imperativeDenial(f.Namespace, controlplane.AdminUser, "", "spec.replicas (last-applied 3, now 5)", "spec.replicas"))
 	command := printedHandover(t, denied.Stderr)
-	framework.WantLines(t, command, "kubectl hygiene handover deployment/web spec.replicas -n "+f.Namespace)
+	framework.WantLines(t, command, "kubectl hygiene handover deployments.apps/web -n "+f.Namespace+" spec.replicas")
 
 	dry := f.Hygiene(t, "handover", "deployment/web", "spec.replicas", "-n", f.Namespace, "--dry-run").MustSucceed(t)
 	framework.WantLines(t, dry.Stdout,
@@ -215,4 +217,79 @@ current-context: proxy
 		t.Errorf("last-applied %s, want the concurrent apply's %s: handover wrote", la, appliedBetween)
 	}
 	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.replicas}"), "4")
+}
+
+// Many fields at once (found by review: the warning, cut at 1024 bytes,
+// cut the hand-over command in the middle): a service account's edit of 8
+// annotations that last-applied owns, with long values, is warned with a
+// message cut before its hand-over command, which stays whole, names the
+// first 5 fields after -n, and says outside the command how many it
+// leaves out; run as printed, it hands those 5 over.
+func TestHandoverOfManyFieldsStaysWhole(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	notes := func(value string) map[string]string {
+		m := map[string]string{}
+		for i := 1; i <= 8; i++ {
+			m[fmt.Sprintf("example.com/note-%d", i)] = strings.Repeat(value, 300)
+		}
+		return m
+	}
+	raw, err := os.ReadFile("testdata/deployment-v1.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withNotes := strings.Replace(string(raw), "  name: web\n", "  name: web\n  annotations:\n"+yamlMap(notes("a"), "    "), 1)
+	k.Run(t, "apply", "-f", framework.WriteFile(t, "web.yaml", withNotes, 0o644)).MustSucceed(t)
+
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": notes("b")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	robot := f.KubectlAsServiceAccount(t, "robot")
+	res := robot.Run(t, "patch", "deployment/web", "--type=merge", "-p", string(patch)).MustSucceed(t)
+	var warning string
+	for _, line := range res.StderrLines() {
+		if strings.HasPrefix(line, "Warning: [imperative-edit] ") {
+			warning = strings.TrimPrefix(line, "Warning: ")
+		}
+	}
+	command := "kubectl hygiene handover deployments.apps/web -n " + f.Namespace
+	for i := 1; i <= 5; i++ {
+		command += fmt.Sprintf(" 'metadata.annotations[example.com/note-%d]'", i)
+	}
+	if want := "… with: " + command + " (it names the first 5 of the 8 fields; hand the 3 others over the same way)"; !strings.HasSuffix(warning, want) {
+		t.Fatalf("the warning does not end with\n%s\n:\n%s\n%s", want, warning, res.Stderr)
+	}
+	if len(warning) > 1024 {
+		t.Errorf("the warning has %d bytes, over the 1024 cap", len(warning))
+	}
+
+	out := k.RunPrinted(t, command)
+	framework.WantLines(t, strings.TrimSpace(out),
+		"Deployment "+f.Namespace+"/web: last-applied no longer has metadata.annotations[example.com/note-1], metadata.annotations[example.com/note-2], "+
+			"metadata.annotations[example.com/note-3], metadata.annotations[example.com/note-4], metadata.annotations[example.com/note-5]",
+		"The next kubectl apply neither sets nor deletes them: they are their new writer's.",
+		"Drop them from your manifest too: an apply of a manifest that sets them takes them back.")
+	lastApplied := k.JSONPath(t, "deployment/web", `{.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}`)
+	for i := 1; i <= 8; i++ {
+		if has, want := strings.Contains(lastApplied, fmt.Sprintf(`"example.com/note-%d"`, i)), i > 5; has != want {
+			t.Errorf("last-applied has note-%d: %t, want %t:\n%s", i, has, want, lastApplied)
+		}
+	}
+}
+
+// yamlMap writes m as a block of YAML entries, indented by indent, in the
+// order of its sorted keys.
+func yamlMap(m map[string]string, indent string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s%s: %q\n", indent, k, m[k])
+	}
+	return b.String()
 }

@@ -19,8 +19,8 @@ func imperativeDenial(ns, user, manager, field, arg string) string {
 	}
 	return fmt.Sprintf("[imperative-edit] Deployment %s/web: this write by %s changes fields that last-applied owns: %s; "+
 		"the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, "+
-		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover deployment/web %s -n %s",
-		ns, user, field, arg, ns)
+		"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover deployments.apps/web -n %s %s",
+		ns, user, field, ns, arg)
 }
 
 const imageField = `spec.template.spec.containers[name=nginx].image (last-applied "nginx:1.14.2", now "nginx:1.99")`

@@ -24,7 +24,7 @@ func TestOrphanedRestartedAtWarnsWithCommandThatRemovesIt(t *testing.T) {
 			"spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] (\"")+ts+regexp.QuoteMeta("\", set by kubectl-rollout at ")+ts+
 			regexp.QuoteMeta(") is in neither your manifest nor last-applied, so kubectl apply will never remove it. "+
 				"Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: ")+
-			"(kubectl patch deployment/nginx-deployment -n "+regexp.QuoteMeta(f.Namespace)+" --type=json -p '.*')")
+			"(kubectl patch deployments.apps/nginx-deployment -n "+regexp.QuoteMeta(f.Namespace)+" --type=json -p '.*')")
 	command := m[0][3]
 
 	out := k.RunPrinted(t, command)

@@ -26,7 +26,7 @@ func TestApplyThatDeletesWhatRolloutRestartSetIsARevert(t *testing.T) {
 			"spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt], discarding \"")+`[^"]+`+
 			regexp.QuoteMeta("\" set by kubectl-rollout at ")+ts+
 			regexp.QuoteMeta(" since the last apply. To keep that value, put it in your manifest before you apply; "+
-				"see every drifted field with: kubectl hygiene explain deployment/web -n "+f.Namespace))
+				"see every drifted field with: kubectl hygiene explain deployments.apps/web -n "+f.Namespace))
 	if got := k.JSONPath(t, "deployment/web", "{.spec.template.metadata.annotations}"); got != "" {
 		t.Errorf("pod-template annotations after the apply = %q, want none (the manifest's null deletes them)", got)
 	}

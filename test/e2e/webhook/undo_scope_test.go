@@ -48,7 +48,7 @@ func TestStatefulSetUndoRepairKeepsWhatTheUndoDidNotRestore(t *testing.T) {
 
 			undo := k.Run(t, "rollout", "undo", short, "--to-revision=1").MustSucceed(t)
 			framework.WantLines(t, undo.Stderr, kubectlUndoWarning("statefulsets", "my-wonderhoy-app"),
-				staleRepairedWarning("StatefulSet", f.Namespace, "my-wonderhoy-app", short))
+				staleRepairedWarning("StatefulSet", f.Namespace, "my-wonderhoy-app", "statefulsets.apps/my-wonderhoy-app"))
 
 			la := viewLastApplied(t, k, short)
 			spec := la["spec"].(map[string]any)
@@ -111,11 +111,11 @@ func TestDeploymentUndoAfterRestartsLeavesRestartedAtOutOfLastApplied(t *testing
 
 // staleRepairedWarning is the stale-last-applied repair's warning for an
 // undo to revision 1.
-func staleRepairedWarning(kind, namespace, name, short string) string {
+func staleRepairedWarning(kind, namespace, name, resource string) string {
 	return fmt.Sprintf("Warning: [stale-last-applied] %s %s/%s: rollout undo restored revision 1 but last-applied still described "+
 		"the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (this supersedes kubectl's warning that "+
 		"rolling back will not update last-applied), so the next kubectl apply deletes what "+
-		"your manifest no longer has. Check with: kubectl apply view-last-applied %s -n %s", kind, namespace, name, short, namespace)
+		"your manifest no longer has. Check with: kubectl apply view-last-applied %s -n %s", kind, namespace, name, resource, namespace)
 }
 
 func viewLastApplied(t *testing.T, k framework.Kubectl, object string) map[string]any {
@@ -162,7 +162,7 @@ func TestDeploymentUndoRepairCoversTheAnnotationsItRestores(t *testing.T) {
 	undo := k.Run(t, "rollout", "undo", short).MustSucceed(t)
 	framework.WantLines(t, undo.Stdout, "deployment.apps/web rolled back")
 	framework.WantLines(t, undo.Stderr, kubectlUndoWarning("deployments", "web"),
-		staleRepairedWarning("Deployment", f.Namespace, "web", short))
+		staleRepairedWarning("Deployment", f.Namespace, "web", "deployments.apps/web"))
 	la := viewLastApplied(t, k, short)
 	if got := fmt.Sprint(la["metadata"].(map[string]any)["annotations"]); got != "map[team:a]" {
 		t.Errorf("last-applied annotations after the undo = %s, want map[team:a]", got)

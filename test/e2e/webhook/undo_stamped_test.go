@@ -31,6 +31,7 @@ func TestRolloutUndoBehindAStampingWebhook(t *testing.T) {
 			startStamper(t, f)
 			k := f.Kubectl
 			short := fmt.Sprintf("%s/%s", lower(tc.kind), tc.name)
+			resource := fmt.Sprintf("%ss.apps/%s", lower(tc.kind), tc.name) // as the messages name it
 
 			k.Run(t, "apply", "-f", tc.v1).MustSucceed(t)
 			f.WaitForRevisions(t, tc.selector, 1)
@@ -49,7 +50,7 @@ func TestRolloutUndoBehindAStampingWebhook(t *testing.T) {
 					"a default the server now adds), so apply-hygiene left last-applied as it was. It may still describe the newer "+
 					"manifest; then the next kubectl apply will not delete what the restored template has and your manifest does "+
 					"not. See where live differs from last-applied with: kubectl hygiene explain %s -n %s",
-					tc.kind, f.Namespace, tc.name, short, f.Namespace))
+					tc.kind, f.Namespace, tc.name, resource, f.Namespace))
 
 			if stamp := k.JSONPath(t, short, "{.spec.template.metadata.annotations.example\\.com/stamped-at}"); stamp == stampBefore || stamp == "" {
 				t.Errorf("the stamping webhook did not stamp the undo: %s = %q, %q before", stampAnnotation, stamp, stampBefore)

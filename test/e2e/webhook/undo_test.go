@@ -47,6 +47,7 @@ func TestRolloutUndoRepairsLastApplied(t *testing.T) {
 			k := f.Kubectl
 			object := fmt.Sprintf("%s.apps/%s", lower(tc.kind), tc.name)
 			short := fmt.Sprintf("%s/%s", lower(tc.kind), tc.name)
+			resource := fmt.Sprintf("%ss.apps/%s", lower(tc.kind), tc.name) // as the messages name it
 
 			framework.ApplyPredicted(t, k, tc.v1).MustSucceed(t)
 			f.WaitForRevisions(t, tc.selector, 1)
@@ -62,7 +63,7 @@ func TestRolloutUndoRepairsLastApplied(t *testing.T) {
 				fmt.Sprintf("Warning: [stale-last-applied] %s %s/%s: rollout undo restored revision 1 but last-applied still described "+
 					"the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (this supersedes kubectl's warning that "+
 					"rolling back will not update last-applied), so the next kubectl apply deletes what "+
-					"your manifest no longer has. Check with: kubectl apply view-last-applied %s -n %s", tc.kind, f.Namespace, tc.name, short, f.Namespace))
+					"your manifest no longer has. Check with: kubectl apply view-last-applied %s -n %s", tc.kind, f.Namespace, tc.name, resource, f.Namespace))
 
 			// view-last-applied now shows v1's container.
 			var la struct {
@@ -100,7 +101,7 @@ func TestRolloutUndoRepairsLastApplied(t *testing.T) {
 					"spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED], discarding "+
 					`{"name":"TO_BE_DELETED","value":"needs to be deleted!"} set by kubectl at `, tc.kind, f.Namespace, tc.name))+
 					`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`+regexp.QuoteMeta(fmt.Sprintf(" since the last apply. To keep that value, put it in your manifest "+
-					"before you apply; see every drifted field with: kubectl hygiene explain %s -n %s", short, f.Namespace)))
+					"before you apply; see every drifted field with: kubectl hygiene explain %s -n %s", resource, f.Namespace)))
 			} else {
 				framework.WantLines(t, apply.Stderr)
 			}

@@ -27,7 +27,7 @@ func TestManyWarningsStayWholeWithinTheAPIServersLimit(t *testing.T) {
 	for _, line := range strings.Split(apply.Stderr, "\n") {
 		if strings.HasPrefix(line, "Warning: [orphaned-field] ") {
 			whole++
-			if !strings.Contains(line, " Remove it with: kubectl patch deployment/nginx-deployment -n "+f.Namespace+" --type=json -p '[") || !strings.HasSuffix(line, "]'") {
+			if !strings.Contains(line, " Remove it with: kubectl patch deployments.apps/nginx-deployment -n "+f.Namespace+" --type=json -p '[") || !strings.HasSuffix(line, "]'") {
 				t.Errorf("a warning was cut: %s", line)
 			}
 		}
@@ -37,7 +37,7 @@ func TestManyWarningsStayWholeWithinTheAPIServersLimit(t *testing.T) {
 	}
 	framework.WantLines(t, grepLines(apply.Stderr, "Warning: [apply-hygiene]"),
 		fmt.Sprintf("Warning: [apply-hygiene] %d more warnings (%d orphaned-field) left out: the API server passes on at most 4 KiB of warnings for a write. "+
-			"See every finding with: kubectl hygiene explain deployment/nginx-deployment -n %s", 10-whole, 10-whole, f.Namespace))
+			"See every finding with: kubectl hygiene explain deployments.apps/nginx-deployment -n %s", 10-whole, 10-whole, f.Namespace))
 }
 
 // grepLines returns the lines of s that start with prefix.
