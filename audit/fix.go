@@ -55,10 +55,31 @@ func fixOf(rule policy.RuleID, path string, obj *unstructured.Unstructured, an *
 	case policy.RuleOrphanedField:
 		for i := range an.Orphans {
 			o := &an.Orphans[i]
-			if o.Path.String() == path && o.RemovePatch != "" {
-				return &Fix{LastApplied: obj.GetAnnotations()[merge.LastAppliedAnnotation], Orphan: o}, ""
+			if o.Path.String() != path || o.RemovePatch == "" {
+				continue
 			}
+			if restoredByUndo(o.Owners) {
+				return nil, undoRestored
+			}
+			return &Fix{LastApplied: obj.GetAnnotations()[merge.LastAppliedAnnotation], Orphan: o}, ""
 		}
 	}
 	return nil, ""
+}
+
+// undoRestored says why an orphan that only kubectl rollout undo's entry
+// owns gets no removal.
+const undoRestored = "kubectl rollout undo restored it from an earlier revision, which does not prove who first set it (a tool's stamp, such as Reloader's, comes back with the template): remove it yourself if nothing needs it"
+
+// restoredByUndo reports whether every owner of a field is kubectl
+// rollout undo's entry (merge.IsUndoEntry): the undo copied it from a
+// revision, and managedFields no longer say who first wrote it, so a fix
+// that removes it would write beyond what it proves.
+func restoredByUndo(owners []merge.Owner) bool {
+	for _, o := range owners {
+		if !merge.IsUndoEntry(o) {
+			return false
+		}
+	}
+	return len(owners) > 0
 }
