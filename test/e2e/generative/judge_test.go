@@ -37,7 +37,7 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 		// dry run's do.
 		reverts = append(r.drifted(before), r.ssaHeldAgainst(before, manifest)...)
 	}
-	allowedOrphans := append(append(truth.orphans, r.replacedLeftOut(before, manifest)...), r.savedLeftOut(effect, manifest)...)
+	allowedOrphans := append(append(append(truth.orphans, r.replacedLeftOut(before, manifest)...), r.savedLeftOut(effect, manifest)...), meshAllowed(before)...)
 	r.judgeApplyFindings(i, got, before, manifest, allowedOrphans, reverts, remedied)
 	if res.ExitCode != 0 || !s.As.person() {
 		// A tool's apply (Argo CD's under argocd-controller) may be
@@ -271,7 +271,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 	}
 	for _, g := range got {
 		switch {
-		case g.Rule == "orphaned-field" && namesAny(g.Path, applied.orphans):
+		case g.Rule == "orphaned-field" && (namesAny(g.Path, applied.orphans) || s.Kind == serverSideApply && namesAny(g.Path, meshAllowed(before))):
 		case g.Rule == "apply-reverts-drift" && namesAny(g.Path, applied.reverts):
 		case g.Action == framework.Deny && mustPass:
 			r.fail(i, "must-pass", falseDenial, "a write by %s that must pass was denied: %s", s.As, g.Line)

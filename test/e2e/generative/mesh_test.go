@@ -188,3 +188,41 @@ func (r *runner) recordMesh(before, after map[string]any) {
 		}
 	}
 }
+
+// meshOwnedByUndo reports whether obj's managedFields (the API server's
+// record, not apply-hygiene's reading of it) give the mesh's stamp to
+// kubectl rollout undo's entry alone (manager kubectl, Update, no
+// subresource): the undo copied it from the ReplicaSet, the mesh's later
+// stamps do not move ownership (the API server tracks a write before
+// mutating admission), so from then on the record says a person set it,
+// and a write the mesh leaves alone tells nothing else. An orphaned-field
+// finding of it is then allowed, not required (soak seed 271126, sequence
+// 016: Argo CD's server-side apply that changed nothing).
+func meshOwnedByUndo(obj map[string]any) bool {
+	entries, _ := framework.Path("metadata", "managedFields").Lookup(obj)
+	list, _ := entries.([]any)
+	owners := 0
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		fields, _ := m["fieldsV1"].(map[string]any)
+		meta, _ := fields["f:metadata"].(map[string]any)
+		annotations, _ := meta["f:annotations"].(map[string]any)
+		if _, ok := annotations["f:"+meshStamp]; !ok {
+			continue
+		}
+		owners++
+		if m["manager"] != "kubectl" || m["operation"] != "Update" || m["subresource"] != nil {
+			return false
+		}
+	}
+	return owners > 0
+}
+
+// meshAllowed are the orphans an apply or server-side apply may report at
+// the mesh's stamp as well: the stamp itself when meshOwnedByUndo(before).
+func meshAllowed(before map[string]any) []fieldPath {
+	if meshOwnedByUndo(before) {
+		return []fieldPath{meshPath}
+	}
+	return nil
+}

@@ -481,3 +481,33 @@ func TestSavedLeftOut(t *testing.T) {
 		})
 	}
 }
+
+// The mesh's stamp is the undo's in managedFields only when the undo's
+// entry alone owns it (the API server's record).
+func TestMeshOwnedByUndo(t *testing.T) {
+	entry := func(manager, operation, subresource string) string {
+		sub := ""
+		if subresource != "" {
+			sub = `,"subresource":"` + subresource + `"`
+		}
+		return `{"manager":"` + manager + `","operation":"` + operation + `"` + sub + `,"fieldsV1":{"f:metadata":{"f:annotations":{"f:mesh.example.com/injected-revision":{}}}}}`
+	}
+	other := `{"manager":"kubectl-client-side-apply","operation":"Update","fieldsV1":{"f:spec":{"f:replicas":{}}}}`
+	tests := map[string]struct {
+		entries string
+		want    bool
+	}{
+		"the undo's entry alone":         {entries: entry("kubectl", "Update", "") + "," + other, want: true},
+		"the undo's and an apply's":      {entries: entry("kubectl", "Update", "") + "," + entry("kubectl-client-side-apply", "Update", ""), want: false},
+		"a server-side apply by kubectl": {entries: entry("kubectl", "Apply", ""), want: false},
+		"nobody (the mesh's own stamp)":  {entries: other, want: false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			obj := decodeJSON(t, `{"metadata":{"managedFields":[`+tc.entries+`]}}`)
+			if got := meshOwnedByUndo(obj); got != tc.want {
+				t.Errorf("meshOwnedByUndo = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
