@@ -42,6 +42,9 @@ type gen struct {
 	n int
 	// queue holds the steps a writer generated to follow it.
 	queue []step
+	// exemptUndo lets bob, whom no rule reviews, run half of the undos
+	// (drawn from self): in the sequences where the periodic audit fixes.
+	exemptUndo bool
 }
 
 func newGen(seed uint64, o object) *gen {
@@ -110,7 +113,7 @@ func (g *gen) step() step {
 			if s.Writer == "" {
 				s.Writer = w.name
 			}
-			return s
+			return g.exempted(s)
 		}
 		pick -= w.weight
 	}
