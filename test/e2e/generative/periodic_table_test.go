@@ -32,9 +32,19 @@ func TestBetweenSteps(t *testing.T) {
 		prev, now map[string]any
 		want      []string
 		wrote     map[string]int
+		// robots are the robots' fields the oracle knows after.
+		robots []fieldPath
 	}{
 		"nothing changed": {prev: deploymentWith(la, env, nil, 0, nil), now: deploymentWith(la, env, nil, 0, nil)},
-		"the mesh stamp":  {prev: deploymentWith(la, env, nil, 0, nil), now: deploymentWith(la, env, stamp, 0, nil)},
+		"the mesh stamp": {
+			prev: deploymentWith(la, env, nil, 0, nil), now: deploymentWith(la, env, stamp, 0, nil),
+			robots: []fieldPath{meshPath},
+		},
+		"the mesh stamp on the audit's removal stays a robot's field": {
+			scope: scopeFix, fields: map[string]setField{envPath.String(): {path: envPath, person: true}, meshPath.String(): {path: meshPath}},
+			prev: deploymentWith(la, env, map[string]any{meshStamp: "1"}, 0, nil), now: deploymentWith(la, nil, stamp, 0, nil),
+			wrote: map[string]int{"periodic audit removals": 1}, robots: []fieldPath{meshPath},
+		},
 		"a person's orphan removed from an object without the fix label": {
 			fields: personEnv,
 			prev:   deploymentWith(la, env, nil, 0, nil), now: deploymentWith(la, nil, nil, 0, nil),
@@ -137,6 +147,9 @@ func TestBetweenSteps(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wrote, r.wrote, cmpEmpty); diff != "" {
 				t.Errorf("counted writes (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.robots, r.setByRobots(), cmp.Transformer("string", fieldPath.String)); diff != "" {
+				t.Errorf("robots' fields after (-want +got):\n%s", diff)
 			}
 		})
 	}

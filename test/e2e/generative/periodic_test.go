@@ -144,6 +144,9 @@ func (r *runner) betweenSteps(i int, now map[string]any) {
 		r.wrote["periodic audit removals"]++
 	}
 	r.forget(prev, now)
+	// The mesh injector stamps the audit's write too: its stamp stays a
+	// robot's field.
+	r.recordMesh(prev, now)
 	if la, was := lastApplied(now), lastApplied(prev); !cmp.Equal(la, was) {
 		r.wrote["periodic audit repairs"]++
 		r.judgeRepair(i, "the periodic audit", r.fixable(), prev, now)
