@@ -98,6 +98,9 @@ func (g *gen) step() step {
 	if s, ok := g.selfWriter(); ok {
 		return s
 	}
+	if s, ok := g.exemptUndoStep(); ok {
+		return s
+	}
 	var fit []writer
 	total := 0
 	for _, w := range slices.Concat(catalogue, moreWriters) {

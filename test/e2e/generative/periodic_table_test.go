@@ -255,3 +255,45 @@ func TestExempted(t *testing.T) {
 		})
 	}
 }
+
+// bob's undo is drawn only where it fits (a workload with two pod
+// templates, not paused) in a sequence with exemptUndo, about one step in
+// eight.
+func TestExemptUndoStep(t *testing.T) {
+	deployment := object{kind: "Deployment", name: "web"}
+	tests := map[string]struct {
+		o          object
+		exemptUndo bool
+		templates  int
+		paused     bool
+		want       bool
+	}{
+		"a Deployment with two templates where the audit fixes": {o: deployment, exemptUndo: true, templates: 2, want: true},
+		"elsewhere":     {o: deployment, templates: 2},
+		"one template":  {o: deployment, exemptUndo: true, templates: 1},
+		"paused":        {o: deployment, exemptUndo: true, templates: 2, paused: true},
+		"a ConfigMap":   {o: object{kind: "ConfigMap", name: "c"}, exemptUndo: true, templates: 2},
+		"a StatefulSet": {o: object{kind: "StatefulSet", name: "web"}, exemptUndo: true, templates: 3, want: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			g := newGen(37964, tc.o)
+			g.exemptUndo, g.templates, g.paused = tc.exemptUndo, tc.templates, tc.paused
+			n := 0
+			for range 400 {
+				s, ok := g.exemptUndoStep()
+				if !ok {
+					continue
+				}
+				n++
+				want := step{Writer: "kubectl rollout undo (exempt)", As: bob, Kind: undo, Args: []string{"rollout", "undo", tc.o.ref()}}
+				if diff := cmp.Diff(want, s); diff != "" {
+					t.Fatalf("step (-want +got):\n%s", diff)
+				}
+			}
+			if got := n > 25 && n < 75; got != tc.want || !tc.want && n > 0 {
+				t.Errorf("%d of 400 steps were bob's undo (want about 50: %v)", n, tc.want)
+			}
+		})
+	}
+}

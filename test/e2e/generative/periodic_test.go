@@ -110,6 +110,17 @@ func (g *gen) exempted(s step) step {
 	return s
 }
 
+// exemptUndoStep is, in one step in eight of a sequence with exemptUndo
+// where an undo fits, bob's kubectl rollout undo (undos of the catalogue
+// are too rare for the periodic audit's repairs: none in the 400 steps of
+// the pinned seed). Drawn from the generator's second source.
+func (g *gen) exemptUndoStep() (step, bool) {
+	if !g.exemptUndo || !workload(g) || g.templates < 2 || g.paused || g.self.IntN(8) > 0 {
+		return step{}, false
+	}
+	return step{Writer: "kubectl rollout undo (exempt)", As: bob, Kind: undo, Args: []string{"rollout", "undo", g.o.ref()}}, true
+}
+
 // stepEnded notes the end of a step and the sequence's longest step
 // (awaitAudit).
 func (r *runner) stepEnded() {
