@@ -38,7 +38,10 @@ func TestScanFindingsCarryTheirFix(t *testing.T) {
 	}
 	tests := map[string]struct {
 		objs []*unstructured.Unstructured
-		want []fixView
+		// person runs the scan as kubectl hygiene audit --fix; else it is
+		// the periodic audit's.
+		person bool
+		want   []fixView
 	}{
 		"seed 004 with its revisions: the last-applied that the restored revision kept": {
 			objs: append(append([]*unstructured.Unstructured{}, stsObjs...), revisions...),
@@ -49,8 +52,15 @@ func TestScanFindingsCarryTheirFix(t *testing.T) {
 			want: []fixView{{Rule: "stale-last-applied", Path: laPath, LastApplied: withMinReadyAndReplicas(t, scanned),
 				Repaired: withMinReadyAndReplicas(t, kept), Source: "controllerRevision"}},
 		},
-		"seed 004 without its revisions: the orphan's guarded patch, and no fix for the drifted image": {
+		"seed 004 without its revisions, in the periodic audit: no fix for the env var the undo restored (kubectl owns it), nor for the drifted image": {
 			objs: stsObjs,
+			want: []fixView{
+				{Rule: "imperative-edit", Path: "spec.template.spec.containers[name=nginx].image"},
+				{Rule: "orphaned-field", Path: "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]"},
+			},
+		},
+		"seed 004 without its revisions, in kubectl hygiene audit --fix: the orphan's guarded patch, and no fix for the drifted image": {
+			objs: stsObjs, person: true,
 			want: []fixView{
 				{Rule: "imperative-edit", Path: "spec.template.spec.containers[name=nginx].image"},
 				{Rule: "orphaned-field", Path: "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]", LastApplied: scanned,
@@ -61,7 +71,7 @@ func TestScanFindingsCarryTheirFix(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			objs := append([]*unstructured.Unstructured{namespaceObject("default", nil)}, tc.objs...)
-			report, err := NewScanner(newFakeClient(objs...), testAnalyzer(t), testFixEngine(t)).Scan(t.Context(), Target{})
+			report, err := NewScanner(newFakeClient(objs...), testAnalyzer(t), testFixEngine(t), WithFixScope(FixScope{Person: tc.person})).Scan(t.Context(), Target{})
 			if err != nil {
 				t.Fatal(err)
 			}

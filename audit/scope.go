@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
@@ -96,4 +97,23 @@ func (s FixScope) actionReason(d policy.Decision) string {
 		}
 	}
 	return "its action is " + string(d.Action)
+}
+
+// undoReason is why the periodic audit may not write fix, "" when it may:
+// an orphan that the entry of kubectl rollout undo owns (an Update by
+// kubectl, which sends no field manager) was restored by an undo that the
+// audit could not prove (its revision is gone, or another writer changed
+// the template since), and removing it would take back part of the undo,
+// rolling the pods to a template no revision had. A person's kubectl
+// hygiene audit --fix, which shows its diff first, may remove it.
+func (s FixScope) undoReason(fix *Fix) string {
+	if s.Person || fix.Orphan == nil {
+		return ""
+	}
+	for _, o := range fix.Orphan.Owners {
+		if merge.IsUndoEntry(o) {
+			return "kubectl rollout undo may have restored it (field manager " + o.Manager + "): removing it would take back part of the undo; remove it with the printed command or kubectl hygiene audit --fix if the undo did not mean it"
+		}
+	}
+	return ""
 }
