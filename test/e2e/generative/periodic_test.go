@@ -76,10 +76,28 @@ func (r *runner) awaitAudit(i int) {
 		time.Sleep(250 * time.Millisecond)
 		started, finished = r.lastScan()
 	}
+	if r.awaitScan {
+		r.afterExemptUndo(deadline)
+		started, finished = r.lastScan()
+	}
 	if !r.stepStart.IsZero() && started.Before(r.stepEnd) && finished.After(r.stepStart) {
 		r.wrote["steps a scan overlapped"]++
 		r.t.Logf("the periodic audit's scan of %s–%s ran during step %d", started.Format(time.StampMilli), finished.Format(time.StampMilli), i)
 	}
+}
+
+// afterExemptUndo waits until a scan that started after bob's undo is
+// recorded (or until deadline), so that the audit's repair of the
+// last-applied he left stale lands before the next step, and logs what
+// kubectl hygiene audit --fix=dry-run makes of the object then (a
+// person's view: the same findings, each fix or the reason for none).
+func (r *runner) afterExemptUndo(deadline time.Time) {
+	r.awaitScan = false
+	for started, _ := r.lastScan(); !started.After(r.stepEnd) && time.Now().Before(deadline); started, _ = r.lastScan() {
+		time.Sleep(250 * time.Millisecond)
+	}
+	res := r.f.Hygiene(r.t, "audit", "--fix=dry-run", "-n", r.f.Namespace)
+	r.t.Logf("after bob's undo and the next scan, kubectl hygiene audit --fix=dry-run: exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
 }
 
 // lastScan is when the last recorded scan of the periodic audit started
