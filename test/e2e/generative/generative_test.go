@@ -204,7 +204,7 @@ func minimised(t *testing.T, p *framework.Predictor, o object, steps []step, fai
 	shortest := minimise(steps[:last+1], stillFails, replayBudget)
 	header := ""
 	if carriesFixLabel(scope) {
-		header = fmt.Sprintf("# the server's periodic audit: --audit-fix --audit-interval=%s --object-selector='%s', policy.rules.orphaned-field.auditFix=true\n", auditInterval, fixSelector)
+		header = fmt.Sprintf("# the server's periodic audit: --audit-fix --audit-interval=%s --object-selector='%s', policy.rules.orphaned-field.auditFix=true, policy.exemptions.users={bob}\n", auditInterval, fixSelector)
 	}
 	if l := scopeLabels[scope]; l != "" {
 		header += fmt.Sprintf("kubectl label namespace %s %s\n", scriptNamespace, l)
