@@ -60,6 +60,11 @@ func (w who) username(ns string) string {
 
 func (w who) person() bool { return w == alice }
 
+// setsAsAPerson reports whether what who sets is a person's in the truth
+// model: alice's, and bob's, whom the configuration exempts from the
+// rules' decisions on his writes, not from being a person.
+func (w who) setsAsAPerson() bool { return w == alice || w == bob }
+
 // controller reports whether who is one of kube-controller-manager's own
 // accounts, whose writes no rule reviews.
 func (w who) controller() bool { return w == gc }
