@@ -28,8 +28,8 @@
 // `kubectl hygiene migrate --server-side` are steps, and six sequences in
 // twenty carry the label the server's --object-selector lets the audit fix
 // (periodic_test.go): three in a namespace of their own, where it removes
-// orphans and repairs the last-applied that an exempt person's undo left
-// stale, and three in a namespace labelled apply-hygiene.io/ignore,
+// orphans and may repair the last-applied that an exempt person's undo
+// left stale, and three in a namespace labelled apply-hygiene.io/ignore,
 // apply-hygiene.io/enforcement=dryrun or apply-hygiene.io/enforcement=warn
 // (selfwriters_test.go). Those sequences run in step with the audit's
 // scans, so that its writes land between steps. Each write must be in

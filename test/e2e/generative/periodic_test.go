@@ -171,6 +171,7 @@ func (r *runner) betweenSteps(i int, now map[string]any) {
 			continue
 		}
 		r.wrote["periodic audit removals"]++
+		r.t.Logf("before step %d, the periodic audit removed %s (a person's orphan)", i+1, q)
 	}
 	r.forget(prev, now)
 	// The mesh injector stamps the audit's write too: its stamp stays a
@@ -178,6 +179,7 @@ func (r *runner) betweenSteps(i int, now map[string]any) {
 	r.recordMesh(prev, now)
 	if la, was := lastApplied(now), lastApplied(prev); !cmp.Equal(la, was) {
 		r.wrote["periodic audit repairs"]++
+		r.t.Logf("before step %d, the periodic audit rewrote last-applied at %v", i+1, framework.ChangedPaths(framework.Path(), was, la))
 		r.judgeRepair(i, "the periodic audit", r.fixable(), prev, now)
 	}
 }
