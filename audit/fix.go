@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -71,15 +72,13 @@ func fixOf(rule policy.RuleID, path string, obj *unstructured.Unstructured, an *
 // owns gets no removal.
 const undoRestored = "kubectl rollout undo restored it from an earlier revision, which does not prove who first set it (a tool's stamp, such as Reloader's, comes back with the template): remove it yourself if nothing needs it"
 
-// restoredByUndo reports whether every owner of a field is kubectl
-// rollout undo's entry (merge.IsUndoEntry): the undo copied it from a
-// revision, and managedFields no longer say who first wrote it, so a fix
-// that removes it would write beyond what it proves.
+// restoredByUndo reports whether kubectl rollout undo's entry
+// (merge.IsUndoEntry) is among the owners of a field: the undo may have
+// copied it from a revision, and managedFields no longer say who first
+// wrote it, so a fix that removes it would write beyond what it proves
+// (and take back part of the undo, rolling the pods to a template no
+// revision had). Both the periodic audit and kubectl hygiene audit --fix
+// leave it to the printed command.
 func restoredByUndo(owners []merge.Owner) bool {
-	for _, o := range owners {
-		if !merge.IsUndoEntry(o) {
-			return false
-		}
-	}
-	return len(owners) > 0
+	return slices.ContainsFunc(owners, merge.IsUndoEntry)
 }

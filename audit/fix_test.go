@@ -38,7 +38,10 @@ func TestScanFindingsCarryTheirFix(t *testing.T) {
 	}
 	tests := map[string]struct {
 		objs []*unstructured.Unstructured
-		want []fixView
+		// person runs the scan as kubectl hygiene audit --fix; else it is
+		// the periodic audit's.
+		person bool
+		want   []fixView
 	}{
 		"seed 004 with its revisions: the last-applied that the restored revision kept": {
 			objs: append(append([]*unstructured.Unstructured{}, stsObjs...), revisions...),
@@ -64,7 +67,7 @@ func TestScanFindingsCarryTheirFix(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			objs := append([]*unstructured.Unstructured{namespaceObject("default", nil)}, tc.objs...)
-			report, err := NewScanner(newFakeClient(objs...), testAnalyzer(t), testFixEngine(t)).Scan(t.Context(), Target{})
+			report, err := NewScanner(newFakeClient(objs...), testAnalyzer(t), testFixEngine(t), WithFixScope(FixScope{Person: tc.person})).Scan(t.Context(), Target{})
 			if err != nil {
 				t.Fatal(err)
 			}

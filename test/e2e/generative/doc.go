@@ -23,15 +23,20 @@
 // for good, and that `kubectl hygiene diff` predicts each apply exactly.
 //
 // apply-hygiene's own writes are judged the same way: the server's
-// periodic audit runs with --audit-fix during every sequence, `kubectl
-// hygiene audit --fix=apply` and `kubectl hygiene migrate --server-side`
-// are steps, and three sequences in twenty run in a namespace labelled
-// apply-hygiene.io/ignore, apply-hygiene.io/enforcement=dryrun or
-// apply-hygiene.io/enforcement=warn (selfwriters_test.go). Each of their
-// writes must be in scope, follow from the sequence (a removal of a
-// person's orphan, a repair of last-applied after an undo, a migration
-// that changes only managedFields) and lose no field a person or robot
-// still needs.
+// periodic audit runs every 20 s with --audit-fix and orphaned-field's
+// auditFix during every sequence, `kubectl hygiene audit --fix=apply` and
+// `kubectl hygiene migrate --server-side` are steps, and six sequences in
+// twenty carry the label the server's --object-selector lets the audit fix
+// (periodic_test.go): three in a namespace of their own, where it removes
+// orphans and may repair the last-applied that an exempt person's undo
+// left stale, and three in a namespace labelled apply-hygiene.io/ignore,
+// apply-hygiene.io/enforcement=dryrun or apply-hygiene.io/enforcement=warn
+// (selfwriters_test.go). Those sequences run in step with the audit's
+// scans, so that its writes land between steps. Each write must be in
+// scope, follow from the sequence (a removal of a person's orphan that is
+// still one by the sequence's record, a repair of last-applied after an
+// undo, a migration that changes only managedFields) and lose no field a
+// person or robot still needs.
 //
 // A failing sequence is minimised (delta debugging over its steps,
 // replayed in fresh namespaces) and printed as a kubectl script. The test

@@ -42,6 +42,9 @@ type gen struct {
 	n int
 	// queue holds the steps a writer generated to follow it.
 	queue []step
+	// exemptUndo lets bob, whom no rule reviews, run half of the undos
+	// (drawn from self): in the sequences where the periodic audit fixes.
+	exemptUndo bool
 }
 
 func newGen(seed uint64, o object) *gen {
@@ -95,6 +98,9 @@ func (g *gen) step() step {
 	if s, ok := g.selfWriter(); ok {
 		return s
 	}
+	if s, ok := g.exemptUndoStep(); ok {
+		return s
+	}
 	var fit []writer
 	total := 0
 	for _, w := range slices.Concat(catalogue, moreWriters) {
@@ -110,7 +116,7 @@ func (g *gen) step() step {
 			if s.Writer == "" {
 				s.Writer = w.name
 			}
-			return s
+			return g.exempted(s)
 		}
 		pick -= w.weight
 	}

@@ -73,6 +73,7 @@ func TestGenerative(t *testing.T) {
 		wg.Wait()
 	})
 	lg.metricErrors = metricErrors(t, f) - errorsBefore
+	lg.addWrites(map[string]int{"periodic audit conflicts": auditConflicts(framework.WebhookMetrics(t))})
 	summary := lg.summary()
 	fmt.Println(summary)
 	fmt.Println(selfWriteSummary(lg.wrote))
@@ -137,7 +138,11 @@ func parallel(t *testing.T) int {
 // namespace of scope, records it in lg and minimises the failures no other
 // sequence minimised.
 func runSequence(t *testing.T, lg *ledger, p *framework.Predictor, name string, o object, seed uint64, n int, scope string) {
+	if carriesFixLabel(scope) {
+		o = o.withFixLabel()
+	}
 	g := newGen(seed, o)
+	g.exemptUndo = scope == scopeFix
 	r := newRunner(t, o, p)
 	r.label(scope)
 	var steps []step
@@ -197,10 +202,14 @@ func minimised(t *testing.T, p *framework.Predictor, o object, steps []step, fai
 		return found
 	}
 	shortest := minimise(steps[:last+1], stillFails, replayBudget)
-	if scope == "" {
-		return script(shortest)
+	header := ""
+	if carriesFixLabel(scope) {
+		header = fmt.Sprintf("# the server's periodic audit: --audit-fix --audit-interval=%s --object-selector='%s', policy.rules.orphaned-field.auditFix=true, policy.exemptions.users={bob}\n", auditInterval, fixSelector)
 	}
-	return fmt.Sprintf("kubectl label namespace %s %s\n", scriptNamespace, scopeLabels[scope]) + script(shortest)
+	if l := scopeLabels[scope]; l != "" {
+		header += fmt.Sprintf("kubectl label namespace %s %s\n", scriptNamespace, l)
+	}
+	return header + script(shortest)
 }
 
 // ensureNamespace creates the namespace name unless it exists.

@@ -61,8 +61,9 @@ type runner struct {
 	// stop, when set, ends the sequence at the first failure it accepts
 	// (a minimisation's replay).
 	stop func(failure) bool
-	// scope is the scope of the namespace (scopeOf): outside "" the
-	// webhook's answers are not judged, apply-hygiene's own writes are.
+	// scope is the scope of the namespace (scopeOf): in a labelled one
+	// the webhook's answers are not judged, apply-hygiene's own writes
+	// are.
 	scope string
 	// last is the object after the previous step; undone reports whether
 	// the last template write was kubectl rollout undo; wrote counts
@@ -70,6 +71,13 @@ type runner struct {
 	last   map[string]any
 	undone bool
 	wrote  map[string]int
+	// stepStart and stepEnd bound the last step, and longest is the
+	// sequence's longest step (awaitAudit).
+	stepStart, stepEnd time.Time
+	longest            time.Duration
+	// awaitScan holds the next step until a scan that started after the
+	// last step is recorded (after bob's exempt undo).
+	awaitScan bool
 }
 
 // setField is a field a writer set outside client-side apply.
@@ -225,8 +233,11 @@ func (r *runner) state() (exists, deleting bool) {
 func (r *runner) run(i int, s step) bool {
 	r.t.Helper()
 	r.steps++
+	r.awaitAudit(i)
 	r.settleAutoscaler(i)
 	r.betweenSteps(i, r.get(r.f.Namespace))
+	r.stepStart = time.Now()
+	defer r.stepEnded()
 	defer func() { r.last = r.get(r.f.Namespace) }()
 	if s.Kind == remedy {
 		r.runRemedies(i)
@@ -242,7 +253,7 @@ func (r *runner) run(i int, s step) bool {
 		r.judgeSelfWrite(i, s, res, before, r.get(r.f.Namespace))
 		return true
 	}
-	judged := r.scope == ""
+	judged := r.judged()
 	var predicted func(framework.Result) []string
 	if judged && s.Kind == clientSideApply && s.As == alice && len(s.Args) == 3 && before != nil && r.p != nil {
 		file := filepath.Join(r.t.TempDir(), "manifest.json")
@@ -292,6 +303,7 @@ func (r *runner) run(i int, s step) bool {
 	if passed {
 		r.record(s, before, after)
 		r.noteUndo(s, before, after)
+		r.awaitScan = r.awaitScan || s.Kind == undo && s.As == bob
 	}
 	if s.Kind != clientSideApply {
 		// The printed commands are for the object as that apply left
@@ -419,7 +431,7 @@ func (r *runner) record(s step, before, after map[string]any) {
 			r.ssa = append(r.ssa, decodeManifest(s.Stdin))
 		}
 		for _, q := range changed(before, after) {
-			r.fields[q.String()] = setField{path: q, person: s.As.person() && !meshStamped(q), undo: s.Kind == undo, applied: s.Kind == serverSideApply,
+			r.fields[q.String()] = setField{path: q, person: s.As.setsAsAPerson() && !meshStamped(q), undo: s.Kind == undo, applied: s.Kind == serverSideApply,
 				unattributed: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply") || scaledFromZero(s, q, before)}
 		}
 	}

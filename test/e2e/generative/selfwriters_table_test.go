@@ -120,39 +120,6 @@ func TestJudgeSelfWrite(t *testing.T) {
 	}
 }
 
-// Between two steps only the periodic audit writes: a field it changed is
-// a wrong self-write (orphaned-field is warn without auditFix), the mesh
-// injector's stamp and an autoscaler's replicas are not.
-func TestBetweenSteps(t *testing.T) {
-	la := map[string]any{"spec": map[string]any{}}
-	stamp := map[string]any{meshStamp: "2"}
-	env := []any{map[string]any{"name": "A", "value": "1"}}
-	tests := map[string]struct {
-		prev, now map[string]any
-		want      []string
-	}{
-		"nothing changed": {prev: deploymentWith(la, env, nil, 0, nil), now: deploymentWith(la, env, nil, 0, nil)},
-		"the mesh stamp":  {prev: deploymentWith(la, env, nil, 0, nil), now: deploymentWith(la, env, stamp, 0, nil)},
-		"an env var removed": {
-			prev: deploymentWith(la, env, nil, 0, nil), now: deploymentWith(la, nil, nil, 0, nil),
-			want: []string{"self-write-scope"},
-		},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			r := &runner{t: t, fields: map[string]setField{}, wrote: map[string]int{}, last: tc.prev}
-			r.betweenSteps(0, tc.now)
-			var got []string
-			for _, f := range r.failures {
-				got = append(got, f.check)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("failed checks (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 // A script runs apply-hygiene's commands as its admin, the plugin's name
 // first (kubectl runs a plugin only so), and grants the admin no role.
 func TestScriptOfSelfWriters(t *testing.T) {

@@ -27,6 +27,11 @@ const (
 	// gc is kube-controller-manager's garbage collector
 	// (--use-service-account-credentials).
 	gc who = "generic-garbage-collector"
+	// bob is a person with the edit role whom the configuration exempts
+	// from every rule (policy.exemptions.users, TestMain): his kubectl
+	// rollout undo gets no repair at admission and leaves last-applied
+	// stale for the periodic audit (exemptUndo).
+	bob who = "bob"
 )
 
 // namespaceOf is the namespace of who's service account; "" for a user.
@@ -36,7 +41,7 @@ func (w who) namespaceOf() string {
 		return "kube-system"
 	case flux:
 		return "flux-system"
-	case alice, admin:
+	case alice, admin, bob:
 		return ""
 	}
 	return "."
@@ -54,6 +59,11 @@ func (w who) username(ns string) string {
 }
 
 func (w who) person() bool { return w == alice }
+
+// setsAsAPerson reports whether what who sets is a person's in the truth
+// model: alice's, and bob's, whom the configuration exempts from the
+// rules' decisions on his writes, not from being a person.
+func (w who) setsAsAPerson() bool { return w == alice || w == bob }
 
 // controller reports whether who is one of kube-controller-manager's own
 // accounts, whose writes no rule reviews.

@@ -387,6 +387,12 @@ func TestRecordAttribution(t *testing.T) {
 			after:       `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
 			setByRobots: []string{"spec.template.spec.containers[name=app].image"},
 		},
+		"an undo by bob, whom the rules exempt, restores a person's env var": {
+			s:       step{Writer: "kubectl rollout undo (exempt)", As: bob, Kind: undo, Args: []string{"rollout", "undo", "deployment/web"}},
+			before:  `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			after:   `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1","env":[{"name":"A","value":"1"}]}]}}}}`,
+			planted: []string{"spec.template.spec.containers[name=app].env[name=A]"},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
