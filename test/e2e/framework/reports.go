@@ -30,17 +30,7 @@ func (f *Framework) InstallOpenReportsCRDs(t *testing.T) {
 // passing package's output only with -v, and `make test` prints the file.
 func WriteReport(t *testing.T, name, summary string) {
 	t.Helper()
-	dir := os.Getenv("APPLY_HYGIENE_REPORTS")
-	if dir == "" {
-		return
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Errorf("writing the report: %v", err)
-		return
-	}
-	if err := os.WriteFile(filepath.Join(dir, name), []byte(summary+"\n"), 0o644); err != nil {
-		t.Errorf("writing the report: %v", err)
-	}
+	writeReport(t, name, summary, os.O_TRUNC)
 }
 
 // AppendReport appends line to the report file name in
@@ -48,21 +38,28 @@ func WriteReport(t *testing.T, name, summary string) {
 // the run when it is stopped.
 func AppendReport(t *testing.T, name, line string) {
 	t.Helper()
+	writeReport(t, name, line, os.O_APPEND)
+}
+
+// writeReport writes line to the report file name, opened with mode
+// (os.O_TRUNC or os.O_APPEND), when APPLY_HYGIENE_REPORTS is set.
+func writeReport(t *testing.T, name, line string, mode int) {
+	t.Helper()
 	dir := os.Getenv("APPLY_HYGIENE_REPORTS")
 	if dir == "" {
 		return
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Errorf("appending to the report: %v", err)
+		t.Errorf("writing the report: %v", err)
 		return
 	}
-	f, err := os.OpenFile(filepath.Join(dir, name), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, name), mode|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
-		t.Errorf("appending to the report: %v", err)
+		t.Errorf("writing the report: %v", err)
 		return
 	}
 	defer f.Close()
 	if _, err := f.WriteString(line + "\n"); err != nil {
-		t.Errorf("appending to the report: %v", err)
+		t.Errorf("writing the report: %v", err)
 	}
 }
