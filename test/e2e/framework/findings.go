@@ -127,7 +127,7 @@ var (
 	revertPath = regexp.MustCompile(`^this apply (?:sets (\S+) back to |removes (\S+), discarding )`)
 	editPaths  = regexp.MustCompile(`(?:owns: |, )(\S+) \((?:last-applied |now )`)
 	// appliedPaths are the fields of a server-side-owned message.
-	appliedPaths = regexp.MustCompile(`(?:server-side: |, )(\S+) \((?:applied |now )`)
+	appliedPaths = regexp.MustCompile(`(?:server-side: |--server-side applied: |, )(\S+) \((?:applied |now )`)
 	// restartPath is the field of server-side-owned's warning on a
 	// kubectl rollout restart of an object Argo CD applies.
 	restartPath = regexp.MustCompile(`^kubectl rollout restart adds (\S+), which `)

@@ -47,6 +47,13 @@ func TestParseOutput(t *testing.T) {
 				{Action: warn, Rule: "server-side-owned", Path: "spec.replicas"},
 			},
 		},
+		// kubectl's own server-side apply (field manager kubectl, as
+		// kubectl hygiene migrate leaves it) is named by the command
+		// (soak seed 271126, sequence 067: the path was not read).
+		"a server-side-owned warning of kubectl apply --server-side's fields": {
+			stderr: `Warning: [server-side-owned] DaemonSet ns/node-exporter: this write by alice (field manager kubectl-label) changes fields that kubectl apply --server-side applied: metadata.labels[gen.example.com/m-4] (applied "v", now "o10"); the next kubectl apply --server-side of the manifest fails on the conflict, or puts the applied values back with --force-conflicts. Put the change in your manifest and apply it with: kubectl apply --server-side -f <manifest>`,
+			want:   []Finding{{Action: warn, Rule: "server-side-owned", Path: "metadata.labels[gen.example.com/m-4]"}},
+		},
 		"a rule without a single field": {
 			stderr: "Warning: [stale-last-applied] Deployment ns/web: rollout undo restored revision 1 but …",
 			want:   []Finding{{Action: warn, Rule: "stale-last-applied", Path: ""}},

@@ -249,6 +249,14 @@ func (r *runner) run(i int, s step) bool {
 	before := r.get(r.f.Namespace)
 	if s.Kind == hygiene {
 		res := r.runHygiene(s)
+		if s.Args[1] == "migrate" && res.ExitCode == 0 && lastApplied(before) != nil {
+			// kubectl hygiene migrate gives last-applied's fields to
+			// kubectl's server-side apply (manager kubectl, Apply), as
+			// kubectl apply --server-side's own migration does: from
+			// then on they are a server-side apply's (soak seed 271126,
+			// sequences 067, 071, 098: [server-side-owned] after it).
+			r.ssa = append(r.ssa, lastApplied(before))
+		}
 		r.webhookErrors(i, res)
 		r.judgeSelfWrite(i, s, res, before, r.get(r.f.Namespace))
 		return true
