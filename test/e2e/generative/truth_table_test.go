@@ -517,3 +517,25 @@ func TestMeshOwnedByUndo(t *testing.T) {
 		})
 	}
 }
+
+// A remedy whose guard refuses is no false warning when the object changed
+// since the warning (the periodic audit fixed it in between: pinned seed
+// 37964, sequence 014), and only then.
+func TestChangedSinceWarned(t *testing.T) {
+	warned := decodeJSON(t, `{"metadata":{"labels":{"a":"1"},"resourceVersion":"5"},"spec":{"template":{"spec":{"containers":[{"name":"s","env":[{"name":"X"}]}]}}},"status":{"replicas":1}}`)
+	tests := map[string]struct {
+		now  string
+		want bool
+	}{
+		"the env var removed":     {now: `{"metadata":{"labels":{"a":"1"},"resourceVersion":"6"},"spec":{"template":{"spec":{"containers":[{"name":"s","env":[]}]}}}}`, want: true},
+		"a label changed":         {now: `{"metadata":{"labels":{"a":"2"},"resourceVersion":"6"},"spec":{"template":{"spec":{"containers":[{"name":"s","env":[{"name":"X"}]}]}}}}`, want: true},
+		"only status and version": {now: `{"metadata":{"labels":{"a":"1"},"resourceVersion":"7"},"spec":{"template":{"spec":{"containers":[{"name":"s","env":[{"name":"X"}]}]}}},"status":{"replicas":2}}`, want: false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := changedSinceWarned(warned, decodeJSON(t, tc.now)); got != tc.want {
+				t.Errorf("changedSinceWarned = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
