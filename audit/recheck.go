@@ -73,13 +73,21 @@ const freshRetries = 3
 // test of a JSON patch (which the API server answers as Invalid), not a
 // 409.
 func (s *Scanner) WriteFresh(ctx context.Context, fixer *Fixer, of *ObjectFix) (*ObjectFix, error) {
+	refused := ""
 	for attempt := 0; ; attempt++ {
 		fresh, err := s.Recheck(ctx, of)
 		if err != nil {
 			return nil, err
 		}
+		if refused != "" && fresh.ResourceVersion == refused {
+			// Refused, yet nothing moved: not a race but a refusal of
+			// the patch itself (a policy that denies it as Invalid);
+			// sending it again would be refused again.
+			return nil, ErrChanged
+		}
 		err = fixer.Write(ctx, fresh)
 		if errors.Is(err, ErrChanged) && attempt < freshRetries && ctx.Err() == nil {
+			refused = fresh.ResourceVersion
 			continue
 		}
 		return fresh, err

@@ -123,6 +123,18 @@ func TestRunnerWritesAgainAfterAStatusUpdate(t *testing.T) {
 	client.PrependReactor("patch", "deployments", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		patches = append(patches, string(a.(k8stesting.PatchAction).GetPatch()))
 		if len(patches) == 1 {
+			// The controller's status update lands first: a new
+			// resourceVersion, so the patch's test of it fails.
+			obj, err := client.Tracker().Get(deployments, "shop", "web")
+			if err != nil {
+				return true, nil, err
+			}
+			u := obj.(*unstructured.Unstructured).DeepCopy()
+			_ = unstructured.SetNestedField(u.Object, int64(3), "status", "observedGeneration")
+			u.SetResourceVersion("22")
+			if err := client.Tracker().Update(deployments, u, "shop"); err != nil {
+				return true, nil, err
+			}
 			return true, nil, apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web", nil)
 		}
 		return false, nil, nil
@@ -142,5 +154,29 @@ func TestRunnerWritesAgainAfterAStatusUpdate(t *testing.T) {
 	}
 	if got := counterValue(r, "conflict"); got != 0 {
 		t.Errorf("conflicts = %v, want 0", got)
+	}
+}
+
+// A patch refused although the object did not move (an admission policy
+// that denies it as Invalid) is not sent again: one write, a conflict.
+func TestRunnerDoesNotRepeatAPatchRefusedWithoutAChange(t *testing.T) {
+	client := newFakeClient(append(readObjects(t, "deployments/restarted.yaml"), namespaceObject("shop", nil))...)
+	var patches int
+	client.PrependReactor("patch", "deployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+		patches++
+		return true, nil, apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web", nil)
+	})
+	r, err := NewRunner(NewScanner(client, testAnalyzer(t), testFixEngine(t)), RunnerOptions{Fixer: NewFixer(client, testMapper(), FixFieldManager)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.RunOnce(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if patches != 1 {
+		t.Errorf("%d patches sent, want 1", patches)
+	}
+	if got := counterValue(r, "conflict"); got != 1 {
+		t.Errorf("conflicts = %v, want 1", got)
 	}
 }

@@ -3,6 +3,7 @@ package merge
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -178,8 +179,15 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 		// later plain edits share) is no applier for it. The server's
 		// defaults of that write are left out below by the kind's
 		// defaults, which only a built-in kind has: a custom resource's
-		// record keeps counting as a manifest's.
-		ow.recordedManifest = map[string]bool{}
+		// record keeps counting as a manifest's. Only kubectl edit's
+		// entry: another writer that records the object (an exported
+		// object applied under another manager) writes no plain edits
+		// under the same name.
+		for key := range ow.recordedManifest {
+			if strings.HasPrefix(key, editManager+"\x00") {
+				delete(ow.recordedManifest, key)
+			}
+		}
 	}
 	granular := granularIn(resultTV)
 	extra.Leaves().Iterate(func(fp fieldpath.Path) {
@@ -211,6 +219,10 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 	})
 	return out
 }
+
+// editManager is kubectl edit's field manager, which writes both its
+// --save-config records and its plain edits.
+const editManager = "kubectl-edit"
 
 // recordsObject reports whether original, the decoded last-applied, is a
 // record of live itself: it holds live's uid, which kubectl's
