@@ -68,8 +68,8 @@ func fixOf(rule policy.RuleID, path string, obj *unstructured.Unstructured, an *
 	return nil, ""
 }
 
-// undoRestored says why an orphan that only kubectl rollout undo's entry
-// owns gets no removal.
+// undoRestored says why an orphan that kubectl rollout undo's entry owns
+// (restoredByUndo) gets no removal.
 const undoRestored = "kubectl rollout undo restored it from an earlier revision, which does not prove who first set it (a tool's stamp, such as Reloader's, comes back with the template): remove it yourself if nothing needs it"
 
 // restoredByUndo reports whether kubectl rollout undo's entry

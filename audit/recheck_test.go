@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
 
@@ -76,13 +77,7 @@ func TestRunnerRechecksBeforeWriting(t *testing.T) {
 				patches = append(patches, string(a.(k8stesting.PatchAction).GetPatch()))
 				return false, nil, nil
 			})
-			r, err := NewRunner(NewScanner(client, testAnalyzer(t), testFixEngine(t)), RunnerOptions{Fixer: NewFixer(client, testMapper(), FixFieldManager)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := r.RunOnce(t.Context()); err != nil {
-				t.Fatal(err)
-			}
+			r := fixOnce(t, client)
 			if !changed {
 				t.Fatal("the fix did not read the object again")
 			}
@@ -139,13 +134,7 @@ func TestRunnerWritesAgainAfterAStatusUpdate(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	r, err := NewRunner(NewScanner(client, testAnalyzer(t), testFixEngine(t)), RunnerOptions{Fixer: NewFixer(client, testMapper(), FixFieldManager)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.RunOnce(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	r := fixOnce(t, client)
 	if len(patches) != 2 {
 		t.Errorf("%d patches written, want 2 (refused, then written)", len(patches))
 	}
@@ -166,6 +155,18 @@ func TestRunnerDoesNotRepeatAPatchRefusedWithoutAChange(t *testing.T) {
 		patches++
 		return true, nil, apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web", nil)
 	})
+	r := fixOnce(t, client)
+	if patches != 1 {
+		t.Errorf("%d patches sent, want 1", patches)
+	}
+	if got := counterValue(r, "conflict"); got != 1 {
+		t.Errorf("conflicts = %v, want 1", got)
+	}
+}
+
+// fixOnce runs one scan with fixes over client and returns its Runner.
+func fixOnce(t *testing.T, client *dynamicfake.FakeDynamicClient) *Runner {
+	t.Helper()
 	r, err := NewRunner(NewScanner(client, testAnalyzer(t), testFixEngine(t)), RunnerOptions{Fixer: NewFixer(client, testMapper(), FixFieldManager)})
 	if err != nil {
 		t.Fatal(err)
@@ -173,10 +174,5 @@ func TestRunnerDoesNotRepeatAPatchRefusedWithoutAChange(t *testing.T) {
 	if _, err := r.RunOnce(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if patches != 1 {
-		t.Errorf("%d patches sent, want 1", patches)
-	}
-	if got := counterValue(r, "conflict"); got != 1 {
-		t.Errorf("conflicts = %v, want 1", got)
-	}
+	return r
 }

@@ -15,8 +15,9 @@ import (
 // apply's, with the new last-applied as the manifest and new as the result.
 // Otherwise it lists the imperative changes: fields that last-applied owns
 // and that the write changed or removed, leaving them different from
-// last-applied (none when the write drops last-applied). A caller that knows the write is an apply says so with
-// AnalyzeClientSideApply or AnalyzeServerSideApply.
+// last-applied (none when the write drops last-applied). A caller that
+// knows the write is an apply says so with AnalyzeClientSideApply or
+// AnalyzeServerSideApply.
 func (a *Analyzer) AnalyzeUpdate(old, new *unstructured.Unstructured) (*Analysis, error) {
 	return verified(a, "update analysis", func(a *Analyzer) (*Analysis, error) { return a.analyzeUpdate(old, new) })
 }
@@ -180,11 +181,9 @@ func ChangedByAdmission(old, new *unstructured.Unstructured, p Path) (bool, erro
 // f:annotations once kubectl edit took last-applied from it) owns none of
 // their keys (contentOwners).
 func objectMetaMaps(p fieldpath.Path) bool {
-	if len(p) == 0 || p[0].FieldName == nil || *p[0].FieldName != "metadata" {
-		return false
-	}
-	if len(p) == 1 {
+	switch patternOf(Path(p)) {
+	case "metadata", "metadata.annotations", "metadata.labels":
 		return true
 	}
-	return len(p) == 2 && p[1].FieldName != nil && (*p[1].FieldName == "annotations" || *p[1].FieldName == "labels")
+	return false
 }

@@ -3,7 +3,6 @@ package merge
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -183,11 +182,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 		// entry: another writer that records the object (an exported
 		// object applied under another manager) writes no plain edits
 		// under the same name.
-		for key := range ow.recordedManifest {
-			if strings.HasPrefix(key, editManager+"\x00") {
-				delete(ow.recordedManifest, key)
-			}
-		}
+		delete(ow.recordedManifest, ownerKey(Owner{Manager: editManager, Operation: string(metav1.ManagedFieldsOperationUpdate)}))
 	}
 	granular := granularIn(resultTV)
 	extra.Leaves().Iterate(func(fp fieldpath.Path) {
