@@ -4,19 +4,16 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/events"
 	"github.com/apply-hygiene/apply-hygiene/internal/review"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
-// EventRecorder records events on objects; the events.k8s.io recorder of
-// client-go (k8s.io/client-go/tools/events) and controller-runtime's
-// manager.GetEventRecorder are ones.
-type EventRecorder interface {
-	Eventf(regarding runtime.Object, related runtime.Object, eventtype, reason, action, note string, args ...any)
-}
+// EventRecorder records events on objects (internal/events' Recorder):
+// the events.k8s.io recorder of client-go (k8s.io/client-go/tools/events)
+// and controller-runtime's manager.GetEventRecorder are ones.
+type EventRecorder = events.Recorder
 
 // EventAction is the action of the events the webhook records.
 const EventAction = "Admission"

@@ -5,8 +5,16 @@ import (
 	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
+
+// Recorder records events on objects; the events.k8s.io recorder of
+// client-go (k8s.io/client-go/tools/events) and controller-runtime's
+// manager.GetEventRecorder are ones. The webhook and the audit take one.
+type Recorder interface {
+	Eventf(regarding runtime.Object, related runtime.Object, eventtype, reason, action, note string, args ...any)
+}
 
 // MaxNote is the longest note the events API accepts, in bytes.
 const MaxNote = 1024

@@ -40,10 +40,13 @@ var floors = map[string]int{
 	"internal/cli/handover":  3,
 	"internal/cli/migrate":   3,
 	"policy":                 1,
-	"internal/review":        2,
-	"audit":                  2,
-	"webhook":                3,
-	"reports":                3,
+	// internal/orphanproof proves merge's orphans with the API server
+	// for both drivers of the analysis.
+	"internal/orphanproof": 1,
+	"internal/review":      2,
+	"audit":                2,
+	"webhook":              3,
+	"reports":              3,
 }
 
 // cmdFloor is the floor of every command under cmd/.

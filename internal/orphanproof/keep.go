@@ -1,0 +1,70 @@
+package orphanproof
+
+import (
+	"context"
+	"sync"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/apply-hygiene/apply-hygiene/internal/kube"
+	"github.com/apply-hygiene/apply-hygiene/merge"
+)
+
+// Prover asks the API server whether removing a field sticks
+// (kube.Cluster.RemovalSticks: a server-side dry run of the removal,
+// cached per object and shape).
+type Prover interface {
+	RemovalSticks(ctx context.Context, gvr schema.GroupVersionResource, live, target *unstructured.Unstructured, pointer string, with ...string) (kube.RemovalVerdict, error)
+}
+
+var _ Prover = (*kube.Cluster)(nil)
+
+// MaxProofs bounds the dry runs for one object; further orphans keep
+// merge's judgement.
+const MaxProofs = 8
+
+// Keep drops from an.Orphans each orphan of target, of resource gvr, whose
+// removal does not stick, by the prover's dry run of the removal from live
+// (the object before the write; target itself in the audit). Each orphan
+// is proved alone, with the removal the warning prints, so that of two
+// mirrored fields (a Service's clusterIP and clusterIPs) neither is an
+// orphan: removing either brings it back from the other. The first
+// MaxProofs orphans are proved at once. An orphan whose proof cannot be
+// made (not addressable, forbidden, timed out, an API error) keeps merge's
+// judgement, the table of defaults: the rule is never silently off, and
+// the log says so.
+func Keep(ctx context.Context, prover Prover, gvr schema.GroupVersionResource, live, target *unstructured.Unstructured, an *merge.Analysis) {
+	if prover == nil || an == nil || len(an.Orphans) == 0 {
+		return
+	}
+	drop := make([]bool, len(an.Orphans))
+	var wg sync.WaitGroup
+	for i, o := range an.Orphans {
+		if i >= MaxProofs {
+			break
+		}
+		pointer, ok := merge.JSONPointer(target.Object, o.Path)
+		if !ok {
+			continue
+		}
+		wg.Go(func() {
+			v, err := prover.RemovalSticks(ctx, gvr, live, target, pointer, merge.RemovedWith(target.Object, o.Path)...)
+			if err != nil {
+				logr.FromContextOrDiscard(ctx).Info("removal not proved, the orphan keeps the table's judgement",
+					"object", merge.RefOf(target), "path", o.Path.String(), "error", err.Error())
+				return
+			}
+			drop[i] = v != kube.RemovalSticks
+		})
+	}
+	wg.Wait()
+	kept := an.Orphans[:0]
+	for i, o := range an.Orphans {
+		if !drop[i] {
+			kept = append(kept, o)
+		}
+	}
+	an.Orphans = kept
+}
