@@ -19,6 +19,10 @@ const answerShare = 0.8
 // errTooSlow marks a review that did not finish before its deadline.
 var errTooSlow = errors.New("the review did not finish")
 
+// errPanicked is a review that panicked (recovered, answered as a failed
+// review).
+var errPanicked = errors.New("panic")
+
 // withAPIServerDeadline returns r's context with a deadline of
 // answerShare of the timeout the API server sends with each webhook call
 // (the `timeout` query parameter, e.g. "5s"), and that timeout, so that a

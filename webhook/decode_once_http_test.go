@@ -2,17 +2,13 @@ package webhook
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
 // TestDecodeOnceKeepsControllerRuntimeHTTPBehaviour holds the answers of
@@ -102,34 +98,6 @@ func TestDecodeOnceKeepsControllerRuntimeHTTPBehaviour(t *testing.T) {
 	}
 }
 
-// TestDecodeOncePanicsAreAnsweredAsBefore panics in the policy engine,
-// served by the endpoints and by controller-runtime, and requires
-// controller-runtime's answer: HTTP 200, code 500, "panic: … [recovered]",
-// the request's uid (the mutating pass of an edit asks the engine nothing:
-// its answer must be the same too).
-func TestDecodeOncePanicsAreAnsweredAsBefore(t *testing.T) {
-	edit := readFile(t, filepath.Join("testdata", "reviews", "deployment-edit.json"))
-	cluster := loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json"))
-	tests := map[string]policy.EvaluatorFunc{
-		"a panic with a string": func(context.Context, *policy.Input) ([]policy.Decision, error) { panic("boom") },
-		"a panic on the input": func(_ context.Context, in *policy.Input) ([]policy.Decision, error) {
-			panic("classified " + string(in.Classification))
-		},
-		"a nil error": func(context.Context, *policy.Input) ([]policy.Decision, error) { panic(error(nil)) },
-	}
-	for name, evaluator := range tests {
-		for webhook, p := range reviewerPairs(NewReviewer(evaluator, cluster)) {
-			once := serve(p.once, postJSON(edit))
-			if webhook == "validating" && (once.Status != http.StatusOK || !strings.Contains(once.Body, `"code":500`) || !strings.Contains(once.Body, `[recovered]`)) {
-				t.Fatalf("%s, %s: the panic was answered %d %s, want 200 with code 500 and [recovered]", name, webhook, once.Status, once.Body)
-			}
-			if err := sameAnswer(p, postJSON(edit)); err != nil {
-				t.Errorf("%s, %s: %v", name, webhook, err)
-			}
-		}
-	}
-}
-
 // scaleRequest matches a /scale review.
 var scaleRequest = regexp.MustCompile(`"subResource":\s*"scale"`)
 
@@ -170,23 +138,4 @@ func TestDecodeOnceDecodesTheCapturedReviews(t *testing.T) {
 		t.Errorf("only %d reviews decoded once and %d /scale reviews", decoded, scales)
 	}
 	t.Logf("%d reviews decoded once, %d /scale reviews left to controller-runtime", decoded, scales)
-}
-
-// A panic of a review under the API server's timeout (every real request
-// sends ?timeout=) runs on the review's own goroutine: it is answered as
-// one without a deadline, 200 with code 500, and the process lives on
-// (found by review: it ended the process).
-func TestPanicUnderTheAPIServersTimeoutIsAnswered(t *testing.T) {
-	edit := readFile(t, filepath.Join("testdata", "reviews", "deployment-edit.json"))
-	cluster := loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json"))
-	boom := policy.EvaluatorFunc(func(context.Context, *policy.Input) ([]policy.Decision, error) { panic("boom") })
-	r := NewReviewer(boom, cluster)
-	got := serve(r.ValidatingEndpoint(), func() *http.Request {
-		req := httptest.NewRequest(http.MethodPost, "/validate?timeout=10s", bytes.NewReader(edit))
-		req.Header.Set("Content-Type", "application/json")
-		return req
-	})
-	if got.Status != http.StatusOK || !strings.Contains(got.Body, `"code":500`) || !strings.Contains(got.Body, `[recovered]`) {
-		t.Fatalf("the panic was answered %d %s, want 200 with code 500 and [recovered]", got.Status, got.Body)
-	}
 }

@@ -189,20 +189,23 @@ func decode(c *call, body []byte) (admission.Request, *schema.GroupVersionKind, 
 }
 
 // handle runs the endpoint's pass on req as controller-runtime's
-// admission.Webhook.Handle does: a panic is answered 500, the request's
-// logger is in ctx, and the response is completed.
+// admission.Webhook.Handle does, the request's logger in ctx and the
+// response completed, but for a panic: it is a failed review like any
+// other (errored: counted with reason "panic", answered as the failure
+// policy says), where controller-runtime answers code 500, which the API
+// server takes for a denial whatever the failure policy.
 func (e *endpoint) handle(ctx context.Context, c *call, req admission.Request) (resp admission.Response) {
+	reqLog := logOf(&req)
+	ctx = logf.IntoContext(ctx, reqLog)
 	defer func() {
 		if p := recover(); p != nil {
 			for _, fn := range utilruntime.PanicHandlers {
 				fn(ctx, p)
 			}
-			resp = admission.Errored(http.StatusInternalServerError, fmt.Errorf("panic: %v [recovered]", p))
+			resp = e.reviewer.errored(ctx, e.name, fmt.Errorf("%w: %v [recovered]", errPanicked, p))
 			resp.UID = req.UID
 		}
 	}()
-	reqLog := logOf(&req)
-	ctx = logf.IntoContext(ctx, reqLog)
 	if e.pass == review.Mutate {
 		resp = e.reviewer.mutate(ctx, c, req)
 	} else {

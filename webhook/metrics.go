@@ -46,7 +46,7 @@ func NewMetrics(reg prometheus.Registerer, status func() policy.Status) (*Metric
 		}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "apply_hygiene_review_errors_total",
-			Help: "Reviews that failed, by webhook and reason (bad_request, timeout, overload, shadow_mismatch, internal).",
+			Help: "Reviews that failed, by webhook and reason (bad_request, timeout, overload, shadow_mismatch, panic, internal).",
 		}, []string{"webhook", "reason"}),
 	}
 	collectors := []prometheus.Collector{m.reviews, m.duration, m.decisions, m.evaluation, m.errors}
@@ -107,7 +107,7 @@ func (m *Metrics) observeError(webhook string, err error) {
 }
 
 // errorReason is the kind of a review's failure, the reason label of the
-// errors metric: bad_request, timeout, overload, shadow_mismatch or
+// errors metric: bad_request, timeout, overload, shadow_mismatch, panic or
 // internal.
 func errorReason(err error) string {
 	switch {
@@ -119,6 +119,8 @@ func errorReason(err error) string {
 		return "overload"
 	case errors.Is(err, merge.ErrShadowMismatch):
 		return "shadow_mismatch"
+	case errors.Is(err, errPanicked):
+		return "panic"
 	}
 	return "internal"
 }
