@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime/debug"
 	"slices"
 
 	"github.com/go-logr/logr"
@@ -118,8 +119,17 @@ func (sc *scan) object(ctx context.Context, gvr schema.GroupVersionResource, obj
 // findings analyzes obj and returns its findings, each with the fix that
 // merge's analysis supports where the scan's FixScope allows one. It
 // records in the report the errors that leave the scan going and returns
-// only those that end it.
-func (sc *scan) findings(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) ([]Finding, error) {
+// only those that end it. A panic is the object's error: the audit runs in
+// the webhook server, which the panic would end.
+func (sc *scan) findings(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (fs []Finding, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			logr.FromContextOrDiscard(ctx).Error(fmt.Errorf("%v", p), "analyzing an object panicked; the scan goes on without it",
+				"object", merge.RefOf(obj), "stack", string(debug.Stack()))
+			sc.report.Errors = append(sc.report.Errors, ObjectError{Object: merge.RefOf(obj), Err: fmt.Errorf("panic: %v [recovered]", p)})
+			fs, err = nil, nil
+		}
+	}()
 	an, err := sc.analyzer.AnalyzeLive(obj)
 	if err != nil {
 		sc.report.Errors = append(sc.report.Errors, ObjectError{Object: merge.RefOf(obj), Err: err})
