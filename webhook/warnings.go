@@ -133,10 +133,10 @@ func requestTarget(req *admission.Request) string {
 }
 
 // plainWord matches a word the shell reads as it is (lib.shell_word).
-var plainWord = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9._/:-]+$`)
 
 // shellWord is s as one shell word, as the policies' lib.shell_word
-// writes it: as is when it is made of letters, digits and . _ / - alone,
+// writes it: as is when it is made of letters, digits and . _ / : - alone,
 // else in single quotes, a quote in it closed, escaped and reopened.
 func shellWord(s string) string {
 	if plainWord.MatchString(s) {

@@ -74,7 +74,7 @@ func TestWarningSharesFitTheAPIServersLimit(t *testing.T) {
 // policies' messages write it (lib.target): RESOURCE.GROUP/NAME from the
 // request's resource (a Scale's warnings are about its workload), each
 // word quoted for the shell when it has more than letters, digits and
-// . _ / -, so that a pasted command never runs part of a name.
+// . _ / : -, so that a pasted command never runs part of a name.
 func TestRequestTarget(t *testing.T) {
 	tests := map[string]struct {
 		req  admissionv1.AdmissionRequest
@@ -99,6 +99,10 @@ func TestRequestTarget(t *testing.T) {
 		"a cluster-scoped object has no namespace": {
 			req:  request("rbac.authorization.k8s.io", "clusterroles", "", "ClusterRole", "", "reader"),
 			want: "clusterroles.rbac.authorization.k8s.io/reader",
+		},
+		"a name with a colon, as RBAC's, needs no quotes (cmd.exe keeps them)": {
+			req:  request("rbac.authorization.k8s.io", "clusterroles", "", "ClusterRole", "", "system:aggregate-to-edit"),
+			want: "clusterroles.rbac.authorization.k8s.io/system:aggregate-to-edit",
 		},
 		"a name the shell would run is quoted": {
 			req:  request("rbac.authorization.k8s.io", "clusterroles", "", "ClusterRole", "", "reader;touch pwned;x"),

@@ -23,10 +23,15 @@ type TracingOptions struct {
 	// Endpoint is the OTLP/gRPC collector's host:port; empty: tracing off
 	// (the default).
 	Endpoint string
-	// SamplingRatio is the share of the reviews without a sampled parent
-	// that are traced, 0..1 (default 1). A review whose traceparent the
-	// API server sent follows the API server's decision.
+	// SamplingRatio is the share of the reviews traced, 0..1 (default 1),
+	// decided on the trace ID: of the reviews whose call carries no
+	// traceparent, or of all of them without FollowParent.
 	SamplingRatio float64
+	// FollowParent makes a review whose call carries a traceparent follow
+	// its sampled flag (default true): traced when the caller traces it,
+	// never when the caller does not. Without it the ratio decides for
+	// every review; a review traced still continues the caller's trace.
+	FollowParent bool
 	// Insecure sends to Endpoint without TLS (default false).
 	Insecure bool
 	// CAFile is a PEM bundle to verify the collector's certificate with;
@@ -37,8 +42,10 @@ type TracingOptions struct {
 // AddFlags registers the options on fs.
 func (o *TracingOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Endpoint, "tracing-endpoint", "", "OTLP/gRPC collector (host:port) to send a trace of each review to; empty: tracing off")
-	fs.Float64Var(&o.SamplingRatio, "tracing-sampling-ratio", 1, "share (0..1) of the reviews traced when the API server sent no sampled traceparent; "+
-		"a review the API server traces is always traced")
+	fs.Float64Var(&o.SamplingRatio, "tracing-sampling-ratio", 1, "share (0..1) of the reviews traced, by trace ID: of those whose call has no traceparent, "+
+		"or of all with --tracing-follow-parent=false")
+	fs.BoolVar(&o.FollowParent, "tracing-follow-parent", true, "trace a review when its call's traceparent is sampled and never when it is not; "+
+		"false: --tracing-sampling-ratio decides for every review (a traced one still continues the caller's trace)")
 	fs.BoolVar(&o.Insecure, "tracing-insecure", false, "send traces to --tracing-endpoint without TLS")
 	fs.StringVar(&o.CAFile, "tracing-ca-file", "", "PEM CA bundle to verify --tracing-endpoint's certificate with; empty: the system's roots")
 }
@@ -81,9 +88,26 @@ func (o *TracingOptions) tracerProvider(ctx context.Context) (*sdktrace.TracerPr
 	}
 	return sdktrace.NewTracerProvider(
 		sdktrace.WithBatcher(exporter),
-		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(o.SamplingRatio))),
+		sdktrace.WithSampler(o.sampler()),
 		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", "apply-hygiene"))),
 	), nil
+}
+
+// sampler decides which reviews are traced. A review's steps follow its
+// root span (a local parent) either way. Its root follows the call's
+// traceparent (a remote parent) with FollowParent, else the ratio decides
+// on the trace ID, which is the caller's when there is a traceparent: the
+// span stays in the caller's trace, and a caller that samples by the same
+// ratio or a lower one, as kube-apiserver does (TraceIDRatioBased too), has
+// each trace it keeps kept whole.
+func (o *TracingOptions) sampler() sdktrace.Sampler {
+	ratio := sdktrace.TraceIDRatioBased(o.SamplingRatio)
+	if o.FollowParent {
+		return sdktrace.ParentBased(ratio)
+	}
+	return sdktrace.ParentBased(ratio,
+		sdktrace.WithRemoteParentSampled(ratio),
+		sdktrace.WithRemoteParentNotSampled(ratio))
 }
 
 // flushTraces sends the spans still buffered, for at most five seconds

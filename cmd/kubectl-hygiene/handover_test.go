@@ -98,3 +98,29 @@ func writeFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// A handover command copied from a message, as each shell passes its
+// words on: bash and PowerShell take the single quotes off, cmd.exe passes
+// them on, and handover takes them off itself.
+func TestHandoverTakesTheMessagesQuotes(t *testing.T) {
+	const path = "spec.template.spec.containers[name=nginx].image"
+	want := "StatefulSet default/my-wonderhoy-app: last-applied no longer has " + path + "\n" +
+		"The next kubectl apply neither sets nor deletes them: they are their new writer's.\n" +
+		"Drop them from your manifest too: an apply of a manifest that sets them takes them back.\n"
+	tests := map[string]struct{ args []string }{
+		"as bash or PowerShell passes them": {args: []string{"statefulsets.apps/my-wonderhoy-app", path}},
+		"as cmd.exe passes them":            {args: []string{"'statefulsets.apps/my-wonderhoy-app'", "'" + path + "'"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			connect := clitest.FakeCluster(t, "testdata/seed004/live.yaml")
+			stdout, stderr, code := runCluster(t, connect, append([]string{"handover", "-n", "default"}, tc.args...)...)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			if diff := cmp.Diff(want, stdout); diff != "" {
+				t.Errorf("stdout (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

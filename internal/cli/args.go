@@ -9,11 +9,13 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
-// KindAndName splits the arguments KIND/NAME or KIND NAME.
+// KindAndName splits the arguments KIND/NAME or KIND NAME. KIND/NAME may
+// come wrapped in the single quotes of a message's command, as cmd.exe
+// passes them on (see UnquoteWord).
 func KindAndName(args []string) (kind, name string, err error) {
 	switch len(args) {
 	case 1:
-		kind, name, ok := strings.Cut(args[0], "/")
+		kind, name, ok := strings.Cut(UnquoteWord(args[0]), "/")
 		if ok && kind != "" && name != "" && !strings.Contains(name, "/") {
 			return kind, name, nil
 		}
@@ -23,6 +25,29 @@ func KindAndName(args []string) (kind, name string, err error) {
 		}
 	}
 	return "", "", BadInput(errors.New("name one object as KIND/NAME or KIND NAME, e.g. statefulset/my-app"))
+}
+
+// UnquoteWord returns arg without the POSIX single quotes around it when
+// arg is exactly one word quoted as apply-hygiene's messages quote it, in
+// single quotes with no quote inside but an escaped one (a quote closed,
+// escaped and reopened), as in
+//
+//	'env[name=IT'\''S]'
+//
+// which is env[name=IT'S]. Windows' cmd.exe does not take single quotes
+// for quotes, so a command copied from a message into it passes them on
+// in the argument. Any other arg is returned as it is; a KIND/NAME or a
+// path in the messages' notation never starts with a quote, so none is
+// changed.
+func UnquoteWord(arg string) string {
+	if len(arg) < 2 || arg[0] != '\'' || arg[len(arg)-1] != '\'' {
+		return arg
+	}
+	inner := arg[1 : len(arg)-1]
+	if strings.Contains(strings.ReplaceAll(inner, `'\''`, ""), "'") {
+		return arg
+	}
+	return strings.ReplaceAll(inner, `'\''`, "'")
 }
 
 // NamespaceOf returns -n, or the namespace of the kubeconfig's context.

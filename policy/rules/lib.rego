@@ -145,7 +145,7 @@ fixed(d, command) := object.union(d, {"fix": command})
 # messages' path syntax) over to their new writer by deleting them from
 # last-applied: kubectl hygiene handover with the object, its namespace and
 # then at most max_listed paths, each quoted for the shell when it has more
-# than letters, digits and . _ / -. The cap keeps the command whole within
+# than letters, digits and . _ / : -. The cap keeps the command whole within
 # a warning cut at 1024 bytes; handover_more(paths) says what it leaves
 # out.
 handover(paths) := sprintf("kubectl hygiene handover %s%s %s", [
@@ -165,9 +165,13 @@ handover_more(paths) := sprintf(" (it names the first %d of the %d fields; hand 
 } else := ""
 
 # shell_word(s) is s as one shell word: as is when it is made of letters,
-# digits and . _ / - alone, else in single quotes.
+# digits and . _ / : - alone, else in single quotes. None of those is read
+# by bash, zsh, PowerShell or cmd.exe inside a word, so a command with only
+# plain words (system:aggregate-to-edit, an RBAC object's usual name, too)
+# is pasted into any of them as printed; cmd.exe takes single quotes for
+# part of the word.
 shell_word(s) := s if {
-	regex.match(`^[A-Za-z0-9._/-]+$`, s)
+	regex.match(`^[A-Za-z0-9._/:-]+$`, s)
 } else := sprintf("'%s'", [replace(s, "'", `'\''`)])
 
 # kind_name is the object as kubectl's RESOURCE/NAME argument, one shell

@@ -246,6 +246,9 @@ test_handover_names_the_paths_as_shell_words if {
 		{"op": "replace", "path": "/request/resource", "value": {"group": "rbac.authorization.k8s.io", "resource": "clusterroles"}},
 	])
 	lib.handover(["rules"]) == "kubectl hygiene handover clusterroles.rbac.authorization.k8s.io/reader rules" with input as cluster_role
+	system_role := json.patch(cluster_role, [{"op": "replace", "path": "/request/object/name", "value": "system:aggregate-to-edit"}])
+	lib.handover(["rules"]) == "kubectl hygiene handover clusterroles.rbac.authorization.k8s.io/system:aggregate-to-edit rules" with input as system_role
+	lib.explain == "kubectl hygiene explain clusterroles.rbac.authorization.k8s.io/system:aggregate-to-edit" with input as system_role
 }
 
 # The core group has no suffix; a kind of another group is told apart by

@@ -80,7 +80,8 @@ func NewCmd(streams genericiooptions.IOStreams, connect ConnectFunc, read ReadFu
 deploy robot): delete them from the object's last-applied configuration, so
 that kubectl apply neither sets nor deletes them any more. The paths are
 written as apply-hygiene's messages write them, e.g. spec.replicas or
-'spec.template.spec.containers[name=web].image' (quote them for the shell).
+'spec.template.spec.containers[name=web].image' (quote them for the shell;
+cmd.exe passes single quotes on, and handover takes off the messages' own).
 TYPE is a kind or resource as kubectl takes it; the messages write the
 resource with its group (deployments.apps), which no custom resource's kind
 of the same name can take.
@@ -112,7 +113,7 @@ func (o *Options) Complete(_ *cobra.Command, args []string) error {
 		return err
 	}
 	for _, s := range args[1:] {
-		p, err := merge.ParsePath(s)
+		p, err := merge.ParsePath(cli.UnquoteWord(s))
 		if err != nil {
 			return cli.BadInput(fmt.Errorf("path %q: %w", s, err))
 		}
