@@ -1,6 +1,8 @@
 package merge
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -147,5 +149,74 @@ func setPath(t *testing.T, obj *unstructured.Unstructured, v any, fields ...stri
 	t.Helper()
 	if err := unstructured.SetNestedField(obj.Object, v, fields...); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// After kubectl hygiene migrate gave kubectl's Apply entry the fields of
+// last-applied and the server's defaults, the writes of people change
+// only what that entry really applies: the objects of the generative
+// soak (seed 271126; see each fixture's README.md).
+func TestApplyOwnedChangesAfterMigration(t *testing.T) {
+	type owned struct{ Path, Managers string }
+	tests := map[string]struct {
+		dir string
+		// old changes the stored object before the write, and new the
+		// object after it.
+		old, new func(obj *unstructured.Unstructured)
+		want     []owned
+	}{
+		"kubectl replace removes annotations kubectl's empty annotations map never held and changes a default it never applied": {
+			// Sequence 030, step 24: the annotation an undo restored and
+			// the mesh's stamp are the undo's; imagePullPolicy Always
+			// was a default for the migrated image, which last-applied
+			// never had. Helm's label is Helm's.
+			dir:  "migrated-then-replaced",
+			want: []owned{{"metadata.labels[app.kubernetes.io/managed-by]", "helm"}},
+		},
+		"without last-applied, the empty annotations map still holds no annotation": {
+			// Nothing tells what kubectl applies: its entry owns the
+			// pull policy, and that is all there is to go on.
+			dir: "migrated-then-replaced",
+			old: func(obj *unstructured.Unstructured) {
+				annots := obj.GetAnnotations()
+				delete(annots, LastAppliedAnnotation)
+				obj.SetAnnotations(annots)
+			},
+			want: []owned{
+				{"metadata.labels[app.kubernetes.io/managed-by]", "helm"},
+				{"spec.template.spec.containers[name=minio].imagePullPolicy", "kubectl"},
+			},
+		},
+		"kubectl set serviceaccount changes the name, not the alias the server writes beside it": {
+			// Sequence 056, step 23: serviceAccount is no field of
+			// last-applied, so kubectl's server-side apply never
+			// applied it (the migration handed it over as a default).
+			dir:  "migrated-then-set-serviceaccount",
+			want: []owned{{"spec.template.spec.serviceAccountName", "kubectl kustomize-controller"}},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			old, new := readObject(t, tc.dir, "old.yaml"), readObject(t, tc.dir, "new.yaml")
+			if tc.old != nil {
+				tc.old(old)
+			}
+			an, err := NewAnalyzer().AnalyzeUpdate(old, new)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []owned
+			for _, f := range an.ApplyOwnedChanges {
+				var managers []string
+				for _, o := range f.Owners {
+					managers = append(managers, o.Manager)
+				}
+				slices.Sort(managers)
+				got = append(got, owned{f.Path.String(), strings.Join(managers, " ")})
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("apply-owned changes (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
