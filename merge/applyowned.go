@@ -70,27 +70,53 @@ func (a *Analyzer) applyOwnedChanges(old, new, lastApplied *unstructured.Unstruc
 		return nil, nil, err
 	}
 	kind, f := new.GetKind(), newFinder()
-	var applied map[string]any
+	v := applierView{f: f}
 	if lastApplied != nil {
-		applied = secretData(kind, lastApplied.Object)
-	}
-	appliedBy := func(mfs []ManagedFields, p Path, granular func(fieldpath.Path) bool) []Owner {
-		return slices.DeleteFunc(contentOwners(mfs, p, granular), func(o Owner) bool {
-			return applied != nil && appliesLastApplied(o) && !f.at(applied, p).ok
-		})
+		v.lastApplied = secretData(kind, lastApplied.Object)
 	}
 	granularOld, granularNew := granularIn(tvs[0]), granularIn(tvs[1])
-	for _, p := range units(cmp.Modified.Union(cmp.Removed)) {
-		if serverManaged(p) {
+	changed := cmp.Modified.Union(cmp.Removed)
+	held := func(p Path) bool { return len(v.owners(appliers, p, granularOld)) > 0 || f.at(v.lastApplied, p).ok }
+	for _, p := range units(changed) {
+		if serverManaged(p) || reportedAtSource(new.Object, p, changed, held) {
 			continue
 		}
-		ows := appliedBy(appliers, p, granularOld)
-		if len(ows) == 0 || sameOwners(ows, appliedBy(still, p, granularNew)) {
+		ows := v.owners(appliers, p, granularOld)
+		if len(ows) == 0 || sameOwners(ows, v.owners(still, p, granularNew)) {
 			continue
 		}
 		out = append(out, a.fact(kind, p, factValues{live: f.at(old.Object, p), result: f.at(new.Object, p)}, ows))
 	}
 	return who, out, nil
+}
+
+// applierView tells, for one write, which appliers applied a field.
+type applierView struct {
+	f *finder
+	// lastApplied is the object's last-applied before the write, as
+	// stored (a Secret's stringData folded into data); nil without one.
+	lastApplied map[string]any
+}
+
+// owners are the entries of mfs that own p, read as contentOwners reads
+// them, except kubectl's own Apply entry where last-applied lacks p (see
+// appliesLastApplied).
+func (v applierView) owners(mfs []ManagedFields, p Path, granular func(fieldpath.Path) bool) []Owner {
+	return slices.DeleteFunc(contentOwners(mfs, p, granular), func(o Owner) bool {
+		return v.lastApplied != nil && appliesLastApplied(o) && !v.f.at(v.lastApplied, p).ok
+	})
+}
+
+// reportedAtSource reports whether p is a field the API server copies
+// from another on every write (mirroredFrom: the pod spec's
+// serviceAccount, from serviceAccountName) whose source the write changed
+// too and held holds (an applier owns it, or last-applied has it): the
+// change is the source's, reported there (here, or by imperative-edit).
+// A mirror whose source nobody applied (a manifest that writes only the
+// deprecated serviceAccount) is reported itself.
+func reportedAtSource(obj map[string]any, p Path, changed *fieldpath.Set, held func(Path) bool) bool {
+	src, ok := mirroredFrom(obj, p)
+	return ok && changed.Has(fieldpath.Path(src)) && held(src)
 }
 
 // appliesLastApplied reports whether o is the Apply entry of kubectl's own

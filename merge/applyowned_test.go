@@ -137,6 +137,13 @@ func TestApplyOwnedChangeValues(t *testing.T) {
 	}
 }
 
+// dropLastApplied deletes obj's last-applied annotation.
+func dropLastApplied(obj *unstructured.Unstructured) {
+	annots := obj.GetAnnotations()
+	delete(annots, LastAppliedAnnotation)
+	obj.SetAnnotations(annots)
+}
+
 func setImage(image string) func(obj *unstructured.Unstructured) {
 	return func(obj *unstructured.Unstructured) {
 		containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
@@ -177,11 +184,7 @@ func TestApplyOwnedChangesAfterMigration(t *testing.T) {
 			// Nothing tells what kubectl applies: its entry owns the
 			// pull policy, and that is all there is to go on.
 			dir: "migrated-then-replaced",
-			old: func(obj *unstructured.Unstructured) {
-				annots := obj.GetAnnotations()
-				delete(annots, LastAppliedAnnotation)
-				obj.SetAnnotations(annots)
-			},
+			old: dropLastApplied,
 			want: []owned{
 				{"metadata.labels[app.kubernetes.io/managed-by]", "helm"},
 				{"spec.template.spec.containers[name=minio].imagePullPolicy", "kubectl"},
@@ -194,12 +197,48 @@ func TestApplyOwnedChangesAfterMigration(t *testing.T) {
 			dir:  "migrated-then-set-serviceaccount",
 			want: []owned{{"spec.template.spec.serviceAccountName", "kubectl kustomize-controller"}},
 		},
+		"migrated to another manager, the alias changes with the name": {
+			// kubectl hygiene migrate --field-manager argocd-controller:
+			// its entry owns the alias too, which the server copies
+			// from the name; the change is the name's.
+			dir: "migrated-then-set-serviceaccount",
+			old: func(obj *unstructured.Unstructured) {
+				mfs := obj.GetManagedFields()
+				for i := range mfs {
+					if mfs[i].Manager == "kubectl" && mfs[i].Operation == "Apply" {
+						mfs[i].Manager = "argocd-controller"
+					}
+				}
+				obj.SetManagedFields(mfs)
+			},
+			want: []owned{{"spec.template.spec.serviceAccountName", "argocd-controller kustomize-controller"}},
+		},
+		"an applier that applied the alias alone is told at the alias": {
+			// A manifest with only the deprecated serviceAccount: no
+			// applier and no last-applied holds the name.
+			dir: "migrated-then-set-serviceaccount",
+			new: dropLastApplied,
+			old: func(obj *unstructured.Unstructured) {
+				dropLastApplied(obj)
+				for _, e := range obj.Object["metadata"].(map[string]any)["managedFields"].([]any) {
+					if e := e.(map[string]any); e["operation"] == "Apply" {
+						podSpec, _, _ := unstructured.NestedMap(e, "fieldsV1", "f:spec", "f:template", "f:spec")
+						delete(podSpec, "f:serviceAccountName")
+						_ = unstructured.SetNestedMap(e, podSpec, "fieldsV1", "f:spec", "f:template", "f:spec")
+					}
+				}
+			},
+			want: []owned{{"spec.template.spec.serviceAccount", "kubectl"}},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			old, new := readObject(t, tc.dir, "old.yaml"), readObject(t, tc.dir, "new.yaml")
 			if tc.old != nil {
 				tc.old(old)
+			}
+			if tc.new != nil {
+				tc.new(new)
 			}
 			an, err := NewAnalyzer().AnalyzeUpdate(old, new)
 			if err != nil {
