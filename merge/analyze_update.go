@@ -41,7 +41,7 @@ func (a *Analyzer) analyzeUpdate(old, new *unstructured.Unstructured) (*Analysis
 	if hasNew && (!hadOld || oldRaw != newRaw) {
 		return a.analyzeAppliedUpdate(old, new, original, parsed, an)
 	}
-	appliers, applyOwned, err := a.applyOwnedChanges(old, new)
+	appliers, applyOwned, err := a.applyOwnedChanges(old, new, original)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package merge
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -135,6 +137,13 @@ func TestApplyOwnedChangeValues(t *testing.T) {
 	}
 }
 
+// dropLastApplied deletes obj's last-applied annotation.
+func dropLastApplied(obj *unstructured.Unstructured) {
+	annots := obj.GetAnnotations()
+	delete(annots, LastAppliedAnnotation)
+	obj.SetAnnotations(annots)
+}
+
 func setImage(image string) func(obj *unstructured.Unstructured) {
 	return func(obj *unstructured.Unstructured) {
 		containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
@@ -147,5 +156,106 @@ func setPath(t *testing.T, obj *unstructured.Unstructured, v any, fields ...stri
 	t.Helper()
 	if err := unstructured.SetNestedField(obj.Object, v, fields...); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// After kubectl hygiene migrate gave kubectl's Apply entry the fields of
+// last-applied and the server's defaults, the writes of people change
+// only what that entry really applies: the objects of the generative
+// soak (seed 271126; see each fixture's README.md).
+func TestApplyOwnedChangesAfterMigration(t *testing.T) {
+	type owned struct{ Path, Managers string }
+	tests := map[string]struct {
+		dir string
+		// old changes the stored object before the write, and new the
+		// object after it.
+		old, new func(obj *unstructured.Unstructured)
+		want     []owned
+	}{
+		"kubectl replace removes annotations kubectl's empty annotations map never held and changes a default it never applied": {
+			// Sequence 030, step 24: the annotation an undo restored and
+			// the mesh's stamp are the undo's; imagePullPolicy Always
+			// was a default for the migrated image, which last-applied
+			// never had. Helm's label is Helm's.
+			dir:  "migrated-then-replaced",
+			want: []owned{{"metadata.labels[app.kubernetes.io/managed-by]", "helm"}},
+		},
+		"without last-applied, the empty annotations map still holds no annotation": {
+			// Nothing tells what kubectl applies: its entry owns the
+			// pull policy, and that is all there is to go on.
+			dir: "migrated-then-replaced",
+			old: dropLastApplied,
+			want: []owned{
+				{"metadata.labels[app.kubernetes.io/managed-by]", "helm"},
+				{"spec.template.spec.containers[name=minio].imagePullPolicy", "kubectl"},
+			},
+		},
+		"kubectl set serviceaccount changes the name, not the alias the server writes beside it": {
+			// Sequence 056, step 23: serviceAccount is no field of
+			// last-applied, so kubectl's server-side apply never
+			// applied it (the migration handed it over as a default).
+			dir:  "migrated-then-set-serviceaccount",
+			want: []owned{{"spec.template.spec.serviceAccountName", "kubectl kustomize-controller"}},
+		},
+		"migrated to another manager, the alias changes with the name": {
+			// kubectl hygiene migrate --field-manager argocd-controller:
+			// its entry owns the alias too, which the server copies
+			// from the name; the change is the name's.
+			dir: "migrated-then-set-serviceaccount",
+			old: func(obj *unstructured.Unstructured) {
+				mfs := obj.GetManagedFields()
+				for i := range mfs {
+					if mfs[i].Manager == "kubectl" && mfs[i].Operation == "Apply" {
+						mfs[i].Manager = "argocd-controller"
+					}
+				}
+				obj.SetManagedFields(mfs)
+			},
+			want: []owned{{"spec.template.spec.serviceAccountName", "argocd-controller kustomize-controller"}},
+		},
+		"an applier that applied the alias alone is told at the alias": {
+			// A manifest with only the deprecated serviceAccount: no
+			// applier and no last-applied holds the name.
+			dir: "migrated-then-set-serviceaccount",
+			new: dropLastApplied,
+			old: func(obj *unstructured.Unstructured) {
+				dropLastApplied(obj)
+				for _, e := range obj.Object["metadata"].(map[string]any)["managedFields"].([]any) {
+					if e := e.(map[string]any); e["operation"] == "Apply" {
+						podSpec, _, _ := unstructured.NestedMap(e, "fieldsV1", "f:spec", "f:template", "f:spec")
+						delete(podSpec, "f:serviceAccountName")
+						_ = unstructured.SetNestedMap(e, podSpec, "fieldsV1", "f:spec", "f:template", "f:spec")
+					}
+				}
+			},
+			want: []owned{{"spec.template.spec.serviceAccount", "kubectl"}},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			old, new := readObject(t, tc.dir, "old.yaml"), readObject(t, tc.dir, "new.yaml")
+			if tc.old != nil {
+				tc.old(old)
+			}
+			if tc.new != nil {
+				tc.new(new)
+			}
+			an, err := NewAnalyzer().AnalyzeUpdate(old, new)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []owned
+			for _, f := range an.ApplyOwnedChanges {
+				var managers []string
+				for _, o := range f.Owners {
+					managers = append(managers, o.Manager)
+				}
+				slices.Sort(managers)
+				got = append(got, owned{f.Path.String(), strings.Join(managers, " ")})
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("apply-owned changes (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

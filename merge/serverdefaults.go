@@ -192,6 +192,20 @@ func heldThroughAlias(obj map[string]any, p Path, has func(fieldpath.Path) bool)
 	return has(fieldpath.Path(serviceAccountAlias(p)))
 }
 
+// mirroredFrom returns the field that the API server copies into p, a
+// field of obj, on every write: the pod spec's serviceAccountName for its
+// deprecated alias serviceAccount (the v1 conversion of PodSpec writes the
+// name into the alias). A write that changes the source changes the
+// mirror with it; the change is the source's. False for any other field.
+func mirroredFrom(obj map[string]any, p Path) (Path, bool) {
+	if !isPodSpecField(obj, p, deprecatedServiceAccount) {
+		return nil, false
+	}
+	src := make(Path, 0, len(p))
+	src = append(src, p[:len(p)-1]...)
+	return append(src, fieldName(serviceAccountName)), true
+}
+
 // serviceAccountAlias is the deprecated serviceAccount beside p, a pod
 // spec's serviceAccountName (a new path: p is left as it is).
 func serviceAccountAlias(p Path) Path {

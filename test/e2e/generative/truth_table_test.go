@@ -393,6 +393,25 @@ func TestRecordAttribution(t *testing.T) {
 			after:   `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1","env":[{"name":"A","value":"1"}]}]}}}}`,
 			planted: []string{"spec.template.spec.containers[name=app].env[name=A]"},
 		},
+		"Argo CD's replace --save-config of the manifest last-applied has resets the count": {
+			// Soak seed 271126, sequence 056: nothing tells this write
+			// from a plain replace that keeps last-applied.
+			s:           argoReplace(),
+			before:      `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"spec\":{}}"}},"spec":{"replicas":2}}`,
+			after:       `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"spec\":{}}"}},"spec":{"replicas":1}}`,
+			setByRobots: []string{"spec.replicas"},
+		},
+		"a person's replace --save-config of the manifest last-applied has resets the count": {
+			s:           step{Writer: "kubectl replace --save-config", As: alice, Kind: write, Args: []string{"replace", "--save-config", "-f", "-"}, RewritesLastApplied: true},
+			before:      `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"spec\":{}}"}},"spec":{"replicas":2}}`,
+			after:       `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"spec\":{}}"}},"spec":{"replicas":1}}`,
+			setByRobots: []string{"spec.replicas"},
+		},
+		"Argo CD's replace --save-config of another manifest records an apply": {
+			s:      argoReplace(),
+			before: `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"spec\":{\"replicas\":2}}"}},"spec":{"replicas":2}}`,
+			after:  `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"spec\":{}}"}},"spec":{"replicas":1}}`,
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -406,6 +425,11 @@ func TestRecordAttribution(t *testing.T) {
 			}
 		})
 	}
+}
+
+// argoReplace is Argo CD's Replace=true sync step.
+func argoReplace() step {
+	return step{Writer: "Argo CD Replace=true", As: argocd, Kind: write, Args: []string{"replace", "--save-config", "-f", "-"}, RewritesLastApplied: true}
 }
 
 // What a kubectl replace wrote and the manifest leaves out may be called
