@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -41,5 +42,24 @@ func TestScanGoesOnPastAnObjectThatPanics(t *testing.T) {
 	}
 	if report.Objects != 2 {
 		t.Errorf("%d objects scanned, want 2", report.Objects)
+	}
+}
+
+// panickingPublisher panics publishing a report.
+type panickingPublisher struct{}
+
+func (panickingPublisher) Publish(context.Context, *Report, time.Time) error { panic("boom") }
+
+// TestRunnerScanThatPanicsIsAFailedScan: a panic of a scan outside one
+// object's analysis (here the report's publisher) is the scan's error,
+// logged and retried as any failed scan, never the end of the server.
+func TestRunnerScanThatPanicsIsAFailedScan(t *testing.T) {
+	client := newFakeClient(append(readObjects(t, "deployments/clean.yaml"), namespaceObject("shop", nil))...)
+	r, err := NewRunner(NewScanner(client, testAnalyzer(t), testEngine(t)), RunnerOptions{Publisher: panickingPublisher{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.scanOrRecover(t.Context(), time.Now()); err == nil || err.Error() != "panic: boom [recovered]" {
+		t.Fatalf("the scan's error: %v, want panic: boom [recovered]", err)
 	}
 }

@@ -24,5 +24,8 @@ func (sc *scan) proveOrphans(ctx context.Context, gvr schema.GroupVersionResourc
 	if !ok || !sc.opts.removalProofs {
 		return
 	}
-	orphanproof.Keep(ctx, prover, gvr, obj, obj, an)
+	// One proof at a time: the audit shares the server's API client (and
+	// its rate limit) with the webhook, whose proofs must not wait
+	// behind a scan's.
+	orphanproof.Keep(ctx, prover, gvr, obj, obj, an, 1)
 }

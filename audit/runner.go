@@ -3,6 +3,8 @@ package audit
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -137,7 +139,7 @@ func (r *Runner) Start(ctx context.Context) error {
 		}
 		started := r.clock.Now()
 		r.lastStart = started
-		if _, err := r.runOnce(ctx, started); err != nil {
+		if err := r.scanOrRecover(ctx, started); err != nil {
 			if ctx.Err() == nil {
 				log.Error(err, "audit scan failed")
 			}
@@ -145,6 +147,21 @@ func (r *Runner) Start(ctx context.Context) error {
 		}
 		r.record(ctx, started)
 	}
+}
+
+// scanOrRecover is runOnce of a scan that started at started, with a
+// panic (a bug of apply-hygiene's, outside one object's analysis, which
+// recovers its own) turned into the scan's error: the audit runs in the
+// webhook server, which the panic would end.
+func (r *Runner) scanOrRecover(ctx context.Context, started time.Time) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			logr.FromContextOrDiscard(ctx).WithName("audit").Error(fmt.Errorf("%v", p), "the audit scan panicked", "stack", string(debug.Stack()))
+			err = fmt.Errorf("panic: %v [recovered]", p)
+		}
+	}()
+	_, err = r.runOnce(ctx, started)
+	return err
 }
 
 // next returns when the next scan is due. When the Schedule cannot be

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime/debug"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/review"
 )
@@ -64,10 +66,17 @@ func (r *Reviewer) reviewInTime(ctx context.Context, c *call, req *admissionv1.A
 	go func() {
 		defer release()
 		defer func() {
-			// A panic here would end the process: it is handed to the
-			// request's goroutine, whose recover answers it as it
-			// answers a review without a deadline.
+			// A panic here would end the process: it is logged with its
+			// stack (the request's goroutine raises it again, with a
+			// stack of its own) and handed to the request's goroutine,
+			// whose recover answers it as it answers a review without a
+			// deadline. Past the deadline the request was answered as a
+			// timeout already: the panic is counted here.
 			if p := recover(); p != nil {
+				log.FromContext(ctx).Error(fmt.Errorf("%v", p), "the review panicked", "stack", string(debug.Stack()))
+				if ctx.Err() != nil {
+					r.opts.metrics.observeError(passName(pass), errPanicked)
+				}
 				done <- result{panicked: p}
 			}
 		}()
@@ -83,4 +92,12 @@ func (r *Reviewer) reviewInTime(ctx context.Context, c *call, req *admissionv1.A
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w within %s", errTooSlow, budget)
 	}
+}
+
+// passName names the webhook of pass in metrics: "mutate" or "validate".
+func passName(pass review.Pass) string {
+	if pass == review.Mutate {
+		return "mutate"
+	}
+	return "validate"
 }

@@ -37,7 +37,7 @@ func (r *Reviewer) Handlers() map[string]http.Handler {
 // MutatingEndpoint serves the mutating webhook (see Mutating) as an
 // AdmissionReview endpoint, as ValidatingEndpoint serves the validating one.
 func (r *Reviewer) MutatingEndpoint() http.Handler {
-	return &endpoint{reviewer: r, pass: review.Mutate, name: "mutate"}
+	return &endpoint{reviewer: r, pass: review.Mutate, name: passName(review.Mutate)}
 }
 
 // ValidatingEndpoint serves the validating webhook (see Validating) as an
@@ -52,7 +52,7 @@ func (r *Reviewer) MutatingEndpoint() http.Handler {
 // sends (see withAPIServerDeadline), or is answered as the failure policy
 // says. The review and its objects are decoded once.
 func (r *Reviewer) ValidatingEndpoint() http.Handler {
-	return &endpoint{reviewer: r, pass: review.Validate, name: "validate"}
+	return &endpoint{reviewer: r, pass: review.Validate, name: passName(review.Validate)}
 }
 
 // endpoint is the HTTP endpoint of one webhook.

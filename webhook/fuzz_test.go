@@ -119,8 +119,9 @@ func checkReviewAnswer(t *testing.T, name string, h http.Handler, body []byte) {
 }
 
 // cleanAnswer checks one answer: HTTP 200 or 400, an AdmissionReview with
-// a response, never code 500 (the Reviewer fails open by default, so a
-// 500 is a recovered panic), a message on every denial.
+// a response, never code 500, no recovered panic (answered, as any failed
+// review under the default failure policy Ignore, with an allowance whose
+// warning quotes "panic: … [recovered]"), a message on every denial.
 func cleanAnswer(status int, answer []byte) error {
 	if status != http.StatusOK && status != http.StatusBadRequest {
 		return fmt.Errorf("HTTP %d, want 200 or 400; answer %s", status, answer)
@@ -133,6 +134,11 @@ func cleanAnswer(status int, answer []byte) error {
 		return fmt.Errorf("the answer %s has no response", answer)
 	}
 	resp := review.Response
+	for _, w := range resp.Warnings {
+		if strings.Contains(w, "[recovered]") {
+			return fmt.Errorf("a recovered panic: %s", w)
+		}
+	}
 	if resp.Allowed {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
@@ -95,5 +96,40 @@ func TestPanicsAreAnsweredAsTheFailurePolicySays(t *testing.T) {
 		if got.Status != http.StatusOK || !bytes.Contains([]byte(got.Body), []byte(`"allowed":true`)) {
 			t.Errorf("a panic with %s was answered %d %s, want an allowance (the default failure policy is Ignore)", name, got.Status, got.Body)
 		}
+	}
+}
+
+// TestPanicPastTheDeadlineIsCounted: a review that panics after its
+// deadline was answered as a timeout already; the panic is still counted
+// (reason "panic"), so that the alert points at a bug, not at the CPU.
+func TestPanicPastTheDeadlineIsCounted(t *testing.T) {
+	edit := readFile(t, filepath.Join("testdata", "reviews", "deployment-edit.json"))
+	cluster := loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json"))
+	late := policy.EvaluatorFunc(func(context.Context, *policy.Input) ([]policy.Decision, error) {
+		time.Sleep(300 * time.Millisecond)
+		panic("boom")
+	})
+	metrics, err := NewMetrics(prometheus.NewRegistry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReviewer(late, cluster, WithMetrics(metrics))
+	got := serve(r.ValidatingEndpoint(), func() *http.Request {
+		req := httptest.NewRequest(http.MethodPost, "/validate?timeout=100ms", bytes.NewReader(edit))
+		req.Header.Set("Content-Type", "application/json")
+		return req
+	})
+	if !bytes.Contains([]byte(got.Body), []byte("the review did not finish within 80ms")) {
+		t.Fatalf("answered %d %s, want the timeout's answer", got.Status, got.Body)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for testutil.ToFloat64(metrics.errors.WithLabelValues("validate", "panic")) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the panic past the deadline was not counted")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := testutil.ToFloat64(metrics.errors.WithLabelValues("validate", "timeout")); n != 1 {
+		t.Errorf("timeouts: %v, want 1", n)
 	}
 }

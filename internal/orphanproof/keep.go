@@ -2,6 +2,8 @@ package orphanproof
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
 	"sync"
 
 	"github.com/go-logr/logr"
@@ -31,15 +33,19 @@ const MaxProofs = 8
 // is proved alone, with the removal the warning prints, so that of two
 // mirrored fields (a Service's clusterIP and clusterIPs) neither is an
 // orphan: removing either brings it back from the other. The first
-// MaxProofs orphans are proved at once. An orphan whose proof cannot be
+// MaxProofs orphans are proved, parallel at a time (at least one). A
+// panic of a proof is logged with its stack and raised again on the
+// caller's goroutine. An orphan whose proof cannot be
 // made (not addressable, forbidden, timed out, an API error) keeps merge's
 // judgement, the table of defaults: the rule is never silently off, and
 // the log says so.
-func Keep(ctx context.Context, prover Prover, gvr schema.GroupVersionResource, live, target *unstructured.Unstructured, an *merge.Analysis) {
+func Keep(ctx context.Context, prover Prover, gvr schema.GroupVersionResource, live, target *unstructured.Unstructured, an *merge.Analysis, parallel int) {
 	if prover == nil || an == nil || len(an.Orphans) == 0 {
 		return
 	}
 	drop := make([]bool, len(an.Orphans))
+	panics := make([]any, len(an.Orphans))
+	sem := make(chan struct{}, max(parallel, 1))
 	var wg sync.WaitGroup
 	for i, o := range an.Orphans {
 		if i >= MaxProofs {
@@ -49,7 +55,19 @@ func Keep(ctx context.Context, prover Prover, gvr schema.GroupVersionResource, l
 		if !ok {
 			continue
 		}
+		sem <- struct{}{}
 		wg.Go(func() {
+			defer func() { <-sem }()
+			defer func() {
+				// A panic on this goroutine would end the process:
+				// it is logged with its stack here and raised again
+				// on the caller's, whose recover answers it.
+				if p := recover(); p != nil {
+					logr.FromContextOrDiscard(ctx).Error(fmt.Errorf("%v", p), "a removal proof panicked",
+						"object", merge.RefOf(target), "path", o.Path.String(), "stack", string(debug.Stack()))
+					panics[i] = p
+				}
+			}()
 			v, err := prover.RemovalSticks(ctx, gvr, live, target, pointer, merge.RemovedWith(target.Object, o.Path)...)
 			if err != nil {
 				logr.FromContextOrDiscard(ctx).Info("removal not proved, the orphan keeps the table's judgement",
@@ -60,6 +78,11 @@ func Keep(ctx context.Context, prover Prover, gvr schema.GroupVersionResource, l
 		})
 	}
 	wg.Wait()
+	for _, p := range panics {
+		if p != nil {
+			panic(p)
+		}
+	}
 	kept := an.Orphans[:0]
 	for i, o := range an.Orphans {
 		if !drop[i] {

@@ -1,13 +1,15 @@
 package orphanproof
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -17,16 +19,36 @@ import (
 
 // verdicts answers each removal with its verdict by pointer (an error for
 // a pointer it has none for) and counts the pointers asked.
+// It checks that it is asked about the removal from live to target, and
+// panics for the pointer panicOn.
 type verdicts struct {
-	by    map[string]kube.RemovalVerdict
-	mu    sync.Mutex
-	asked int
+	t             *testing.T
+	live, target  *unstructured.Unstructured
+	by            map[string]kube.RemovalVerdict
+	panicOn       string
+	mu            sync.Mutex
+	asked         int
+	running, most int
 }
 
-func (v *verdicts) RemovalSticks(_ context.Context, _ schema.GroupVersionResource, _, _ *unstructured.Unstructured, pointer string, _ ...string) (kube.RemovalVerdict, error) {
+func (v *verdicts) RemovalSticks(_ context.Context, _ schema.GroupVersionResource, live, target *unstructured.Unstructured, pointer string, _ ...string) (kube.RemovalVerdict, error) {
+	if live != v.live || target != v.target {
+		v.t.Errorf("asked about the removal from %s to %s, want from %s to %s", live.GetName(), target.GetName(), v.live.GetName(), v.target.GetName())
+	}
 	v.mu.Lock()
 	v.asked++
+	v.running++
+	v.most = max(v.most, v.running)
 	v.mu.Unlock()
+	defer func() {
+		v.mu.Lock()
+		v.running--
+		v.mu.Unlock()
+	}()
+	time.Sleep(time.Millisecond)
+	if pointer == v.panicOn {
+		panic("boom")
+	}
 	if got, ok := v.by[pointer]; ok {
 		return got, nil
 	}
@@ -60,8 +82,11 @@ func TestKeep(t *testing.T) {
 		orphans   int
 		verdicts  map[string]kube.RemovalVerdict
 		noProver  bool
+		parallel  int
+		panicOn   string
 		want      []string
 		wantAsked int
+		wantPanic bool
 	}{{
 		name:    "a removal the server puts back or refuses is no orphan; one it keeps is",
 		orphans: 3,
@@ -69,6 +94,19 @@ func TestKeep(t *testing.T) {
 			"/metadata/labels/l1": kube.RemovalPutBack, "/metadata/labels/l2": kube.RemovalRejected},
 		want:      []string{"metadata.labels.l0"},
 		wantAsked: 3,
+	}, {
+		name:      "one at a time, as the audit asks",
+		orphans:   4,
+		parallel:  1,
+		verdicts:  map[string]kube.RemovalVerdict{"/metadata/labels/l0": kube.RemovalPutBack},
+		want:      []string{"metadata.labels.l1", "metadata.labels.l2", "metadata.labels.l3"},
+		wantAsked: 4,
+	}, {
+		name:      "a proof that panics panics on the caller's goroutine, after the others",
+		orphans:   3,
+		panicOn:   "/metadata/labels/l1",
+		wantAsked: 3,
+		wantPanic: true,
 	}, {
 		name:      "an orphan whose proof fails keeps merge's judgement",
 		orphans:   2,
@@ -88,18 +126,37 @@ func TestKeep(t *testing.T) {
 		want:     []string{"metadata.labels.l0", "metadata.labels.l1"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			obj, an := labelled(t, tc.orphans)
-			v := &verdicts{by: tc.verdicts}
+			target, an := labelled(t, tc.orphans)
+			live := target.DeepCopy()
+			live.SetName("live")
+			v := &verdicts{t: t, live: live, target: target, by: tc.verdicts, panicOn: tc.panicOn}
 			var prover Prover = v
 			if tc.noProver {
 				prover = nil
 			}
-			Keep(context.Background(), prover, gvr, obj, obj, an)
+			parallel := cmp.Or(tc.parallel, MaxProofs)
+			panicked := func() (p any) {
+				defer func() { p = recover() }()
+				Keep(context.Background(), prover, gvr, live, target, an, parallel)
+				return nil
+			}()
+			if (panicked != nil) != tc.wantPanic {
+				t.Fatalf("panicked: %v, want a panic %v", panicked, tc.wantPanic)
+			}
+			if tc.wantPanic {
+				if v.asked != tc.wantAsked {
+					t.Errorf("asked %d removals before the panic, want %d", v.asked, tc.wantAsked)
+				}
+				return
+			}
+			if v.most > parallel {
+				t.Errorf("%d proofs ran at once, want at most %d", v.most, parallel)
+			}
 			var got []string
 			for _, o := range an.Orphans {
 				got = append(got, o.Path.String())
 			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := gocmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("orphans kept (-want +got):\n%s", diff)
 			}
 			if v.asked != tc.wantAsked {

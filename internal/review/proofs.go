@@ -21,5 +21,5 @@ func (r *Reviewer) proveOrphans(ctx context.Context, u Update, w write, class po
 	if !ok || (class != policy.ClientSideApply && class != policy.ServerSideApply) {
 		return
 	}
-	orphanproof.Keep(ctx, prover, u.Resource, w.old, w.new, an)
+	orphanproof.Keep(ctx, prover, u.Resource, w.old, w.new, an, orphanproof.MaxProofs)
 }
