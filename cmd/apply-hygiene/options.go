@@ -73,7 +73,13 @@ type Options struct {
 	TLSValidity       time.Duration
 	TLSRenewBefore    time.Duration
 	TLSCheckInterval  time.Duration
-	AuditInterval     time.Duration
+	// KubeAPIQPS and KubeAPIBurst bound the requests of the webhook's API
+	// client (client-go's token bucket); the periodic audit has a client
+	// and a bucket of its own with the same bounds, so that a scan never
+	// makes a review wait.
+	KubeAPIQPS    float32
+	KubeAPIBurst  int
+	AuditInterval time.Duration
 	// AuditResources are the resources the periodic audit lists
 	// (group/version/resource); empty: audit.DefaultResources.
 	AuditResources []string
@@ -162,6 +168,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"estimated as 12 times each review's body; a review beyond it is answered at once as --failure-policy says (metric reason overload); "+
 		"empty: half of GOMEMLIMIT (the chart sets it from the memory limit), or 128Mi without one; 0: no bound")
 	fs.DurationVar(&o.TLSCheckInterval, "tls-check-interval", certs.DefaultCheckInterval, "self-managed TLS: how often the Secret, the CA bundles and the files are checked")
+	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", 50, "requests per second the reviews' API client may send on average (reads of /scale parents, revisions, namespace labels; removal proofs); "+
+		"the periodic audit has a client with the same bounds of its own")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", 100, "requests the reviews' API client may send at once above --kube-api-qps; the periodic audit's client has its own")
 }
 
 // Validate checks the options; errors name the flag.
@@ -169,6 +178,9 @@ func (o *Options) Validate() error {
 	var errs []error
 	if o.Port < 1 || o.Port > 65535 {
 		errs = append(errs, fmt.Errorf("--port must be 1..65535, got %d", o.Port))
+	}
+	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst < 1 {
+		errs = append(errs, fmt.Errorf("--kube-api-qps must be positive and --kube-api-burst at least 1, got %g and %d", o.KubeAPIQPS, o.KubeAPIBurst))
 	}
 	if o.FailurePolicy != "Ignore" && o.FailurePolicy != "Fail" {
 		errs = append(errs, fmt.Errorf("--failure-policy must be Ignore or Fail, got %q", o.FailurePolicy))

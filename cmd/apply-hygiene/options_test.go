@@ -71,6 +71,7 @@ func TestValidateNamesTheFlags(t *testing.T) {
 	}{
 		"a bad failure policy": {args: []string{"--failure-policy=Sometimes"}, want: `--failure-policy must be Ignore or Fail, got "Sometimes"`},
 		"a bad port":           {args: []string{"--port=0"}, want: "--port must be 1..65535, got 0"},
+		"no API requests":      {args: []string{"--kube-api-qps=0", "--kube-api-burst=0"}, want: "--kube-api-qps must be positive and --kube-api-burst at least 1, got 0 and 0"},
 		"self-managed TLS without its names": {args: []string{"--tls-mode=self-managed", "--namespace=ns"},
 			want: "--tls-secret-name is required with --tls-mode=self-managed\n--webhook-config-name is required with --tls-mode=self-managed\n" +
 				"--service-name is required with --tls-mode=self-managed"},

@@ -45,9 +45,17 @@ func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(
 	if err != nil {
 		return err
 	}
+	cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("creating the API client: %w", err)
+	}
+	// The audit's own client: client-go gives each client its own token
+	// bucket, so that a scan's reads and removal proofs never make a
+	// review's wait (and time out into a finding the proof would drop).
+	auditDyn, err := dynamic.NewForConfig(rest.CopyConfig(cfg))
+	if err != nil {
+		return fmt.Errorf("creating the audit's API client: %w", err)
 	}
 	metrics, err := webhook.NewMetrics(ctrlmetrics.Registry, engine.Status)
 	if err != nil {
@@ -113,7 +121,7 @@ func run(ctx context.Context, opts Options, signals <-chan os.Signal, exit func(
 	if err != nil {
 		return err
 	}
-	if err := addAudit(mgr, cfg, dyn, audit.NewScanner(dyn, analyzer, engine, append(auditOptions(opts), audit.WithFixScope(scope))...), opts); err != nil {
+	if err := addAudit(mgr, cfg, auditDyn, audit.NewScanner(auditDyn, analyzer, engine, append(auditOptions(opts), audit.WithFixScope(scope))...), opts); err != nil {
 		return err
 	}
 	logger.Info("starting", "port", opts.Port, "certDir", opts.CertDir, "failurePolicy", opts.FailurePolicy, "memoryBudget", budget)
