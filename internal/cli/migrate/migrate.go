@@ -84,8 +84,9 @@ without it (a GitOps tool's manager) leave the fields behind. Run migrate
 with their manager name before they take over.
 
 Every write carries the resourceVersion that was read: an object that
-changed in between is not written, and migrate says so; an object saved
-with kubectl get -o yaml (-f) is migrated only if unchanged since. --dry-run sends the
+changed in between is read, planned and sent again (up to 5 times), and
+migrate says so if it still fails; an object saved with kubectl get -o
+yaml (-f) is migrated only if unchanged since. --dry-run sends the
 writes as server-side dry runs. --drop-last-applied then removes the
 last-applied annotation of each object whose upgrade succeeded.
 
@@ -158,15 +159,13 @@ func (o *Options) Run(ctx context.Context) error {
 	m := migrator{cluster: c, analyzer: o.analyzer(), manager: o.FieldManager, dryRun: o.DryRun, dropLastApplied: o.DropLastApplied}
 	report := migrateReport{DryRun: o.DryRun, FieldManager: o.FieldManager, Objects: []migration{}}
 	for _, t := range objs {
-		mg, err := m.plan(t.obj, t.gvr)
+		mg, err := m.migrateFresh(ctx, c, t)
 		if err != nil {
 			return err
 		}
-		if mg == nil {
-			continue
+		if mg != nil {
+			report.Objects = append(report.Objects, *mg)
 		}
-		m.migrate(ctx, mg)
-		report.Objects = append(report.Objects, *mg)
 	}
 	if err := o.print(report); err != nil {
 		return err

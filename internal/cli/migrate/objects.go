@@ -18,6 +18,9 @@ import (
 type target struct {
 	obj *unstructured.Unstructured
 	gvr schema.GroupVersionResource
+	// saved: the object is a document kubectl get -o yaml saved (-f),
+	// written only at its resourceVersion.
+	saved bool
 }
 
 // objects returns the objects that the arguments name, those of -f, or
@@ -73,12 +76,13 @@ func (o *Options) fromFile(ctx context.Context, c *Cluster, doc *unstructured.Un
 	if err != nil {
 		return target{}, err
 	}
-	if rv := doc.GetResourceVersion(); rv != "" {
+	rv := doc.GetResourceVersion()
+	if rv != "" {
 		// kubectl get -o yaml leaves managedFields out: plan from the
 		// live object, but write only if it is still the saved version.
 		obj.SetResourceVersion(rv)
 	}
-	return target{obj: obj, gvr: mapping.Resource}, nil
+	return target{obj: obj, gvr: mapping.Resource, saved: rv != ""}, nil
 }
 
 // list lists the default workloads and --kind, page by page.

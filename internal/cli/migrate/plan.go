@@ -59,6 +59,9 @@ type migration struct {
 
 	obj *unstructured.Unstructured
 	gvr schema.GroupVersionResource
+	// conflict: the upgrade was refused because the object changed
+	// since it was read.
+	conflict bool
 }
 
 // strandedField is one field that client-side apply owns.

@@ -22,6 +22,35 @@ import (
 // lastAppliedPointer is the JSON pointer to the last-applied annotation.
 var lastAppliedPointer = "/metadata/annotations/" + strings.ReplaceAll(merge.LastAppliedAnnotation, "/", "~1")
 
+// maxWriteAttempts is how many times an upgrade refused because the
+// object changed since it was read is planned and sent again, as kubectl
+// apply --server-side's own upgrade tries (its maxPatchRetry).
+const maxWriteAttempts = 5
+
+// migrateFresh plans and performs the migration of t (nil when there is
+// nothing to migrate). An upgrade refused because the object changed
+// since it was read (a controller's status update while a Deployment
+// rolls) is planned again from a new read and sent again, up to
+// maxWriteAttempts times; an object saved with kubectl get -o yaml (-f)
+// is written only as saved.
+func (m migrator) migrateFresh(ctx context.Context, c *Cluster, t target) (*migration, error) {
+	for attempt := 1; ; attempt++ {
+		mg, err := m.plan(t.obj, t.gvr)
+		if err != nil || mg == nil {
+			return mg, err
+		}
+		m.migrate(ctx, mg)
+		if !mg.conflict || t.saved || attempt == maxWriteAttempts {
+			return mg, nil
+		}
+		obj, err := c.read(ctx, t.gvr, t.obj.GetNamespace() != "", t.obj.GetNamespace(), t.obj.GetName())
+		if err != nil {
+			return mg, nil // the conflict it reports stands
+		}
+		t.obj = obj
+	}
+}
+
 // migrate performs the migration of mg and records its outcome. Each
 // write is guarded by the resourceVersion of the object it was computed
 // from: nothing is written over a change made in between.
@@ -111,6 +140,7 @@ func dropLastAppliedPatch(obj *unstructured.Unstructured) []byte {
 // fail records that the upgrade of mg failed in step.
 func (m migrator) fail(mg *migration, step, unwritten string, err error) {
 	mg.Upgrade = upgradeFailed
+	mg.conflict = apierrors.IsConflict(err)
 	mg.Error = describeWriteError(mg, step, unwritten, err)
 }
 
