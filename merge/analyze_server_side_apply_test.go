@@ -30,6 +30,16 @@ func TestAnalyzeServerSideApplyFixtures(t *testing.T) {
 		"what client-side apply wrote and the applied configuration dropped is left to kubectl's upgrade": {
 			dir: "ssa-client-side-leftovers", manager: "ci-deployer",
 		},
+		// A StatefulSet's server defaults that kubectl edit --save-config
+		// recorded in last-applied are no leftovers of client-side apply:
+		// removed, the server puts them straight back (soak seed 271126,
+		// sequence 073: [orphaned-field]
+		// spec.updateStrategy.rollingUpdate.maxUnavailable "set by
+		// kubectl-client-side-apply" when the removal proof could not be
+		// made and the table of defaults was all there was).
+		"a StatefulSet's defaults in a saved record are no leftovers": {
+			dir: "ssa-statefulset-saved-record", manager: "argocd-controller",
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

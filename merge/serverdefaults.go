@@ -112,6 +112,12 @@ var objectDefaults = map[string]map[string]any{
 		"spec.podManagementPolicy":                    "OrderedReady",
 		"spec.updateStrategy.type":                    "RollingUpdate",
 		"spec.updateStrategy.rollingUpdate.partition": int64(0),
+		// The pinned API server defaults maxUnavailable
+		// (MaxUnavailableStatefulSet); with that gate off it drops the
+		// field altogether, so a live 1 is always its default.
+		"spec.updateStrategy.rollingUpdate.maxUnavailable":      int64(1),
+		"spec.persistentVolumeClaimRetentionPolicy.whenDeleted": "Retain",
+		"spec.persistentVolumeClaimRetentionPolicy.whenScaled":  "Retain",
 	},
 	"DaemonSet": {
 		"spec.revisionHistoryLimit":                        int64(10),

@@ -21,6 +21,7 @@ func TestIsServerDefault(t *testing.T) {
 	service := map[string]any{"apiVersion": "v1", "kind": "Service", "spec": map[string]any{"ports": []any{
 		map[string]any{"port": int64(80), "protocol": "TCP", "targetPort": int64(80)},
 	}}}
+	statefulSet := map[string]any{"apiVersion": "apps/v1", "kind": "StatefulSet"}
 	container := func(name string, rest ...string) Path {
 		p := mustParsePath(t, "spec.template.spec.containers[name="+name+"]")
 		for _, f := range rest {
@@ -57,6 +58,10 @@ func TestIsServerDefault(t *testing.T) {
 		{"externalTrafficPolicy Local of a NodePort is set", "Service", serviceOf("type", "NodePort"), mustParsePath(t, "spec.externalTrafficPolicy"), "Local", false},
 		{"externalTrafficPolicy of a ClusterIP is set", "Service", service, mustParsePath(t, "spec.externalTrafficPolicy"), "Cluster", false},
 		{"allocateLoadBalancerNodePorts of a LoadBalancer", "Service", serviceOf("type", "LoadBalancer"), mustParsePath(t, "spec.allocateLoadBalancerNodePorts"), true, true},
+		{"a StatefulSet's maxUnavailable 1", "StatefulSet", statefulSet, mustParsePath(t, "spec.updateStrategy.rollingUpdate.maxUnavailable"), int64(1), true},
+		{"a StatefulSet's maxUnavailable 2 is set", "StatefulSet", statefulSet, mustParsePath(t, "spec.updateStrategy.rollingUpdate.maxUnavailable"), int64(2), false},
+		{"a StatefulSet's whenDeleted Retain", "StatefulSet", statefulSet, mustParsePath(t, "spec.persistentVolumeClaimRetentionPolicy.whenDeleted"), "Retain", true},
+		{"a StatefulSet's whenScaled Delete is set", "StatefulSet", statefulSet, mustParsePath(t, "spec.persistentVolumeClaimRetentionPolicy.whenScaled"), "Delete", false},
 		{"allocateLoadBalancerNodePorts false is set", "Service", serviceOf("type", "LoadBalancer"), mustParsePath(t, "spec.allocateLoadBalancerNodePorts"), false, false},
 		{"allocateLoadBalancerNodePorts of a NodePort is set", "Service", serviceOf("type", "NodePort"), mustParsePath(t, "spec.allocateLoadBalancerNodePorts"), true, false},
 		{"sessionAffinityConfig of ClientIP", "Service", serviceOf("sessionAffinity", "ClientIP"), mustParsePath(t, "spec.sessionAffinityConfig"),

@@ -22,29 +22,7 @@ func TestScaleFromZeroLeavesTheCountUnowned(t *testing.T) {
 	if res := k.RunWithInput(t, manifest, "create", "-f", "-"); res.ExitCode != 0 {
 		t.Fatalf("kubectl create: %s", res.Stderr)
 	}
-	owners := func() []string {
-		res := k.Run(t, "get", "deployment/web", "-o", "json", "--show-managed-fields")
-		var obj struct {
-			Metadata struct {
-				ManagedFields []struct {
-					Manager     string         `json:"manager"`
-					Subresource string         `json:"subresource"`
-					FieldsV1    map[string]any `json:"fieldsV1"`
-				} `json:"managedFields"`
-			} `json:"metadata"`
-		}
-		if err := json.Unmarshal([]byte(res.Stdout), &obj); err != nil {
-			t.Fatalf("decoding kubectl get: %v\n%s", err, res.Stderr)
-		}
-		var out []string
-		for _, e := range obj.Metadata.ManagedFields {
-			spec, _ := e.FieldsV1["f:spec"].(map[string]any)
-			if _, ok := spec["f:replicas"]; ok {
-				out = append(out, e.Manager+"/"+e.Subresource)
-			}
-		}
-		return out
-	}
+	owners := func() []string { return replicasOwners(t, k) }
 	for _, step := range []struct {
 		replicas string
 		want     []string
@@ -60,4 +38,59 @@ func TestScaleFromZeroLeavesTheCountUnowned(t *testing.T) {
 			t.Errorf("after kubectl scale --replicas=%s, spec.replicas is owned by %v, want %v", step.replicas, got, step.want)
 		}
 	}
+}
+
+// The oracle leaves to the product what kubectl apply --server-side's
+// migration alone changed (migratedOnly): a person's server-side apply
+// under another field manager of a manifest without replicas, on an object
+// kubectl apply applied with replicas 3, scales it to 1 and drops
+// last-applied (kubectl hands client-side apply's fields to the applier
+// and applies again), and then no entry owns spec.replicas (soak seed
+// 271126, sequences 066 and 120). This pins those facts on the API server
+// the tests run.
+func TestMigrationResetsReplicasTheManifestLeavesOut(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	const (
+		head = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","labels":{"apply-hygiene.io/ignore":"true"}},"spec":{`
+		tail = `"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx"}]}}}}`
+	)
+	if res := k.RunWithInput(t, head+`"replicas":3,`+tail, "apply", "-f", "-"); res.ExitCode != 0 {
+		t.Fatalf("kubectl apply: %s", res.Stderr)
+	}
+	if res := k.RunWithInput(t, head+tail, "apply", "--server-side", "--force-conflicts", "--field-manager=platform", "-f", "-"); res.ExitCode != 0 {
+		t.Fatalf("kubectl apply --server-side: %s", res.Stderr)
+	}
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.replicas}"), "1")
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}`))
+	if got := replicasOwners(t, k); got != nil {
+		t.Errorf("after the migration, spec.replicas is owned by %v, want no entry", got)
+	}
+}
+
+// replicasOwners are the managedFields entries of deployment/web that own
+// spec.replicas, as manager/subresource.
+func replicasOwners(t *testing.T, k framework.Kubectl) []string {
+	t.Helper()
+	res := k.Run(t, "get", "deployment/web", "-o", "json", "--show-managed-fields")
+	var obj struct {
+		Metadata struct {
+			ManagedFields []struct {
+				Manager     string         `json:"manager"`
+				Subresource string         `json:"subresource"`
+				FieldsV1    map[string]any `json:"fieldsV1"`
+			} `json:"managedFields"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &obj); err != nil {
+		t.Fatalf("decoding kubectl get: %v\n%s", err, res.Stderr)
+	}
+	var out []string
+	for _, e := range obj.Metadata.ManagedFields {
+		spec, _ := e.FieldsV1["f:spec"].(map[string]any)
+		if _, ok := spec["f:replicas"]; ok {
+			out = append(out, e.Manager+"/"+e.Subresource)
+		}
+	}
+	return out
 }

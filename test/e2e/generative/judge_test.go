@@ -295,12 +295,9 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 			rules = append(rules, "server-side-owned")
 		}
 		for _, q := range moves {
-			if _, live := q.Lookup(effect); s.Kind == serverSideApply && !live && lastApplied(effect) == nil {
-				// kubectl's migration hands client-side apply's fields
-				// to the applier and applies again, which removes the
-				// field with last-applied itself: no next apply puts
-				// last-applied's value back, so no message may say
-				// so (allowed, not required).
+			if s.Kind == serverSideApply && s.Manager == "" && migratedOnly(q, decodeManifest(s.Stdin), before, effect) {
+				// Only kubectl's migration changed it (migratedOnly):
+				// allowed, not required.
 				continue
 			}
 			reported := slices.ContainsFunc(got, func(g framework.Reported) bool { return slices.Contains(rules, g.Rule) && names(g.Path, q) })

@@ -92,11 +92,13 @@ type setField struct {
 	// unattributed marks a field a person set where managedFields cannot
 	// say so: under kubectl apply's own field manager (kubectl set image
 	// --field-manager=kubectl-client-side-apply: managedFields then say an
-	// applier set it), or a count a /scale wrote from 0 (the Scale's
+	// applier set it), a count a /scale wrote from 0 (the Scale's
 	// replicas is omitempty, so the API server records no manager of a
 	// count scaled from zero, and the count looks like the server's
-	// default). No later write can tell otherwise, so findings of it are
-	// allowed but not required. Also what a --save-config that recorded
+	// default), or a field that kubectl apply --server-side's migration
+	// alone dropped (migratedOnly: removed, or the server's default, which
+	// no entry owns). No later write can tell otherwise, so findings of it
+	// are allowed but not required. Also what a --save-config that recorded
 	// the last-applied already there changed, by a person or not: the
 	// sequence knows it for an apply's, managedFields say an edit's.
 	unattributed bool
@@ -374,11 +376,12 @@ func (r *runner) planted(serverSide bool) []fieldPath {
 	return out
 }
 
-// appliedByPeople are the live fields a person applied server-side.
+// appliedByPeople are the live fields a person applied server-side, but
+// those that managedFields give to nobody (unattributed).
 func (r *runner) appliedByPeople() []fieldPath {
 	var out []fieldPath
 	for _, f := range r.fields {
-		if f.person && f.applied {
+		if f.person && f.applied && !f.unattributed {
 			out = append(out, f.path)
 		}
 	}
@@ -456,7 +459,8 @@ func (r *runner) record(s step, before, after map[string]any) {
 		}
 		for _, q := range changed(before, after) {
 			r.fields[q.String()] = setField{path: q, person: s.As.setsAsAPerson() && !meshStamped(q), undo: s.Kind == undo, applied: s.Kind == serverSideApply,
-				unattributed: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply") || scaledFromZero(s, q, before)}
+				unattributed: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply") || scaledFromZero(s, q, before) ||
+					s.Kind == serverSideApply && s.Manager == "" && migratedOnly(q, decodeManifest(s.Stdin), before, after)}
 		}
 	}
 	r.recordMesh(before, after)

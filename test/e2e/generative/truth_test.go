@@ -161,6 +161,26 @@ func movedFrom(before, after map[string]any) []fieldPath {
 	return out
 }
 
+// migratedOnly reports whether q, a field that last-applied has, was
+// changed by kubectl apply --server-side's migration alone (a step run by
+// kubectl, not a client-go applier's) and not by the applied manifest: the manifest leaves q out, so the apply itself left it
+// to its owner, client-side apply; kubectl then handed client-side apply's
+// fields to the applier (csaupgrade) and applied again, which dropped q
+// together with last-applied (removed, or put back by the server at its
+// default: a Deployment's or StatefulSet's spec.replicas at 1). No request
+// of the command changes q while a manager other than the applier still
+// records last-applied: at the re-apply the applier's own entry holds
+// last-applied, as it does for a tool that applied client-side under its
+// own name, whose manifest the rules leave alone, and after it managedFields
+// give q to nobody. A finding of q is allowed (its value did move away from
+// last-applied's), not required (soak seed 271126, sequences 066 and 120:
+// no [server-side-owned] at spec.replicas). A field the manifest sets to
+// another value moved in the apply itself and stays required.
+func migratedOnly(q fieldPath, manifest, before, after map[string]any) bool {
+	_, inManifest := q.Lookup(manifest)
+	return lastApplied(before) != nil && lastApplied(after) == nil && !inManifest
+}
+
 // undriftedBefore are the moves at fields where before had last-applied's
 // value. A write under kubectl apply's name at a field that had already
 // drifted from last-applied is what an apply of the same manifest does

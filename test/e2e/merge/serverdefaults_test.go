@@ -48,7 +48,8 @@ func TestServerDefaultsAreTheServers(t *testing.T) {
 		},
 		"StatefulSet": {
 			"spec.revisionHistoryLimit", "spec.podManagementPolicy", "spec.updateStrategy.type",
-			"spec.updateStrategy.rollingUpdate.partition",
+			"spec.updateStrategy.rollingUpdate.partition", "spec.updateStrategy.rollingUpdate.maxUnavailable",
+			"spec.persistentVolumeClaimRetentionPolicy.whenDeleted", "spec.persistentVolumeClaimRetentionPolicy.whenScaled",
 		},
 		"DaemonSet": {
 			"spec.revisionHistoryLimit", "spec.updateStrategy.type",

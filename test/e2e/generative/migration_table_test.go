@@ -1,0 +1,102 @@
+package generative_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// The objects of a person's kubectl apply --server-side
+// --force-conflicts --field-manager=platform of an object that kubectl
+// apply applied with replicas 3 (soak seed 271126, sequences 066 and 120):
+// kubectl's migration drops last-applied after the apply.
+const (
+	migrationLastApplied = `{"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"app","image":"a:1","env":[{"name":"A","value":"1"}]}]}}}}`
+	migrationBefore      = `{"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"app","image":"a:1","env":[{"name":"A","value":"1"}]}]}}}}`
+)
+
+// A field that only kubectl's migration changed (the manifest leaves it
+// out; the re-apply drops it with last-applied, and the server puts
+// replicas back at 1) may be reported and need not be; a field that the
+// manifest itself moves away from last-applied must be.
+func TestJudgeMigratingServerSideApply(t *testing.T) {
+	tests := map[string]struct {
+		manifest, after string
+		// laAfter is last-applied after the step ("" when the migration
+		// dropped it).
+		laAfter string
+		want    []string
+	}{
+		"replicas left out, reset to 1 by the re-apply": {
+			manifest: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1","env":[{"name":"A","value":"1"}]}]}}}}`,
+			after:    `{"spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"app","image":"a:1","env":[{"name":"A","value":"1"}]}]}}}}`,
+		},
+		"an env var left out, removed by the re-apply": {
+			manifest: `{"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			after:    `{"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+		},
+		"replicas the manifest sets to another count": {
+			manifest: `{"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"app","image":"a:1","env":[{"name":"A","value":"1"}]}]}}}}`,
+			after:    `{"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"app","image":"a:1","env":[{"name":"A","value":"1"}]}]}}}}`,
+			want:     []string{"imperative-edit-reported expected [server-side-owned] spec.replicas"},
+		},
+		"an image the manifest changes": {
+			manifest: `{"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"app","image":"a:2","env":[{"name":"A","value":"1"}]}]}}}}`,
+			after:    `{"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"app","image":"a:2","env":[{"name":"A","value":"1"}]}]}}}}`,
+			want:     []string{"imperative-edit-reported expected [server-side-owned] spec.template.spec.containers[name=app].image"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{t: t, fields: map[string]setField{}}
+			s := ssa(alice, "platform", decodeJSON(t, tc.manifest))
+			before, after := withLastApplied(t, migrationBefore, migrationLastApplied), withLastApplied(t, tc.after, tc.laAfter)
+			r.judgeWrite(0, s, framework.Result{}, nil, before, after)
+			var got []string
+			for _, f := range r.failures {
+				claim, _, _ := strings.Cut(f.detail, ":")
+				got = append(got, f.check+" "+claim)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("failed checks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// What kubectl's migration alone changed is a person's field that
+// managedFields give to nobody: the next client-side apply may say it
+// puts the value back and need not; what the manifest applied stays the
+// person's applied field, whose revert is required.
+func TestRecordMigration(t *testing.T) {
+	tests := map[string]struct {
+		manifest, after string
+		applied, robots []string
+	}{
+		"replicas left out, reset to 1 by the re-apply": {
+			manifest: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1","env":[{"name":"A","value":"1"}]}]}}}}`,
+			after:    `{"spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"app","image":"a:1","env":[{"name":"A","value":"1"}]}]}}}}`,
+			robots:   []string{"spec.replicas"},
+		},
+		"replicas the manifest sets to another count": {
+			manifest: `{"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"app","image":"a:1","env":[{"name":"A","value":"1"}]}]}}}}`,
+			after:    `{"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"app","image":"a:1","env":[{"name":"A","value":"1"}]}]}}}}`,
+			applied:  []string{"spec.replicas"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{fields: map[string]setField{}}
+			r.record(ssa(alice, "platform", decodeJSON(t, tc.manifest)), withLastApplied(t, migrationBefore, migrationLastApplied), decodeJSON(t, tc.after))
+			if diff := cmp.Diff(tc.applied, strs(r.appliedByPeople())); diff != "" {
+				t.Errorf("appliedByPeople (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.robots, strs(r.setByRobots())); diff != "" {
+				t.Errorf("setByRobots (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
