@@ -51,11 +51,20 @@ func TestJudgeSelfWrite(t *testing.T) {
 		fields        map[string]setField
 		before, after map[string]any
 		want          []string
+		// robots are the robots' fields the oracle knows after.
+		robots []string
 	}{
 		"audit --fix removes a person's orphan": {
 			args:   []string{"hygiene", "audit", "--fix=apply"},
 			fields: map[string]setField{envPath.String(): {path: envPath, person: true}},
 			before: deploymentWith(manifest, env, nil, 0, nil), after: deploymentWith(manifest, nil, nil, 0, nil),
+		},
+		"the mesh stamp on audit --fix's removal stays a robot's field (soak seed 271126, sequence 024)": {
+			args:   []string{"hygiene", "audit", "--fix=apply"},
+			fields: map[string]setField{envPath.String(): {path: envPath, person: true}, meshPath.String(): {path: meshPath}},
+			before: deploymentWith(manifest, env, map[string]any{meshStamp: "1"}, 0, nil),
+			after:  deploymentWith(manifest, nil, map[string]any{meshStamp: "2"}, 0, nil),
+			robots: []string{meshPath.String()},
 		},
 		"audit --fix removes a person's orphan in a namespace labelled ignore": {
 			args: []string{"hygiene", "audit", "--fix=apply"}, scope: scopeIgnore,
@@ -115,6 +124,9 @@ func TestJudgeSelfWrite(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("failed checks (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.robots, strs(r.setByRobots())); diff != "" {
+				t.Errorf("robots' fields after (-want +got):\n%s", diff)
 			}
 		})
 	}

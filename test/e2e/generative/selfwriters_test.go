@@ -164,6 +164,9 @@ func (r *runner) judgeSelfWrite(i int, s step, res framework.Result, before, aft
 		}
 	}
 	r.forget(before, after)
+	// The mesh injector stamps the fix's write too: its stamp stays a
+	// robot's field (as in betweenSteps).
+	r.recordMesh(before, after)
 	if migrating && res.ExitCode == 0 {
 		r.wrote["migrations"]++
 		r.judgeMigrated(i, after)
