@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"testing"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
@@ -47,4 +49,35 @@ func TestDaemonSetUndoAfterEditSaveConfigThenSetImageAsApplier(t *testing.T) {
 			"or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover daemonsets.apps/agent -n %s "+
 			"'spec.template.spec.containers[name=agent].image'", f.Namespace, f.Namespace)))
 	framework.WantLines(t, k.JSONPath(t, short, "{.spec.template.spec.containers[0].image}"), "agent:1")
+}
+
+// kubectl set image under kubectl apply's field manager over an image that
+// had drifted from a last-applied that an undo left stale (the restored
+// revision was made by kubectl set image, so its kept manifest proves
+// nothing about it): kubectl's patch for an apply of that last-applied
+// would set the image too, so nothing tells the write from such an apply
+// behind a digest-pinning webhook (docs/rules.md), but the write ends with
+// a third image and sets nothing back. It passes without a word (it was
+// told "this apply sets … image back to "agent:1"", which it does not).
+func TestSetImageAsApplierOverAStaleLastAppliedSetsNothingBack(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	const short = "daemonset/agent"
+	framework.ApplyPredicted(t, k, "testdata/daemonset-v1.yaml").MustSucceed(t)
+	f.WaitForRevisions(t, "app=agent", 1)
+	f.Grant(t, "edit", rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: breakGlassGroup})
+	bob := f.KubectlAs(t, "oncall-bob", breakGlassGroup)
+	bob.Run(t, "set", "image", short, "agent=agent:2").MustSucceed(t)
+	f.WaitForRevisions(t, "app=agent", 2)
+	bob.Run(t, "set", "image", short, "agent=agent:3").MustSucceed(t)
+	f.WaitForRevisions(t, "app=agent", 3)
+	k.Run(t, "rollout", "undo", short).MustSucceed(t)
+	framework.WantLines(t, k.JSONPath(t, short, "{.spec.template.spec.containers[0].image}"), "agent:2")
+	if got := containerOf(viewLastApplied(t, k, short))["image"]; got != "agent:1" {
+		t.Fatalf("last-applied image after the undo = %v, want agent:1 (no repair: nothing proves agent:2 a manifest's)", got)
+	}
+
+	set := k.Run(t, "set", "image", short, "agent=agent:4", "--field-manager=kubectl-client-side-apply").MustSucceed(t)
+	framework.WantLines(t, set.Stdout, "daemonset.apps/agent image updated")
+	framework.WantLines(t, set.Stderr)
 }
