@@ -40,7 +40,8 @@ func (a *Analyzer) analyzeClientSideApply(old, new *unstructured.Unstructured) (
 // not set), as does a mutating webhook that rewrites the field after the
 // apply's patch set it (a digest pin, a mesh injector's stamp that kubectl
 // edit --save-config recorded in last-applied). Neither puts last-applied's
-// value back.
+// value back. The value is compared as the API server stores it: inside an
+// atomic value it adds defaults (heldWithDefaults).
 func setBack(reverts []FieldFact, kind string, result, lastApplied map[string]any) []FieldFact {
 	if len(reverts) == 0 {
 		return reverts
@@ -49,7 +50,7 @@ func setBack(reverts []FieldFact, kind string, result, lastApplied map[string]an
 	result = secretData(kind, result)
 	out := []FieldFact{}
 	for _, f := range reverts {
-		if m := at(manifest, f.Path); !m.ok || sameAt(f.Path, at(result, f.Path), m) {
+		if m := at(manifest, f.Path); !m.ok || heldWithDefaults(result, f.Path, m, at(result, f.Path)) {
 			out = append(out, f)
 		}
 	}

@@ -47,3 +47,43 @@ func TestAnalyzeClientSideApplyOfAnUnchangedManifestSetsBackOnlyItsValues(t *tes
 		})
 	}
 }
+
+// setBack compares the write's value with last-applied's as the API
+// server stores it: inside an atomic value the server adds its defaults (a
+// fieldRef's apiVersion), and an apply that puts a person's fieldRef back
+// still sets it back.
+func TestSetBack(t *testing.T) {
+	const (
+		fieldRef = "spec.template.spec.containers[name=app].env[name=IP].valueFrom.fieldRef"
+		image    = "spec.template.spec.containers[name=app].image"
+		label    = "metadata.labels.team"
+	)
+	object := func(image string, fieldRef map[string]any) map[string]any {
+		return map[string]any{"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": map[string]any{"name": "app"},
+			"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{
+				"name": "app", "image": image, "env": []any{map[string]any{"name": "IP", "valueFrom": map[string]any{"fieldRef": fieldRef}}}}}}}}}
+	}
+	manifest := object("app:1", map[string]any{"fieldPath": "status.podIP"})
+	tests := map[string]struct {
+		result map[string]any
+		want   []string
+	}{
+		"the write ends with last-applied's values, the fieldRef with the server's apiVersion": {
+			result: object("app:1", map[string]any{"apiVersion": "v1", "fieldPath": "status.podIP"}),
+			want:   []string{fieldRef, image, label},
+		},
+		"the write ends with other values": {
+			result: object("app:2", map[string]any{"apiVersion": "v1", "fieldPath": "status.hostIP"}),
+			want:   []string{label},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			// The label is a removal: last-applied lacks it.
+			reverts := []FieldFact{{Path: mustPath(t, fieldRef)}, {Path: mustPath(t, image)}, {Path: mustPath(t, label)}}
+			if diff := cmp.Diff(tc.want, paths(setBack(reverts, "DaemonSet", tc.result, manifest))); diff != "" {
+				t.Errorf("reverts set back (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
