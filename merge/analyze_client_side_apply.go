@@ -15,10 +15,46 @@ func (a *Analyzer) AnalyzeClientSideApply(old, new *unstructured.Unstructured) (
 
 func (a *Analyzer) analyzeClientSideApply(old, new *unstructured.Unstructured) (*Analysis, error) {
 	an, original, parsed := a.updateAnalysis(old, new)
-	if _, ok := new.GetAnnotations()[LastAppliedAnnotation]; !ok {
+	raw, ok := new.GetAnnotations()[LastAppliedAnnotation]
+	if !ok {
 		return a.analyzeUpdate(old, new)
 	}
-	return a.analyzeAppliedUpdate(old, new, original, parsed, an)
+	an, err := a.analyzeAppliedUpdate(old, new, original, parsed, an)
+	if err != nil || raw != old.GetAnnotations()[LastAppliedAnnotation] {
+		return an, err
+	}
+	if original != nil {
+		an.Reverts = setBack(an.Reverts, new.GetKind(), new.Object, original.Object)
+	}
+	return an, nil
+}
+
+// setBack keeps the reverts of a write that left last-applied as it was
+// (lastApplied, the manifest of that write) where the write ends with the
+// manifest's value, or removes a field the manifest lacks: only those does
+// it set back. Such a write is an apply of an unchanged manifest by the
+// field manager it names, not by anything in it: kubectl set image
+// --field-manager=kubectl-client-side-apply of a field that had drifted
+// from a last-applied that an undo left stale writes a third value (soak
+// seed 271126, sequence 172: "sets … image back to" a value the write did
+// not set), as does a mutating webhook that rewrites the field after the
+// apply's patch set it (a digest pin, a mesh injector's stamp that kubectl
+// edit --save-config recorded in last-applied). Neither puts last-applied's
+// value back. The value is compared as the API server stores it: inside an
+// atomic value it adds defaults (heldWithDefaults).
+func setBack(reverts []FieldFact, kind string, result, lastApplied map[string]any) []FieldFact {
+	if len(reverts) == 0 {
+		return reverts
+	}
+	manifest := secretData(kind, lastApplied)
+	result = secretData(kind, result)
+	out := []FieldFact{}
+	for _, f := range reverts {
+		if m := at(manifest, f.Path); !m.ok || heldWithDefaults(result, f.Path, m, at(result, f.Path)) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // analyzeAppliedUpdate analyzes an apply; original and parsed are old's

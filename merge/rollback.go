@@ -243,7 +243,9 @@ func stripNulls(v any) any {
 }
 
 // matchesTemplate reports whether the last-applied kept in a revision
-// describes obj and every field of its pod template has obj's value.
+// describes obj and every field of its pod template has obj's value. An
+// atomic value (a fieldRef) is compared whole, so inside it obj may also
+// have what the API server defaults there (heldWithDefaults).
 func (a *Analyzer) matchesTemplate(raw string, obj *unstructured.Unstructured) bool {
 	probe := withLastAppliedValue(obj, raw)
 	la, err := ParseLastApplied(probe)
@@ -261,11 +263,69 @@ func (a *Analyzer) matchesTemplate(raw string, obj *unstructured.Unstructured) b
 	ok := true
 	set.Leaves().Iterate(func(fp fieldpath.Path) {
 		p := Path(fp)
-		if len(p) > 2 && patternOf(p[:2]) == "spec.template" && !same(at(la.Object, p), at(obj.Object, p)) {
+		if len(p) > 2 && patternOf(p[:2]) == "spec.template" && !heldWithDefaults(obj.Object, p, at(la.Object, p), at(obj.Object, p)) {
 			ok = false
 		}
 	})
 	return ok
+}
+
+// heldWithDefaults reports whether obj holds the manifest's value m at p
+// as live: the same value, or a map (or a list of them, element by
+// element) with m's fields and besides them only fields at their server
+// default (IsServerDefault): kubectl apply sends an atomic value whole and
+// the API server defaults inside it (a fieldRef's apiVersion), so the
+// stored value of the manifest's own field has more than the manifest.
+func heldWithDefaults(obj map[string]any, p Path, m, live presence) bool {
+	if same(m, live) {
+		return true
+	}
+	return m.ok && live.ok && withDefaultsAt(obj, p, m.v, live.v)
+}
+
+// withDefaultsAt is heldWithDefaults on the values m and live at p.
+func withDefaultsAt(obj map[string]any, p Path, m, live any) bool {
+	switch mv := m.(type) {
+	case map[string]any:
+		lv, ok := live.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range lv {
+			q := pathTo(p, fieldName(k))
+			if mw, has := mv[k]; has && !withDefaultsAt(obj, q, mw, v) || !has && !IsServerDefault(obj, q) {
+				return false
+			}
+		}
+		return subsetKeys(mv, lv)
+	case []any:
+		lv, ok := live.([]any)
+		if !ok || len(lv) != len(mv) {
+			return false
+		}
+		for i := range mv {
+			if !withDefaultsAt(obj, pathTo(p, fieldpath.PathElement{Index: &i}), mv[i], lv[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return sameAt(p, presence{v: m, ok: true}, presence{v: live, ok: true})
+}
+
+// pathTo is p followed by pe, in a new slice.
+func pathTo(p Path, pe fieldpath.PathElement) Path {
+	return append(p[:len(p):len(p)], pe)
+}
+
+// subsetKeys reports whether every key of a is in b.
+func subsetKeys(a, b map[string]any) bool {
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func (a *Analyzer) templateChanges(old, new *unstructured.Unstructured) ([]FieldFact, error) {

@@ -74,6 +74,20 @@ func TestUndoRepairScope(t *testing.T) {
 			},
 			wantStale: true,
 		},
+		// The restored revision's manifest has a fieldRef without the
+		// apiVersion the API server defaults inside it (an atomic value):
+		// it still describes the template (soak seed 271126, sequence
+		// 172: no repair, and the next write under kubectl apply's name
+		// was told it set back kubectl edit --save-config's image).
+		"a DaemonSet undo after kubectl edit --save-config takes the image from the restored revision's manifest": {
+			dir: "daemonset-undo-saved-config", old: "before-undo.yaml", new: "live.yaml", revisions: "revisions.yaml",
+			want: func(t *testing.T) map[string]any {
+				la := lastAppliedOf(t, readObject(t, "daemonset-undo-saved-config", "before-undo.yaml"))
+				container(la)["image"] = "registry.example/manifest:10"
+				return la
+			},
+			wantStale: true,
+		},
 		"an image that kubectl set changed before the undo is not copied, and the env var it restores is not proven: nothing to repair": {
 			dir: "undo-deployment-twin", old: "before-undo.yaml", new: "live.yaml", revisions: "revisions.yaml",
 			edit: func(t *testing.T, old, _ *unstructured.Unstructured) {
