@@ -36,10 +36,8 @@ type revision struct {
 // (the pod template; a Deployment's annotations) changed where their
 // restored values are proven a manifest's, by the manifest the
 // ControllerRevision kept in its annotations (StatefulSet, DaemonSet) when
-// that one matches the template; else (always for a Deployment:
-// ReplicaSets never carry last-applied) only the fields the undo removed
-// and the keys of list elements it added, by managedFields and the
-// revisions, while a field it changed keeps last-applied's value. See
+// that one matches the template, else by managedFields and the revisions
+// (always for a Deployment: ReplicaSets never carry last-applied). See
 // undoProof.
 func (a *Analyzer) DetectRollback(old, new *unstructured.Unstructured, revisions []*unstructured.Unstructured) (*Rollback, error) {
 	tplPath := Path{fieldName("spec"), fieldName("template")}
