@@ -244,12 +244,6 @@ func TestRepairBeyondProof(t *testing.T) {
 			after:  `{"spec":{"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":"t1"}},"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
 			want:   []string{"spec.template.metadata"},
 		},
-		"the mesh's stamp among a Deployment's restored annotations (soak seed 271126, sequence 044)": {
-			kind:   "Deployment",
-			before: `{"metadata":{"annotations":{"mesh.example.com/injected-revision":"3"}}}`,
-			after:  `{"metadata":{"annotations":{"mesh.example.com/injected-revision":"5"}}}`,
-			want:   []string{"metadata.annotations[mesh.example.com/injected-revision]"},
-		},
 		"an image that kubectl set image set": {
 			kind:   "Deployment",
 			before: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,

@@ -53,18 +53,12 @@ spec:
       containers:
       - name: app
         image: registry.example/app:2
-        env:
-        - name: ADDED_BY_V2
-          value: "2"
 `
 )
 
 // A server killed during a rollout undo never leaves a half-repaired
 // last-applied: it is the one before the undo or the fully repaired one
-// (as the server writes it when it is not killed), and always JSON. The
-// undo removes ADDED_BY_V2, which v2's apply owns, so the repair always
-// has something to write (the image keeps v2's value: no ReplicaSet
-// proves v1's a manifest's).
+// (as the server writes it when it is not killed), and always JSON.
 func TestKillDuringRolloutUndo(t *testing.T) {
 	w, cp := framework.Webhook(t), framework.ControlPlane(t)
 	var old, repaired map[string]any

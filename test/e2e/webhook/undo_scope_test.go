@@ -1,10 +1,8 @@
 package webhook_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -111,46 +109,6 @@ func TestDeploymentUndoAfterRestartsLeavesRestartedAtOutOfLastApplied(t *testing
 	}
 }
 
-// A Deployment undo to a revision that kubectl set image made restores a
-// hand edit's image (soak seed 271126, sequence 044): no ReplicaSet keeps
-// a manifest, so last-applied keeps the applied image, there is nothing to
-// repair, and the next apply of the manifest says that it discards the
-// image the undo set.
-func TestDeploymentUndoToAHandEditedRevisionKeepsTheManifestImage(t *testing.T) {
-	f := framework.New(t)
-	k := f.Kubectl
-	const short = "deployment/web"
-	framework.ApplyPredicted(t, k, "testdata/deployment-v1.yaml").MustSucceed(t)
-	f.WaitForRevisions(t, "app=web", 1)
-	// kubectl replace of the manifest drops last-applied, so kubectl set
-	// image is no imperative edit of it: revision 2 is a hand edit.
-	framework.WantLines(t, k.Run(t, "replace", "-f", "testdata/deployment-v1.yaml").MustSucceed(t).Stdout, "deployment.apps/web replaced")
-	framework.WantLines(t, k.Run(t, "set", "image", short, "nginx=nginx:hand").MustSucceed(t).Stdout, "deployment.apps/web image updated")
-	f.WaitForRevisions(t, "app=web", 2)
-	// The apply puts the manifest's image back: revision 1 becomes 3.
-	framework.ApplyPredicted(t, k, "testdata/deployment-v1.yaml").MustSucceed(t)
-	framework.Eventually(t, 30*time.Second, "revision 3", func(context.Context) (bool, error) {
-		return strings.TrimSpace(k.JSONPath(t, short, "{.metadata.annotations.deployment\\.kubernetes\\.io/revision}")) == "3", nil
-	})
-	lastAppliedBefore := k.Run(t, "apply", "view-last-applied", short, "-o", "json").MustSucceed(t).Stdout
-
-	undo := k.Run(t, "rollout", "undo", short).MustSucceed(t)
-	framework.WantLines(t, undo.Stdout, "deployment.apps/web rolled back")
-	framework.WantLines(t, undo.Stderr, kubectlUndoWarning("deployments", "web"))
-	framework.WantLines(t, k.JSONPath(t, short, "{.spec.template.spec.containers[0].image}"), "nginx:hand")
-	if got := k.Run(t, "apply", "view-last-applied", short, "-o", "json").MustSucceed(t).Stdout; got != lastAppliedBefore {
-		t.Errorf("last-applied after the undo:\n%s\nwant it unchanged (the manifest's image):\n%s", got, lastAppliedBefore)
-	}
-
-	apply := framework.ApplyPredicted(t, k, "testdata/deployment-v1.yaml").MustSucceed(t)
-	framework.WantLines(t, apply.Stdout, "deployment.apps/web configured")
-	framework.WantMatch(t, apply.Stderr, regexp.QuoteMeta(fmt.Sprintf("Warning: [apply-reverts-drift] Deployment %s/web: this apply sets "+
-		`spec.template.spec.containers[name=nginx].image back to "nginx:1.14.2", discarding "nginx:hand" set by kubectl at `, f.Namespace))+
-		`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`+regexp.QuoteMeta(fmt.Sprintf(" since the last apply. To keep that value, put it in your manifest "+
-		"before you apply; see every drifted field with: kubectl hygiene explain deployments.apps/web -n %s", f.Namespace)))
-	framework.WantLines(t, k.JSONPath(t, short, "{.spec.template.spec.containers[0].image}"), "nginx:1.14.2")
-}
-
 // staleRepairedWarning is the stale-last-applied repair's warning for an
 // undo to revision 1.
 func staleRepairedWarning(kind, namespace, name, resource string) string {
@@ -186,12 +144,10 @@ func lines(s string) []string {
 
 // kubectl rollout undo of a Deployment restores its annotations from the
 // ReplicaSet too (kubectl's DeploymentRollbacker): the repair covers them
-// as it covers the template, writing no restored value that no manifest
-// proves (a ReplicaSet keeps none; a restored annotation may be a mesh
-// injector's stamp, soak seed 271126): last-applied keeps v2's team and
-// gets neither v1's nor the one a robot stamped, and applying v1 changes
-// nothing but last-applied.
-func TestDeploymentUndoRepairKeepsLastAppliedsAnnotations(t *testing.T) {
+// as it covers the template, so last-applied says v1 again, with the
+// annotation v1 set and without the one a robot stamped, and applying v1
+// changes nothing but last-applied.
+func TestDeploymentUndoRepairCoversTheAnnotationsItRestores(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
 	const short = "deployment/web"
@@ -208,8 +164,8 @@ func TestDeploymentUndoRepairKeepsLastAppliedsAnnotations(t *testing.T) {
 	framework.WantLines(t, undo.Stderr, kubectlUndoWarning("deployments", "web"),
 		staleRepairedWarning("Deployment", f.Namespace, "web", "deployments.apps/web"))
 	la := viewLastApplied(t, k, short)
-	if got := fmt.Sprint(la["metadata"].(map[string]any)["annotations"]); got != "map[team:b]" {
-		t.Errorf("last-applied annotations after the undo = %s, want v2's map[team:b]", got)
+	if got := fmt.Sprint(la["metadata"].(map[string]any)["annotations"]); got != "map[team:a]" {
+		t.Errorf("last-applied annotations after the undo = %s, want map[team:a]", got)
 	}
 
 	template := k.JSONPath(t, short, "{.spec.template}")
