@@ -33,15 +33,10 @@ func TestScanFindings(t *testing.T) {
 			want:    []Finding{{Rule: "imperative-edit", Action: policy.ActionDeny, Path: "spec.template.spec.containers[name=nginx].image", Object: web, UID: "uid-web"}},
 			message: `[imperative-edit] Deployment shop/web: spec.template.spec.containers[name=nginx].image was changed outside kubectl apply by kubectl-edit at 2024-05-01T10:00:00Z (last-applied "nginx:1.14.2", now "nginx:1.99")`,
 		},
-		// No ReplicaSet keeps a manifest: the repair keeps last-applied's
-		// image (its value counts for the next apply only by its
-		// presence), so nothing is stale; the image drifts by the undo,
-		// which is no edit, and the env var the undo restored is an orphan
-		// that no fix removes.
-		"a Deployment rolled back to an older ReplicaSet: the undo's image is no edit, its env var an orphan": {
+		"a Deployment rolled back to an older ReplicaSet has a stale last-applied": {
 			files:   []string{"deployments/undone.yaml"},
-			want:    []Finding{{Rule: "orphaned-field", Action: policy.ActionWarn, Path: "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]", Object: web, UID: "uid-web"}},
-			message: `[orphaned-field] Deployment shop/web: spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED] ({"name":"TO_BE_DELETED","value":"needs to be deleted!"}, set by kubectl at 2024-05-01T11:00:00Z) is not in last-applied`,
+			want:    []Finding{{Rule: "stale-last-applied", Action: policy.ActionRepair, Path: laPath, Object: web, UID: "uid-web"}},
+			message: "[stale-last-applied] Deployment shop/web: the pod template is revision 3 (ReplicaSet web-aaa, restored by a rollout undo)",
 		},
 		"kubectl edit that put the older ReplicaSet's template back is a hand edit, not a rollback": {
 			files:  []string{"deployments/undone.yaml"},

@@ -116,20 +116,11 @@ func ExampleWithShadowVerify() {
 	// 1 imperative change, verified
 }
 
-// kubectl rollout undo of a Deployment from web:2, whose manifest added
-// DEBUG, back to web:1: the repair takes DEBUG out of last-applied, and
-// keeps web:2, since no ReplicaSet proves web:1 a manifest's (kubectl set
-// image may have made that revision); for the next apply only its
-// presence counts.
 func ExampleAnalyzer_DetectRollback() {
 	tpl := func(image string) string {
-		env := ""
-		if image == "web:2" {
-			env = `,"env":[{"name":"DEBUG","value":"1"}]`
-		}
-		return `{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"` + image + `"` + env + `}]}}`
+		return `{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"` + image + `"}]}}`
 	}
-	la := `{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"web:2\",\"env\":[{\"name\":\"DEBUG\",\"value\":\"1\"}]}]}}}}`
+	la := `{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"web:2\"}]}}}}`
 	deploy := func(image string) *unstructured.Unstructured {
 		return object(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","annotations":{
 		  "kubectl.kubernetes.io/last-applied-configuration":"` + la + `"}},"spec":{"template":` + tpl(image) + `}}`)
@@ -145,23 +136,18 @@ func ExampleAnalyzer_DetectRollback() {
 	fmt.Print(rb.RepairedLastApplied)
 	// Output:
 	// web-1 true rebuilt
-	// {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"template":{"spec":{"containers":[{"env":[],"image":"web:2","name":"web"}]}}}}
+	// {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"template":{"spec":{"containers":[{"image":"web:1","name":"web"}]}}}}
 }
 
 // A Deployment as the audit finds it after `kubectl rollout undo`: its pod
 // template is revision 1 again (the ReplicaSet web-1, renumbered 3), while
 // last-applied still describes revision 2. managedFields prove the undo:
 // the restored image is owned by kubectl's Update without field manager.
-// The repair is the webhook's: DEBUG out, web:2 kept.
 func ExampleAnalyzer_StaleRollback() {
 	tpl := func(image string) string {
-		env := ""
-		if image == "web:2" {
-			env = `,"env":[{"name":"DEBUG","value":"1"}]`
-		}
-		return `{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"` + image + `"` + env + `}]}}`
+		return `{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"` + image + `"}]}}`
 	}
-	la := `{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"web:2\",\"env\":[{\"name\":\"DEBUG\",\"value\":\"1\"}]}]}}}}`
+	la := `{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"web:2\"}]}}}}`
 	live := object(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","annotations":{
 	  "kubectl.kubernetes.io/last-applied-configuration":"` + la + `"},
 	  "managedFields":[
@@ -196,7 +182,7 @@ func ExampleAnalyzer_StaleRollback() {
 	fmt.Print(rb.RepairedLastApplied)
 	// Output:
 	// web-1 3 true rebuilt
-	// {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"template":{"spec":{"containers":[{"env":[],"image":"web:2","name":"web"}]}}}}
+	// {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"template":{"spec":{"containers":[{"image":"web:1","name":"web"}]}}}}
 }
 
 func ExampleParseLastApplied() {

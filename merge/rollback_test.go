@@ -221,11 +221,8 @@ func TestDetectRollbackDeployment(t *testing.T) {
 	if err != nil || rb == nil {
 		t.Fatalf("DetectRollback = %v, %v", rb, err)
 	}
-	// No ReplicaSet keeps a manifest: web:1 may be a kubectl set image's,
-	// so last-applied keeps web:2 (for the next apply only its presence
-	// counts) and there is nothing to repair.
-	want := &Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 1, Confirmed: true, RepairSource: "rebuilt",
-		RepairedLastApplied: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{},"name":"web","namespace":"default"},"spec":{"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"image":"web:2","name":"web"}]}}}}` + "\n",
+	want := &Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 1, Confirmed: true, StaleLastApplied: true, RepairSource: "rebuilt",
+		RepairedLastApplied: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{},"name":"web","namespace":"default"},"spec":{"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"image":"web:1","name":"web"}]}}}}` + "\n",
 		Changes:             []FieldFact{{Path: mustPath(t, "spec.template.spec.containers[name=web].image"), Live: "web:2", Result: "web:1"}}}
 	if diff := cmp.Diff(want, rb, pathString); diff != "" {
 		t.Errorf("rollback (-want +got):\n%s", diff)

@@ -40,12 +40,8 @@ func MayHaveStaleLastApplied(live *unstructured.Unstructured, an *Analysis) bool
 // away. The rollback and the last-applied that matches the restored
 // template come from DetectRollback, as if the undo were the write from
 // the described revision to live, so the audit and the webhook's undo
-// repair judge revisions the same way. It returns nil when the undo is not
-// proven. A proven undo whose repair changes nothing comes back with
-// StaleLastApplied false: the fields it changed drift from last-applied
-// by the undo (the repair keeps last-applied's value where no kept
-// manifest proves the restored one, always for a Deployment), which the
-// audit must not take for hand edits. revisions are the object's
+// repair judge revisions the same way. It returns nil when last-applied is
+// not stale or the undo is not proven. revisions are the object's
 // ReplicaSets or ControllerRevisions, as stored.
 func (a *Analyzer) StaleRollback(live *unstructured.Unstructured, revisions []*unstructured.Unstructured) (*Rollback, error) {
 	revs := make([]revision, 0, len(revisions))
@@ -81,7 +77,7 @@ func (a *Analyzer) StaleRollback(live *unstructured.Unstructured, revisions []*u
 	if err != nil {
 		return nil, fmt.Errorf("detecting a rollback: %w", err)
 	}
-	if rb == nil {
+	if rb == nil || !rb.StaleLastApplied {
 		return nil, nil
 	}
 	// A ControllerRevision restored by an undo carries the last-applied

@@ -26,9 +26,7 @@ type staleVerdict struct {
 // hand edits: no rollback, nothing explained, no repair.
 func TestStaleRollbackNeedsTheUndosManagedFields(t *testing.T) {
 	undone := map[string]staleVerdict{
-		// A ReplicaSet keeps no manifest: the repair writes the name of
-		// the env var the v2 apply deleted and keeps v2's image.
-		"deployment":  {RevisionKind: "ReplicaSet", Revision: 3, RepairSource: "rebuilt", RepairedImage: "nginx:broken"},
+		"deployment":  {RevisionKind: "ReplicaSet", Revision: 3, RepairSource: "rebuilt", RepairedImage: "nginx:1.14.2"},
 		"statefulset": {RevisionKind: "ControllerRevision", Revision: 3, RepairSource: "controllerRevision", RepairedImage: "nginx:latest"},
 		"daemonset":   {RevisionKind: "ControllerRevision", Revision: 3, RepairSource: "controllerRevision", RepairedImage: "agent:1"},
 	}

@@ -27,22 +27,10 @@ import (
 //     keeps in its annotations (StatefulSet, DaemonSet) when it describes
 //     the restored template: each template field it has is the manifest's,
 //     each it lacks is not;
-//   - for a field the undo removed, that last-applied has it and only
-//     client-side appliers own its old value (managedFields of the object
-//     before the undo): a manifest field, not one that kubectl
-//     set/rollout/edit or a robot stamped, which the restored revision
-//     lacks. That proves the old value a manifest's, never the value an
-//     undo changed a field to: a Deployment's ReplicaSet keeps no
-//     last-applied (its controller does not copy it), so its image may be
-//     a kubectl set image's and its annotations a mesh injector's stamp
-//     (soak seed 271126, sequence 044). A field the undo changed keeps
-//     last-applied's value, unless a kept manifest proves the restored
-//     one: for kubectl's next three-way merge a value in last-applied
-//     counts only by its presence (the patch is computed from the live
-//     value), so keeping it changes nothing that apply does, and the apply
-//     that sets the field back warns [apply-reverts-drift] with what the
-//     undo had set; a ControllerRevision without a matching manifest
-//     proves no value either (sequence 018: a kubectl patch's image);
+//   - for a field the undo changed or removed, that last-applied has it
+//     and only client-side appliers own its old value (managedFields of
+//     the object before the undo): a manifest field, not one that kubectl
+//     set/rollout/edit or a robot stamped;
 //   - for a list element the undo adds that last-applied does not have,
 //     that the replaced template was made by the apply of last-applied
 //     right after the restored one, and by nothing else (adjacentApply):
@@ -72,6 +60,14 @@ type undoProof struct {
 	appliedAt time.Time
 	// adjacent: adjacentApply holds.
 	adjacent bool
+	// keptNoManifest: the restored revision is a ControllerRevision
+	// (StatefulSet, DaemonSet), which copies the object's annotations when
+	// it is made, and it kept no last-applied that describes its template:
+	// no client-side apply made that template (a server-side apply, a
+	// kubectl patch or set image did), so a value the undo restored is no
+	// manifest's (soak seed 271126, sequence 018: a kubectl patch's image
+	// written into last-applied).
+	keptNoManifest bool
 }
 
 // repairedLastApplied returns original with the undo's restored paths
@@ -93,15 +89,19 @@ func (pr *undoProof) repairPath(out map[string]any, p Path) {
 		} else if l.ok {
 			removeAt(out, p)
 		}
-	case o.ok && n.ok:
-		// Changed: last-applied keeps its own value. Only a kept
-		// manifest (the first case) proves the restored one; without it
-		// the restored value may be a hand edit's (kubectl set image,
-		// patch, edit made the revision) or a tool's stamp, and for
-		// kubectl's next three-way merge a value in last-applied counts
-		// only by its presence.
-	case o.ok: // removed
-		if l.ok && pr.owned(p) {
+	case o.ok: // changed or removed
+		if !l.ok || !pr.owned(p) {
+			return
+		}
+		if n.ok && pr.keptNoManifest {
+			// The restored value is proven by nothing: the revision's
+			// own annotations say no client-side apply made its
+			// template (see keptNoManifest).
+			return
+		}
+		if n.ok {
+			setAt(out, p, pr.new, false)
+		} else {
 			removeAt(out, p)
 		}
 	case l.ok:
@@ -145,6 +145,7 @@ func (a *Analyzer) newUndoProof(rev revision, revs []revision, old, new, origina
 		pr.owned = func(p Path) bool { return ow.onlyClientSideAppliers(owners(mfs, p)) }
 	}
 	pr.adjacent = rev.kind == "ReplicaSet" && adjacentApply(old, rev, revs, changes, pr)
+	pr.keptNoManifest = rev.kind == "ControllerRevision" && pr.manifest == nil
 	return pr, nil
 }
 

@@ -30,10 +30,11 @@ func TestUndoRepairOfARestoredElement(t *testing.T) {
 				return lastAppliedOf(t, readObject(t, dir, "undone-before.yaml"))
 			},
 		},
-		"a sidecar that the adjacent apply removed comes back as its name alone, and the image keeps v2's value": {
+		"a sidecar that the adjacent apply removed comes back as its name alone": {
 			old: "removed-before.yaml", new: "removed-live.yaml", revisions: "removed-revisions.yaml",
 			want: func(t *testing.T) map[string]any {
 				la := v2(t)
+				container(la)["image"] = "nginx:1.14.2"
 				spec := la["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
 				spec["containers"] = append(spec["containers"].([]any), map[string]any{"name": "sidecar"})
 				return la
@@ -45,7 +46,12 @@ func TestUndoRepairOfARestoredElement(t *testing.T) {
 			edit: func(_ *testing.T, _, _ *unstructured.Unstructured, revs []*unstructured.Unstructured) {
 				revs[2].SetCreationTimestamp(metav1.Date(2026, 11, 22, 2, 23, 5, 0, time.UTC))
 			},
-			want: v2,
+			want: func(t *testing.T) map[string]any {
+				la := v2(t)
+				container(la)["image"] = "nginx:1.14.2"
+				return la
+			},
+			wantStale: true,
 		},
 		"a restartedAt that the restored revision has and the adjacent apply's lacks (the orphan remedy removed it in a pause) is not written": {
 			old: "removed-before.yaml", new: "removed-live.yaml", revisions: "removed-revisions.yaml",
@@ -56,6 +62,7 @@ func TestUndoRepairOfARestoredElement(t *testing.T) {
 			},
 			want: func(t *testing.T) map[string]any {
 				la := v2(t)
+				container(la)["image"] = "nginx:1.14.2"
 				spec := la["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
 				spec["containers"] = append(spec["containers"].([]any), map[string]any{"name": "sidecar"})
 				return la

@@ -102,7 +102,7 @@ func TestAuditAnnotationsAndEventsOnCapturedReviews(t *testing.T) {
 			wantReasons: []string{"ApplyRevertsDrift", "OrphanedField"},
 		},
 		"a rollout undo is repaired by the mutating pass, with no event": {
-			review:   "statefulset-rollout-undo",
+			review:   "deployment-rollout-undo",
 			validate: map[string]string{"action": "allow", "classification": "rollout-undo"},
 			mutate:   map[string]string{"rule": "stale-last-applied", "action": "repair", "classification": "rollout-undo"},
 		},

@@ -47,11 +47,9 @@ func TestHandlersOnCapturedReviews(t *testing.T) {
 		"replace --save-config passes":                   {review: "deployment-replace-save-config", classification: policy.SaveConfig},
 		"apply set-last-applied passes":                  {review: "deployment-set-last-applied", classification: policy.SaveConfig},
 		"apply edit-last-applied passes":                 {review: "deployment-edit-last-applied", classification: policy.SaveConfig},
-		// It changed only the image, which no ReplicaSet proves a
-		// manifest's: last-applied keeps its own, nothing to repair.
-		"a Deployment's rollout undo of the image alone passes unrepaired": {review: "deployment-rollout-undo", classification: policy.RolloutUndo},
-		"a StatefulSet's rollout undo is repaired":                         {review: "statefulset-rollout-undo", classification: policy.RolloutUndo, repairs: []string{"stale-last-applied"}},
-		"a DaemonSet's rollout undo is repaired":                           {review: "daemonset-rollout-undo", classification: policy.RolloutUndo, repairs: []string{"stale-last-applied"}},
+		"a Deployment's rollout undo is repaired":        {review: "deployment-rollout-undo", classification: policy.RolloutUndo, repairs: []string{"stale-last-applied"}},
+		"a StatefulSet's rollout undo is repaired":       {review: "statefulset-rollout-undo", classification: policy.RolloutUndo, repairs: []string{"stale-last-applied"}},
+		"a DaemonSet's rollout undo is repaired":         {review: "daemonset-rollout-undo", classification: policy.RolloutUndo, repairs: []string{"stale-last-applied"}},
 		// The undo (webhook absent) set the image back; v3 replaces it again.
 		"seed 004's apply after the undo warns": {review: "statefulset-apply-after-undo", classification: policy.ClientSideApply,
 			warnings: []string{"apply-reverts-drift", "orphaned-field"}},

@@ -36,7 +36,7 @@ func TestDecisionLogLevels(t *testing.T) {
 			review: "deployment-apply-after-restart", want: []string{"V(1) decided orphaned-field warn"},
 		},
 		"a repair is logged at info": {
-			review: "statefulset-rollout-undo", want: []string{"V(0) decided stale-last-applied repair"},
+			review: "deployment-rollout-undo", want: []string{"V(0) decided stale-last-applied repair"},
 		},
 		"an allowed apply logs nothing": {
 			review: "deployment-apply",

@@ -13,9 +13,7 @@ import (
 const lastAppliedPointer = "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"
 
 // After a rollout undo the mutating handler rewrites last-applied, and only
-// last-applied, to the manifest of the restored revision. A Deployment's
-// undo that changed only the image has nothing to repair (handlers_test):
-// no ReplicaSet proves the restored image a manifest's.
+// last-applied, to the manifest of the restored revision.
 func TestMutatingRepairsLastAppliedAfterUndo(t *testing.T) {
 	tests := map[string]struct {
 		review string
@@ -29,6 +27,15 @@ func TestMutatingRepairsLastAppliedAfterUndo(t *testing.T) {
 		"DaemonSet: the annotation its ControllerRevision kept": {
 			review: "daemonset-rollout-undo",
 			want:   revisionLastApplied(1),
+		},
+		"Deployment: the old last-applied with the undo's change": {
+			review: "deployment-rollout-undo",
+			want: func(t *testing.T, old *unstructured.Unstructured, _ *fakeCluster) map[string]any {
+				la := decodeJSON(t, lastApplied(old))
+				containers := la["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)
+				containers[0].(map[string]any)["image"] = "nginx:1.14.2"
+				return la
+			},
 		},
 	}
 	engine := newEngine(t)

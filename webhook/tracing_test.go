@@ -32,10 +32,7 @@ const apiServerTraceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902
 // attributes, and nothing of the objects' bodies.
 func TestTracedReviewSpans(t *testing.T) {
 	tests := map[string]struct {
-		review string
-		// object is the kind, resource and name written: a Deployment
-		// web unless set.
-		object      [3]string
+		review      string
 		path        string
 		traceparent string
 		children    []string
@@ -51,7 +48,7 @@ func TestTracedReviewSpans(t *testing.T) {
 			},
 		},
 		"a rollout undo, mutated, starts a trace and is repaired": {
-			review: "statefulset-rollout-undo", path: "/mutate", object: [3]string{"StatefulSet", "statefulsets", "my-wonderhoy-app"},
+			review: "deployment-rollout-undo", path: "/mutate",
 			children: []string{"decode", "analysis", "policy", "repair"},
 			decisions: map[attribute.Key]attribute.Value{
 				"apply_hygiene.classification": attribute.StringValue("rollout-undo"),
@@ -111,10 +108,6 @@ func TestTracedReviewSpans(t *testing.T) {
 				t.Errorf("child spans mismatch (-want +got):\n%s", diff)
 			}
 
-			kind, resource, name := "Deployment", "deployments", "web"
-			if tc.object[0] != "" {
-				kind, resource, name = tc.object[0], tc.object[1], tc.object[2]
-			}
 			want := map[attribute.Key]attribute.Value{
 				"http.route":                attribute.StringValue(tc.path),
 				"http.response.status_code": attribute.IntValue(http.StatusOK),
@@ -123,11 +116,11 @@ func TestTracedReviewSpans(t *testing.T) {
 				"k8s.admission.dry_run":     attribute.BoolValue(false),
 				"k8s.object.group":          attribute.StringValue("apps"),
 				"k8s.object.version":        attribute.StringValue("v1"),
-				"k8s.object.kind":           attribute.StringValue(kind),
-				"k8s.object.resource":       attribute.StringValue(resource),
+				"k8s.object.kind":           attribute.StringValue("Deployment"),
+				"k8s.object.resource":       attribute.StringValue("deployments"),
 				"k8s.object.subresource":    attribute.StringValue(""),
 				"k8s.namespace.name":        attribute.StringValue(tc.review),
-				"k8s.object.name":           attribute.StringValue(name),
+				"k8s.object.name":           attribute.StringValue("web"),
 			}
 			for k, v := range tc.decisions {
 				want[k] = v
@@ -139,7 +132,7 @@ func TestTracedReviewSpans(t *testing.T) {
 			if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b attribute.Value) bool { return a.String() == b.String() })); diff != "" {
 				t.Errorf("root attributes mismatch (-want +got):\n%s", diff)
 			}
-			identity := map[string]bool{tc.review: true, name: true, "apps": true, "v1": true, kind: true, "apps/v1": true}
+			identity := map[string]bool{tc.review: true, "web": true, "apps": true, "v1": true, "Deployment": true, "apps/v1": true}
 			for _, s := range ended {
 				for _, kv := range s.Attributes() {
 					for _, value := range bodyStrings(t, body) {

@@ -130,15 +130,6 @@ test_stale_last_applied_covers_what_the_undo_changed if {
 	contains(d.message, "(spec.template.spec.containers[name=nginx].image, spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED])")
 }
 
-# A Deployment undo's repair keeps last-applied's image (no ReplicaSet
-# proves the restored one a manifest's), so nothing is stale, and the
-# image drifts by the undo: no imperative-edit, no finding at all.
-test_drift_that_a_proven_undo_made_is_no_edit if {
-	rollback := object.union(undone.rollback, {"revisionKind": "ReplicaSet", "staleLastApplied": false, "repairSource": "rebuilt"})
-	ds := applyhygiene.decisions with input as stored({"drift": undone.drift, "rollback": rollback})
-	count(ds) == 0
-}
-
 test_stale_without_repair_is_a_warning if {
 	ds := applyhygiene.decisions with input as stored(object.union(undone, {"rollback": {"repairedLastApplied": ""}}))
 	t.actions(ds) == {["stale-last-applied", "warn"]}

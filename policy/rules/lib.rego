@@ -341,23 +341,12 @@ related(p, q) if startswith(q, concat("", [p, "."]))
 
 related(p, q) if startswith(q, concat("", [p, "["]))
 
-# undone(p) is true when a rollout undo that managedFields prove changed
-# the field at p, whether or not it left last-applied stale: the undo's
-# repair keeps last-applied's value where no kept manifest proves the
-# restored one (a Deployment's, always), so the field drifts by the undo,
-# which admission never reports as an edit; the next apply that sets it
-# back warns apply-reverts-drift.
-undone(p) if {
-	some c in audit_rollback.changes
-	related(p, c.path)
-}
-
-# audit_drift are the drifted fields of a stored object that no proven
-# undo changed.
+# audit_drift are the drifted fields of a stored object that no stale
+# last-applied explains.
 audit_drift contains f if {
 	audited_present
 	some f in input.analysis.drift
-	not undone(f.path)
+	not explained(f.path)
 }
 
 # by_person(f) is true when a person (a kubectl field manager, or nobody
