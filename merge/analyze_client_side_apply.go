@@ -1,6 +1,10 @@
 package merge
 
-import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
 
 // AnalyzeClientSideApply analyzes a write that is known to be a
 // client-side apply (kubectl apply; field manager
@@ -41,7 +45,9 @@ func (a *Analyzer) analyzeClientSideApply(old, new *unstructured.Unstructured) (
 // apply's patch set it (a digest pin, a mesh injector's stamp that kubectl
 // edit --save-config recorded in last-applied). Neither puts last-applied's
 // value back. The value is compared as the API server stores it: inside an
-// atomic value it adds defaults (heldWithDefaults).
+// atomic value it adds defaults (heldWithDefaults), and a container's
+// image with the digest a pinner appended is the image set back
+// (digestPinned).
 func setBack(reverts []FieldFact, kind string, result, lastApplied map[string]any) []FieldFact {
 	if len(reverts) == 0 {
 		return reverts
@@ -50,7 +56,7 @@ func setBack(reverts []FieldFact, kind string, result, lastApplied map[string]an
 	result = secretData(kind, result)
 	out := []FieldFact{}
 	for _, f := range reverts {
-		if m := at(manifest, f.Path); !m.ok || heldWithDefaults(result, f.Path, m, at(result, f.Path)) {
+		if m := at(manifest, f.Path); !m.ok || heldWithDefaults(result, f.Path, m, at(result, f.Path)) || digestPinned(f.Path, m, at(result, f.Path)) {
 			out = append(out, f)
 		}
 	}
@@ -195,4 +201,25 @@ func nulledIn(obj map[string]any, p Path) bool {
 		}
 	}
 	return false
+}
+
+// digestPinned reports whether the stored value at p, a container's image,
+// is the manifest's with a digest appended (`nginx:1.27@sha256:<64 hex>`,
+// as Kyverno's verifyImages with mutateDigest and other digest pinners
+// write it): the apply set the manifest's image, the pinner pinned it.
+// Only that form: a pinner that replaces the tag proves nothing here.
+func digestPinned(p Path, manifest, stored presence) bool {
+	if len(p) == 0 || p[len(p)-1].FieldName == nil || *p[len(p)-1].FieldName != "image" {
+		return false
+	}
+	m, ok1 := manifest.v.(string)
+	s, ok2 := stored.v.(string)
+	if !ok1 || !ok2 || strings.Contains(m, "@") {
+		return false
+	}
+	digest, found := strings.CutPrefix(s, m+"@sha256:")
+	if !found || len(digest) != 64 {
+		return false
+	}
+	return strings.Trim(digest, "0123456789abcdef") == ""
 }

@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -75,6 +76,22 @@ func TestSetBack(t *testing.T) {
 		"the write ends with other values": {
 			result: object("app:2", map[string]any{"apiVersion": "v1", "fieldPath": "status.hostIP"}),
 			want:   []string{label},
+		},
+		// Kyverno's verifyImages (mutateDigest), and other digest
+		// pinners, append the digest after the apply's patch set the
+		// image: the apply did set last-applied's image back (found by an
+		// adversarial review: a miss behind every digest pinner).
+		"a digest pinner appended the digest to last-applied's image": {
+			result: object("app:1@sha256:"+strings.Repeat("0a", 32), map[string]any{"apiVersion": "v1", "fieldPath": "status.podIP"}),
+			want:   []string{fieldRef, image, label},
+		},
+		"a digest of another image, or no digest at all, is no pin": {
+			result: object("app:2@sha256:"+strings.Repeat("0a", 32), map[string]any{"apiVersion": "v1", "fieldPath": "status.podIP"}),
+			want:   []string{fieldRef, label},
+		},
+		"a digest that is not sha256 hex is no pin": {
+			result: object("app:1@sha256:xyz", map[string]any{"apiVersion": "v1", "fieldPath": "status.podIP"}),
+			want:   []string{fieldRef, label},
 		},
 	}
 	for name, tc := range tests {
