@@ -357,8 +357,8 @@ func TestRecordRecreation(t *testing.T) {
 	}
 }
 
-// Who a write's fields count as set by: a count scaled from zero through
-// /scale has no manager in managedFields (the Scale's replicas is
+// Who a write's fields count as set by: a count scaled from or to zero
+// through /scale has no manager in managedFields (the Scale's replicas is
 // omitempty), so findings of it are allowed, not required.
 func TestRecordAttribution(t *testing.T) {
 	tests := map[string]struct {
@@ -375,6 +375,19 @@ func TestRecordAttribution(t *testing.T) {
 			s:      person("scale", "deployment/web", "--replicas=1"),
 			before: `{"spec":{"replicas":0}}`, after: `{"spec":{"replicas":1}}`,
 			setByRobots: []string{"spec.replicas"},
+		},
+		"a person's scale to zero": {
+			// Soak seed 271126, sequence 226: the Scale sends "spec":{},
+			// and the count loses its owner; KEDA's scale to zero leaves
+			// the same object.
+			s:      person("scale", "deployment/web", "--replicas=0"),
+			before: `{"spec":{"replicas":1}}`, after: `{"spec":{"replicas":0}}`,
+			setByRobots: []string{"spec.replicas"},
+		},
+		"a person's patch to zero": {
+			s:      person("patch", "deployment/web", "-p", `{"spec":{"replicas":0}}`),
+			before: `{"spec":{"replicas":1}}`, after: `{"spec":{"replicas":0}}`,
+			planted: []string{"spec.replicas"},
 		},
 		"a person's patch from zero": {
 			s:      person("patch", "deployment/web", "-p", `{"spec":{"replicas":1}}`),
