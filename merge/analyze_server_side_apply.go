@@ -63,7 +63,7 @@ func (a *Analyzer) AnalyzeServerSideApply(old, new *unstructured.Unstructured, m
 	if original != nil {
 		recorded = original.Object
 	}
-	objs := ssaObjects{live: old.Object, result: new.Object, lastApplied: recorded, migrated: migratedManagers(old)}
+	objs := ssaObjects{live: old.Object, result: new.Object, lastApplied: recorded, migrated: migratedManagers(old), granular: granularIn(tvs[1])}
 	an.Orphans = a.serverSideOrphans(kind, objs, result, applied, mfs)
 	oldMFs, err := DecodeManagedFields(old)
 	if err != nil {
@@ -102,6 +102,9 @@ type ssaObjects struct {
 	// migrated are the managers whose fields kubectl moves to the applier
 	// right after the apply (see migratedManagers).
 	migrated map[string]bool
+	// granular reports the maps and lists of result's schema whose
+	// members are owned one by one (see contentOwners).
+	granular func(fieldpath.Path) bool
 }
 
 // LastAppliedManager is the field manager of kubectl apply --server-side's
@@ -152,7 +155,16 @@ func (o ssaObjects) migratedAway(ows []Owner) bool {
 // client-side appliers own (kubernetes#99003). A client-side applier's
 // other fields are its server defaults, never orphans, and neither is a
 // field of a built-in kind at the value the server defaults it to,
-// whoever owns it (isServerDefault).
+// whoever owns it (isServerDefault). Whether a field is a leftover, and
+// whether kubectl's migration takes it away, is read from the owners of
+// what it holds (contentOwners): an entry that holds a granular map as the
+// empty value it once wrote (kubectl apply's f:annotations, once kubectl
+// edit --save-config took last-applied over) owns the map, not the keys
+// others put in it. So a key that kubectl edit --save-config added goes
+// with the migration of kubectl-edit's fields, and a mesh injector's
+// stamp, which no write owns (the API server tracks a write before
+// mutating admission), is no leftover even when a saved record has it:
+// removed, the injector stamps it again.
 func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, applied *fieldpath.Set, mfs []ManagedFields) []FieldFact {
 	f := newFinder()
 	ow := a.ownershipOf(mfs)
@@ -171,13 +183,13 @@ func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, ap
 		if !v.ok || isEmpty(v.v) || changedByAdmission(p, f.at(objs.live, p), v) {
 			return
 		}
-		ows := owners(mfs, p)
-		if objs.migratedAway(ows) || builtIn && isServerDefault(kind, objs.result, p, v.v) {
+		ows, held := owners(mfs, p), contentOwners(mfs, p, objs.granular)
+		if objs.migratedAway(held) || builtIn && isServerDefault(kind, objs.result, p, v.v) {
 			// Removed, a server default comes back: no orphan, as in
 			// a client-side apply's (orphans).
 			return
 		}
-		leftover := ow.onlyClientSideAppliers(ows) && f.at(objs.lastApplied, p).ok
+		leftover := ow.onlyClientSideAppliers(held) && f.at(objs.lastApplied, p).ok
 		if !ow.setByPerson(ows) && !leftover {
 			return
 		}

@@ -40,6 +40,26 @@ func TestAnalyzeServerSideApplyFixtures(t *testing.T) {
 		"a StatefulSet's defaults in a saved record are no leftovers": {
 			dir: "ssa-statefulset-saved-record", manager: "argocd-controller",
 		},
+		// A mesh injector's stamp that kubectl edit --save-config recorded
+		// in last-applied, which nobody owns: kubectl apply's entry holds
+		// the annotations map only as the empty leaf it once wrote (the
+		// injector stamps after the API server tracks the write), so the
+		// stamp is no leftover of client-side apply, and removed, the
+		// injector stamps it again (soak seed 271126, sequence 222:
+		// [orphaned-field] of the stamp "set by
+		// kubectl-client-side-apply" on Argo CD's server-side apply).
+		"a mesh stamp in a saved record is nobody's, no leftover": {
+			dir: "ssa-mesh-stamp-saved-record", manager: "argocd-controller",
+		},
+		// The objects of test/e2e/generative's
+		// TestMeshStampInASavedRecordIsNoOrphanOfAServerSideApply: kubectl
+		// edit --save-config added example.com/team and recorded the
+		// mesh's stamp. kubectl-edit's entry owns the key, so kubectl's
+		// migration takes it away (it did: it was gone after the
+		// apply), and the stamp is nobody's: neither is a leftover.
+		"a key that kubectl edit --save-config added goes with the migration": {
+			dir: "ssa-saved-record-edit-key", manager: "argocd-controller",
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

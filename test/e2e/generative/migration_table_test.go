@@ -100,3 +100,89 @@ func TestRecordMigration(t *testing.T) {
 		})
 	}
 }
+
+// The objects of a person's kubectl apply --server-side
+// --force-conflicts --field-manager=platform of a StatefulSet that kubectl
+// replace --force --save-config re-created with minReadySeconds 4 and
+// kubectl apply applied unchanged (soak seed 271126, sequence 220):
+// kubectl-replace's entry keeps minReadySeconds (the apply changed
+// nothing there), so kubectl's migration, which moves the fields of
+// last-applied's owner (kubectl-client-side-apply), leaves it, drops
+// last-applied, and no apply can remove it.
+const (
+	recordLastApplied = `{"spec":{"minReadySeconds":4,"serviceName":"nginx"}}`
+	recordBefore      = `{"spec":{"minReadySeconds":4,"serviceName":"nginx"}}`
+)
+
+// An orphaned-field finding of a field that a --save-config write handed
+// to apply through last-applied alone (kubectl replace's, kubectl edit's)
+// is true once the server-side apply's migration dropped last-applied
+// without removing it: allowed, not required, as at a client-side apply
+// (replacedLeftOut, savedLeftOut). While last-applied stays (a client-go
+// applier), the next client-side apply removes it: false.
+func TestJudgeServerSideApplyRecordLeftOut(t *testing.T) {
+	minReady := framework.Path("spec", "minReadySeconds")
+	tests := map[string]struct {
+		manifest, after string
+		// laAfter is last-applied after the step ("" when the migration
+		// dropped it).
+		laAfter string
+		// replaced is the manifest of a kubectl replace of the sequence,
+		// saved edit the object after a kubectl edit --save-config that
+		// set minReadySeconds (each "" for none).
+		replaced, savedEdit string
+		want                []string
+	}{
+		"a replace's field, last-applied dropped": {
+			manifest: `{"spec":{"serviceName":"nginx"}}`,
+			after:    recordBefore,
+			replaced: recordBefore,
+		},
+		"a saved edit's field, last-applied dropped": {
+			manifest:  `{"spec":{"serviceName":"nginx"}}`,
+			after:     recordBefore,
+			savedEdit: recordBefore,
+		},
+		"a replace's field, last-applied kept": {
+			manifest: `{"spec":{"serviceName":"nginx"}}`,
+			after:    recordBefore,
+			laAfter:  recordLastApplied,
+			replaced: recordBefore,
+			want:     []string{"finding-true false warning"},
+		},
+		"a replace's field at another value since": {
+			manifest: `{"spec":{"serviceName":"nginx"}}`,
+			after:    recordBefore,
+			replaced: `{"spec":{"minReadySeconds":5,"serviceName":"nginx"}}`,
+			want:     []string{"finding-true false warning"},
+		},
+		"a replace's field in the manifest": {
+			manifest: recordBefore,
+			after:    recordBefore,
+			replaced: recordBefore,
+			want:     []string{"finding-true false warning"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{t: t, fields: map[string]setField{}}
+			if tc.replaced != "" {
+				r.replaced = append(r.replaced, decodeJSON(t, tc.replaced))
+			}
+			if tc.savedEdit != "" {
+				r.savedEdits = append(r.savedEdits, savedEdit{path: minReady, after: decodeJSON(t, tc.savedEdit)})
+			}
+			s := ssa(alice, "platform", decodeJSON(t, tc.manifest))
+			before, after := withLastApplied(t, recordBefore, recordLastApplied), withLastApplied(t, tc.after, tc.laAfter)
+			got := []framework.Reported{{Finding: framework.Orphan(minReady), Line: "Warning: [orphaned-field] spec.minReadySeconds"}}
+			r.judgeWrite(0, s, framework.Result{}, got, before, after)
+			var failed []string
+			for _, f := range r.failures {
+				failed = append(failed, f.check+" "+f.counted)
+			}
+			if diff := cmp.Diff(tc.want, failed); diff != "" {
+				t.Errorf("failed checks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
