@@ -8,12 +8,12 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
-// The oracle counts a count a /scale wrote from 0 as unattributed
-// (scaledFromZero): the API server records no manager of it, since the
+// The oracle counts a count a /scale wrote to or from 0 as unattributed
+// (scaledThroughZero): the API server records no manager of it, since the
 // Scale's replicas is omitempty and a count of 0 is no field of it. This
 // pins that fact on the API server the tests run, not the oracle's word
-// for it: kubectl scale from 0 leaves spec.replicas owned by no entry,
-// and kubectl scale from 2 gives it to kubectl's scale entry.
+// for it: kubectl scale to 0 and from 0 leaves spec.replicas owned by no
+// entry, and kubectl scale from 1 to 3 gives it to kubectl's scale entry.
 func TestScaleFromZeroLeavesTheCountUnowned(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl

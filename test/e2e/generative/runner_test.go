@@ -95,13 +95,14 @@ type setField struct {
 	// unattributed marks a field a person set where managedFields cannot
 	// say so: under kubectl apply's own field manager (kubectl set image
 	// --field-manager=kubectl-client-side-apply: managedFields then say an
-	// applier set it), a count a /scale wrote from 0 (the Scale's
+	// applier set it), a count a /scale wrote from or to 0 (the Scale's
 	// replicas is omitempty, so the API server records no manager of a
-	// count scaled from zero, and the count looks like the server's
-	// default), or a field that kubectl apply --server-side's migration
-	// alone dropped (migratedOnly: removed, or the server's default, which
-	// no entry owns). No later write can tell otherwise, so findings of it
-	// are allowed but not required. Also what a --save-config that recorded
+	// count scaled from or to zero; from zero, the count looks like the
+	// server's default; soak seed 271126, sequence 252, to zero), or a
+	// field that kubectl apply --server-side's migration alone dropped
+	// (migratedOnly: removed, or the server's default, which no entry
+	// owns). No later write can tell otherwise, so findings of it are
+	// allowed but not required. Also what a --save-config that recorded
 	// the last-applied already there changed, by a person or not: the
 	// sequence knows it for an apply's, managedFields say an edit's.
 	unattributed bool
@@ -462,21 +463,25 @@ func (r *runner) record(s step, before, after map[string]any) {
 		}
 		for _, q := range changed(before, after) {
 			r.fields[q.String()] = setField{path: q, person: s.As.setsAsAPerson() && !meshStamped(q), undo: s.Kind == undo, applied: s.Kind == serverSideApply,
-				unattributed: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply") || scaledFromZero(s, q, before) ||
+				unattributed: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply") || scaledThroughZero(s, q, before, after) ||
 					s.Kind == serverSideApply && s.Manager == "" && migratedOnly(q, decodeManifest(s.Stdin), before, after)}
 		}
 	}
 	r.recordMesh(before, after)
 }
 
-// scaledFromZero reports whether step s wrote the count q through /scale
-// while before's count was 0.
-func scaledFromZero(s step, q fieldPath, before map[string]any) bool {
+// scaledThroughZero reports whether step s wrote the count q through
+// /scale from or to 0: either way the API server records no manager of
+// it (TestScaleFromZeroLeavesTheCountUnowned).
+func scaledThroughZero(s step, q fieldPath, before, after map[string]any) bool {
 	if len(s.Args) == 0 || s.Args[0] != "scale" || q.String() != framework.ReplicasPath.String() {
 		return false
 	}
-	v, ok := q.Lookup(before)
-	return ok && fmt.Sprint(v) == "0"
+	zero := func(obj map[string]any) bool {
+		v, ok := q.Lookup(obj)
+		return ok && fmt.Sprint(v) == "0"
+	}
+	return zero(before) || zero(after)
 }
 
 // sameRecord reports whether before and after hold the same last-applied

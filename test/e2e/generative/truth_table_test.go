@@ -363,8 +363,8 @@ func TestRecordRecreation(t *testing.T) {
 	}
 }
 
-// Who a write's fields count as set by: a count scaled from zero through
-// /scale has no manager in managedFields (the Scale's replicas is
+// Who a write's fields count as set by: a count scaled to or from zero
+// through /scale has no manager in managedFields (the Scale's replicas is
 // omitempty), so findings of it are allowed, not required.
 func TestRecordAttribution(t *testing.T) {
 	tests := map[string]struct {
@@ -381,6 +381,18 @@ func TestRecordAttribution(t *testing.T) {
 			s:      person("scale", "deployment/web", "--replicas=1"),
 			before: `{"spec":{"replicas":0}}`, after: `{"spec":{"replicas":1}}`,
 			setByRobots: []string{"spec.replicas"},
+		},
+		"a person's scale to zero": {
+			// Soak seed 271126, sequence 252: the Scale sends "spec":{},
+			// and no entry owns the 0 (TestScaleFromZeroLeavesTheCountUnowned).
+			s:      person("scale", "deployment/web", "--replicas=0"),
+			before: `{"spec":{"replicas":1}}`, after: `{"spec":{"replicas":0}}`,
+			setByRobots: []string{"spec.replicas"},
+		},
+		"a person's patch to zero": {
+			s:      person("patch", "deployment/web", "-p", `{"spec":{"replicas":0}}`),
+			before: `{"spec":{"replicas":1}}`, after: `{"spec":{"replicas":0}}`,
+			planted: []string{"spec.replicas"},
 		},
 		"a person's patch from zero": {
 			s:      person("patch", "deployment/web", "-p", `{"spec":{"replicas":1}}`),
