@@ -248,3 +248,18 @@ func sortedKeys(m map[string]bool) []string {
 
 // Element reports whether p ends at an element of a list keyed by name.
 func (p FieldPath) Element() bool { return len(p) > 0 && p[len(p)-1].element }
+
+// Delete removes the field at p from obj and reports whether it was
+// there. It removes fields and map keys only, never a list element.
+func (p FieldPath) Delete(obj any) bool {
+	if len(p) == 0 || p.Element() {
+		return false
+	}
+	parent, _ := p[:len(p)-1].Lookup(obj)
+	m, _ := parent.(map[string]any)
+	if _, ok := m[p[len(p)-1].key]; !ok {
+		return false
+	}
+	delete(m, p[len(p)-1].key)
+	return true
+}

@@ -122,3 +122,37 @@ func managedEntries(t *testing.T, k framework.Kubectl) []managedEntry {
 	}
 	return obj.Metadata.ManagedFields
 }
+
+// The oracle lets an orphaned-field finding go unnamed where the API
+// server gives the field back its value when it is removed
+// (restoredOnRemoval): this runs that proof on the API server the tests
+// run. A pull policy Always next to an image tagged latest is what the
+// server defaults (soak seed 271126, sequence 212), the same policy next
+// to a tagged image is not, a label is never given back, and a required
+// field cannot be removed.
+func TestRestoredOnRemoval(t *testing.T) {
+	r := newRunner(t, object{kind: "Deployment", name: "web", manifest: map[string]any{"apiVersion": "apps/v1"}}, nil)
+	policy := framework.ContainersPath.Named("web").Key("imagePullPolicy")
+	label := framework.Path("metadata", "labels", "team")
+	tests := map[string]struct {
+		image string
+		q     fieldPath
+		want  bool
+	}{
+		"Always next to an image tagged latest": {image: "nginx:latest", q: policy, want: true},
+		"Always next to an image without a tag": {image: "nginx", q: policy, want: true},
+		"Always next to a tagged image":         {image: "nginx:1.27", q: policy, want: false},
+		"a label":                               {image: "nginx:latest", q: label, want: false},
+		"a field the server requires":           {image: "nginx:1.27", q: framework.Path("spec", "selector"), want: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			obj := decodeJSON(t, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","labels":{"team":"a"}},`+
+				`"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},`+
+				`"spec":{"containers":[{"name":"web","image":"`+tc.image+`","imagePullPolicy":"Always"}]}}}}`)
+			if got := r.restoredOnRemoval(0, tc.q, obj); got != tc.want {
+				t.Errorf("restoredOnRemoval(%s) = %v, want %v", tc.q, got, tc.want)
+			}
+		})
+	}
+}

@@ -17,7 +17,9 @@
 // which the write moves away and which the next apply of the same manifest
 // puts back (replayed in a copy of the object in a namespace the webhook
 // ignores), that every orphaned-field and apply-reverts-drift finding
-// names a field a person set, and that every such field is reported, that
+// names a field a person set, and that every such field is reported (but
+// one whose removal the API server gives back or refuses, which a
+// server-side dry run on a copy decides), that
 // an undo's repair of last-applied changes only what the undo restored,
 // that the command each orphaned-field warning prints removes the field
 // for good, and that `kubectl hygiene diff` predicts each apply exactly.

@@ -22,29 +22,12 @@ const ignoredLabel = "apply-hygiene.io/ignore"
 // after the write and after the apply, and whether the write passed.
 func (r *runner) replay(i int, s step, before map[string]any, reapply bool) (effect, reapplied map[string]any, passed bool) {
 	r.t.Helper()
-	ctx := context.Background()
-	ns, err := r.f.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		GenerateName: "generative-replay-", Labels: map[string]string{ignoredLabel: "true"},
-	}}, metav1.CreateOptions{})
-	if err != nil {
-		r.t.Fatalf("creating a replay namespace: %v", err)
-	}
-	defer func() {
-		if err := r.f.Client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil {
-			r.t.Errorf("deleting %s: %v", ns.Name, err)
-		}
-	}()
-	raw, err := json.Marshal(copyOf(before))
-	if err != nil {
-		r.t.Fatalf("encoding the copy of %s: %v", r.o.ref(), err)
-	}
-	if _, err := r.f.Client.CoreV1().RESTClient().Post().AbsPath(r.urlPath(ns.Name)).Body(raw).DoRaw(ctx); err != nil {
-		r.t.Fatalf("step %d: copying %s into %s: %v", i+1, r.o.ref(), ns.Name, err)
-	}
+	ns, done := r.copyIgnored(i, before)
+	defer done()
 	admin := r.f.Kubectl
-	admin.Namespace = ns.Name
-	res := r.execute(admin, ns.Name, s)
-	effect = r.get(ns.Name)
+	admin.Namespace = ns
+	res := r.execute(admin, ns, s)
+	effect = r.get(ns)
 	if !reapply || res.ExitCode != 0 {
 		return effect, nil, res.ExitCode == 0
 	}
@@ -62,7 +45,36 @@ func (r *runner) replay(i int, s step, before map[string]any, reapply bool) (eff
 	delete(manifest, "status")
 	la, _ := json.Marshal(manifest)
 	admin.RunWithInput(r.t, string(la), "apply", "-f", "-").MustSucceed(r.t)
-	return effect, r.get(ns.Name), true
+	return effect, r.get(ns), true
+}
+
+// copyIgnored creates a copy of obj (copyOf) in a new namespace that the
+// webhooks ignore, for step i. It returns the namespace and a func that
+// deletes it.
+func (r *runner) copyIgnored(i int, obj map[string]any) (ns string, done func()) {
+	r.t.Helper()
+	ctx := context.Background()
+	created, err := r.f.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		GenerateName: "generative-replay-", Labels: map[string]string{ignoredLabel: "true"},
+	}}, metav1.CreateOptions{})
+	if err != nil {
+		r.t.Fatalf("creating a replay namespace: %v", err)
+	}
+	done = func() {
+		if err := r.f.Client.CoreV1().Namespaces().Delete(ctx, created.Name, metav1.DeleteOptions{}); err != nil {
+			r.t.Errorf("deleting %s: %v", created.Name, err)
+		}
+	}
+	raw, err := json.Marshal(copyOf(obj))
+	if err != nil {
+		done()
+		r.t.Fatalf("encoding the copy of %s: %v", r.o.ref(), err)
+	}
+	if _, err := r.f.Client.CoreV1().RESTClient().Post().AbsPath(r.urlPath(created.Name)).Body(raw).DoRaw(ctx); err != nil {
+		done()
+		r.t.Fatalf("step %d: copying %s into %s: %v", i+1, r.o.ref(), created.Name, err)
+	}
+	return created.Name, done
 }
 
 // copyOf is what a replay creates of obj: all but status and the metadata

@@ -50,6 +50,9 @@ type runner struct {
 	// remedied are the paths whose printed command ran since the last
 	// apply.
 	remedied []string
+	// restored, when set, answers restoredOnRemoval instead of the API
+	// server (table tests).
+	restored func(q fieldPath, obj map[string]any) bool
 	// leftOut counts, by rule, the warnings of the step that the webhook
 	// left out to keep within the API server's 4 KiB (they cannot be
 	// named, so they count for the fields no printed warning names).
