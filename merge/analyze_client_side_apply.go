@@ -1,8 +1,7 @@
 package merge
 
 import (
-	"strings"
-
+	"github.com/distribution/reference"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -204,22 +203,45 @@ func nulledIn(obj map[string]any, p Path) bool {
 }
 
 // digestPinned reports whether the stored value at p, a container's image,
-// is the manifest's with a digest appended (`nginx:1.27@sha256:<64 hex>`,
-// as Kyverno's verifyImages with mutateDigest and other digest pinners
-// write it): the apply set the manifest's image, the pinner pinned it.
-// Only that form: a pinner that replaces the tag proves nothing here.
+// is the manifest's image pinned to a sha256 digest: the same repository
+// and tag once both are normalized as the container runtime reads them
+// (`nginx:1.27` is `docker.io/library/nginx:1.27`, an image without a tag
+// is `:latest`), with a digest the manifest did not have. Kyverno's
+// verifyImages with mutateDigest writes `docker.io/nginx:1.27@sha256:…`
+// by default; other pinners append the digest alone. Either way the apply
+// set the manifest's image and the pinner pinned it. A pinner that drops
+// the tag, or moves the image to another registry, is not told apart.
 func digestPinned(p Path, manifest, stored presence) bool {
 	if len(p) == 0 || p[len(p)-1].FieldName == nil || *p[len(p)-1].FieldName != "image" {
 		return false
 	}
 	m, ok1 := manifest.v.(string)
 	s, ok2 := stored.v.(string)
-	if !ok1 || !ok2 || strings.Contains(m, "@") {
+	if !ok1 || !ok2 {
 		return false
 	}
-	digest, found := strings.CutPrefix(s, m+"@sha256:")
-	if !found || len(digest) != 64 {
+	want, err := reference.ParseNormalizedNamed(m)
+	if err != nil {
 		return false
 	}
-	return strings.Trim(digest, "0123456789abcdef") == ""
+	if _, digested := want.(reference.Digested); digested {
+		return false
+	}
+	got, err := reference.ParseNormalizedNamed(s)
+	if err != nil {
+		return false
+	}
+	pinned, ok := got.(reference.Canonical)
+	if !ok || pinned.Digest().Algorithm() != "sha256" {
+		return false
+	}
+	return want.Name() == got.Name() && tagOf(want) == tagOf(got)
+}
+
+// tagOf is the tag of an image reference, "latest" when it names none.
+func tagOf(n reference.Named) string {
+	if t, ok := n.(reference.Tagged); ok {
+		return t.Tag()
+	}
+	return "latest"
 }

@@ -65,9 +65,11 @@ func TestSetBack(t *testing.T) {
 				"name": "app", "image": image, "env": []any{map[string]any{"name": "IP", "valueFrom": map[string]any{"fieldRef": fieldRef}}}}}}}}}
 	}
 	manifest := object("app:1", map[string]any{"fieldPath": "status.podIP"})
+	untagged := object("app", map[string]any{"fieldPath": "status.podIP"})
 	tests := map[string]struct {
-		result map[string]any
-		want   []string
+		manifest map[string]any
+		result   map[string]any
+		want     []string
 	}{
 		"the write ends with last-applied's values, the fieldRef with the server's apiVersion": {
 			result: object("app:1", map[string]any{"apiVersion": "v1", "fieldPath": "status.podIP"}),
@@ -89,6 +91,22 @@ func TestSetBack(t *testing.T) {
 			result: object("app:2@sha256:"+strings.Repeat("0a", 32), map[string]any{"apiVersion": "v1", "fieldPath": "status.podIP"}),
 			want:   []string{fieldRef, label},
 		},
+		// Kyverno's default configuration (enableDefaultRegistryMutation,
+		// defaultRegistry docker.io) also writes the registry, and
+		// :latest where the image has no tag.
+		"a digest pinner wrote the image's registry and the digest": {
+			result: object("docker.io/library/app:1@sha256:"+strings.Repeat("0a", 32), map[string]any{"apiVersion": "v1", "fieldPath": "status.podIP"}),
+			want:   []string{fieldRef, image, label},
+		},
+		"a digest pinner wrote the registry of another image": {
+			result: object("ghcr.io/app:1@sha256:"+strings.Repeat("0a", 32), map[string]any{"apiVersion": "v1", "fieldPath": "status.podIP"}),
+			want:   []string{fieldRef, label},
+		},
+		"an untagged image pinned as :latest with its registry": {
+			manifest: untagged,
+			result:   object("docker.io/library/app:latest@sha256:"+strings.Repeat("0a", 32), map[string]any{"apiVersion": "v1", "fieldPath": "status.podIP"}),
+			want:     []string{fieldRef, image, label},
+		},
 		"a digest that is not sha256 hex is no pin": {
 			result: object("app:1@sha256:xyz", map[string]any{"apiVersion": "v1", "fieldPath": "status.podIP"}),
 			want:   []string{fieldRef, label},
@@ -98,7 +116,11 @@ func TestSetBack(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			// The label is a removal: last-applied lacks it.
 			reverts := []FieldFact{{Path: mustPath(t, fieldRef)}, {Path: mustPath(t, image)}, {Path: mustPath(t, label)}}
-			if diff := cmp.Diff(tc.want, paths(setBack(reverts, "DaemonSet", tc.result, manifest))); diff != "" {
+			m := manifest
+			if tc.manifest != nil {
+				m = tc.manifest
+			}
+			if diff := cmp.Diff(tc.want, paths(setBack(reverts, "DaemonSet", tc.result, m))); diff != "" {
 				t.Errorf("reverts set back (-want +got):\n%s", diff)
 			}
 		})
