@@ -33,7 +33,11 @@ func TestClientTraceparentIsContinuedOnlyForSystemMasters(t *testing.T) {
 	var trace []span
 	framework.Eventually(t, time.Minute, "the admin's trace with apply-hygiene's review in it", func(context.Context) (bool, error) {
 		trace = spansOf(otlp.Spans(), adminTrace)
-		return hasWebhookCall(trace, "validate.apply-hygiene.io") && len(named(trace, "apply-hygiene", "apply-hygiene /validate")) == 1, nil
+		// At least one review: the API server retries a patch that meets
+		// a conflict (the Deployment controller's status update right
+		// after the create), admission and its webhook calls included,
+		// in the same request's trace.
+		return hasWebhookCall(trace, "validate.apply-hygiene.io") && len(named(trace, "apply-hygiene", "apply-hygiene /validate")) >= 1, nil
 	})
 
 	before := len(reviews(otlp.Spans(), f.Namespace))
