@@ -30,7 +30,13 @@ import (
 //   - for a field the undo changed or removed, that last-applied has it
 //     and only client-side appliers own its old value (managedFields of
 //     the object before the undo): a manifest field, not one that kubectl
-//     set/rollout/edit or a robot stamped;
+//     set/rollout/edit or a robot stamped. That proves the field, not the
+//     restored value: a ReplicaSet keeps no manifest, so a Deployment's
+//     repair writes the value of the revision the person chose, which
+//     an allowed hand edit may have set (docs/rules.md,
+//     stale-last-applied); where a ControllerRevision kept no manifest
+//     of the restored template, last-applied keeps its value
+//     (keptNoManifest);
 //   - for a list element the undo adds that last-applied does not have,
 //     that the replaced template was made by the apply of last-applied
 //     right after the restored one, and by nothing else (adjacentApply):

@@ -224,8 +224,9 @@ func TestRepairBeyondProof(t *testing.T) {
 		`{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
 	}
 	tests := map[string]struct {
-		kind, before, after string
-		want                []string
+		kind, before, after   string
+		liveBefore, liveAfter string
+		want                  []string
 	}{
 		"the restored image of an earlier manifest": {
 			kind:   "Deployment",
@@ -244,6 +245,29 @@ func TestRepairBeyondProof(t *testing.T) {
 			after:  `{"spec":{"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":"t1"}},"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
 			want:   []string{"spec.template.metadata"},
 		},
+		"a Deployment's image that an allowed patch set and the undo restored": {
+			kind:       "Deployment",
+			before:     `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
+			after:      `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"set:9"}]}}}}`,
+			liveBefore: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
+			liveAfter:  `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"set:9"}]}}}}`,
+		},
+		"a StatefulSet's image that an allowed patch set and the undo restored": {
+			kind:       "StatefulSet",
+			before:     `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
+			after:      `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"set:9"}]}}}}`,
+			liveBefore: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
+			liveAfter:  `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"set:9"}]}}}}`,
+			want:       []string{"spec.template.spec.containers[name=app].image"},
+		},
+		"a Deployment's image that the undo did not restore": {
+			kind:       "Deployment",
+			before:     `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
+			after:      `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"set:9"}]}}}}`,
+			liveBefore: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"set:9"}]}}}}`,
+			liveAfter:  `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"set:9"}]}}}}`,
+			want:       []string{"spec.template.spec.containers[name=app].image"},
+		},
 		"an image that kubectl set image set": {
 			kind:   "Deployment",
 			before: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
@@ -257,7 +281,13 @@ func TestRepairBeyondProof(t *testing.T) {
 			for _, m := range applied {
 				manifests = append(manifests, decodeJSON(t, m))
 			}
-			got := strs(repairBeyondProof(tc.kind, withLastApplied(t, `{}`, tc.before), withLastApplied(t, `{}`, tc.after), manifests))
+			live := func(s string) string {
+				if s == "" {
+					return `{}`
+				}
+				return s
+			}
+			got := strs(repairBeyondProof(tc.kind, withLastApplied(t, live(tc.liveBefore), tc.before), withLastApplied(t, live(tc.liveAfter), tc.after), manifests))
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("beyond proof (-want +got):\n%s", diff)
 			}

@@ -273,6 +273,19 @@ func namesAny(reported string, qs []fieldPath) bool {
 // for a Deployment, its annotations, which the undo copies from the
 // ReplicaSet), or to a value that no manifest applied in the sequence had
 // there: one a tool or a person set outside apply.
+//
+// But one: a Deployment's repair may write, at a field last-applied had
+// before and still has, the value the undo restored there (the live
+// value after the undo, which differs from the one before). A ReplicaSet
+// keeps no manifest, and a revision whose value an allowed hand edit or a
+// robot set (soak seed 271126, sequence 044) reaches the webhook exactly
+// as one whose value an apply set: the repair records the revision the
+// person chose, and kubectl's next three-way merge, which reads only the
+// presence of a field in last-applied, is the same either way. Keeping
+// last-applied's value instead makes every fix-forward apply after the
+// undo warn that it sets the field back (docs/rules.md, stale-last-applied).
+// A StatefulSet's or DaemonSet's revision keeps its manifest, so there
+// the value must be a manifest's.
 func repairBeyondProof(kind string, before, after map[string]any, applied []map[string]any) []fieldPath {
 	la := lastApplied(after)
 	var out []fieldPath
@@ -280,7 +293,7 @@ func repairBeyondProof(kind string, before, after map[string]any, applied []map[
 		s := c.String()
 		restored := strings.HasPrefix(s, "spec.template.") ||
 			(kind == "Deployment" && strings.HasPrefix(s, "metadata.annotations"))
-		proven := false
+		proven := kind == "Deployment" && restoredValue(c, before, after)
 		for _, m := range applied {
 			proven = proven || framework.SameAt(c, m, la)
 		}
@@ -289,6 +302,15 @@ func repairBeyondProof(kind string, before, after map[string]any, applied []map[
 		}
 	}
 	return out
+}
+
+// restoredValue reports whether last-applied had a value at c before the
+// undo and has, after it, the value the undo restored at c in the live
+// object.
+func restoredValue(c fieldPath, before, after map[string]any) bool {
+	_, had := c.Lookup(lastApplied(before))
+	_, has := c.Lookup(lastApplied(after))
+	return had && has && framework.SameAt(c, after, lastApplied(after)) && !framework.SameAt(c, before, after)
 }
 
 // elements are the paths of the elements of a list keyed by name that
