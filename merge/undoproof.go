@@ -105,6 +105,14 @@ func (pr *undoProof) repairPath(out map[string]any, p Path) {
 			// template (see keptNoManifest).
 			return
 		}
+		if n.ok && !keysWithin(n.v, l.v) {
+			// The restored value has a key last-applied's lacks (a
+			// person's nodeSelector entry, a matchExpressions in a
+			// labelSelector, both atomic units): written, it would
+			// make kubectl's next apply, whose strategic merge goes
+			// into maps whatever the schema says, delete that key.
+			return
+		}
 		if n.ok {
 			setAt(out, p, pr.new, false)
 		} else {
@@ -114,10 +122,44 @@ func (pr *undoProof) repairPath(out map[string]any, p Path) {
 		// Added where last-applied has the path: last-applied keeps its
 		// own value. The restored one may hold what a person or the
 		// server set (an env var of `kubectl set env`, defaults), and
-		// for kubectl's next three-way merge only the presence counts.
+		// kubectl's next three-way merge reads last-applied's keys,
+		// not its values.
 	case pr.adjacent && isTemplatePath(p):
 		setKeyAt(out, p, pr.new)
 	}
+}
+
+// keysWithin reports whether every map key in restored, at any depth, is
+// also in lastApplied at the same place (list elements by position): a
+// value written into last-applied then adds no key that kubectl's next
+// three-way merge could delete. The deletions it computes come from the
+// keys of last-applied that the manifest lacks; a value's other changes
+// only set what the manifest sets anyway.
+func keysWithin(restored, lastApplied any) bool {
+	switch r := restored.(type) {
+	case map[string]any:
+		l, ok := lastApplied.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range r {
+			w, has := l[k]
+			if !has || !keysWithin(v, w) {
+				return false
+			}
+		}
+	case []any:
+		l, ok := lastApplied.([]any)
+		if !ok {
+			return false
+		}
+		for i, v := range r {
+			if _, isMap := v.(map[string]any); isMap && (i >= len(l) || !keysWithin(v, l[i])) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func isTemplatePath(p Path) bool {

@@ -81,3 +81,67 @@ func TestSetAtAndRemoveAt(t *testing.T) {
 		})
 	}
 }
+
+// A repair writes a restored value into last-applied only where it adds no
+// key to last-applied's value: kubectl's next apply deletes the keys of
+// last-applied that the manifest lacks, inside atomic maps too (an
+// adversarial review of soak seed 271126, sequence 044: a person's
+// nodeSelector entry, a matchExpressions a patch added to a topology
+// spread constraint's labelSelector, restored by an undo to a revision
+// the webhook allowed to carry them).
+func TestRepairAddsNoKeyToLastApplied(t *testing.T) {
+	spec := func(field string, v any) map[string]any {
+		return map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{field: v}}}}
+	}
+	m := func(kv ...string) map[string]any {
+		out := map[string]any{}
+		for i := 0; i < len(kv); i += 2 {
+			out[kv[i]] = kv[i+1]
+		}
+		return out
+	}
+	selector := func(expressions bool) map[string]any {
+		s := map[string]any{"matchLabels": m("app", "web")}
+		if expressions {
+			s["matchExpressions"] = []any{map[string]any{"key": "track", "operator": "NotIn", "values": []any{"canary"}}}
+		}
+		return s
+	}
+	tests := map[string]struct {
+		field               string
+		lastApplied, before any
+		restored, want      any
+	}{
+		"a scalar takes the restored value": {
+			field: "serviceAccountName", lastApplied: "v2", before: "v2", restored: "v1", want: "v1",
+		},
+		"a map with last-applied's keys takes the restored value": {
+			field: "nodeSelector", lastApplied: m("a", "1", "c", "3"), before: m("a", "1", "c", "3"), restored: m("a", "1", "c", "4"), want: m("a", "1", "c", "4"),
+		},
+		"a map without one of last-applied's keys takes the restored value": {
+			field: "nodeSelector", lastApplied: m("a", "1", "c", "3"), before: m("a", "1", "c", "3"), restored: m("a", "1"), want: m("a", "1"),
+		},
+		"a map with a key last-applied lacks keeps last-applied's value": {
+			field: "nodeSelector", lastApplied: m("a", "1", "c", "3"), before: m("a", "1", "b", "2", "c", "3"), restored: m("a", "1", "b", "2"), want: m("a", "1", "c", "3"),
+		},
+		"constraints whose selector gained matchExpressions keep last-applied's value": {
+			field:       "topologySpreadConstraints",
+			lastApplied: []any{map[string]any{"topologyKey": "zone", "labelSelector": selector(false)}},
+			before:      []any{map[string]any{"topologyKey": "zone", "labelSelector": selector(false)}},
+			restored:    []any{map[string]any{"topologyKey": "zone", "labelSelector": selector(true)}},
+			want:        []any{map[string]any{"topologyKey": "zone", "labelSelector": selector(false)}},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			pr := &undoProof{
+				old: spec(tc.field, tc.before), new: spec(tc.field, tc.restored), original: spec(tc.field, tc.lastApplied),
+				owned: func(Path) bool { return true },
+			}
+			got := pr.repairedLastApplied([]Path{mustPath(t, "spec.template.spec."+tc.field)})
+			if diff := cmp.Diff(spec(tc.field, tc.want), got); diff != "" {
+				t.Errorf("repaired last-applied (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

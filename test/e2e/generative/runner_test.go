@@ -467,7 +467,34 @@ func (r *runner) record(s step, before, after map[string]any) {
 					s.Kind == serverSideApply && s.Manager == "" && migratedOnly(q, decodeManifest(s.Stdin), before, after)}
 		}
 	}
+	r.forgetSaves(before, after)
 	r.recordMesh(before, after)
+}
+
+// forgetSaves turns the values that a person's kubectl edit --save-config
+// recorded (savedEdits) back into fields set outside apply, allowed, never
+// required, once a write removed last-applied from the object (Flux's
+// clean-up patch): nothing records the save any more, and managedFields
+// name kubectl-edit for the value, after the last client-side apply. An
+// apply that then overwrites it may warn that it discards a value
+// kubectl-edit set since the last apply, which is what happened (soak seed
+// 271126, sequence 332).
+func (r *runner) forgetSaves(before, after map[string]any) {
+	annotation := framework.Path("metadata", "annotations").Key(lastAppliedKey)
+	if before == nil || after == nil || recreated(before, after) {
+		return
+	}
+	if _, had := annotation.Lookup(before); !had {
+		return
+	}
+	if _, has := annotation.Lookup(after); has {
+		return
+	}
+	for _, e := range r.savedEdits {
+		if v, ok := e.path.Lookup(after); ok && framework.SameAt(e.path, e.after, after) && v != nil {
+			r.fields[e.path.String()] = setField{path: e.path, person: true, unattributed: true}
+		}
+	}
 }
 
 // scaledThroughZero reports whether step s wrote the count q through

@@ -252,6 +252,22 @@ func TestRepairBeyondProof(t *testing.T) {
 			liveBefore: `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
 			liveAfter:  `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"set:9"}]}}}}`,
 		},
+		"a Deployment's nodeSelector that gains a person's key": {
+			kind:       "Deployment",
+			before:     `{"spec":{"template":{"spec":{"nodeSelector":{"a":"1","c":"3"}}}}}`,
+			after:      `{"spec":{"template":{"spec":{"nodeSelector":{"a":"1","b":"2"}}}}}`,
+			liveBefore: `{"spec":{"template":{"spec":{"nodeSelector":{"a":"1","b":"2","c":"3"}}}}}`,
+			liveAfter:  `{"spec":{"template":{"spec":{"nodeSelector":{"a":"1","b":"2"}}}}}`,
+			want:       []string{"spec.template.spec.nodeSelector.b"},
+		},
+		"a Deployment's constraint whose selector gains matchExpressions": {
+			kind:       "Deployment",
+			before:     `{"spec":{"template":{"spec":{"topologySpreadConstraints":[{"topologyKey":"zone","labelSelector":{"matchLabels":{"app":"web","v":"2"}}}]}}}}`,
+			after:      `{"spec":{"template":{"spec":{"topologySpreadConstraints":[{"topologyKey":"zone","labelSelector":{"matchLabels":{"app":"web"},"matchExpressions":[{"key":"track","operator":"NotIn","values":["canary"]}]}}]}}}}`,
+			liveBefore: `{"spec":{"template":{"spec":{"topologySpreadConstraints":[{"topologyKey":"zone","labelSelector":{"matchLabels":{"app":"web","v":"2"},"matchExpressions":[{"key":"track","operator":"NotIn","values":["canary"]}]}}]}}}}`,
+			liveAfter:  `{"spec":{"template":{"spec":{"topologySpreadConstraints":[{"topologyKey":"zone","labelSelector":{"matchLabels":{"app":"web"},"matchExpressions":[{"key":"track","operator":"NotIn","values":["canary"]}]}}]}}}}`,
+			want:       []string{"spec.template.spec.topologySpreadConstraints"},
+		},
 		"a StatefulSet's image that an allowed patch set and the undo restored": {
 			kind:       "StatefulSet",
 			before:     `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`,
@@ -464,6 +480,42 @@ func TestRecordAttribution(t *testing.T) {
 				t.Errorf("planted (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tc.setByRobots, strs(r.setByRobots())); diff != "" {
+				t.Errorf("setByRobots (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A value that a person's kubectl edit --save-config recorded is the
+// edit's once a write removed last-applied: an apply may then warn that it
+// discards it (soak seed 271126, sequence 332: edit --save-config of the
+// image, Flux's clean-up of last-applied, kubectl apply of the first
+// manifest).
+func TestSavedEditLosesItsRecordWithLastApplied(t *testing.T) {
+	const (
+		applied = `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}},"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`
+		saved   = `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"edit\":3}"}},"spec":{"template":{"spec":{"containers":[{"name":"app","image":"edit:3"}]}}}}`
+		cleaned = `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"edit:3"}]}}}}`
+		kept    = `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"edit\":3}","x":"y"}},"spec":{"template":{"spec":{"containers":[{"name":"app","image":"edit:3"}]}}}}`
+	)
+	editSave := step{Writer: "kubectl edit --save-config", As: alice, Kind: write, Args: []string{"edit", "--save-config"}, RewritesLastApplied: true}
+	cleanUp := step{Writer: "Flux last-applied clean-up", As: flux, Kind: write, Args: []string{"patch"}}
+	tests := map[string]struct {
+		after string
+		want  []string
+	}{
+		"last-applied removed": {after: cleaned, want: []string{"spec.template.spec.containers[name=app].image"}},
+		"last-applied kept":    {after: kept, want: []string{"metadata.annotations.x"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{fields: map[string]setField{}}
+			r.record(editSave, decodeJSON(t, applied), decodeJSON(t, saved))
+			if got := strs(r.setByRobots()); len(got) != 0 {
+				t.Fatalf("after the save, setByRobots = %v, want none", got)
+			}
+			r.record(cleanUp, decodeJSON(t, saved), decodeJSON(t, tc.after))
+			if diff := cmp.Diff(tc.want, strs(r.setByRobots())); diff != "" {
 				t.Errorf("setByRobots (-want +got):\n%s", diff)
 			}
 		})

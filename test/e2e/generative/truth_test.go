@@ -284,6 +284,8 @@ func namesAny(reported string, qs []fieldPath) bool {
 // presence of a field in last-applied, is the same either way. Keeping
 // last-applied's value instead makes every fix-forward apply after the
 // undo warn that it sets the field back (docs/rules.md, stale-last-applied).
+// A value that adds a key to last-applied's is no such case: the next
+// apply deletes that key (restoredValue).
 // A StatefulSet's or DaemonSet's revision keeps its manifest, so there
 // the value must be a manifest's.
 func repairBeyondProof(kind string, before, after map[string]any, applied []map[string]any) []fieldPath {
@@ -306,11 +308,40 @@ func repairBeyondProof(kind string, before, after map[string]any, applied []map[
 
 // restoredValue reports whether last-applied had a value at c before the
 // undo and has, after it, the value the undo restored at c in the live
-// object.
+// object, with no map key that the value before lacked: kubectl's next
+// apply deletes the keys of last-applied that its manifest lacks, inside
+// any map (a person's nodeSelector entry that the repair wrote would go).
 func restoredValue(c fieldPath, before, after map[string]any) bool {
-	_, had := c.Lookup(lastApplied(before))
-	_, has := c.Lookup(lastApplied(after))
-	return had && has && framework.SameAt(c, after, lastApplied(after)) && !framework.SameAt(c, before, after)
+	was, had := c.Lookup(lastApplied(before))
+	is, has := c.Lookup(lastApplied(after))
+	return had && has && framework.SameAt(c, after, lastApplied(after)) && !framework.SameAt(c, before, after) && noNewKey(is, was)
+}
+
+// noNewKey reports whether every map key in v, at any depth, is in w at
+// the same place (list elements by position).
+func noNewKey(v, w any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		y, _ := w.(map[string]any)
+		for k, e := range x {
+			f, ok := y[k]
+			if !ok || !noNewKey(e, f) {
+				return false
+			}
+		}
+	case []any:
+		y, _ := w.([]any)
+		for i, e := range x {
+			var f any
+			if i < len(y) {
+				f = y[i]
+			}
+			if _, isMap := e.(map[string]any); isMap && !noNewKey(e, f) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // elements are the paths of the elements of a list keyed by name that
