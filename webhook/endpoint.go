@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/review"
+	"github.com/apply-hygiene/apply-hygiene/internal/tracing"
 )
 
 // Handlers returns the server's admission endpoints by path, "/mutate" and
@@ -75,6 +76,9 @@ type call struct {
 	timeout time.Duration
 	// reservation is the review's part of the memory budget (nil: none).
 	reservation *reservation
+	// decode is the span of reading and decoding the review (nil: tracing
+	// off, or a review decoded by the caller).
+	decode *tracing.Decode
 }
 
 // rawObject returns req's object as raw JSON, as controller-runtime
@@ -101,7 +105,8 @@ var _ http.Handler = (*endpoint)(nil)
 // ServeHTTP implements http.Handler: budget, deadline, bounded read, one
 // decode, review, typed answer.
 func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	c := &call{}
+	c := &call{decode: tracing.StartDecode(r.Context(), e.reviewer.opts.tracer)}
+	defer c.decode.End()
 	if b := e.reviewer.opts.budget; b != nil {
 		res, ok := e.reserve(w, r, b)
 		if !ok {

@@ -26,38 +26,39 @@ func (r *Reviewer) Mutating() admission.Handler {
 
 // mutate is the mutating pass of c.
 func (r *Reviewer) mutate(ctx context.Context, c *call, req admission.Request) admission.Response {
-	tracing.Received(ctx, &req.AdmissionRequest)
+	c.decode.Received(ctx, &req.AdmissionRequest)
+	name := passName(review.Mutate)
 	started := time.Now()
 	if req.SubResource == "scale" {
 		// A Scale object has nothing to repair: check it, and do not
 		// read its parent.
 		if _, err := review.ScaleReplicas(&req.AdmissionRequest); err != nil {
-			return r.errored(ctx, "mutate", err)
+			return r.errored(ctx, name, err)
 		}
-		r.opts.metrics.observe("mutate", "", "skipped", started, nil)
+		r.opts.metrics.observe(name, "", "skipped", started, nil)
 		return admission.Allowed("")
 	}
 	rv, err := r.reviewInTime(ctx, c, &req.AdmissionRequest, review.Mutate)
 	if err != nil {
-		return r.errored(ctx, "mutate", err)
+		return r.errored(ctx, name, err)
 	}
 	if rv == nil {
-		r.opts.metrics.observe("mutate", rv.Classification(), "skipped", started, nil)
+		r.opts.metrics.observe(name, rv.Classification(), "skipped", started, nil)
 		return admission.Allowed("")
 	}
 	mutations := rv.DecisionsWith(review.Mutate.Actions()...)
 	if len(mutations) == 0 {
-		r.opts.metrics.observe("mutate", rv.Classification(), "allowed", started, nil)
+		r.opts.metrics.observe(name, rv.Classification(), "allowed", started, nil)
 		return withAudit(admission.Allowed(""), rv, nil)
 	}
 	_, span := tracing.Start(ctx, r.opts.tracer, tracing.SpanRepair)
 	patched, err := rv.Repair(mutations)
 	span.End(err)
 	if err != nil {
-		return r.errored(ctx, "mutate", err)
+		return r.errored(ctx, name, err)
 	}
 	logDecisions(ctx, rv, mutations)
-	r.opts.metrics.observe("mutate", rv.Classification(), "patched", started, mutations)
+	r.opts.metrics.observe(name, rv.Classification(), "patched", started, mutations)
 	return withAudit(admission.PatchResponseFromRaw(c.rawObject(&req), patched).WithWarnings(FitWarnings(r.messages(mutations, requestTarget(&req)), mutatingWarningRunes, requestTarget(&req))...), rv, mutations)
 }
 
@@ -73,14 +74,15 @@ func (r *Reviewer) Validating() admission.Handler {
 
 // validate is the validating pass of c.
 func (r *Reviewer) validate(ctx context.Context, c *call, req admission.Request) admission.Response {
-	tracing.Received(ctx, &req.AdmissionRequest)
+	c.decode.Received(ctx, &req.AdmissionRequest)
+	name := passName(review.Validate)
 	started := time.Now()
 	rv, err := r.reviewInTime(ctx, c, &req.AdmissionRequest, review.Validate)
 	if err != nil {
-		return r.errored(ctx, "validate", err)
+		return r.errored(ctx, name, err)
 	}
 	if rv == nil {
-		r.opts.metrics.observe("validate", "", "skipped", started, nil)
+		r.opts.metrics.observe(name, "", "skipped", started, nil)
 		return admission.Allowed("")
 	}
 	acted := rv.DecisionsWith(review.Validate.Actions()...)
@@ -90,14 +92,14 @@ func (r *Reviewer) validate(ctx context.Context, c *call, req admission.Request)
 	}
 	warnings := FitWarnings(r.messages(rv.DecisionsWith(policy.ActionWarn), requestTarget(&req)), validatingWarningRunes, requestTarget(&req))
 	if denials := rv.DecisionsWith(policy.ActionDeny); len(denials) > 0 {
-		r.opts.metrics.observe("validate", rv.Classification(), "denied", started, acted)
+		r.opts.metrics.observe(name, rv.Classification(), "denied", started, acted)
 		return withAudit(admission.Denied(strings.Join(messagesOf(denials), "\n")).WithWarnings(warnings...), rv, acted)
 	}
 	outcome := "allowed"
 	if len(warnings) > 0 {
 		outcome = "warned"
 	}
-	r.opts.metrics.observe("validate", rv.Classification(), outcome, started, acted)
+	r.opts.metrics.observe(name, rv.Classification(), outcome, started, acted)
 	return withAudit(admission.Allowed("").WithWarnings(warnings...), rv, acted)
 }
 

@@ -30,8 +30,8 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 // WithTracerProvider), named "apply-hygiene PATH": a child of the span of
 // the request's W3C traceparent header when it has one (the API server's
 // webhook call), else a new trace. Without a tracer it returns next. Wrap
-// the outermost handler of an endpoint, so that the decode span covers
-// reading the review.
+// the outermost handler of an endpoint; the endpoint's decode span, under
+// the root, covers reading the review.
 func (r *Reviewer) Traced(path string, next http.Handler) http.Handler {
 	tracer := r.opts.tracer
 	if tracer == nil {
@@ -43,8 +43,6 @@ func (r *Reviewer) Traced(path string, next http.Handler) http.Handler {
 		ctx, root := tracer.Start(ctx, tracing.ServerSpanName(path), trace.WithSpanKind(trace.SpanKindServer),
 			trace.WithAttributes(route))
 		defer root.End()
-		ctx = tracing.StartDecode(ctx, tracer)
-		defer tracing.EndDecode(ctx)
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, req.WithContext(ctx))
 		status := sw.status

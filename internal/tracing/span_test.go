@@ -29,8 +29,8 @@ func TestTracingOffAllocatesNothing(t *testing.T) {
 
 // offReview is every call a review makes to this package, tracing off.
 func offReview(ctx context.Context, req *admissionv1.AdmissionRequest, decisions []policy.Decision, err error) {
-	ctx = StartDecode(ctx, nil)
-	Received(ctx, req)
+	decode := StartDecode(ctx, nil)
+	decode.Received(ctx, req)
 	for _, name := range []string{SpanAnalysis, SpanPolicy, SpanRepair} {
 		_, span := Start(ctx, nil, name)
 		span.End(err)
@@ -39,7 +39,7 @@ func offReview(ctx context.Context, req *admissionv1.AdmissionRequest, decisions
 	if err != nil {
 		Failed(ctx, "apply-hygiene could not review this request")
 	}
-	EndDecode(ctx)
+	decode.End()
 }
 
 // Failed marks the span of its context failed, with the description it
