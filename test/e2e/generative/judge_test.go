@@ -2,6 +2,7 @@ package generative_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,12 +18,12 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 	remedied := r.remedied
 	r.remedied = nil
 	r.orphanCommands = map[string]string{}
-	if before == nil || strings.HasSuffix(strings.TrimSpace(res.Stdout), " unchanged") {
+	manifest := decodeManifest(s.Stdin)
+	if before == nil || sentNothing(res.Stdout, manifest) {
 		// A creation (the webhooks see updates only), or nothing sent.
 		r.nothingExpected(i, got)
 		return
 	}
-	manifest := decodeManifest(s.Stdin)
 	effect := after
 	if res.ExitCode != 0 {
 		effect = before
@@ -58,6 +59,19 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 	// undo restored next to an image tagged latest).
 	r.wantNamed(i, got, "orphaned-field", truth.orphans, before, func(q fieldPath) bool { return r.restoredOnRemoval(i, q, effect) })
 	r.wantNamed(i, got, "apply-reverts-drift", truth.reverts, nil, nil)
+}
+
+// sentNothing reports whether kubectl apply's output says that it sent no
+// request for the object of manifest: kubectl prints "<resource>/<name>
+// unchanged" when its patch of the object is empty, and sends none then.
+// The line need not be the last: apply --prune -l prints a line for each
+// object it pruned after it (soak seed 271126, sequence 329:
+// "configmap/gen-prune-anchor pruned").
+func sentNothing(stdout string, manifest map[string]any) bool {
+	name, _ := framework.Path("metadata", "name").Lookup(manifest)
+	return slices.ContainsFunc(strings.Split(stdout, "\n"), func(line string) bool {
+		return strings.HasSuffix(strings.TrimSpace(line), fmt.Sprintf("/%v unchanged", name))
+	})
 }
 
 // replacedLeftOut are the fields of before, an object without

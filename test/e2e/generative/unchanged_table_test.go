@@ -1,0 +1,69 @@
+package generative_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// The objects of soak seed 271126, sequence 329: alice's kubectl patch set
+// spec.minReadySeconds, which her manifest leaves out; her next kubectl
+// apply --prune -l of the same manifest found nothing to change in the
+// object, so kubectl sent it no request, and pruned the set's anchor.
+const (
+	unchangedManifest = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/prune-set":"gen"}},"spec":{"selector":{"matchLabels":{"app":"frontend"}}}}`
+	unchangedBefore   = `{"metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/prune-set":"gen"}},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"frontend"}}}}`
+	unchangedPatched  = `{"metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/prune-set":"gen"}},"spec":{"replicas":1,"minReadySeconds":7,"selector":{"matchLabels":{"app":"frontend"}}}}`
+)
+
+// An apply that kubectl reports unchanged sent no request, so no webhook
+// could warn at it: a person's orphan is required of an apply that sent
+// the object, whatever else kubectl's output says of the other objects it
+// pruned.
+func TestJudgeApplyThatSentNothing(t *testing.T) {
+	prune := []string{"apply", "--prune", "-l", pruneSelector, "--prune-allowlist=apps/v1/Deployment", "--prune-allowlist=core/v1/ConfigMap", "-f", "-"}
+	tests := map[string]struct {
+		args   []string
+		stdout string
+		want   []string
+	}{
+		"kubectl apply of the object unchanged": {
+			args:   []string{"apply", "-f", "-"},
+			stdout: "deployment.apps/frontend unchanged\n",
+		},
+		"kubectl apply --prune -l of the object unchanged that pruned the anchor": {
+			args:   prune,
+			stdout: "deployment.apps/frontend unchanged\nconfigmap/gen-prune-anchor pruned\n",
+		},
+		"kubectl apply --prune -l that configured the object and pruned the anchor": {
+			args:   prune,
+			stdout: "deployment.apps/frontend configured\nconfigmap/gen-prune-anchor pruned\n",
+			want:   []string{"orphaned-field-reported expected [orphaned-field] spec.minReadySeconds"},
+		},
+		"kubectl apply that configured the object": {
+			args:   []string{"apply", "-f", "-"},
+			stdout: "deployment.apps/frontend configured\n",
+			want:   []string{"orphaned-field-reported expected [orphaned-field] spec.minReadySeconds"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{t: t, fields: map[string]setField{}, restored: func(fieldPath, map[string]any) bool { return false }}
+			r.record(step{Writer: "kubectl patch --type=strategic", As: alice, Kind: write,
+				Args: []string{"patch", "deployment/frontend", "--type=strategic", "-p", `{"spec":{"minReadySeconds":7}}`}},
+				withLastApplied(t, unchangedBefore, unchangedManifest), withLastApplied(t, unchangedPatched, unchangedManifest))
+			apply := step{Writer: "kubectl apply", As: alice, Kind: clientSideApply, Args: tc.args, Stdin: unchangedManifest}
+			r.judgeApply(0, apply, framework.Result{Stdout: tc.stdout}, nil,
+				withLastApplied(t, unchangedPatched, unchangedManifest), withLastApplied(t, unchangedPatched, unchangedManifest))
+			var got []string
+			for _, f := range r.failures {
+				got = append(got, f.check+" "+f.detail)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("failed checks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
