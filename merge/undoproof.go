@@ -105,12 +105,13 @@ func (pr *undoProof) repairPath(out map[string]any, p Path) {
 			// template (see keptNoManifest).
 			return
 		}
-		if n.ok && !keysWithin(n.v, l.v) {
-			// The restored value has a key last-applied's lacks (a
-			// person's nodeSelector entry, a matchExpressions in a
-			// labelSelector, both atomic units): written, it would
-			// make kubectl's next apply, whose strategic merge goes
-			// into maps whatever the schema says, delete that key.
+		if n.ok && !pr.addsNoUnprovenKey(p, n.v, l.v, o.v) {
+			// The restored value has a key last-applied's lacks that
+			// nothing proves a manifest's (a person's nodeSelector
+			// entry, a matchExpressions in a labelSelector, both
+			// single values in the schema): written, it would make
+			// kubectl's next apply, whose strategic merge goes into
+			// maps whatever the schema says, delete that key.
 			return
 		}
 		if n.ok {
@@ -129,34 +130,40 @@ func (pr *undoProof) repairPath(out map[string]any, p Path) {
 	}
 }
 
-// keysWithin reports whether every map key in restored, at any depth, is
-// also in lastApplied at the same place (list elements by position): a
-// value written into last-applied then adds no key that kubectl's next
-// three-way merge could delete. The deletions it computes come from the
-// keys of last-applied that the manifest lacks; a value's other changes
-// only set what the manifest sets anyway.
-func keysWithin(restored, lastApplied any) bool {
-	switch r := restored.(type) {
-	case map[string]any:
-		l, ok := lastApplied.(map[string]any)
-		if !ok {
-			return false
-		}
-		for k, v := range r {
-			w, has := l[k]
-			if !has || !keysWithin(v, w) {
+// addsNoUnprovenKey reports whether restored, the value an undo restored
+// at p, written over lastApplied, last-applied's value there, adds no map
+// key, at any depth, that kubectl's next apply would delete (it deletes
+// the keys of last-applied that its manifest lacks, inside any map) and
+// that no proof makes a manifest's. A key is proven when it is what the
+// API server defaults there (a fieldRef's apiVersion: deleted, it comes
+// back) or when adjacentApply holds and old, the value before the undo,
+// lacks it: that apply deleted it, which kubectl does only for a key of
+// its previous last-applied (v1's nodeSelector key that v2 dropped). A
+// list is replaced whole by the strategic merge when no merge key joins
+// its elements, and every list that one joins is split into its elements
+// before this (a unit of the schema), so what is inside a list is never
+// deleted on its own.
+func (pr *undoProof) addsNoUnprovenKey(p Path, restored, lastApplied, old any) bool {
+	r, isMap := restored.(map[string]any)
+	if !isMap {
+		return true
+	}
+	l, ok := lastApplied.(map[string]any)
+	if !ok {
+		return false
+	}
+	o, _ := old.(map[string]any)
+	for k, v := range r {
+		q := pathTo(p, fieldName(k))
+		if w, has := l[k]; has {
+			if !pr.addsNoUnprovenKey(q, v, w, o[k]) {
 				return false
 			}
+			continue
 		}
-	case []any:
-		l, ok := lastApplied.([]any)
-		if !ok {
+		_, inOld := o[k]
+		if !IsServerDefault(pr.new, q) && (!pr.adjacent || inOld) {
 			return false
-		}
-		for i, v := range r {
-			if _, isMap := v.(map[string]any); isMap && (i >= len(l) || !keysWithin(v, l[i])) {
-				return false
-			}
 		}
 	}
 	return true

@@ -91,7 +91,15 @@ func TestSetAtAndRemoveAt(t *testing.T) {
 // the webhook allowed to carry them).
 func TestRepairAddsNoKeyToLastApplied(t *testing.T) {
 	spec := func(field string, v any) map[string]any {
-		return map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{field: v}}}}
+		return map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "spec": map[string]any{"template": map[string]any{"spec": map[string]any{field: v}}}}
+	}
+	fieldRef := func(fieldPath string, defaulted bool) []any {
+		ref := map[string]any{"fieldPath": fieldPath}
+		if defaulted {
+			ref["apiVersion"] = "v1"
+		}
+		env := map[string]any{"name": "X", "valueFrom": map[string]any{"fieldRef": ref}}
+		return []any{map[string]any{"name": "app", "env": []any{env}}}
 	}
 	m := func(kv ...string) map[string]any {
 		out := map[string]any{}
@@ -107,10 +115,19 @@ func TestRepairAddsNoKeyToLastApplied(t *testing.T) {
 		}
 		return s
 	}
+	constraint := func(selector map[string]any) map[string]any {
+		return map[string]any{"topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": selector}
+	}
 	tests := map[string]struct {
 		field               string
 		lastApplied, before any
 		restored, want      any
+		// unit is the path of the restored unit under field, when it is
+		// not field itself.
+		unit string
+		// adjacent: adjacentApply holds (the replaced template was made
+		// by the apply right after the restored revision).
+		adjacent bool
 	}{
 		"a scalar takes the restored value": {
 			field: "serviceAccountName", lastApplied: "v2", before: "v2", restored: "v1", want: "v1",
@@ -124,21 +141,48 @@ func TestRepairAddsNoKeyToLastApplied(t *testing.T) {
 		"a map with a key last-applied lacks keeps last-applied's value": {
 			field: "nodeSelector", lastApplied: m("a", "1", "c", "3"), before: m("a", "1", "b", "2", "c", "3"), restored: m("a", "1", "b", "2"), want: m("a", "1", "c", "3"),
 		},
-		"constraints whose selector gained matchExpressions keep last-applied's value": {
+		"a map with a key the adjacent apply deleted takes the restored value": {
+			field: "nodeSelector", lastApplied: m("a", "1"), before: m("a", "1"), restored: m("a", "1", "c", "3"), want: m("a", "1", "c", "3"), adjacent: true,
+		},
+		"a map with a key the adjacent apply kept keeps last-applied's value": {
+			field: "nodeSelector", lastApplied: m("a", "1", "c", "3"), before: m("a", "1", "b", "2", "c", "3"), restored: m("a", "1", "b", "2"), want: m("a", "1", "c", "3"), adjacent: true,
+		},
+		"a fieldRef with the apiVersion the server defaults takes the restored value": {
+			field: "containers", unit: "[name=app].env[name=X].valueFrom.fieldRef",
+			lastApplied: fieldRef("metadata.namespace", false), before: fieldRef("metadata.namespace", true),
+			restored: fieldRef("metadata.name", true), want: fieldRef("metadata.name", true),
+		},
+		"a longer list inside a value takes the restored value": {
+			field:       "tolerations",
+			lastApplied: []any{map[string]any{"key": "k1"}},
+			before:      []any{map[string]any{"key": "k1"}},
+			restored:    []any{map[string]any{"key": "k2"}, map[string]any{"key": "k1", "operator": "Exists"}},
+			want:        []any{map[string]any{"key": "k2"}, map[string]any{"key": "k1", "operator": "Exists"}},
+		},
+		"a constraint whose selector gained matchExpressions keeps last-applied's value": {
 			field:       "topologySpreadConstraints",
-			lastApplied: []any{map[string]any{"topologyKey": "zone", "labelSelector": selector(false)}},
-			before:      []any{map[string]any{"topologyKey": "zone", "labelSelector": selector(false)}},
-			restored:    []any{map[string]any{"topologyKey": "zone", "labelSelector": selector(true)}},
-			want:        []any{map[string]any{"topologyKey": "zone", "labelSelector": selector(false)}},
+			unit:        "[topologyKey=zone,whenUnsatisfiable=DoNotSchedule].labelSelector",
+			lastApplied: []any{constraint(selector(false))},
+			before:      []any{constraint(selector(false))},
+			restored:    []any{constraint(selector(true))},
+			want:        []any{constraint(selector(false))},
+		},
+		"a constraint whose selector lost matchExpressions takes the restored value": {
+			field:       "topologySpreadConstraints",
+			unit:        "[topologyKey=zone,whenUnsatisfiable=DoNotSchedule].labelSelector",
+			lastApplied: []any{constraint(selector(true))},
+			before:      []any{constraint(selector(true))},
+			restored:    []any{constraint(selector(false))},
+			want:        []any{constraint(selector(false))},
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			pr := &undoProof{
 				old: spec(tc.field, tc.before), new: spec(tc.field, tc.restored), original: spec(tc.field, tc.lastApplied),
-				owned: func(Path) bool { return true },
+				owned: func(Path) bool { return true }, adjacent: tc.adjacent,
 			}
-			got := pr.repairedLastApplied([]Path{mustPath(t, "spec.template.spec."+tc.field)})
+			got := pr.repairedLastApplied([]Path{mustPath(t, "spec.template.spec."+tc.field+tc.unit)})
 			if diff := cmp.Diff(spec(tc.field, tc.want), got); diff != "" {
 				t.Errorf("repaired last-applied (-want +got):\n%s", diff)
 			}

@@ -408,6 +408,7 @@ func (r *runner) setByRobots() []fieldPath {
 
 // record updates who set which field after step s passed.
 func (r *runner) record(s step, before, after map[string]any) {
+	r.keepUnchangedSaves(before, after)
 	switch {
 	case s.Kind == clientSideApply || s.Kind == serverSideApply:
 		r.applied = append(r.applied, decodeManifest(s.Stdin))
@@ -491,10 +492,24 @@ func (r *runner) forgetSaves(before, after map[string]any) {
 		return
 	}
 	for _, e := range r.savedEdits {
-		if v, ok := e.path.Lookup(after); ok && framework.SameAt(e.path, e.after, after) && v != nil {
+		_, known := r.fields[e.path.String()]
+		if v, ok := e.path.Lookup(after); ok && !known && framework.SameAt(e.path, e.after, after) && v != nil {
 			r.fields[e.path.String()] = setField{path: e.path, person: true, unattributed: true}
 		}
 	}
+}
+
+// keepUnchangedSaves forgets the saved edits whose value the write from
+// before to after changed: the edit's value is gone, and a later write
+// that puts the same value back is that write's (an apply's, which then
+// owns it).
+func (r *runner) keepUnchangedSaves(before, after map[string]any) {
+	if before == nil || after == nil {
+		return
+	}
+	r.savedEdits = slices.DeleteFunc(r.savedEdits, func(e savedEdit) bool {
+		return !framework.SameAt(e.path, before, after)
+	})
 }
 
 // scaledThroughZero reports whether step s wrote the count q through

@@ -507,6 +507,31 @@ func TestSavedEditLosesItsRecordWithLastApplied(t *testing.T) {
 		"last-applied removed": {after: cleaned, want: []string{"spec.template.spec.containers[name=app].image"}},
 		"last-applied kept":    {after: kept, want: []string{"metadata.annotations.x"}},
 	}
+	// The value changed since the save and came back by an apply: the
+	// apply's, which owns it (an adversarial review).
+	t.Run("the saved value changed and an apply put it back", func(t *testing.T) {
+		const other = `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"apply\":2}"}},"spec":{"template":{"spec":{"containers":[{"name":"app","image":"apply:2"}]}}}}`
+		apply := step{Writer: "kubectl apply", As: alice, Kind: clientSideApply, Args: []string{"apply", "-f", "-"}}
+		r := &runner{fields: map[string]setField{}}
+		r.record(editSave, decodeJSON(t, applied), decodeJSON(t, saved))
+		r.record(apply, decodeJSON(t, saved), decodeJSON(t, other))
+		r.record(apply, decodeJSON(t, other), decodeJSON(t, saved))
+		r.record(cleanUp, decodeJSON(t, saved), decodeJSON(t, cleaned))
+		if got := strs(r.setByRobots()); len(got) != 0 {
+			t.Errorf("setByRobots = %v, want none", got)
+		}
+	})
+	// A field the sequence already attributes keeps its writer.
+	t.Run("a field an undo restored stays the undo's", func(t *testing.T) {
+		r := &runner{fields: map[string]setField{}}
+		r.record(editSave, decodeJSON(t, applied), decodeJSON(t, saved))
+		image := framework.ContainersPath.Named("app").Key("image")
+		r.fields[image.String()] = setField{path: image, person: true, undo: true}
+		r.record(cleanUp, decodeJSON(t, saved), decodeJSON(t, cleaned))
+		if got := r.fields[image.String()]; got.unattributed || !got.undo {
+			t.Errorf("the undo's field after the clean-up = %+v, want it the undo's still", got)
+		}
+	})
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			r := &runner{fields: map[string]setField{}}
