@@ -66,6 +66,10 @@ type undoProof struct {
 	appliedAt time.Time
 	// adjacent: adjacentApply holds.
 	adjacent bool
+	// ownersKnown: the object before the undo came with its
+	// managedFields (the webhook's); the audit's reconstruction has none,
+	// so there owned tells only that a value equals last-applied's.
+	ownersKnown bool
 	// keptNoManifest: the restored revision is a ControllerRevision
 	// (StatefulSet, DaemonSet), which copies the object's annotations when
 	// it is made, and it kept no last-applied that describes its template:
@@ -138,7 +142,11 @@ func (pr *undoProof) repairPath(out map[string]any, p Path) {
 // API server defaults there (a fieldRef's apiVersion: deleted, it comes
 // back) or when adjacentApply holds and old, the value before the undo,
 // lacks it: that apply deleted it, which kubectl does only for a key of
-// its previous last-applied (v1's nodeSelector key that v2 dropped). A
+// its previous last-applied (v1's nodeSelector key that v2 dropped). The
+// latter needs old's managedFields: without them (the audit's
+// reconstruction) a robot's patch that set the map back to last-applied's
+// value right after the apply passes for the apply (an adversarial
+// review), so the audit leaves such a key out, a miss. A
 // list is replaced whole by the strategic merge when no merge key joins
 // its elements, and every list that one joins is split into its elements
 // before this (a unit of the schema), so what is inside a list is never
@@ -162,7 +170,7 @@ func (pr *undoProof) addsNoUnprovenKey(p Path, restored, lastApplied, old any) b
 			continue
 		}
 		_, inOld := o[k]
-		if !IsServerDefault(pr.new, q) && (!pr.adjacent || inOld) {
+		if !IsServerDefault(pr.new, q) && (!pr.adjacent || !pr.ownersKnown || inOld) {
 			return false
 		}
 	}
@@ -191,6 +199,7 @@ func (a *Analyzer) newUndoProof(rev revision, revs []revision, old, new, origina
 	if err != nil {
 		return nil, err
 	}
+	pr.ownersKnown = len(mfs) > 0
 	if len(mfs) == 0 {
 		// No managedFields (the audit's reconstruction of the object
 		// before the undo): only a value last-applied has counts.

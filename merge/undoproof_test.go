@@ -128,6 +128,9 @@ func TestRepairAddsNoKeyToLastApplied(t *testing.T) {
 		// adjacent: adjacentApply holds (the replaced template was made
 		// by the apply right after the restored revision).
 		adjacent bool
+		// ownersUnknown: the object before the undo had no managedFields
+		// (the audit's reconstruction).
+		ownersUnknown bool
 	}{
 		"a scalar takes the restored value": {
 			field: "serviceAccountName", lastApplied: "v2", before: "v2", restored: "v1", want: "v1",
@@ -143,6 +146,9 @@ func TestRepairAddsNoKeyToLastApplied(t *testing.T) {
 		},
 		"a map with a key the adjacent apply deleted takes the restored value": {
 			field: "nodeSelector", lastApplied: m("a", "1"), before: m("a", "1"), restored: m("a", "1", "c", "3"), want: m("a", "1", "c", "3"), adjacent: true,
+		},
+		"without managedFields a key the adjacent apply seems to have deleted proves nothing": {
+			field: "nodeSelector", lastApplied: m("a", "1"), before: m("a", "1"), restored: m("a", "1", "c", "3"), want: m("a", "1"), adjacent: true, ownersUnknown: true,
 		},
 		"a map with a key the adjacent apply kept keeps last-applied's value": {
 			field: "nodeSelector", lastApplied: m("a", "1", "c", "3"), before: m("a", "1", "b", "2", "c", "3"), restored: m("a", "1", "b", "2"), want: m("a", "1", "c", "3"), adjacent: true,
@@ -180,7 +186,7 @@ func TestRepairAddsNoKeyToLastApplied(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			pr := &undoProof{
 				old: spec(tc.field, tc.before), new: spec(tc.field, tc.restored), original: spec(tc.field, tc.lastApplied),
-				owned: func(Path) bool { return true }, adjacent: tc.adjacent,
+				owned: func(Path) bool { return true }, adjacent: tc.adjacent, ownersKnown: !tc.ownersUnknown,
 			}
 			got := pr.repairedLastApplied([]Path{mustPath(t, "spec.template.spec."+tc.field+tc.unit)})
 			if diff := cmp.Diff(spec(tc.field, tc.want), got); diff != "" {
