@@ -22,7 +22,10 @@
 // server-side dry run on a copy decides), that
 // an undo's repair of last-applied changes only what the undo restored,
 // that the command each orphaned-field warning prints removes the field
-// for good, and that `kubectl hygiene diff` predicts each apply exactly.
+// for good (or, where a write since the warning, apply-hygiene's own fix
+// among them, left an object its JSON patch no longer applies to, that
+// its guard refuses), and that `kubectl hygiene diff` predicts each apply
+// exactly.
 //
 // apply-hygiene's own writes are judged the same way: the server's
 // periodic audit runs every 20 s with --audit-fix and orphaned-field's

@@ -17,7 +17,7 @@ import (
 func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework.Reported, before, after map[string]any) {
 	remedied := r.remedied
 	r.remedied = nil
-	r.orphanCommands = map[string]string{}
+	r.orphanCommands, r.warned = map[string]string{}, after
 	manifest := decodeManifest(s.Stdin)
 	if before == nil || sentNothing(res.Stdout, manifest) {
 		// A creation (the webhooks see updates only), or nothing sent.

@@ -45,8 +45,10 @@ type runner struct {
 	// with the object after that write (savedLeftOut).
 	savedEdits []savedEdit
 	// orphanCommands are the commands that the previous apply's
-	// orphaned-field warnings print, by the path they remove.
+	// orphaned-field warnings print, by the path they remove; warned is
+	// the object after that apply, which they describe.
 	orphanCommands map[string]string
+	warned         map[string]any
 	// remedied are the paths whose printed command ran since the last
 	// apply.
 	remedied []string
@@ -267,6 +269,8 @@ func (r *runner) run(i int, s step) bool {
 		}
 		r.webhookErrors(i, res)
 		r.judgeSelfWrite(i, s, res, before, r.get(r.f.Namespace))
+		// The commands that the apply before printed stay for the next
+		// step, which runs them on what this command left (judgeRemedy).
 		return true
 	}
 	judged := r.judged()
@@ -323,7 +327,8 @@ func (r *runner) run(i int, s step) bool {
 	}
 	if s.Kind != clientSideApply {
 		// The printed commands are for the object as that apply left
-		// it: only the very next step runs them.
+		// it: only the very next step runs them, or the one after
+		// apply-hygiene's own command.
 		r.orphanCommands = nil
 	}
 	return passed
