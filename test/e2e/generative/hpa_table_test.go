@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
 // The replicas kube-controller-manager's autoscaler may set without
@@ -58,5 +60,73 @@ func TestAutoscalerOutOfBounds(t *testing.T) {
 	want := map[int]bool{0: false, 1: true, 2: false, 3: false, 4: true, 5: true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("outOfBounds (-want +got):\n%s", diff)
+	}
+}
+
+// The autoscaler writes through /scale, which changes the replicas alone:
+// what else changed while the runner waited for its clamp (up to 45 s,
+// longer than awaitAudit's window) is another writer's, the periodic
+// audit's, and is judged as such before the next step, while the count
+// stays recorded as the controller's (soak seed 271126, sequence 710: the
+// audit's removal of a person's annotation, made while the runner waited
+// for the clamp, was recorded as the autoscaler's write, and the removal
+// then judged a robot's field lost).
+func TestAutoscalerClampBetweenSteps(t *testing.T) {
+	la := map[string]any{"spec": map[string]any{}}
+	key := "gen.example.com/k-3"
+	annotation := framework.Path("metadata", "annotations").Key(key)
+	with := map[string]any{key: "o2"}
+	tests := map[string]struct {
+		fields map[string]setField
+		// clamped is the object after the clamp, read once the
+		// autoscaler changed the replicas.
+		clamped map[string]any
+		want    []string
+		wrote   map[string]int
+		planted []string
+		robots  []string
+	}{
+		"the clamp alone": {
+			fields:  map[string]setField{annotation.String(): {path: annotation, person: true}},
+			clamped: deploymentWith(la, nil, with, 3, nil),
+			planted: []string{annotation.String()}, robots: []string{"spec.replicas"},
+		},
+		"the audit removed a person's orphan while the runner waited for the clamp": {
+			fields:  map[string]setField{annotation.String(): {path: annotation, person: true}},
+			clamped: deploymentWith(la, nil, nil, 3, nil),
+			wrote:   map[string]int{"periodic audit removals": 1}, robots: []string{"spec.replicas"},
+		},
+		"the audit removed a robot's field while the runner waited for the clamp": {
+			fields:  map[string]setField{annotation.String(): {path: annotation}},
+			clamped: deploymentWith(la, nil, nil, 3, nil),
+			want:    []string{"self-write-lost"}, robots: []string{"spec.replicas"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			prev := deploymentWith(la, nil, with, 2, nil)
+			r := &runner{t: t, fields: map[string]setField{}, wrote: map[string]int{}, last: prev, scope: scopeFix, hpa: &autoscaler{min: 3, max: 3}}
+			for k, f := range tc.fields {
+				r.fields[k] = f
+			}
+			r.recordClamp(prev, tc.clamped)
+			r.betweenSteps(0, tc.clamped)
+			var got []string
+			for _, f := range r.failures {
+				got = append(got, f.check)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("failed checks (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wrote, r.wrote, cmpEmpty); diff != "" {
+				t.Errorf("counted writes (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.planted, strs(r.planted(false))); diff != "" {
+				t.Errorf("people's fields after (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.robots, strs(r.setByRobots())); diff != "" {
+				t.Errorf("robots' fields after (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

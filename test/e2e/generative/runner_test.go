@@ -243,8 +243,14 @@ func (r *runner) state() (exists, deleting bool) {
 func (r *runner) run(i int, s step) bool {
 	r.t.Helper()
 	r.steps++
-	r.awaitAudit(i)
+	// The autoscaler's clamp may take its sync period (15 s), past
+	// awaitAudit's window: awaited first, so that a scan due after it
+	// is held off the step too (soak seed 271126, sequence 710: the scan
+	// that fell due during the clamp removed a person's orphan between
+	// the step's kubectl hygiene diff and its apply, and the apply was
+	// judged to have removed it).
 	r.settleAutoscaler(i)
+	r.awaitAudit(i)
 	r.betweenSteps(i, r.get(r.f.Namespace))
 	r.stepStart = time.Now()
 	defer r.stepEnded()
