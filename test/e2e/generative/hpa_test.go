@@ -59,13 +59,16 @@ const (
 func (a *autoscaler) outOfBounds(n int) bool { return n > 0 && (n < a.min || n > a.max) }
 
 // allowed are the replicas the controller may set from n: max above it;
-// below min, what the stabilization window gives, with the window's
-// edge read either way.
+// below min, min (kube-controller-manager v1.37's reconcileAutoscaler
+// sets a count below minReplicas to minReplicas without computing metrics
+// or reading its recommendations: soak seed 271126, sequence 723 scaled 1
+// to its min 2 a minute after a clamp to max 4) or what the stabilization
+// window gives, with the window's edge read either way (as seen before).
 func (a *autoscaler) allowed(n int, now time.Time) []int {
 	if n > a.max {
 		return []int{a.max}
 	}
-	var out []int
+	out := []int{a.min}
 	for _, window := range []time.Duration{stabilization - stabilizationSlack, stabilization + stabilizationSlack} {
 		want := a.min
 		for _, r := range a.recommendations {
