@@ -316,6 +316,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 	} else if s.Kind == serverSideApply {
 		allowedOrphans = meshAllowed(before)
 	}
+	allowedOrphans = append(allowedOrphans, r.appliedUnderItsName(s, before, effect)...)
 	for _, g := range got {
 		switch {
 		case g.Rule == "orphaned-field" && (namesAny(g.Path, applied.orphans) || namesAny(g.Path, allowedOrphans)):
