@@ -39,6 +39,7 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 		reverts = append(r.drifted(before), r.ssaHeldAgainst(before, manifest)...)
 	}
 	allowedOrphans := append(append(append(truth.orphans, r.replacedLeftOut(before, manifest)...), r.savedLeftOut(effect, manifest)...), meshAllowed(before)...)
+	allowedOrphans = append(allowedOrphans, truthOfApply(r.unattributedByPeople(), nil, manifest, before, effect).orphans...)
 	r.judgeApplyFindings(i, got, before, manifest, allowedOrphans, reverts, remedied)
 	if res.ExitCode != 0 || !s.As.person() {
 		// A tool's apply (Argo CD's under argocd-controller) may be
@@ -225,6 +226,7 @@ func (r *runner) judgeDryRun(i int, s step, got []framework.Reported, before map
 	}
 	manifest := decodeManifest(s.Stdin)
 	truth := truthOfApply(r.planted(false), nil, manifest, before, before)
+	truth.orphans = append(truth.orphans, truthOfApply(r.unattributedByPeople(), nil, manifest, before, before).orphans...)
 	r.judgeApplyFindings(i, got, before, manifest, truth.orphans, append(r.drifted(before), r.ssaHeldAgainst(before, manifest)...), nil)
 }
 

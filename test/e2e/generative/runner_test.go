@@ -417,6 +417,25 @@ func (r *runner) setByRobots() []fieldPath {
 	return out
 }
 
+// unattributedByPeople are the live fields a person set outside apply
+// where managedFields cannot say so (unattributed), but those a person
+// applied server-side: among them a value that a person's kubectl edit
+// --save-config recorded in a last-applied that a later write dropped
+// (forgetSaves). An apply that leaves them out can never remove them, so
+// an orphaned-field finding of them is true, allowed but never required
+// (soak seed 271126, sequence 413: kubectl-edit's label after Flux's
+// clean-up of last-applied, at the apply that recorded a manifest without
+// it and at every apply since).
+func (r *runner) unattributedByPeople() []fieldPath {
+	var out []fieldPath
+	for _, f := range r.fields {
+		if f.person && f.unattributed && !f.applied {
+			out = append(out, f.path)
+		}
+	}
+	return out
+}
+
 // record updates who set which field after step s passed.
 func (r *runner) record(s step, before, after map[string]any) {
 	r.keepUnchangedSaves(before, after)
@@ -490,7 +509,9 @@ func (r *runner) record(s step, before, after map[string]any) {
 // name kubectl-edit for the value, after the last client-side apply. An
 // apply that then overwrites it may warn that it discards a value
 // kubectl-edit set since the last apply, which is what happened (soak seed
-// 271126, sequence 332).
+// 271126, sequence 332), and an apply that leaves it out may call it
+// orphaned: it records a last-applied without it and can never remove it
+// (unattributedByPeople; sequence 413).
 func (r *runner) forgetSaves(before, after map[string]any) {
 	annotation := framework.Path("metadata", "annotations").Key(lastAppliedKey)
 	if before == nil || after == nil || recreated(before, after) {

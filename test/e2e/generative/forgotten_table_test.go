@@ -1,0 +1,114 @@
+package generative_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// The objects of soak seed 271126, sequence 413: alice's kubectl edit
+// --save-config set the label gen.example.com/k-8 and saved the object as
+// last-applied, the next apply was denied (replicas-reset), Flux's
+// clean-up removed last-applied, and kubectl apply recorded its manifest,
+// which leaves the label out, as the new last-applied.
+const (
+	forgottenManifest = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"frontend","labels":{"app":"frontend"}}}`
+	forgottenApplied  = `{"metadata":{"name":"frontend","labels":{"app":"frontend"}},"spec":{"replicas":1}}`
+	forgottenEdited   = `{"metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/k-8":"7"}},"spec":{"replicas":1}}`
+	forgottenSaved    = `{"metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/k-8":"7"}}}`
+	forgottenRobot    = `{"metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/k-8":"9"}},"spec":{"replicas":1}}`
+)
+
+// An orphaned-field finding of a label that a person's kubectl edit
+// --save-config set is true once a write dropped the last-applied that
+// recorded it: the next apply records a manifest without it, and no apply
+// can remove it. It is allowed, never required, at that apply, at a later
+// one and at a dry run, as long as the label keeps the edit's value. While
+// the save's last-applied stands, the apply removes the label: false. A
+// label a robot set, or set again, is never a person's orphan: false.
+func TestJudgeApplyForgottenSave(t *testing.T) {
+	label := framework.Path("metadata", "labels").Key("gen.example.com/k-8")
+	warning := []framework.Reported{{Finding: framework.Orphan(label), Line: "Warning: [orphaned-field] metadata.labels[gen.example.com/k-8]"}}
+	editSave := step{Writer: "kubectl edit --save-config", As: alice, Kind: write, Args: []string{"edit", "deployment/frontend", "-o", "json", "--save-config"}, RewritesLastApplied: true}
+	cleanUp := step{Writer: "Flux last-applied clean-up", As: flux, Kind: write, Args: []string{"patch", "deployment/frontend", "--type=json"}}
+	relabel := step{Writer: "a label robot", As: robot, Kind: write, Args: []string{"patch", "deployment/frontend", "--type=merge"}}
+	type write struct {
+		s             step
+		before, after func(t *testing.T) map[string]any
+	}
+	obj := func(o, la string) func(t *testing.T) map[string]any {
+		return func(t *testing.T) map[string]any { return withLastApplied(t, o, la) }
+	}
+	saved := write{editSave, obj(forgottenApplied, forgottenManifest), obj(forgottenEdited, forgottenSaved)}
+	cleaned := write{cleanUp, obj(forgottenEdited, forgottenSaved), obj(forgottenEdited, "")}
+	tests := map[string]struct {
+		writes        []write
+		before, after func(t *testing.T) map[string]any
+		dryRun        bool
+		got           []framework.Reported
+		want          []string
+	}{
+		"the apply that records last-applied again, warned": {
+			writes: []write{saved, cleaned},
+			before: obj(forgottenEdited, ""), after: obj(forgottenEdited, forgottenManifest),
+			got: warning,
+		},
+		"the apply that records last-applied again, silent": {
+			writes: []write{saved, cleaned},
+			before: obj(forgottenEdited, ""), after: obj(forgottenEdited, forgottenManifest),
+		},
+		"a later apply, warned": {
+			writes: []write{saved, cleaned},
+			before: obj(forgottenEdited, forgottenManifest), after: obj(forgottenEdited, forgottenManifest),
+			got: warning,
+		},
+		"a dry run of the apply, warned": {
+			writes: []write{saved, cleaned},
+			before: obj(forgottenEdited, ""), dryRun: true,
+			got: warning,
+		},
+		"the save's last-applied stands: the apply removes the label": {
+			writes: []write{saved},
+			before: obj(forgottenEdited, forgottenSaved), after: obj(forgottenApplied, forgottenManifest),
+			got:  warning,
+			want: []string{"finding-true " + warning[0].Line},
+		},
+		"a robot set the label again since the clean-up": {
+			writes: []write{saved, cleaned, {relabel, obj(forgottenEdited, ""), obj(forgottenRobot, "")}},
+			before: obj(forgottenRobot, ""), after: obj(forgottenRobot, forgottenManifest),
+			got:  warning,
+			want: []string{"finding-true " + warning[0].Line},
+		},
+		"a robot's label, last-applied dropped": {
+			writes: []write{{relabel, obj(forgottenApplied, forgottenManifest), obj(forgottenRobot, forgottenManifest)},
+				{cleanUp, obj(forgottenRobot, forgottenManifest), obj(forgottenRobot, "")}},
+			before: obj(forgottenRobot, ""), after: obj(forgottenRobot, forgottenManifest),
+			got:  warning,
+			want: []string{"finding-true " + warning[0].Line},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{t: t, fields: map[string]setField{}, restored: func(fieldPath, map[string]any) bool { return false }}
+			for _, w := range tc.writes {
+				r.record(w.s, w.before(t), w.after(t))
+			}
+			apply := step{Writer: "kubectl apply", As: alice, Kind: clientSideApply, Args: []string{"apply", "-f", "-"}, Stdin: forgottenManifest}
+			if tc.dryRun {
+				apply.Kind = dryRunApply
+				r.judgeDryRun(0, apply, tc.got, tc.before(t))
+			} else {
+				r.judgeApply(0, apply, framework.Result{Stdout: "deployment.apps/frontend configured"}, tc.got, tc.before(t), tc.after(t))
+			}
+			var failed []string
+			for _, f := range r.failures {
+				failed = append(failed, f.check+" "+f.detail)
+			}
+			if diff := cmp.Diff(tc.want, failed); diff != "" {
+				t.Errorf("failed checks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
