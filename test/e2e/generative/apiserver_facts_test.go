@@ -46,6 +46,53 @@ func TestScaleFromZeroLeavesTheCountUnowned(t *testing.T) {
 	}
 }
 
+// The oracle counts a count that a /scale leaves owned by no entry as
+// unattributed (scaledUnowned). This pins how the API server gets there
+// without a 0: kubectl scale to the count the object has splits the
+// owner's entry (kubectl apply's) in two under one identity, the count in
+// one of them; the next /scale keeps only the other, and the count it
+// changes is then nobody's: no entry names the person who scaled (soak
+// seed 271126, sequences 744 and 766, where an autoscaler's scale to the
+// same count came before alice's kubectl scale).
+func TestScaleOfAnUnownedCountRecordsNoManager(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	// Without replicas: the API server defaults the count to 1, which the
+	// creating apply owns, and no scale moves a count last-applied has.
+	manifest := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},` +
+		`"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"nginx"}]}}}}`
+	if res := k.RunWithInput(t, manifest, "apply", "-f", "-"); res.ExitCode != 0 {
+		t.Fatalf("kubectl apply: %s", res.Stderr)
+	}
+	for _, step := range []struct {
+		replicas string
+		want     []string
+		entries  int
+	}{
+		{"1", []string{"kubectl-client-side-apply/"}, 2},
+		{"2", nil, 1},
+	} {
+		if res := k.Run(t, "scale", "deployment/web", "--replicas="+step.replicas); res.ExitCode != 0 {
+			t.Fatalf("kubectl scale --replicas=%s: %s", step.replicas, res.Stderr)
+		}
+		if got := replicasOwners(t, k); !slices.Equal(got, step.want) {
+			t.Errorf("after kubectl scale --replicas=%s, spec.replicas is owned by %v, want %v", step.replicas, got, step.want)
+		}
+		applies := 0
+		for _, e := range managedEntries(t, k) {
+			if e.Manager == "kubectl-client-side-apply" {
+				applies++
+			}
+		}
+		if applies != step.entries {
+			t.Errorf("after kubectl scale --replicas=%s, managedFields have %d entries of kubectl-client-side-apply, want %d", step.replicas, applies, step.entries)
+		}
+		if got := scaleEntries(t, k); got != nil {
+			t.Errorf("after kubectl scale --replicas=%s, managedFields have the scale's entries %v, want none", step.replicas, got)
+		}
+	}
+}
+
 // The oracle leaves to the product what kubectl apply --server-side's
 // migration alone changed (migratedOnly): a person's server-side apply
 // under another field manager of a manifest without replicas, on an object

@@ -100,7 +100,8 @@ type setField struct {
 	// applier set it), a count a /scale wrote from or to 0 (the Scale's
 	// replicas is omitempty, so the API server records no manager of a
 	// count scaled from or to zero: the count looks like the server's
-	// default, or like a robot's scale to zero), or a field that kubectl
+	// default, or like a robot's scale to zero), a count a /scale left
+	// owned by no entry (scaledUnowned), or a field that kubectl
 	// apply --server-side's migration alone dropped (migratedOnly:
 	// removed, or the server's default, which no entry owns). No later
 	// write can tell otherwise, so findings of it are allowed but not
@@ -494,7 +495,7 @@ func (r *runner) record(s step, before, after map[string]any) {
 		}
 		for _, q := range changed(before, after) {
 			r.fields[q.String()] = setField{path: q, person: s.As.setsAsAPerson() && !meshStamped(q), undo: s.Kind == undo, applied: s.Kind == serverSideApply,
-				unattributed: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply") || scaledThroughZero(s, q, before, after) ||
+				unattributed: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply") || scaledThroughZero(s, q, before, after) || scaledUnowned(s, q, after) ||
 					s.Kind == serverSideApply && s.Manager == "" && migratedOnly(q, decodeManifest(s.Stdin), before, after)}
 		}
 	}
@@ -560,6 +561,34 @@ func scaledThroughZero(s step, q fieldPath, before, after map[string]any) bool {
 		return ok && fmt.Sprint(v) == "0"
 	}
 	return zero(before) || zero(after)
+}
+
+// scaledUnowned reports whether step s wrote the count q through /scale
+// and after's managedFields (the API server's record, not apply-hygiene's
+// reading of it) give it to no entry. The API server hands a /scale only
+// the owners of the count it finds, and records no manager of a count that
+// a /scale changes while no entry owns it; a /scale that leaves the count
+// as it was splits its owner's entry in two under one identity, and the
+// next /scale keeps only the one without the count. So a person's kubectl
+// scale after a scale to the same count (a robot's, an autoscaler's) looks
+// like anyone's: no later write can tell (soak seed 271126, sequences 744
+// and 766; TestScaleOfAnUnownedCountRecordsNoManager). An object without
+// managedFields (the table tests') tells nothing.
+func scaledUnowned(s step, q fieldPath, after map[string]any) bool {
+	if len(s.Args) == 0 || s.Args[0] != "scale" || q.String() != framework.ReplicasPath.String() {
+		return false
+	}
+	entries, _ := framework.Path("metadata", "managedFields").Lookup(after)
+	list, _ := entries.([]any)
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		fields, _ := m["fieldsV1"].(map[string]any)
+		spec, _ := fields["f:spec"].(map[string]any)
+		if _, owned := spec["f:replicas"]; owned {
+			return false
+		}
+	}
+	return len(list) > 0
 }
 
 // sameRecord reports whether before and after hold the same last-applied

@@ -430,6 +430,31 @@ func TestRecordAttribution(t *testing.T) {
 			before: `{"spec":{"replicas":1}}`, after: `{"spec":{"replicas":0}}`,
 			setByRobots: []string{"spec.replicas"},
 		},
+		"a person's scale of a count that no entry owned leaves it unowned": {
+			// Soak seed 271126, sequences 744 and 766: a /scale that left
+			// the count as it was split its owner's entry, the next write
+			// dropped the count from it, and the API server records no
+			// manager of a count that a /scale changes while no entry owns
+			// it (TestScaleOfAnUnownedCountRecordsNoManager).
+			s:           person("scale", "deployment/web", "--replicas=3"),
+			before:      `{"metadata":{"managedFields":[` + clientSideApplyEntry + `]},"spec":{"replicas":2}}`,
+			after:       `{"metadata":{"managedFields":[` + clientSideApplyEntry + `]},"spec":{"replicas":3}}`,
+			setByRobots: []string{"spec.replicas"},
+		},
+		"a person's scale of a count that the scale's entry then owns": {
+			s:       person("scale", "deployment/web", "--replicas=3"),
+			before:  `{"metadata":{"managedFields":[` + clientSideApplyEntry + `]},"spec":{"replicas":2}}`,
+			after:   `{"metadata":{"managedFields":[` + clientSideApplyEntry + `,` + scaleEntry + `]},"spec":{"replicas":3}}`,
+			planted: []string{"spec.replicas"},
+		},
+		"a person's patch of a count that no entry owns": {
+			// Only a /scale loses the count's owner: a patch's entry owns
+			// what it changed.
+			s:       person("patch", "deployment/web", "-p", `{"spec":{"replicas":3}}`),
+			before:  `{"metadata":{"managedFields":[` + clientSideApplyEntry + `]},"spec":{"replicas":2}}`,
+			after:   `{"metadata":{"managedFields":[` + clientSideApplyEntry + `]},"spec":{"replicas":3}}`,
+			planted: []string{"spec.replicas"},
+		},
 		"a person's patch to zero": {
 			s:      person("patch", "deployment/web", "-p", `{"spec":{"replicas":0}}`),
 			before: `{"spec":{"replicas":1}}`, after: `{"spec":{"replicas":0}}`,
@@ -485,6 +510,13 @@ func TestRecordAttribution(t *testing.T) {
 		})
 	}
 }
+
+// Entries of managedFields for TestRecordAttribution: kubectl apply's,
+// without the count, and kubectl scale's, with it.
+const (
+	clientSideApplyEntry = `{"manager":"kubectl-client-side-apply","operation":"Update","fieldsV1":{"f:spec":{"f:template":{}}}}`
+	scaleEntry           = `{"manager":"kubectl","operation":"Update","subresource":"scale","fieldsV1":{"f:spec":{"f:replicas":{}}}}`
+)
 
 // A value that a person's kubectl edit --save-config recorded is the
 // edit's once a write removed last-applied: an apply may then warn that it
