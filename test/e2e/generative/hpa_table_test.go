@@ -111,10 +111,7 @@ func TestAutoscalerClampBetweenSteps(t *testing.T) {
 			}
 			r.recordClamp(prev, tc.clamped)
 			r.betweenSteps(0, tc.clamped)
-			var got []string
-			for _, f := range r.failures {
-				got = append(got, f.check)
-			}
+			got := r.failedChecks()
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("failed checks (-want +got):\n%s", diff)
 			}

@@ -138,10 +138,7 @@ func TestBetweenSteps(t *testing.T) {
 				r.fields[k] = f
 			}
 			r.betweenSteps(0, tc.now)
-			var got []string
-			for _, f := range r.failures {
-				got = append(got, f.check)
-			}
+			got := r.failedChecks()
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("failed checks (-want +got):\n%s", diff)
 			}

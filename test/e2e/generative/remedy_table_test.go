@@ -70,10 +70,7 @@ func TestJudgeRemedy(t *testing.T) {
 			// --fix=apply) left the object as the remedy finds it.
 			r := &runner{t: t, fields: map[string]setField{}, warned: decodeJSON(t, warned), last: before}
 			r.judgeRemedy(0, path, cmd, tc.res, before, decodeJSON(t, tc.after))
-			var got []string
-			for _, f := range r.failures {
-				got = append(got, f.check)
-			}
+			got := r.failedChecks()
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("failed checks (-want +got):\n%s", diff)
 			}

@@ -383,9 +383,24 @@ func (r *runner) waitGone() {
 // planted are the live fields a person set outside apply; with
 // serverSide, also those a person applied server-side.
 func (r *runner) planted(serverSide bool) []fieldPath {
+	return r.fieldsWhere(func(f setField) bool { return f.person && !f.unattributed && (serverSide || !f.applied) })
+}
+
+// failedChecks are the checks that failed, in order (table tests).
+func (r *runner) failedChecks() []string {
+	var out []string
+	for _, f := range r.failures {
+		out = append(out, f.check)
+	}
+	return out
+}
+
+// fieldsWhere are the paths of the live fields set outside apply that
+// keep holds for.
+func (r *runner) fieldsWhere(keep func(setField) bool) []fieldPath {
 	var out []fieldPath
 	for _, f := range r.fields {
-		if f.person && !f.unattributed && (serverSide || !f.applied) {
+		if keep(f) {
 			out = append(out, f.path)
 		}
 	}
@@ -395,13 +410,7 @@ func (r *runner) planted(serverSide bool) []fieldPath {
 // appliedByPeople are the live fields a person applied server-side, but
 // those that managedFields give to nobody (unattributed).
 func (r *runner) appliedByPeople() []fieldPath {
-	var out []fieldPath
-	for _, f := range r.fields {
-		if f.person && f.applied && !f.unattributed {
-			out = append(out, f.path)
-		}
-	}
-	return out
+	return r.fieldsWhere(func(f setField) bool { return f.person && f.applied && !f.unattributed })
 }
 
 // setByRobots are the live fields that writers other than people set
@@ -409,13 +418,7 @@ func (r *runner) appliedByPeople() []fieldPath {
 // person set under kubectl apply's field manager: findings of them are
 // allowed, never required.
 func (r *runner) setByRobots() []fieldPath {
-	var out []fieldPath
-	for _, f := range r.fields {
-		if !f.person && !f.undo || f.unattributed {
-			out = append(out, f.path)
-		}
-	}
-	return out
+	return r.fieldsWhere(func(f setField) bool { return !f.person && !f.undo || f.unattributed })
 }
 
 // unattributedByPeople are the live fields a person set outside apply
@@ -428,13 +431,7 @@ func (r *runner) setByRobots() []fieldPath {
 // clean-up of last-applied, at the apply that recorded a manifest without
 // it and at every apply since).
 func (r *runner) unattributedByPeople() []fieldPath {
-	var out []fieldPath
-	for _, f := range r.fields {
-		if f.person && f.unattributed && !f.applied {
-			out = append(out, f.path)
-		}
-	}
-	return out
+	return r.fieldsWhere(func(f setField) bool { return f.person && f.unattributed && !f.applied })
 }
 
 // record updates who set which field after step s passed.

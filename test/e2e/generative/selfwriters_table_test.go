@@ -118,10 +118,7 @@ func TestJudgeSelfWrite(t *testing.T) {
 			}
 			s := step{As: admin, Kind: hygiene, Args: tc.args}
 			r.judgeSelfWrite(0, s, framework.Result{}, tc.before, tc.after)
-			var got []string
-			for _, f := range r.failures {
-				got = append(got, f.check)
-			}
+			got := r.failedChecks()
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("failed checks (-want +got):\n%s", diff)
 			}
