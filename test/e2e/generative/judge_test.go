@@ -105,11 +105,9 @@ func (r *runner) replacedChanged(before, manifest map[string]any) []fieldPath {
 		return nil
 	}
 	var out []fieldPath
-	for _, m := range r.replaced {
-		for _, q := range changed(map[string]any{}, m) {
-			if _, in := q.Lookup(manifest); in && framework.SameAt(q, m, before) && !framework.SameAt(q, manifest, before) {
-				out = append(out, q)
-			}
+	for _, q := range changed(before, manifest) {
+		if _, in := q.Lookup(manifest); in && slices.ContainsFunc(r.replaced, func(m map[string]any) bool { return framework.SameAt(q, m, before) }) {
+			out = append(out, q)
 		}
 	}
 	return out
@@ -127,11 +125,9 @@ func (r *runner) replacedChanged(before, manifest map[string]any) []fieldPath {
 // orphaned once an apply changed the image).
 func (r *runner) replacedDefaultsLeftOut(before, manifest map[string]any) []fieldPath {
 	var out []fieldPath
-	for _, m := range r.replacedDefaults {
-		for _, q := range changed(map[string]any{}, m) {
-			if _, in := q.Lookup(manifest); !in && framework.SameAt(q, m, before) {
-				out = append(out, q)
-			}
+	for _, q := range changed(before, manifest) {
+		if _, in := q.Lookup(manifest); !in && slices.ContainsFunc(r.replacedDefaults, func(m map[string]any) bool { return framework.SameAt(q, m, before) }) {
+			out = append(out, q)
 		}
 	}
 	return out

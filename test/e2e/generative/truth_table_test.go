@@ -594,7 +594,7 @@ func TestReplacedLeftOut(t *testing.T) {
 // kubectl replace dropped last-applied, and an apply of a manifest with a
 // new image was told it sets the image back).
 func TestReplacedChanged(t *testing.T) {
-	replaced := decodeJSON(t, `{"spec":{"image":"minio/minio:latest","paused":false}}`)
+	replaced := decodeJSON(t, `{"spec":{"image":"minio/minio:latest","paused":false,"template":{"spec":{"containers":[{"name":"minio","image":"minio/minio:latest"}]}}}}`)
 	tests := map[string]struct {
 		before, manifest string
 		want             []string
@@ -603,6 +603,11 @@ func TestReplacedChanged(t *testing.T) {
 			before:   `{"spec":{"image":"minio/minio:latest","paused":false}}`,
 			manifest: `{"spec":{"image":"registry.example/manifest:10","paused":false}}`,
 			want:     []string{"spec.image"},
+		},
+		"a container's image": {
+			before:   `{"spec":{"template":{"spec":{"containers":[{"name":"minio","image":"minio/minio:latest","imagePullPolicy":"Always"}]}}}}`,
+			manifest: `{"spec":{"template":{"spec":{"containers":[{"name":"minio","image":"registry.example/manifest:10"}]}}}}`,
+			want:     []string{"spec.template.spec.containers[name=minio].image"},
 		},
 		"another value since": {
 			before:   `{"spec":{"image":"registry.example/set:6"}}`,
@@ -648,6 +653,16 @@ func TestReplacedDefaultsLeftOut(t *testing.T) {
 			objects:  []string{`{"metadata":{"uid":"0"},"spec":{}}`, created, inPlace},
 			manifest: `{"spec":{"image":"registry.example/manifest:10"}}`,
 			want:     []string{"spec.imagePullPolicy"},
+		},
+		"a container's pull policy": {
+			steps: []step{replace, {Args: []string{"replace", "-f", "-"}}},
+			objects: []string{
+				`{"metadata":{"uid":"0"},"spec":{}}`,
+				`{"metadata":{"uid":"1"},"spec":{"template":{"spec":{"containers":[{"name":"minio","image":"minio/minio:latest","imagePullPolicy":"Always"}]}}}}`,
+				`{"metadata":{"uid":"1"},"spec":{"paused":true,"template":{"spec":{"containers":[{"name":"minio","image":"minio/minio:latest","imagePullPolicy":"Always"}]}}}}`,
+			},
+			manifest: `{"spec":{"template":{"spec":{"containers":[{"name":"minio","image":"registry.example/manifest:10"}]}}}}`,
+			want:     []string{"spec.template.spec.containers[name=minio].imagePullPolicy"},
 		},
 		"the re-creation alone": {
 			steps:    []step{replace},
