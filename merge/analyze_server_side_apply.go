@@ -164,7 +164,11 @@ func (o ssaObjects) migratedAway(ows []Owner) bool {
 // with the migration of kubectl-edit's fields, and a mesh injector's
 // stamp, which no write owns (the API server tracks a write before
 // mutating admission), is no leftover even when a saved record has it:
-// removed, the injector stamps it again.
+// removed, the injector stamps it again. Nor is a field a person's orphan
+// that no entry owns what it holds, whoever holds the map around it as an
+// empty leaf (kubectl-replace's f:annotations, once a patch removed the
+// last-applied its replace --save-config wrote): the mesh's stamp in it is
+// nobody's, as it is at a client-side apply (orphans).
 func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, applied *fieldpath.Set, mfs []ManagedFields) []FieldFact {
 	f := newFinder()
 	ow := a.ownershipOf(mfs)
@@ -190,7 +194,8 @@ func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, ap
 			return
 		}
 		leftover := ow.onlyClientSideAppliers(held) && f.at(objs.lastApplied, p).ok
-		if !ow.setByPerson(ows) && !leftover {
+		byPerson := ow.setByPerson(ows) && len(held) > 0
+		if !byPerson && !leftover {
 			return
 		}
 		out = append(out, a.fact(kind, p, factValues{live: f.at(objs.live, p), result: v}, ows))

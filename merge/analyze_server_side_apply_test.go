@@ -60,6 +60,18 @@ func TestAnalyzeServerSideApplyFixtures(t *testing.T) {
 		"a key that kubectl edit --save-config added goes with the migration": {
 			dir: "ssa-saved-record-edit-key", manager: "argocd-controller",
 		},
+		// A mesh injector's stamp that nobody owns, in an annotations map
+		// that kubectl-replace's entry holds as the empty leaf Flux's
+		// clean-up of last-applied left it (kubectl replace
+		// --save-config, then Flux's JSON patch removed the annotation):
+		// the entry owns the map, not the keys others put in it, so the
+		// stamp is no person's orphan of Argo CD's server-side apply, as
+		// it is none of a client-side apply's (soak seed 271126, sequence
+		// 495: [orphaned-field] of the stamp "set by kubectl-replace").
+		"a mesh stamp in a map a person's entry holds empty is nobody's": {
+			dir: "ssa-mesh-stamp-replace-annotations-map", manager: "argocd-controller",
+			orphans: []string{"metadata.annotations[gen.example.com/annotate-12]"},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -32,13 +32,14 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 	// A revert of what a writer that is no person set (an autoscaler's
 	// replicas) is true too, but not required.
 	robots := truthOfApply(r.setByRobots(), nil, manifest, before, effect)
-	reverts := append(append(truth.reverts, robots.reverts...), r.ssaHeld(before, effect)...)
+	reverts := append(append(append(truth.reverts, robots.reverts...), r.ssaHeld(before, effect)...), r.replacedChanged(before, manifest)...)
 	if res.ExitCode != 0 {
 		// A denied apply's warnings say what it would have done, as a
 		// dry run's do.
 		reverts = append(r.drifted(before), r.ssaHeldAgainst(before, manifest)...)
 	}
-	allowedOrphans := append(append(append(truth.orphans, r.replacedLeftOut(before, manifest)...), r.savedLeftOut(effect, manifest)...), meshAllowed(before)...)
+	allowedOrphans := append(append(append(append(truth.orphans, r.replacedLeftOut(before, manifest)...), r.savedLeftOut(effect, manifest)...), meshAllowed(before)...),
+		r.replacedDefaultsLeftOut(before, manifest)...)
 	allowedOrphans = append(allowedOrphans, truthOfApply(r.unattributedByPeople(), nil, manifest, before, effect).orphans...)
 	r.judgeApplyFindings(i, got, before, manifest, allowedOrphans, reverts, remedied)
 	if res.ExitCode != 0 || !s.As.person() {
@@ -88,6 +89,49 @@ func (r *runner) replacedLeftOut(before, manifest map[string]any) []fieldPath {
 		return nil
 	}
 	return r.replacedAt(before, manifest)
+}
+
+// replacedChanged are the fields of before, an object without
+// last-applied, that a kubectl replace of the sequence wrote with the value
+// they have and that manifest sets to another value. managedFields name
+// kubectl-replace for them, and once a plain kubectl replace dropped
+// last-applied nothing tells a replace that handed them to apply (with
+// --save-config, or re-creating the object) from a person's edit by
+// replace: an apply-reverts-drift finding of them is allowed, never
+// required (soak seed 271126, sequence 646: the image of kubectl replace
+// --force --save-config, then a plain kubectl replace, "set back" by an
+// apply of a manifest with a new image).
+func (r *runner) replacedChanged(before, manifest map[string]any) []fieldPath {
+	if lastApplied(before) != nil {
+		return nil
+	}
+	var out []fieldPath
+	for _, q := range changed(before, manifest) {
+		if _, in := q.Lookup(manifest); in && slices.ContainsFunc(r.replaced, func(m map[string]any) bool { return framework.SameAt(q, m, before) }) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// replacedDefaultsLeftOut are the fields of a re-creation's spec by
+// kubectl replace --force that a later kubectl replace changing the object
+// in place claimed (replacedDefaults), still at that value in before, and
+// that manifest leaves out. The re-creation owns its server defaults as
+// kubectl create does; the later replace moves its entry's time, and from
+// then on managedFields say a person's replace set them, which no reader
+// can tell from a replace that sent them. An orphaned-field finding of
+// them is allowed, never required (soak seed 271126, sequence 646: the
+// imagePullPolicy Always the server defaulted for minio/minio:latest,
+// orphaned once an apply changed the image).
+func (r *runner) replacedDefaultsLeftOut(before, manifest map[string]any) []fieldPath {
+	var out []fieldPath
+	for _, q := range changed(before, manifest) {
+		if _, in := q.Lookup(manifest); !in && slices.ContainsFunc(r.replacedDefaults, func(m map[string]any) bool { return framework.SameAt(q, m, before) }) {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // replacedAt are the fields that a kubectl replace of the sequence wrote
@@ -314,7 +358,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 	var allowedOrphans []fieldPath
 	if s.Kind == serverSideApply && res.ExitCode == 0 {
 		applied = truthOfApply(r.planted(false), r.appliedByPeople(), decodeManifest(s.Stdin), before, after)
-		allowedOrphans = append(meshAllowed(before), r.recordLeftOut(after, decodeManifest(s.Stdin))...)
+		allowedOrphans = append(append(meshAllowed(before), r.recordLeftOut(after, decodeManifest(s.Stdin))...), r.replacedDefaultsLeftOut(before, decodeManifest(s.Stdin))...)
 	} else if s.Kind == serverSideApply {
 		allowedOrphans = meshAllowed(before)
 	}

@@ -2,6 +2,7 @@ package generative_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
@@ -52,4 +53,56 @@ func TestMeshStampInASavedRecordIsNoOrphanOfAServerSideApply(t *testing.T) {
 	framework.WantLines(t, res.Stdout, "service/nginx serverside-applied")
 	framework.WantLines(t, res.Stderr)
 	framework.WantMatch(t, k.JSONPath(t, "service/nginx", `{.metadata.annotations}`), `\{"mesh.example.com/injected-revision":"[0-9]+"\}`)
+}
+
+// meshServiceLabelled is meshService with one more label, for a kubectl
+// replace --save-config that changes what apply recorded.
+const meshServiceLabelled = `apiVersion: v1
+kind: Service
+metadata:
+  name: nginx
+  labels:
+    app.kubernetes.io/name: nginx
+    example.com/tier: web
+spec:
+  clusterIP: None
+  ports:
+  - name: web
+    port: 80
+  selector:
+    app.kubernetes.io/name: nginx
+`
+
+// A mesh injector's stamp in an annotations map that kubectl-replace's
+// entry holds only as an empty leaf is no person's orphan of a
+// server-side apply (soak seed 271126, sequence 495: [orphaned-field] of
+// the stamp "set by kubectl-replace" on Argo CD's server-side apply).
+// kubectl replace --force --save-config re-created the object (its entry
+// holds the annotations map itself, "."), a later kubectl replace
+// --save-config changed it, Flux's clean-up patch removed last-applied,
+// and kubectl-replace's entry kept f:annotations: {}:
+// it owns the map, not the stamp the injector put in it, which no write
+// owns (the API server tracks a write before mutating admission). The
+// key kubectl annotate set is still reported.
+func TestMeshStampInAMapAPersonHoldsEmptyIsNoOrphanOfAServerSideApply(t *testing.T) {
+	framework.ControlPlane(t)
+	f := framework.New(t)
+	startMesh(t, f)
+	k := f.Kubectl
+	k.RunWithInput(t, meshService, "apply", "-f", "-").MustSucceed(t)
+	k.RunWithInput(t, meshService, "replace", "--force", "--save-config", "-f", "-").MustSucceed(t)
+	// A kubectl replace that changes the object a while after its
+	// re-creation: its entry is a person's write again (merge's
+	// isRecreation allows a second between the two clocks).
+	time.Sleep(2500 * time.Millisecond)
+	k.RunWithInput(t, meshServiceLabelled, "replace", "--save-config", "-f", "-").MustSucceed(t)
+	k.Run(t, "patch", "service/nginx", "--type=json", "--field-manager=kustomize-controller", "-p",
+		`[{"op":"remove","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"}]`).MustSucceed(t)
+	k.RunWithInput(t, meshServiceLabelled, "apply", "-f", "-").MustSucceed(t)
+	k.Run(t, "annotate", "service/nginx", "example.com/team=a").MustSucceed(t)
+
+	res := k.RunWithInput(t, meshServiceLabelled, "apply", "--server-side", "--force-conflicts", "--field-manager=argocd-controller", "-f", "-").MustSucceed(t)
+	framework.WantLines(t, res.Stdout, "service/nginx serverside-applied")
+	framework.WantMatch(t, res.Stderr,
+		`Warning: \[orphaned-field\] Service [^/]+/nginx: metadata\.annotations\[example\.com/team\] \("a", set by kubectl-annotate at [^)]+\) is in neither your manifest nor last-applied, so kubectl apply will never remove it\. Remove it with: .*`)
 }

@@ -40,6 +40,16 @@ type runner struct {
 	// (with or without --save-config): managedFields name kubectl-replace
 	// for their fields either way.
 	replaced []map[string]any
+	// recreatedByReplace is the spec of the object as the last kubectl
+	// replace --force re-created it, server defaults included; nil once
+	// a later kubectl replace changed it (replacedDefaults) or another
+	// write re-created it.
+	recreatedByReplace map[string]any
+	// replacedDefaults are the specs of re-creations by kubectl replace
+	// that a later kubectl replace changing the object in place claimed:
+	// its entry, moved, names a person for the re-creation's defaults
+	// (replacedDefaultsLeftOut).
+	replacedDefaults []map[string]any
 	// savedEdits are the fields a person's write that also saved the
 	// object as last-applied (kubectl edit --save-config) changed, each
 	// with the object after that write (savedLeftOut).
@@ -446,6 +456,7 @@ func (r *runner) record(s step, before, after map[string]any) {
 	if len(s.Args) > 0 && s.Args[0] == "replace" && after != nil {
 		r.replaced = append(r.replaced, decodeManifest(s.Stdin))
 	}
+	r.noteReplacedDefaults(s, before, after)
 	switch {
 	case after == nil || before == nil || recreated(before, after):
 		// A creation, a deletion, or a re-creation (kubectl replace
@@ -498,6 +509,23 @@ func (r *runner) record(s step, before, after map[string]any) {
 	}
 	r.forgetSaves(before, after)
 	r.recordMesh(before, after)
+}
+
+// noteReplacedDefaults keeps the spec of a re-creation by kubectl replace
+// --force, and hands it to replacedDefaults when a later kubectl replace
+// changes the object in place.
+func (r *runner) noteReplacedDefaults(s step, before, after map[string]any) {
+	replace := len(s.Args) > 0 && s.Args[0] == "replace"
+	switch {
+	case after == nil || before == nil || recreated(before, after):
+		r.recreatedByReplace = nil
+		if replace && after != nil {
+			r.recreatedByReplace = map[string]any{"spec": after["spec"]}
+		}
+	case replace && r.recreatedByReplace != nil && len(changed(before, after)) > 0:
+		r.replacedDefaults = append(r.replacedDefaults, r.recreatedByReplace)
+		r.recreatedByReplace = nil
+	}
 }
 
 // forgetSaves turns the values that a person's kubectl edit --save-config

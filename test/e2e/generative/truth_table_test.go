@@ -620,6 +620,112 @@ func TestReplacedLeftOut(t *testing.T) {
 	}
 }
 
+// What a kubectl replace wrote and the manifest sets to another value may
+// be called a revert once last-applied is gone (soak seed 271126, sequence
+// 646: kubectl replace --force --save-config set the image, a plain
+// kubectl replace dropped last-applied, and an apply of a manifest with a
+// new image was told it sets the image back).
+func TestReplacedChanged(t *testing.T) {
+	replaced := decodeJSON(t, `{"spec":{"image":"minio/minio:latest","paused":false,"template":{"spec":{"containers":[{"name":"minio","image":"minio/minio:latest"}]}}}}`)
+	tests := map[string]struct {
+		before, manifest string
+		want             []string
+	}{
+		"without last-applied": {
+			before:   `{"spec":{"image":"minio/minio:latest","paused":false}}`,
+			manifest: `{"spec":{"image":"registry.example/manifest:10","paused":false}}`,
+			want:     []string{"spec.image"},
+		},
+		"a container's image": {
+			before:   `{"spec":{"template":{"spec":{"containers":[{"name":"minio","image":"minio/minio:latest","imagePullPolicy":"Always"}]}}}}`,
+			manifest: `{"spec":{"template":{"spec":{"containers":[{"name":"minio","image":"registry.example/manifest:10"}]}}}}`,
+			want:     []string{"spec.template.spec.containers[name=minio].image"},
+		},
+		"another value since": {
+			before:   `{"spec":{"image":"registry.example/set:6"}}`,
+			manifest: `{"spec":{"image":"registry.example/manifest:10"}}`,
+		},
+		"left out of the manifest": {
+			before:   `{"spec":{"image":"minio/minio:latest"}}`,
+			manifest: `{"spec":{}}`,
+		},
+		"with last-applied": {
+			before:   `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}},"spec":{"image":"minio/minio:latest"}}`,
+			manifest: `{"spec":{"image":"registry.example/manifest:10"}}`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{replaced: []map[string]any{replaced}}
+			if diff := cmp.Diff(tc.want, strs(r.replacedChanged(decodeJSON(t, tc.before), decodeJSON(t, tc.manifest)))); diff != "" {
+				t.Errorf("replacedChanged (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The server defaults of a re-creation by kubectl replace --force may be
+// called orphaned once a later kubectl replace changed the object in place
+// and a write left them behind (soak seed 271126, sequence 646:
+// imagePullPolicy Always, defaulted for minio/minio:latest, after an apply
+// changed the image); not before that replace, nor after another write
+// re-created the object, nor when the manifest has them.
+func TestReplacedDefaultsLeftOut(t *testing.T) {
+	created := `{"metadata":{"uid":"1"},"spec":{"image":"minio/minio:latest","imagePullPolicy":"Always"}}`
+	inPlace := `{"metadata":{"uid":"1"},"spec":{"image":"minio/minio:latest","imagePullPolicy":"Always","paused":true}}`
+	replace := step{Args: []string{"replace", "--force", "--save-config", "-f", "-"}}
+	tests := map[string]struct {
+		steps    []step
+		objects  []string // before the first step, then after each
+		manifest string
+		want     []string
+	}{
+		"claimed by a later replace": {
+			steps:    []step{replace, {Args: []string{"replace", "-f", "-"}}},
+			objects:  []string{`{"metadata":{"uid":"0"},"spec":{}}`, created, inPlace},
+			manifest: `{"spec":{"image":"registry.example/manifest:10"}}`,
+			want:     []string{"spec.imagePullPolicy"},
+		},
+		"a container's pull policy": {
+			steps: []step{replace, {Args: []string{"replace", "-f", "-"}}},
+			objects: []string{
+				`{"metadata":{"uid":"0"},"spec":{}}`,
+				`{"metadata":{"uid":"1"},"spec":{"template":{"spec":{"containers":[{"name":"minio","image":"minio/minio:latest","imagePullPolicy":"Always"}]}}}}`,
+				`{"metadata":{"uid":"1"},"spec":{"paused":true,"template":{"spec":{"containers":[{"name":"minio","image":"minio/minio:latest","imagePullPolicy":"Always"}]}}}}`,
+			},
+			manifest: `{"spec":{"template":{"spec":{"containers":[{"name":"minio","image":"registry.example/manifest:10"}]}}}}`,
+			want:     []string{"spec.template.spec.containers[name=minio].imagePullPolicy"},
+		},
+		"the re-creation alone": {
+			steps:    []step{replace},
+			objects:  []string{`{"metadata":{"uid":"0"},"spec":{}}`, created},
+			manifest: `{"spec":{"image":"registry.example/manifest:10"}}`,
+		},
+		"changed in place by another writer": {
+			steps:    []step{replace, {Args: []string{"patch", "-p", "{}"}}},
+			objects:  []string{`{"metadata":{"uid":"0"},"spec":{}}`, created, inPlace},
+			manifest: `{"spec":{"image":"registry.example/manifest:10"}}`,
+		},
+		"in the manifest": {
+			steps:    []step{replace, {Args: []string{"replace", "-f", "-"}}},
+			objects:  []string{`{"metadata":{"uid":"0"},"spec":{}}`, created, inPlace},
+			manifest: `{"spec":{"image":"registry.example/manifest:10","imagePullPolicy":"Always","paused":true}}`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{}
+			for i, s := range tc.steps {
+				r.noteReplacedDefaults(s, decodeJSON(t, tc.objects[i]), decodeJSON(t, tc.objects[i+1]))
+			}
+			last := decodeJSON(t, tc.objects[len(tc.objects)-1])
+			if diff := cmp.Diff(tc.want, strs(r.replacedDefaultsLeftOut(last, decodeJSON(t, tc.manifest)))); diff != "" {
+				t.Errorf("replacedDefaultsLeftOut (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // A label that kubectl edit --save-config set is an allowed orphan once a
 // write dropped last-applied and left it at that value (kubectl apply
 // --server-side's migration); not while last-applied is there, nor at
