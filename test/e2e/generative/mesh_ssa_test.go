@@ -1,6 +1,7 @@
 package generative_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -57,21 +58,7 @@ func TestMeshStampInASavedRecordIsNoOrphanOfAServerSideApply(t *testing.T) {
 
 // meshServiceLabelled is meshService with one more label, for a kubectl
 // replace --save-config that changes what apply recorded.
-const meshServiceLabelled = `apiVersion: v1
-kind: Service
-metadata:
-  name: nginx
-  labels:
-    app.kubernetes.io/name: nginx
-    example.com/tier: web
-spec:
-  clusterIP: None
-  ports:
-  - name: web
-    port: 80
-  selector:
-    app.kubernetes.io/name: nginx
-`
+var meshServiceLabelled = strings.Replace(meshService, "    app.kubernetes.io/name: nginx\n", "    app.kubernetes.io/name: nginx\n    example.com/tier: web\n", 1)
 
 // A mesh injector's stamp in an annotations map that kubectl-replace's
 // entry holds only as an empty leaf is no person's orphan of a
