@@ -396,27 +396,20 @@ func sameElement(pe fieldpath.PathElement, x, y any) bool {
 
 // replaceAt sets the value at p in dst, whose parents exist.
 func replaceAt(dst map[string]any, p Path, v any) {
-	if len(p) == 0 {
-		return
-	}
-	parent, ok := lookup(dst, p[:len(p)-1])
-	if !ok {
-		return
-	}
-	pe := p[len(p)-1]
-	if pe.FieldName != nil {
-		if m, ok := parent.(map[string]any); ok {
-			m[*pe.FieldName] = v
-		}
-		return
-	}
-	if _, idx, ok := step(parent, pe); ok {
-		parent.([]any)[idx] = v
-	}
+	withParent(dst, p, func(m map[string]any, key string) { m[key] = v },
+		func(list []any, idx int) { list[idx] = v })
 }
 
 // removeAt removes p from dst, when it is there.
 func removeAt(dst map[string]any, p Path) {
+	withParent(dst, p, func(m map[string]any, key string) { delete(m, key) },
+		func(list []any, idx int) { replaceAt(dst, p[:len(p)-1], slices.Delete(slices.Clone(list), idx, idx+1)) })
+}
+
+// withParent finds the map or list in dst that holds p's last element and
+// calls inMap with the map and key or inList with the list and index;
+// neither when p is empty or its parent is not there.
+func withParent(dst map[string]any, p Path, inMap func(map[string]any, string), inList func([]any, int)) {
 	if len(p) == 0 {
 		return
 	}
@@ -427,12 +420,12 @@ func removeAt(dst map[string]any, p Path) {
 	pe := p[len(p)-1]
 	if pe.FieldName != nil {
 		if m, ok := parent.(map[string]any); ok {
-			delete(m, *pe.FieldName)
+			inMap(m, *pe.FieldName)
 		}
 		return
 	}
 	if _, idx, ok := step(parent, pe); ok {
-		replaceAt(dst, p[:len(p)-1], slices.Delete(slices.Clone(parent.([]any)), idx, idx+1))
+		inList(parent.([]any), idx)
 	}
 }
 
