@@ -20,19 +20,15 @@ func (m *Manager) injectCABundle(ctx context.Context, bundle []byte) error {
 	return errors.Join(
 		inject(ctx, api.MutatingWebhookConfigurations(), m.opts.WebhookConfigName, "mutatingwebhookconfiguration", bundle,
 			func(c *admissionregistrationv1.MutatingWebhookConfiguration) []*admissionregistrationv1.WebhookClientConfig {
-				out := make([]*admissionregistrationv1.WebhookClientConfig, len(c.Webhooks))
-				for i := range c.Webhooks {
-					out[i] = &c.Webhooks[i].ClientConfig
-				}
-				return out
+				return clientConfigs(c.Webhooks, func(w *admissionregistrationv1.MutatingWebhook) *admissionregistrationv1.WebhookClientConfig {
+					return &w.ClientConfig
+				})
 			}),
 		inject(ctx, api.ValidatingWebhookConfigurations(), m.opts.WebhookConfigName, "validatingwebhookconfiguration", bundle,
 			func(c *admissionregistrationv1.ValidatingWebhookConfiguration) []*admissionregistrationv1.WebhookClientConfig {
-				out := make([]*admissionregistrationv1.WebhookClientConfig, len(c.Webhooks))
-				for i := range c.Webhooks {
-					out[i] = &c.Webhooks[i].ClientConfig
-				}
-				return out
+				return clientConfigs(c.Webhooks, func(w *admissionregistrationv1.ValidatingWebhook) *admissionregistrationv1.WebhookClientConfig {
+					return &w.ClientConfig
+				})
 			}),
 	)
 }
@@ -110,4 +106,14 @@ func inject[T any](ctx context.Context, api webhookConfigurations[T], name, kind
 		return fmt.Errorf("injecting the CA bundle into %s %s: %w", kind, name, err)
 	}
 	return nil
+}
+
+// clientConfigs returns the client config of each of webhooks, to write in
+// place.
+func clientConfigs[W any](webhooks []W, config func(*W) *admissionregistrationv1.WebhookClientConfig) []*admissionregistrationv1.WebhookClientConfig {
+	out := make([]*admissionregistrationv1.WebhookClientConfig, len(webhooks))
+	for i := range webhooks {
+		out[i] = config(&webhooks[i])
+	}
+	return out
 }

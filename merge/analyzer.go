@@ -2,6 +2,7 @@ package merge
 
 import (
 	"fmt"
+	"maps"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -222,16 +223,9 @@ func withoutManagedFields(obj map[string]any) map[string]any {
 	if !ok || meta["managedFields"] == nil {
 		return obj
 	}
-	out := make(map[string]any, len(obj))
-	for k, v := range obj {
-		out[k] = v
-	}
-	m := make(map[string]any, len(meta))
-	for k, v := range meta {
-		if k != "managedFields" {
-			m[k] = v
-		}
-	}
+	out := maps.Clone(obj)
+	m := maps.Clone(meta)
+	delete(m, "managedFields")
 	out["metadata"] = m
 	return out
 }

@@ -271,17 +271,19 @@ func sameTyped(a, b any) bool {
 	case nil:
 		return b == nil
 	case string:
-		y, ok := b.(string)
-		return ok && x == y
+		return sameAs(x, b)
 	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
+		return sameAs(x, b)
 	case int64:
-		y, ok := b.(int64)
-		return ok && x == y
+		return sameAs(x, b)
 	case float64:
-		y, ok := b.(float64)
-		return ok && x == y
+		return sameAs(x, b)
 	}
 	return false // any other type: not decoded JSON, never taken as equal
+}
+
+// sameAs reports whether b is a T equal to x.
+func sameAs[T comparable](x T, b any) bool {
+	y, ok := b.(T)
+	return ok && x == y
 }

@@ -2,6 +2,7 @@ package merge
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 )
 
@@ -61,14 +62,7 @@ func redactSecretFields(obj map[string]any) map[string]any {
 	if _, has := annots[LastAppliedAnnotation]; !ok || !has {
 		return out
 	}
-	mdCopy := make(map[string]any, len(md))
-	for k, v := range md {
-		mdCopy[k] = v
-	}
-	annotsCopy := make(map[string]any, len(annots))
-	for k, v := range annots {
-		annotsCopy[k] = v
-	}
+	mdCopy, annotsCopy := maps.Clone(md), maps.Clone(annots)
 	annotsCopy[LastAppliedAnnotation] = Redacted
 	mdCopy["annotations"] = annotsCopy
 	out["metadata"] = mdCopy

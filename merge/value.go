@@ -98,11 +98,9 @@ func keyMatches(m map[string]any, key value.FieldList, want []any, lenient bool)
 func scalarEqual(a, b any) bool {
 	switch x := a.(type) {
 	case string:
-		y, ok := b.(string)
-		return ok && x == y
+		return sameAs(x, b)
 	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
+		return sameAs(x, b)
 	}
 	if fa, ok := number(a); ok {
 		fb, ok := number(b)
