@@ -90,7 +90,12 @@ func compareAnswers(want, got httpAnswer) error {
 // may differ in the kind and apiVersion the answer repeats: controller-
 // runtime reads that key, the case-sensitive decoder ignores it.
 func sameAnswerOrMalformed(p handlerPair, body []byte) error {
-	want, got := serve(p.oracle, postJSON(body)), serve(p.once, postJSON(body))
+	return answersSameOrMalformed(serve(p.oracle, postJSON(body)), serve(p.once, postJSON(body)), body)
+}
+
+// answersSameOrMalformed is sameAnswerOrMalformed on the answers want
+// (the oracle's) and got to body.
+func answersSameOrMalformed(want, got httpAnswer, body []byte) error {
 	err := compareAnswers(want, got)
 	if err == nil {
 		return nil

@@ -47,21 +47,36 @@ func TestDecodeOnceEqualsControllerRuntime(t *testing.T) {
 	if len(sent) < 90 || len(malformed) < 1000 {
 		t.Fatalf("only %d reviews as sent and %d malformed: a corpus is missing", len(sent), len(malformed))
 	}
+	patched := 0
 	for name, body := range sent {
 		for webhook, p := range pairs {
-			if err := sameAnswer(p, postJSON(body)); err != nil {
+			want, got := serve(p.oracle, postJSON(body)), serve(p.once, postJSON(body))
+			if err := compareAnswers(want, got); err != nil {
 				t.Errorf("%s, %s webhook: %v", name, webhook, err)
+			}
+			if strings.Contains(got.Body, `"patchType":"JSONPatch"`) {
+				patched++
 			}
 		}
 	}
+
 	for name, body := range malformed {
 		for webhook, p := range pairs {
-			if err := sameAnswerOrMalformed(p, body); err != nil {
+			want, got := serve(p.oracle, postJSON(body)), serve(p.once, postJSON(body))
+			if err := answersSameOrMalformed(want, got, body); err != nil {
 				t.Errorf("%s, %s webhook: %v", name, webhook, err)
+			}
+			if strings.Contains(got.Body, `"patchType":"JSONPatch"`) {
+				patched++
 			}
 		}
 	}
-	t.Logf("%d reviews as sent and %d malformed, each to both webhooks", len(sent), len(malformed))
+	// The patches are computed against the object encoded again, not
+	// the bytes sent: they must be among the answers compared.
+	if patched < 30 {
+		t.Errorf("only %d answers with a patch", patched)
+	}
+	t.Logf("%d reviews as sent and %d malformed, each to both webhooks; %d answers with a patch", len(sent), len(malformed), patched)
 }
 
 func readFile(tb testing.TB, path string) []byte {

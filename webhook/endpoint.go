@@ -150,7 +150,9 @@ func (e *endpoint) reserve(w http.ResponseWriter, r *http.Request, b *memoryBudg
 }
 
 // read reads and decodes r's review and reviews it, as controller-runtime's
-// admission.Webhook.ServeHTTP does, with its errors and their logs.
+// admission.Webhook.ServeHTTP does, with its errors and their logs; a body
+// that is no JSON AdmissionReview gets decode's error instead of the one
+// controller-runtime's decoder gave.
 func (e *endpoint) read(ctx context.Context, c *call, r *http.Request) (admission.Response, *schema.GroupVersionKind) {
 	if r.Body == nil || r.Body == http.NoBody {
 		err := errors.New("request body is empty")
