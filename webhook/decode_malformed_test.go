@@ -41,6 +41,7 @@ func TestDecodeAnswersMalformedBodies(t *testing.T) {
 		"a /scale whose Scale is a string": {body: "scale-object-string.json", wantMessage: "bad admission request: object is a JSON string, not an object"},
 		"a Kind key besides kind":          {body: "kind-key.json", sameAs: "create.json"},
 		"a kind key with a Kelvin sign":    {body: "kelvin-kind-key.json", sameAs: "create.json"},
+		"a Kind key instead of kind":       {body: "capital-kind-key.json", sameAs: "no-kind.json"},
 	}
 	pairs := reviewerPairs(fuzzReviewer(t, capturedReviews(t)))
 	for name, tc := range tests {
@@ -127,4 +128,45 @@ func (a decodedAnswer) refusal() refusal {
 		r.Message = res.Message
 	}
 	return r
+}
+
+// TestSameAnswerOrMalformedLetsOnlyTheKnownDifferencesThrough checks the
+// comparison of the fuzz target and the mutated corpus: every body of
+// testdata/malformed passes it, and an answer that differs otherwise (a
+// decoder that refused a review controller-runtime reviewed, or that
+// dropped a kind without a folded key) does not.
+func TestSameAnswerOrMalformedLetsOnlyTheKnownDifferencesThrough(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("testdata", "malformed", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := reviewerPairs(fuzzReviewer(t, capturedReviews(t)))
+	for _, p := range paths {
+		if filepath.Base(p) == "README.md" {
+			continue
+		}
+		for webhook, pair := range pairs {
+			if err := sameAnswerOrMalformed(pair, readFile(t, p)); err != nil {
+				t.Errorf("%s, %s webhook: %v", p, webhook, err)
+			}
+		}
+	}
+	create := readFile(t, filepath.Join("testdata", "malformed", "create.json"))
+	noKind := readFile(t, filepath.Join("testdata", "malformed", "no-kind.json"))
+	validating := pairs["validating"]
+	tests := map[string]struct {
+		want, got []byte // the bodies whose answers stand for the oracle's and decode once's
+		body      []byte
+	}{
+		"a refusal of a review controller-runtime reviewed": {want: create, got: []byte("null"), body: create},
+		"a kind dropped without a folded key":               {want: create, got: noKind, body: create},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			want, got := serve(validating.once, postJSON(tc.want)), serve(validating.once, postJSON(tc.got))
+			if answersSameOrMalformed(want, got, tc.body) == nil {
+				t.Errorf("the answers pass:\n%s\n%s", want.Body, got.Body)
+			}
+		})
+	}
 }
