@@ -41,12 +41,11 @@ func withAPIServerDeadline(r *http.Request) (context.Context, time.Duration, con
 	return ctx, timeout, cancel
 }
 
-// reviewInTime is the core's review of req (ReviewDecoded on c's objects,
-// decoded with req; Review on req's raw ones when c has none), answered by ctx's deadline at the
-// latest; c's reservation is held until the review ends. Merge
-// does not look at ctx, so a review past its deadline goes on in the
-// background until it ends; its result is dropped. The policy engine and
-// the API reads stop at the deadline themselves.
+// reviewInTime is the core's review of req (coreReview), answered by
+// ctx's deadline at the latest; c's reservation is held until the review
+// ends. Merge does not look at ctx, so a review past its deadline goes on
+// in the background until it ends; its result is dropped. The policy
+// engine and the API reads stop at the deadline themselves.
 func (r *Reviewer) reviewInTime(ctx context.Context, c *call, req *admissionv1.AdmissionRequest, pass review.Pass) (*review.Review, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		return r.coreReview(ctx, c, req, pass)

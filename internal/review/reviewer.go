@@ -239,11 +239,12 @@ func claimScaled(scaled *unstructured.Unstructured, path []string, manager strin
 }
 
 // ScaleReplicas checks the Scale object of a /scale request, objs.Object
-// (decoded with the request: see Objects), and returns its spec.replicas. A Scale without one is a scale to zero: replicas is
-// omitempty in every Scale version, so the API server sends "spec":{} for
-// `kubectl scale --replicas=0` (and for the HPA or KEDA scaling to zero).
-// The error wraps ErrBadRequest only for a body no API server sends: no
-// Scale object, or a spec.replicas that is not an integer.
+// (decoded with the request: see Objects), and returns its spec.replicas.
+// A Scale without one is a scale to zero: replicas is omitempty in every
+// Scale version, so the API server sends "spec":{} for `kubectl scale
+// --replicas=0` (and for the HPA or KEDA scaling to zero). The error wraps
+// ErrBadRequest only for a body no API server sends: no Scale object (objs
+// nil or without one), or a spec.replicas that is not an integer.
 func ScaleReplicas(req *admissionv1.AdmissionRequest, objs *Objects) (int64, error) {
 	var object any
 	if objs != nil {
