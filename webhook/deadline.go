@@ -41,15 +41,14 @@ func withAPIServerDeadline(r *http.Request) (context.Context, time.Duration, con
 	return ctx, timeout, cancel
 }
 
-// reviewInTime is the core's Review (ReviewDecoded on c's objects, decoded
-// with req, when there are some), answered by ctx's deadline at the
-// latest; c's reservation is held until the review ends. Merge
-// does not look at ctx, so a review past its deadline goes on in the
-// background until it ends; its result is dropped. The policy engine and
-// the API reads stop at the deadline themselves.
+// reviewInTime is the core's review of req (coreReview), answered by
+// ctx's deadline at the latest; c's reservation is held until the review
+// ends. Merge does not look at ctx, so a review past its deadline goes on
+// in the background until it ends; its result is dropped. The policy
+// engine and the API reads stop at the deadline themselves.
 func (r *Reviewer) reviewInTime(ctx context.Context, c *call, req *admissionv1.AdmissionRequest, pass review.Pass) (*review.Review, error) {
 	if _, ok := ctx.Deadline(); !ok {
-		return r.core.ReviewDecoded(ctx, req, c.objects, pass)
+		return r.coreReview(ctx, c, req, pass)
 	}
 	budget := "its deadline"
 	if timeout := c.timeout; timeout > 0 {
@@ -80,7 +79,7 @@ func (r *Reviewer) reviewInTime(ctx context.Context, c *call, req *admissionv1.A
 				done <- result{panicked: p}
 			}
 		}()
-		rv, err := r.core.ReviewDecoded(ctx, req, c.objects, pass)
+		rv, err := r.coreReview(ctx, c, req, pass)
 		done <- result{rv: rv, err: err}
 	}()
 	select {
@@ -92,6 +91,15 @@ func (r *Reviewer) reviewInTime(ctx context.Context, c *call, req *admissionv1.A
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w within %s", errTooSlow, budget)
 	}
+}
+
+// coreReview is the core's ReviewDecoded on c's objects, or its Review of
+// req's raw objects when c has none.
+func (r *Reviewer) coreReview(ctx context.Context, c *call, req *admissionv1.AdmissionRequest, pass review.Pass) (*review.Review, error) {
+	if c.objects == nil {
+		return r.core.Review(ctx, req, pass)
+	}
+	return r.core.ReviewDecoded(ctx, req, c.objects, pass)
 }
 
 // passName names the webhook of pass in metrics: "mutate" or "validate".

@@ -1,9 +1,12 @@
 package webhook
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "sigs.k8s.io/json"
 
@@ -12,7 +15,8 @@ import (
 
 // reviewBody is an AdmissionReview as controller-runtime decodes it (its
 // unversionedAdmissionReview: v1 and v1beta1 have the same fields), except
-// that object and oldObject decode straight into maps instead of raw bytes.
+// that object and oldObject decode straight into values instead of raw
+// bytes.
 type reviewBody struct {
 	metav1.TypeMeta `json:",inline"`
 	Request         *requestBody                   `json:"request,omitempty"`
@@ -30,7 +34,8 @@ type requestBody struct {
 
 // decodedReview is an AdmissionReview decoded once.
 type decodedReview struct {
-	// request is the review's request, its objects left without raw bytes.
+	// request is the review's request (empty when it has none), its
+	// objects left without raw bytes.
 	request admissionv1.AdmissionRequest
 	// objects are its object and oldObject, decoded.
 	objects *review.Objects
@@ -38,55 +43,51 @@ type decodedReview struct {
 	gvk schema.GroupVersionKind
 }
 
-// decodeReview decodes body, an AdmissionReview, in one pass: the request
-// and its objects, with the JSON decoder that controller-runtime uses for
-// the review and unstructured.Unstructured for objects (sigs.k8s.io/json,
-// case-sensitive, integers as int64). It returns false for any body that
-// it cannot prove controller-runtime and internal/review would decode to
-// the same request and objects; the caller then hands the body to
-// controller-runtime, which answers it exactly as before: not starting with
-// '{' (controller-runtime would try YAML), invalid JSON, a top-level key that
-// encoding/json's case-insensitive match takes for apiVersion or kind, an
-// apiVersion that is no group/version, no request, a subresource request
-// (its Scale object is read raw), an UPDATE whose objects are no JSON
-// objects with a kind (their errors quote the raw bytes).
-func decodeReview(body []byte) (*decodedReview, bool) {
-	if len(body) == 0 || body[0] != '{' {
-		return nil, false
+var (
+	// errEmptyBody refuses a body of white space or nothing, as
+	// controller-runtime refuses a request without a body.
+	errEmptyBody = errors.New("request body is empty")
+	// errNotJSONObject refuses a body that is not a JSON object (YAML,
+	// null): the API server sends an AdmissionReview as JSON.
+	errNotJSONObject = errors.New("the request body is not a JSON object: an AdmissionReview is sent as JSON")
+)
+
+// decode decodes body, an AdmissionReview v1 or v1beta1, in one pass: the
+// request and its objects, with the JSON decoder that controller-runtime
+// uses for the review and unstructured.Unstructured for objects
+// (sigs.k8s.io/json: case-sensitive, integers as int64). Every review an
+// API server sends decodes to the request and objects that
+// controller-runtime's decoder and internal/review's decoding of the raw
+// objects make of it (decode_once_*_test.go hold it to that). A review
+// without a request decodes, empty: the review answers it (see
+// review.ErrBadRequest). The error names what is wrong with a body that
+// is not JSON, or not an AdmissionReview's (a field of another type: the
+// decoder's error names it); an apiVersion that is no group/version gets
+// controller-runtime's error.
+func decode(body []byte) (*decodedReview, error) {
+	switch trimmed := bytes.TrimLeft(body, " \t\r\n"); {
+	case len(trimmed) == 0:
+		return nil, errEmptyBody
+	case trimmed[0] != '{':
+		return nil, errNotJSONObject
 	}
-	var rb reviewBody
+	// As controller-runtime, decode the request into one that is there
+	// before: a later "request": null does not take it away.
+	req := &requestBody{}
+	rb := reviewBody{Request: req}
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &rb); err != nil {
-		return nil, false
-	}
-	if rb.Request == nil || !exactTypeKeys(body) {
-		return nil, false
+		if syntax, _ := kjson.SyntaxErrorOffset(err); syntax {
+			return nil, fmt.Errorf("the request body is not valid JSON: %w", err)
+		}
+		return nil, fmt.Errorf("the request body is not an AdmissionReview: %w", err)
 	}
 	gv, err := schema.ParseGroupVersion(rb.APIVersion)
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
-	req := rb.Request.AdmissionRequest
-	objs, ok := review.DecodedObjects(&req, rb.Request.Object, rb.Request.OldObject)
-	if !ok {
-		return nil, false
-	}
-	return &decodedReview{request: req, objects: objs, gvk: gv.WithKind(rb.Kind)}, true
-}
-
-// reviewObject is the raw object of an AdmissionReview, decoded as
-// controller-runtime decodes it.
-type reviewObject struct {
-	Request *struct {
-		Object runtime.RawExtension `json:"object"`
-	} `json:"request"`
-}
-
-// rawRequestObject returns the raw bytes of body's request.object, decoded again:
-// only a mutation's patch needs them, a few reviews in a hundred.
-func rawRequestObject(body []byte) []byte {
-	var ro reviewObject
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &ro); err != nil || ro.Request == nil {
-		return nil
-	}
-	return ro.Request.Object.Raw
+	return &decodedReview{
+		request: req.AdmissionRequest,
+		objects: &review.Objects{Object: req.Object, OldObject: req.OldObject},
+		gvk:     gv.WithKind(rb.Kind),
+	}, nil
 }

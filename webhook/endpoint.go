@@ -12,10 +12,7 @@ import (
 
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
-	admissionv1beta1 "k8s.io/api/admission/v1beta1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -66,11 +63,9 @@ type endpoint struct {
 
 // call is the state of one review on its way through the endpoint.
 type call struct {
-	// body is the review as sent; nil when the request was not read here
-	// (an admission.Handler called in process).
-	body []byte
 	// objects are the request's object and oldObject, decoded with the
-	// review; nil when they are raw in the request.
+	// review; nil when they are raw in the request (an admission.Handler
+	// called in process).
 	objects *review.Objects
 	// timeout is the API server's timeout for the call (0: none sent).
 	timeout time.Duration
@@ -81,13 +76,28 @@ type call struct {
 	decode *tracing.Decode
 }
 
-// rawObject returns req's object as raw JSON, as controller-runtime
-// decodes it: only a mutation's patch needs it.
-func (c *call) rawObject(req *admission.Request) []byte {
-	if len(req.Object.Raw) == 0 && c.body != nil {
-		return rawRequestObject(c.body)
+// original returns req's object as JSON, the original of a mutation's
+// patch: the decoded object encoded again (only a review that patches pays
+// for it), or the raw object of a request decoded by the caller.
+func (c *call) original(req *admission.Request) ([]byte, error) {
+	if c.objects == nil {
+		return req.Object.Raw, nil
 	}
-	return req.Object.Raw
+	raw, err := json.Marshal(c.objects.Object)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the object for the patch: %w", err)
+	}
+	return raw, nil
+}
+
+// objectsOf returns req's objects: c's, decoded with the review, or
+// req's raw ones decoded (review.DecodeObjects) for a request decoded by
+// the caller.
+func (c *call) objectsOf(req *admission.Request) (*review.Objects, error) {
+	if c.objects != nil {
+		return c.objects, nil
+	}
+	return review.DecodeObjects(&req.AdmissionRequest)
 }
 
 // hold keeps the call's reservation, if any, until the returned func is
@@ -140,7 +150,9 @@ func (e *endpoint) reserve(w http.ResponseWriter, r *http.Request, b *memoryBudg
 }
 
 // read reads and decodes r's review and reviews it, as controller-runtime's
-// admission.Webhook.ServeHTTP does, with its errors and their logs.
+// admission.Webhook.ServeHTTP does, with its errors and their logs; a body
+// that is no JSON AdmissionReview gets decode's error instead of the one
+// controller-runtime's decoder gave.
 func (e *endpoint) read(ctx context.Context, c *call, r *http.Request) (admission.Response, *schema.GroupVersionKind) {
 	if r.Body == nil || r.Body == http.NoBody {
 		err := errors.New("request body is empty")
@@ -164,33 +176,15 @@ func (e *endpoint) read(ctx context.Context, c *call, r *http.Request) (admissio
 		logOf(nil).Error(err, "unable to process a request with unknown content type")
 		return admission.Errored(http.StatusBadRequest, err), nil
 	}
-	req, gvk, err := decode(c, body)
+	dec, err := decode(body)
 	if err != nil {
 		logOf(nil).Error(err, "unable to decode the request")
 		return admission.Errored(http.StatusBadRequest, err), nil
 	}
+	req := admission.Request{AdmissionRequest: dec.request}
+	c.objects = dec.objects
 	logOf(&req).V(5).Info("received request")
-	if gvk == nil {
-		gvk = &schema.GroupVersionKind{} // typed: answered as v1
-	}
-	return e.handle(ctx, c, req), gvk
-}
-
-// decode decodes body into a request. It takes decodeReview's single pass
-// (request and objects) when it applies, and otherwise decodes as
-// controller-runtime does (objects left raw), which gives every body it
-// cannot decode so the same answer as before.
-func decode(c *call, body []byte) (admission.Request, *schema.GroupVersionKind, error) {
-	if dec, ok := decodeReview(body); ok {
-		c.body, c.objects = body, dec.objects
-		return admission.Request{AdmissionRequest: dec.request}, &dec.gvk, nil
-	}
-	req := admission.Request{}
-	ar := unversionedReview{}
-	ar.Request = &req.AdmissionRequest
-	ar.SetGroupVersionKind(admissionv1.SchemeGroupVersion.WithKind("AdmissionReview"))
-	_, gvk, err := reviewCodecs.UniversalDeserializer().Decode(body, nil, &ar)
-	return req, gvk, err
+	return e.handle(ctx, c, req), &dec.gvk
 }
 
 // handle runs the endpoint's pass on req as controller-runtime's
@@ -268,23 +262,6 @@ func refused(code int32) bool {
 
 // maxRequestSize is controller-runtime's limit on a review's body.
 const maxRequestSize = 7 << 20
-
-// reviewCodecs decode an AdmissionReview v1 or v1beta1 as
-// controller-runtime's admission.Webhook does.
-var reviewCodecs = func() serializer.CodecFactory {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(admissionv1.AddToScheme(scheme))
-	utilruntime.Must(admissionv1beta1.AddToScheme(scheme))
-	return serializer.NewCodecFactory(scheme)
-}()
-
-// unversionedReview is controller-runtime's unversionedAdmissionReview: an
-// AdmissionReview v1 that the decoder fills from a v1beta1 one too.
-type unversionedReview struct {
-	admissionv1.AdmissionReview
-}
-
-var _ runtime.Object = &unversionedReview{}
 
 // logOf is controller-runtime's admission logger for req (nil: none).
 func logOf(req *admission.Request) logr.Logger {

@@ -32,7 +32,11 @@ func (r *Reviewer) mutate(ctx context.Context, c *call, req admission.Request) a
 	if req.SubResource == "scale" {
 		// A Scale object has nothing to repair: check it, and do not
 		// read its parent.
-		if _, err := review.ScaleReplicas(&req.AdmissionRequest); err != nil {
+		objs, err := c.objectsOf(&req)
+		if err == nil {
+			_, err = review.ScaleReplicas(&req.AdmissionRequest, objs)
+		}
+		if err != nil {
 			return r.errored(ctx, name, err)
 		}
 		r.opts.metrics.observe(name, "", "skipped", started, nil)
@@ -57,9 +61,13 @@ func (r *Reviewer) mutate(ctx context.Context, c *call, req admission.Request) a
 	if err != nil {
 		return r.errored(ctx, name, err)
 	}
+	original, err := c.original(&req)
+	if err != nil {
+		return r.errored(ctx, name, err)
+	}
 	logDecisions(ctx, rv, mutations)
 	r.opts.metrics.observe(name, rv.Classification(), "patched", started, mutations)
-	return withAudit(admission.PatchResponseFromRaw(c.rawObject(&req), patched).WithWarnings(FitWarnings(r.messages(mutations, requestTarget(&req)), mutatingWarningRunes, requestTarget(&req))...), rv, mutations)
+	return withAudit(admission.PatchResponseFromRaw(original, patched).WithWarnings(FitWarnings(r.messages(mutations, requestTarget(&req)), mutatingWarningRunes, requestTarget(&req))...), rv, mutations)
 }
 
 // Validating returns the handler of the validating webhook, for a caller

@@ -27,13 +27,13 @@ func TestHTTPHandlerRejectsMalformedReviews(t *testing.T) {
 		wantMessage string
 	}{
 		"a body that is not JSON": {body: "this is not json", wantStatus: http.StatusBadRequest,
-			wantMessage: "couldn't get version/kind; json parse error"},
+			wantMessage: "the request body is not a JSON object: an AdmissionReview is sent as JSON"},
 		"a review without a request": {body: `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`,
 			wantStatus: http.StatusBadRequest, wantMessage: "bad admission request: the AdmissionReview has no request (uid, operation and kind are required)"},
 		"an object that is not of the declared kind": {body: strings.Replace(string(valid), `"kind": "Deployment",`, `"kind": "ConfigMap",`, 1),
 			wantStatus: http.StatusBadRequest, wantMessage: "bad admission request: object is a ConfigMap (apps/v1), but the request declares Deployment (apps/v1)"},
 		"an object that is not an object": {body: withObject(t, valid, `["not", "an", "object"]`),
-			wantStatus: http.StatusBadRequest, wantMessage: "bad admission request: decoding object: "},
+			wantStatus: http.StatusBadRequest, wantMessage: "bad admission request: object is a JSON array, not an object"},
 		"a valid review after all that": {body: string(valid), wantStatus: http.StatusOK, wantMessage: "[imperative-edit] "},
 	}
 	srv := httptest.NewServer(NewReviewer(newEngine(t), loadCluster(t, filepath.Join("testdata", "reviews", "deployment-edit.cluster.json"))).ValidatingEndpoint())

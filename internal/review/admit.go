@@ -82,7 +82,8 @@ func (r *Reviewer) Admit(ctx context.Context, u Update) (*Admission, error) {
 	return a, nil
 }
 
-// AdmitRequest decodes req and admits it as Admit does. A request that
+// AdmitRequest decodes req's raw objects (DecodeObjects), checks them as
+// Review does and admits the UPDATE as Admit does. A request that
 // is not an UPDATE, or a /scale whose count field cannot be known, gets
 // an Admission without reviews.
 func (r *Reviewer) AdmitRequest(ctx context.Context, req *admissionv1.AdmissionRequest) (*Admission, error) {
@@ -92,7 +93,11 @@ func (r *Reviewer) AdmitRequest(ctx context.Context, req *admissionv1.AdmissionR
 	if req.Operation != admissionv1.Update {
 		return &Admission{}, nil
 	}
-	old, new, err := r.objects(ctx, req, nil)
+	objs, err := DecodeObjects(req)
+	if err != nil {
+		return nil, err
+	}
+	old, new, err := r.objects(ctx, req, objs)
 	if err != nil {
 		return nil, err
 	}

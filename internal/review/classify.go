@@ -55,7 +55,7 @@ func newWrite(subresource, optionsManager string, user authenticationv1.UserInfo
 // derived from the user agent) and the operation. Other entries can change
 // too, when the write took fields over from them; those keep their time,
 // while the writer's entry is new or gets the time of the write.
-// Unreadable managedFields (decodeObject rejects them in a request) count
+// Unreadable managedFields (objectOf rejects them in a request) count
 // as none.
 func changedManager(old, new *unstructured.Unstructured) (merge.ManagedFieldsEntry, bool) {
 	oldEntries, _ := merge.ReadManagedFields(old)

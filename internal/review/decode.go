@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	kjson "sigs.k8s.io/json"
 
 	"github.com/apply-hygiene/apply-hygiene/merge"
 )
@@ -21,24 +22,59 @@ import (
 // Ignore it fails open.
 var ErrBadRequest = errors.New("bad admission request")
 
-// decodeObject decodes one object of the request and checks that it is of
-// the kind the request declares.
-func decodeObject(raw runtime.RawExtension, want schema.GroupVersionKind, which string) (*unstructured.Unstructured, error) {
-	if len(raw.Raw) == 0 {
-		return nil, fmt.Errorf("%w: %s is empty", ErrBadRequest, which)
-	}
-	obj := &unstructured.Unstructured{}
-	if err := obj.UnmarshalJSON(raw.Raw); err != nil {
-		return nil, fmt.Errorf("%w: decoding %s: %w", ErrBadRequest, which, err)
-	}
-	return checkObject(obj, want, which)
+// Objects are the object and oldObject of a request, decoded: each is the
+// value sigs.k8s.io/json decodes from the JSON (case-sensitive, integers
+// as int64 and other numbers as float64, as unstructured.Unstructured
+// decodes an object): a map[string]any for a JSON object, nil when absent
+// or null. The webhook decodes them with the AdmissionReview, in one pass
+// (ReviewDecoded); Review decodes a request's raw bytes into them
+// (DecodeObjects). Neither value is modified.
+type Objects struct {
+	// Object is the request's object; OldObject its oldObject.
+	Object, OldObject any
 }
 
-// checkObject checks that a decoded object of the request is of the kind
-// the request declares and that its managedFields are well formed.
-func checkObject(obj *unstructured.Unstructured, want schema.GroupVersionKind, which string) (*unstructured.Unstructured, error) {
+// DecodeObjects decodes the raw object and oldObject of req, for a caller
+// that holds them raw (controller-runtime's admission.Request, a captured
+// review). The error wraps ErrBadRequest: one of them is not JSON.
+func DecodeObjects(req *admissionv1.AdmissionRequest) (*Objects, error) {
+	object, err := decodeRaw(req.Object, "object")
+	if err != nil {
+		return nil, err
+	}
+	oldObject, err := decodeRaw(req.OldObject, "oldObject")
+	if err != nil {
+		return nil, err
+	}
+	return &Objects{Object: object, OldObject: oldObject}, nil
+}
+
+// decodeRaw decodes one raw object of a request; nil when it has none.
+func decodeRaw(raw runtime.RawExtension, which string) (any, error) {
+	if len(raw.Raw) == 0 {
+		return nil, nil
+	}
+	var v any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw.Raw, &v); err != nil {
+		return nil, fmt.Errorf("%w: decoding %s: %w", ErrBadRequest, which, err)
+	}
+	return v, nil
+}
+
+// objectOf checks one decoded object of the request (which names it): a
+// JSON object of the kind the request declares, whose managedFields are
+// well formed.
+func objectOf(v any, want schema.GroupVersionKind, which string) (*unstructured.Unstructured, error) {
+	m, ok := v.(map[string]any)
+	switch {
+	case v == nil:
+		return nil, fmt.Errorf("%w: %s is missing", ErrBadRequest, which)
+	case !ok:
+		return nil, fmt.Errorf("%w: %s is a JSON %s, not an object", ErrBadRequest, which, jsonType(v))
+	}
+	obj := &unstructured.Unstructured{Object: m}
 	if got := obj.GroupVersionKind(); got != want {
-		return nil, fmt.Errorf("%w: %s is a %s, but the request declares %s", ErrBadRequest, which, describe(got), describe(want))
+		return nil, fmt.Errorf("%w: %s is %s, but the request declares %s", ErrBadRequest, which, withArticle(got), describe(want))
 	}
 	// The API server writes managedFields; malformed ones mean the review
 	// was not sent by one.
@@ -48,29 +84,54 @@ func checkObject(obj *unstructured.Unstructured, want schema.GroupVersionKind, w
 	return obj, nil
 }
 
-// decodePair decodes object and oldObject of an UPDATE.
-func decodePair(req *admissionv1.AdmissionRequest) (old, new *unstructured.Unstructured, err error) {
-	want := schema.GroupVersionKind{Group: req.Kind.Group, Version: req.Kind.Version, Kind: req.Kind.Kind}
-	if new, err = decodeObject(req.Object, want, "object"); err != nil {
+// pair returns the old and new object of an UPDATE, checked: of the
+// request's kind, the object the one the request names.
+func pair(req *admissionv1.AdmissionRequest, objs *Objects) (old, new *unstructured.Unstructured, err error) {
+	want := requestKind(req)
+	if new, err = objectOf(objs.Object, want, "object"); err != nil {
 		return nil, nil, err
 	}
-	if old, err = decodeObject(req.OldObject, want, "oldObject"); err != nil {
+	if old, err = objectOf(objs.OldObject, want, "oldObject"); err != nil {
 		return nil, nil, err
 	}
-	return checkName(req, old, new)
-}
-
-// checkName checks that the object is the one the request names.
-func checkName(req *admissionv1.AdmissionRequest, old, new *unstructured.Unstructured) (*unstructured.Unstructured, *unstructured.Unstructured, error) {
 	if new.GetName() != req.Name && req.Name != "" {
 		return nil, nil, fmt.Errorf("%w: object is named %q, but the request names %q", ErrBadRequest, new.GetName(), req.Name)
 	}
 	return old, new, nil
 }
 
+// requestKind is the kind req declares for its objects.
+func requestKind(req *admissionv1.AdmissionRequest) schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: req.Kind.Group, Version: req.Kind.Version, Kind: req.Kind.Kind}
+}
+
+// describe names gvk: "Deployment (apps/v1)".
 func describe(gvk schema.GroupVersionKind) string {
 	if gvk.Kind == "" {
 		return "object without apiVersion/kind"
 	}
 	return gvk.Kind + " (" + gvk.GroupVersion().String() + ")"
+}
+
+// withArticle is describe with "a" or "an" before it.
+func withArticle(gvk schema.GroupVersionKind) string {
+	if gvk.Kind == "" {
+		return "an " + describe(gvk)
+	}
+	return "a " + describe(gvk)
+}
+
+// jsonType names the JSON type of v, a value sigs.k8s.io/json decoded
+// that is no object.
+func jsonType(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case []any:
+		return "array"
+	default:
+		return "number"
+	}
 }

@@ -11,6 +11,11 @@
 //
 //	decode → classify → merge (facts) → policy (decisions)
 //
+// The objects take one path: the webhook decodes them with the
+// AdmissionReview and calls ReviewDecoded; Review, for a driver that holds
+// them raw, decodes them into the same maps (DecodeObjects) and calls it;
+// decode.go holds the one set of checks.
+//
 // It has no HTTP and no admission responses. The drivers wrap it: the
 // webhook package turns a Review into controller-runtime admission
 // responses (with the API server's deadline, metrics and logs), one pass

@@ -101,25 +101,36 @@ type Review struct {
 	Old, New *unstructured.Unstructured
 }
 
-// Review decodes, classifies, analyzes and evaluates req. It returns nil
-// (and no error) for requests it has no opinion on (anything but UPDATE, a
-// controller's write, a /scale write whose count field cannot be known:
-// see ScaleCluster) and for those that the pass does not review. An
-// error that wraps ErrBadRequest means req itself is malformed.
+// Review decodes, classifies, analyzes and evaluates req, whose objects
+// are raw (DecodeObjects decodes them; ReviewDecoded reviews them). It
+// returns nil (and no error) for requests it has no opinion on (anything
+// but UPDATE, a controller's write, a /scale write whose count field
+// cannot be known: see ScaleCluster) and for those that the pass does not
+// review. An error that wraps ErrBadRequest means req itself is malformed.
 func (r *Reviewer) Review(ctx context.Context, req *admissionv1.AdmissionRequest, pass Pass) (*Review, error) {
-	return r.ReviewDecoded(ctx, req, nil, pass)
+	if err := checkRequest(req); err != nil || req.Operation != admissionv1.Update {
+		return nil, err
+	}
+	objs, err := DecodeObjects(req)
+	if err != nil {
+		return nil, err
+	}
+	return r.ReviewDecoded(ctx, req, objs, pass)
 }
 
 // ReviewDecoded is Review for a request whose objects objs were decoded
-// with it (see DecodedObjects): the same checks, classification, analysis
-// and decisions, without decoding the objects again. objs nil, or objects
-// DecodedObjects would not hand out: Review on the raw objects.
+// with it (the webhook decodes an AdmissionReview once, objects included);
+// req's raw objects are not read. Review ends here too: the checks,
+// classification, analysis and decisions are the same.
 func (r *Reviewer) ReviewDecoded(ctx context.Context, req *admissionv1.AdmissionRequest, objs *Objects, pass Pass) (*Review, error) {
 	if err := checkRequest(req); err != nil {
 		return nil, err
 	}
 	if req.Operation != admissionv1.Update {
 		return nil, nil
+	}
+	if objs == nil {
+		objs = &Objects{}
 	}
 	old, new, err := r.objects(ctx, req, objs)
 	if err != nil || old == nil {
@@ -137,19 +148,16 @@ func checkRequest(req *admissionv1.AdmissionRequest) error {
 	return nil
 }
 
-// objects returns the old and new object of an UPDATE (objs, when the
-// caller decoded them with req and may use them: see DecodedObjects); for
-// /scale, the parent as stored and as it would be with the new replica
-// count at the field the parent's kind keeps it (scaleReplicasPath), or
-// none (nil, and no error) when that field cannot be known or set.
+// objects returns the old and new object of an UPDATE, objs checked
+// (pair); for /scale, the parent as stored and as it would be with the new
+// replica count at the field the parent's kind keeps it
+// (scaleReplicasPath), or none (nil, and no error) when that field cannot
+// be known or set.
 func (r *Reviewer) objects(ctx context.Context, req *admissionv1.AdmissionRequest, objs *Objects) (old, new *unstructured.Unstructured, err error) {
-	if objs != nil && req.SubResource == "" && hasKind(objs.Object) && hasKind(objs.OldObject) {
-		return decodedPair(req, objs)
-	}
 	if req.SubResource != "scale" {
-		return decodePair(req)
+		return pair(req, objs)
 	}
-	replicas, err := ScaleReplicas(req)
+	replicas, err := ScaleReplicas(req, objs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -230,15 +238,19 @@ func claimScaled(scaled *unstructured.Unstructured, path []string, manager strin
 	return nil
 }
 
-// ScaleReplicas decodes the Scale object of a /scale request and returns
-// its spec.replicas. A Scale without one is a scale to zero: replicas is
-// omitempty in every Scale version, so the API server sends "spec":{} for
-// `kubectl scale --replicas=0` (and for the HPA or KEDA scaling to zero).
-// The error wraps ErrBadRequest only for a body no API server sends: no
-// Scale object, or a spec.replicas that is not an integer.
-func ScaleReplicas(req *admissionv1.AdmissionRequest) (int64, error) {
-	scaleGVK := schema.GroupVersionKind{Group: req.Kind.Group, Version: req.Kind.Version, Kind: req.Kind.Kind}
-	scale, err := decodeObject(req.Object, scaleGVK, "object")
+// ScaleReplicas checks the Scale object of a /scale request, objs.Object
+// (decoded with the request: see Objects), and returns its spec.replicas.
+// A Scale without one is a scale to zero: replicas is omitempty in every
+// Scale version, so the API server sends "spec":{} for `kubectl scale
+// --replicas=0` (and for the HPA or KEDA scaling to zero). The error wraps
+// ErrBadRequest only for a body no API server sends: no Scale object (objs
+// nil or without one), or a spec.replicas that is not an integer.
+func ScaleReplicas(req *admissionv1.AdmissionRequest, objs *Objects) (int64, error) {
+	var object any
+	if objs != nil {
+		object = objs.Object
+	}
+	scale, err := objectOf(object, requestKind(req), "object")
 	if err != nil {
 		return 0, err
 	}

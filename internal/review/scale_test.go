@@ -37,7 +37,11 @@ func TestScaleReplicas(t *testing.T) {
 				Kind:   metav1.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"},
 				Object: runtime.RawExtension{Raw: []byte(tc.scale)},
 			}
-			got, err := review.ScaleReplicas(req)
+			objs, err := review.DecodeObjects(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := review.ScaleReplicas(req, objs)
 			if tc.wantErr {
 				if !errors.Is(err, review.ErrBadRequest) {
 					t.Fatalf("error %v, want a bad request", err)

@@ -62,15 +62,15 @@ func allowedWith(warnings ...string) outcome {
 }
 
 func TestBadInputGetsAClearAnswer(t *testing.T) {
-	const notJSON = "couldn't get version/kind; json parse error: "
+	const notJSON = "the request body is not a JSON object: an AdmissionReview is sent as JSON"
 	tests := map[string]struct {
 		validating, mutating outcome
 	}{
 		"not-json":       {validating: badRequest(notJSON), mutating: badRequest(notJSON)},
 		"no-request":     {validating: badRequest(noRequest), mutating: badRequest(noRequest)},
-		"object-is-null": {validating: badRequest("bad admission request: object is empty"), mutating: badRequest("bad admission request: object is empty")},
-		"old-object-missing": {validating: badRequest("bad admission request: oldObject is empty"),
-			mutating: badRequest("bad admission request: oldObject is empty")},
+		"object-is-null": {validating: badRequest("bad admission request: object is missing"), mutating: badRequest("bad admission request: object is missing")},
+		"old-object-missing": {validating: badRequest("bad admission request: oldObject is missing"),
+			mutating: badRequest("bad admission request: oldObject is missing")},
 		"object-of-another-kind": {validating: badRequest(otherKind), mutating: badRequest(otherKind)},
 		"kind-without-group":     {validating: badRequest(noGroup), mutating: badRequest(noGroup)},
 		// A Scale without spec.replicas is a scale to zero (omitempty):

@@ -22,7 +22,7 @@ func TestMalformedReviewsGet400AndServerKeepsServing(t *testing.T) {
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 	url := "https://127.0.0.1:" + strconv.Itoa(framework.Webhook(t).Port) + "/validate"
 	tests := map[string]struct{ body, want string }{
-		"not JSON":   {body: "{{{", want: "couldn't get version/kind; json parse error"},
+		"not JSON":   {body: "{{{", want: "the request body is not valid JSON: invalid character '{' looking for beginning of object key string"},
 		"no request": {body: `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`, want: "the AdmissionReview has no request"},
 		"wrong kind": {body: `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","operation":"UPDATE",` +
 			`"kind":{"group":"apps","version":"v1","kind":"Deployment"},"object":{"apiVersion":"v1","kind":"ConfigMap"},"oldObject":{"apiVersion":"v1","kind":"ConfigMap"}}}`,
