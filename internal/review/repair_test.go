@@ -59,12 +59,17 @@ func TestReplicasResetRepairKeepsTheLiveCount(t *testing.T) {
 	}
 }
 
-func TestKeepReplicasWithoutALiveCountFails(t *testing.T) {
-	obj := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{}}}
-	if err := keepReplicas(obj, obj.DeepCopy()); err == nil {
-		t.Error("keepReplicas succeeded without a stored spec.replicas")
+// A repair whose decision carries no patch (a stored object without
+// spec.replicas gives replicas-reset's rule no count to keep, so it sets
+// none) fails, and the object stays as it was.
+func TestRepairWithoutAPatchFails(t *testing.T) {
+	rv := &Review{New: &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{}}}}
+	_, err := rv.Repair([]policy.Decision{{Rule: policy.RuleReplicasReset, Action: policy.ActionRepair}})
+	const want = "carrying out replicas-reset (repair): rule replicas-reset asked for repair, which apply-hygiene cannot carry out for it: its decision has no patch"
+	if err == nil || err.Error() != want {
+		t.Errorf("Repair error = %v, want %q", err, want)
 	}
-	if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "replicas"); found {
-		t.Error("keepReplicas set spec.replicas without a stored count")
+	if diff := cmp.Diff(map[string]any{"spec": map[string]any{}}, rv.New.Object); diff != "" {
+		t.Errorf("Repair changed the object (-want +got):\n%s", diff)
 	}
 }
