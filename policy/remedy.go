@@ -48,14 +48,11 @@ type Patch []PatchOperation
 func writes(a Action) bool { return a == ActionRepair || a == ActionPrune }
 
 // Remedy returns the JSON patch that carries out the decisions among ds
-// whose action writes (repair, prune): every test operation first, then
-// the adds and replaces in the order of ds, then the removals from the
-// end of the object backwards, so that removing a list element shifts
-// none that is still to go. An operation that two decisions share is made
-// once. A decision that writes without a patch is an error: nothing says
-// what it changes.
+// whose action writes (repair, prune): their patches combined (Combine).
+// A decision that writes without a patch is an error: nothing says what
+// it changes.
 func Remedy(ds []Decision) (Patch, error) {
-	var tests, sets, removes Patch
+	var patches []Patch
 	for _, d := range ds {
 		if !writes(d.Action) {
 			continue
@@ -63,35 +60,33 @@ func Remedy(ds []Decision) (Patch, error) {
 		if d.Patch == nil {
 			return nil, fmt.Errorf("rule %s asked for %s, which apply-hygiene cannot carry out for it: its decision has no patch", d.Rule, d.Action)
 		}
-		for _, op := range d.Patch {
-			switch op.Op {
-			case OpTest:
-				tests = appendOnce(tests, op)
-			case OpRemove:
-				removes = appendOnce(removes, op)
-			default:
-				sets = appendOnce(sets, op)
+		patches = append(patches, d.Patch)
+	}
+	return Combine(patches...), nil
+}
+
+// Combine makes one JSON patch of the patches of several decisions on one
+// object, each built against the object as it is: every test operation
+// first, then the adds and replaces in order, then the removals from the
+// end of the object backwards, so that removing a list element shifts
+// none that is still to go, and a field goes after the fields inside it.
+// A removal that two patches share is made once.
+func Combine(patches ...Patch) Patch {
+	var tests, sets, removes Patch
+	for _, p := range patches {
+		for _, op := range p {
+			switch {
+			case op.Op == OpTest:
+				tests = append(tests, op)
+			case op.Op != OpRemove:
+				sets = append(sets, op)
+			case !slices.ContainsFunc(removes, func(r PatchOperation) bool { return r.Path == op.Path }):
+				removes = append(removes, PatchOperation{Op: OpRemove, Path: op.Path})
 			}
 		}
 	}
 	slices.SortStableFunc(removes, func(a, b PatchOperation) int { return ComparePointers(b.Path, a.Path) })
-	return slices.Concat(tests, sets, removes), nil
-}
-
-// appendOnce appends op unless p has an equal one already.
-func appendOnce(p Patch, op PatchOperation) Patch {
-	for _, o := range p {
-		if o.Op == op.Op && o.Path == op.Path && jsonEqual(o.Value, op.Value) {
-			return p
-		}
-	}
-	return append(p, op)
-}
-
-func jsonEqual(a, b any) bool {
-	x, errX := json.Marshal(a)
-	y, errY := json.Marshal(b)
-	return errX == nil && errY == nil && string(x) == string(y)
+	return slices.Concat(tests, sets, removes)
 }
 
 // ApplyRemedy carries out the repair and prune decisions among ds on obj
