@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/merge"
 )
 
 func TestDecodeDecisionPatch(t *testing.T) {
@@ -143,6 +145,76 @@ func TestApplyRemedy(t *testing.T) {
 			}
 			if diff := cmp.Diff(object("a", "b", "c", "d", "e"), obj); diff != "" {
 				t.Errorf("ApplyRemedy changed its argument (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// noDebugInProd is the user policy with a remedy of docs/policy-input.md.
+const noDebugInProd = `package applyhygiene.rules.no_debug_in_prod
+
+import data.applyhygiene.lib
+
+# prune by default; configurable as rules["no-debug-in-prod"]
+decisions contains object.union(d, {"patch": lib.remove(o)}) if {
+	input.classification in {"client-side-apply", "server-side-apply"}
+	input.namespace.labels.env == "prod"
+	some o in lib.analysis.orphans
+	o.path == "metadata.labels.debug"
+	d := lib.decision_or("no-debug-in-prod", "prune", message, [o.path])
+}
+
+message := sprintf("[no-debug-in-prod] %s: namespace %s is labelled env=prod; apply-hygiene removes the debug label in this request", [lib.describe, input.namespace.name])
+`
+
+// A user's own policy ships its remedy as the bundled rules do: its
+// prune decision's patch is carried out, and nothing in Go names its rule.
+func TestUserPolicyShipsARemedy(t *testing.T) {
+	tests := map[string]struct {
+		config Config
+		want   map[string]any
+	}{
+		"the prune removes the label": {
+			want: map[string]any{"app": "web"},
+		},
+		"configured to warn, its patch is not carried out": {
+			config: Config{Rules: map[string]RuleConfig{"no-debug-in-prod": {Action: ActionWarn}}},
+			want:   map[string]any{"app": "web", "debug": "true"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			e := newEngine(t, WithModules(map[string]string{"no-debug-in-prod.rego": noDebugInProd}), WithConfig(tc.config))
+			in := loadInput(t, "client-side-apply")
+			in.Namespace.Labels = map[string]string{"env": "prod"}
+			debug, err := merge.ParsePath("metadata.labels.debug")
+			if err != nil {
+				t.Fatal(err)
+			}
+			in.Analysis.Orphans = []merge.FieldFact{{Path: debug, Live: "true", Pointer: "/metadata/labels/debug"}}
+			ds, err := e.Evaluate(t.Context(), in)
+			if err != nil {
+				t.Fatalf("Evaluate: %v", err)
+			}
+			var mine []Decision
+			for _, d := range ds {
+				if d.Rule == "no-debug-in-prod" {
+					mine = append(mine, d)
+				}
+			}
+			if len(mine) != 1 {
+				t.Fatalf("decisions of no-debug-in-prod = %+v, want one", mine)
+			}
+			if diff := cmp.Diff(Patch{{Op: OpRemove, Path: "/metadata/labels/debug"}}, mine[0].Patch); diff != "" {
+				t.Errorf("patch (-want +got):\n%s", diff)
+			}
+			obj := map[string]any{"kind": "Deployment", "metadata": map[string]any{"name": "web", "labels": map[string]any{"app": "web", "debug": "true"}}}
+			got, err := ApplyRemedy(obj, mine)
+			if err != nil {
+				t.Fatalf("ApplyRemedy: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, got["metadata"].(map[string]any)["labels"]); diff != "" {
+				t.Errorf("labels (-want +got):\n%s", diff)
 			}
 		})
 	}
