@@ -83,6 +83,7 @@ func TestRemedyWritesWhatTheRuleSwitchWrote(t *testing.T) {
 	// defaulted-dependent's remedies are held by their own tests
 	// (internal/review TestReplicasResetRepairKeepsTheLiveCount, the e2e
 	// OnDelete apply).
+	t.Logf("compared %d captures; decisions that write, by rule: %v", len(captures), rules)
 	for _, rule := range []policy.RuleID{policy.RuleStaleLastApplied, policy.RuleOrphanedField} {
 		if rules[rule] == 0 {
 			t.Errorf("no captured review had a %s decision that writes; compared %v", rule, rules)
