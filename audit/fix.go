@@ -16,16 +16,21 @@ import (
 // repaired last-applied proven by the object's revisions, or an orphan's
 // guarded remove patch.
 type Fix struct {
+	// Patch is what the fix writes: the remedy of the finding's decision
+	// (policy.Decision.Patch), which the rule built from merge's facts
+	// (the repaired last-applied, the orphan's guarded remove patch).
+	Patch policy.Patch
 	// LastApplied is the object's last-applied annotation as scanned: a
 	// fix writes only while the annotation still has this value, since
 	// both facts are judged against it (an apply in between may have
 	// taken the orphan into last-applied).
 	LastApplied string
-	// Rollback, for stale-last-applied, is merge's analysis of the undo;
-	// its RepairedLastApplied is the annotation to write.
+	// Rollback, for stale-last-applied, is merge's analysis of the undo,
+	// which the fix's summary and preview describe; its
+	// RepairedLastApplied is the annotation that Patch writes.
 	Rollback *merge.Rollback
 	// Orphan, for orphaned-field, is merge's fact about the field; its
-	// RemovePatch removes it, test operations first.
+	// RemovePatch is what Patch holds, test operations first.
 	Orphan *merge.FieldFact
 	// Manager, for stale-last-applied, is the field manager the repair
 	// writes as: the one that owns last-applied with an Update (kubectl's
@@ -36,10 +41,17 @@ type Fix struct {
 	Manager string
 }
 
-// fixOf returns the fix of the finding of rule on path, nil when there is
-// none that is safe to write, with the reason when one was close.
-func fixOf(rule policy.RuleID, path string, obj *unstructured.Unstructured, an *merge.Analysis) (*Fix, string) {
-	switch rule {
+// fixOf returns the fix of the finding of d on path, nil when there is
+// none that is safe to write, with the reason when one was close. What
+// it writes is d's patch; fixOf only judges whether the audit may write
+// it: a bundled rule's, guarded as that rule needs (the owners of
+// last-applied for a repair, an orphan that no undo restored). A user
+// policy's patch is carried out by the mutating pass only.
+func fixOf(d policy.Decision, path string, obj *unstructured.Unstructured, an *merge.Analysis) (*Fix, string) {
+	if d.Patch == nil {
+		return nil, ""
+	}
+	switch d.Rule {
 	case policy.RuleStaleLastApplied:
 		if an.Rollback == nil || an.Rollback.RepairedLastApplied == "" {
 			return nil, ""
@@ -48,7 +60,7 @@ func fixOf(rule policy.RuleID, path string, obj *unstructured.Unstructured, an *
 		if len(owners) > 1 {
 			return nil, "last-applied is owned by " + strings.Join(owners, " and ") + ": a repair written as one of them would take it from the others, and kubectl apply --server-side would then not upgrade their fields"
 		}
-		fix := &Fix{LastApplied: obj.GetAnnotations()[merge.LastAppliedAnnotation], Rollback: an.Rollback}
+		fix := &Fix{Patch: d.Patch, LastApplied: obj.GetAnnotations()[merge.LastAppliedAnnotation], Rollback: an.Rollback}
 		if len(owners) == 1 {
 			fix.Manager = owners[0]
 		}
@@ -62,7 +74,7 @@ func fixOf(rule policy.RuleID, path string, obj *unstructured.Unstructured, an *
 			if restoredByUndo(o.Owners) {
 				return nil, undoRestored
 			}
-			return &Fix{LastApplied: obj.GetAnnotations()[merge.LastAppliedAnnotation], Orphan: o}, ""
+			return &Fix{Patch: d.Patch, LastApplied: obj.GetAnnotations()[merge.LastAppliedAnnotation], Orphan: o}, ""
 		}
 	}
 	return nil, ""

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
 // fixView is what the tests pin of a finding's fix.
@@ -123,4 +124,29 @@ func withMinReadyAndReplicas(t *testing.T, la string) string {
 		t.Fatal(err)
 	}
 	return string(raw) + "\n"
+}
+
+// What a fix writes is its decision's patch, which the rule built from
+// merge's facts; the audit only judges whether it may write it. A user
+// policy's patch is the mutating pass's to carry out, never the audit's.
+func TestFixWritesItsDecisionsPatch(t *testing.T) {
+	objs := append(readObjects(t, "seed004/statefulset.yaml"), readObjects(t, "seed004/controllerrevisions.yaml")...)
+	report, err := NewScanner(newFakeClient(append([]*unstructured.Unstructured{namespaceObject("default", nil)}, objs...)...),
+		testAnalyzer(t), testFixEngine(t)).Scan(t.Context(), Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(report.Findings) != 1 || report.Findings[0].Fix == nil {
+		t.Fatalf("findings = %+v, want the stale last-applied with its fix", report.Findings)
+	}
+	fix := report.Findings[0].Fix
+	want := policy.Patch{{Op: policy.OpReplace, Path: lastAppliedPointer, Value: fix.Rollback.RepairedLastApplied}}
+	if diff := cmp.Diff(want, fix.Patch); diff != "" {
+		t.Errorf("patch of the fix (-want +got):\n%s", diff)
+	}
+
+	user := policy.Decision{Rule: "team-label", Action: policy.ActionRepair, Patch: policy.Patch{{Op: policy.OpAdd, Path: "/metadata/labels/team", Value: "a"}}}
+	if got, reason := fixOf(user, "metadata.labels[team]", objs[0], &merge.Analysis{}); got != nil || reason != "" {
+		t.Errorf("fix of a user policy's repair = %+v (%q), want none", got, reason)
+	}
 }

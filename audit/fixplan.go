@@ -1,17 +1,16 @@
 package audit
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/apply-hygiene/apply-hygiene/merge"
+	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
 // rollsPodsPhrase is how the orphaned-field rule says that removing the
@@ -89,49 +88,30 @@ func (of *ObjectFix) Findings() []Finding {
 	return of.Removals
 }
 
-// jsonPatchOp is one RFC 6902 operation.
-type jsonPatchOp struct {
-	Op    string `json:"op"`
-	Path  string `json:"path"`
-	Value any    `json:"value,omitempty"`
-}
-
-// Patch is the object's JSON patch: every test first (the
-// resourceVersion when pinned), then the writes,
-// the removals from the end of the object backwards so that removing a
-// list element shifts none that is still to go. The tests: last-applied
-// as the audit read it, which both the repair and the orphans were judged
-// against, and each orphan's own guards (its value, the merge keys on the
-// way).
+// Patch is the object's JSON patch: the audit's tests first (the
+// resourceVersion when pinned; last-applied as the audit read it, which
+// both the repair and the orphans were judged against), then the
+// findings' fixes, each its decision's patch, combined by
+// policy.Combine: each orphan's own guards (its value, the merge keys on
+// the way), the writes, the removals from the end of the object
+// backwards so that removing a list element shifts none that is still to
+// go.
 func (of *ObjectFix) Patch() ([]byte, error) {
 	if of.Repair != nil && len(of.Removals) > 0 {
 		return nil, fmt.Errorf("patching %s %s: a repair of last-applied and removals are never written together: the repair is written as %s, the removals as the fixer; fix the repair first and audit again", of.Object.Kind, objectName(of.Object), of.Repair.Fix.Manager)
 	}
-	var tests, writes, removes []jsonPatchOp
+	var tests policy.Patch
 	if of.ResourceVersion != "" {
-		tests = append(tests, jsonPatchOp{Op: "test", Path: "/metadata/resourceVersion", Value: of.ResourceVersion})
+		tests = append(tests, policy.PatchOperation{Op: policy.OpTest, Path: "/metadata/resourceVersion", Value: of.ResourceVersion})
 	}
 	if guard, guarded := of.lastApplied(); guarded {
-		tests = append(tests, jsonPatchOp{Op: "test", Path: lastAppliedPointer, Value: guard})
+		tests = append(tests, policy.PatchOperation{Op: policy.OpTest, Path: lastAppliedPointer, Value: guard})
 	}
-	if of.Repair != nil {
-		writes = append(writes, jsonPatchOp{Op: "replace", Path: lastAppliedPointer, Value: of.Repair.Fix.Rollback.RepairedLastApplied})
+	var fixes []policy.Patch
+	for _, f := range of.Findings() {
+		fixes = append(fixes, f.Fix.Patch)
 	}
-	for _, f := range of.Removals {
-		var ops []jsonPatchOp
-		if err := json.Unmarshal([]byte(f.Fix.Orphan.RemovePatch), &ops); err != nil {
-			return nil, fmt.Errorf("decoding the remove patch of %s: %w", f.Path, err)
-		}
-		for _, op := range ops {
-			if op.Op == "test" {
-				tests = append(tests, op)
-			} else {
-				removes = append(removes, op)
-			}
-		}
-	}
-	slices.SortStableFunc(removes, func(a, b jsonPatchOp) int { return comparePointers(b.Path, a.Path) })
-	raw, err := json.Marshal(slices.Concat(tests, writes, removes))
+	raw, err := json.Marshal(slices.Concat(tests, policy.Combine(fixes...)))
 	if err != nil {
 		return nil, fmt.Errorf("encoding the patch of %s %s: %w", of.Object.Kind, objectName(of.Object), err)
 	}
@@ -161,24 +141,6 @@ func (of *ObjectFix) lastApplied() (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// comparePointers orders JSON pointers token by token, list indices by
-// number, a pointer after its prefixes.
-func comparePointers(a, b string) int {
-	x, y := strings.Split(a, "/"), strings.Split(b, "/")
-	for i := 0; i < len(x) && i < len(y); i++ {
-		if x[i] == y[i] {
-			continue
-		}
-		m, errM := strconv.Atoi(x[i])
-		n, errN := strconv.Atoi(y[i])
-		if errM == nil && errN == nil {
-			return cmp.Compare(m, n)
-		}
-		return cmp.Compare(x[i], y[i])
-	}
-	return cmp.Compare(len(x), len(y))
 }
 
 // Summary says what the fix does, e.g. "removed

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -18,10 +19,10 @@ func TestPlanFixes(t *testing.T) {
 		return fmt.Sprintf(`[{"op":"test","path":"/spec/template/spec/containers/0/env/%d/name","value":%q},{"op":"remove","path":"/spec/template/spec/containers/0/env/%d"}]`, i, name, i)
 	}
 	orphan := func(ref merge.ObjectRef, path, patch string) Finding {
-		return Finding{Rule: policy.RuleOrphanedField, Object: ref, Path: path, Fix: &Fix{LastApplied: "{}\n", Orphan: &merge.FieldFact{RemovePatch: patch}}}
+		return Finding{Rule: policy.RuleOrphanedField, Object: ref, Path: path, Fix: orphanFix(t, patch)}
 	}
 	stale := Finding{Rule: policy.RuleStaleLastApplied, Object: sts, Path: "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]",
-		Fix: &Fix{LastApplied: "{}\n", Rollback: &merge.Rollback{RepairedLastApplied: `{"a":1}` + "\n"}}}
+		Fix: repairFix(`{"a":1}`+"\n", "")}
 	edit := Finding{Rule: policy.RuleImperativeEdit, Object: web, Path: "spec.replicas"}
 	findings := []Finding{
 		orphan(web, "spec.template.spec.containers[name=nginx].env[name=A]", envPatch(1, "A")),
@@ -91,9 +92,9 @@ func TestFixSummarySaysWhichRemovalsRollThePods(t *testing.T) {
 func TestRepairNeverCarriesRemovals(t *testing.T) {
 	sts := merge.ObjectRef{APIVersion: "apps/v1", Kind: "StatefulSet", Namespace: "shop", Name: "db"}
 	stale := Finding{Rule: policy.RuleStaleLastApplied, Object: sts, Path: "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]",
-		Fix: &Fix{LastApplied: "{}\n", Manager: "kubectl-client-side-apply", Rollback: &merge.Rollback{RepairedLastApplied: `{"a":1}` + "\n"}}}
+		Fix: repairFix(`{"a":1}`+"\n", "kubectl-client-side-apply")}
 	orphan := Finding{Rule: policy.RuleOrphanedField, Object: sts, Path: "metadata.labels[x]",
-		Fix: &Fix{LastApplied: "{}\n", Orphan: &merge.FieldFact{RemovePatch: `[{"op":"test","path":"/metadata/labels/x","value":"y"},{"op":"remove","path":"/metadata/labels/x"}]`}}}
+		Fix: orphanFix(t, `[{"op":"test","path":"/metadata/labels/x","value":"y"},{"op":"remove","path":"/metadata/labels/x"}]`)}
 
 	fixes, _, deferred := PlanFixes([]Finding{orphan, stale})
 	if len(fixes) != 1 || fixes[0].Repair == nil || len(fixes[0].Removals) != 0 || fixes[0].FieldManager() != "kubectl-client-side-apply" {
@@ -111,4 +112,24 @@ func TestRepairNeverCarriesRemovals(t *testing.T) {
 	if want := "a repair of last-applied and removals are never written together"; !strings.Contains(err.Error(), want) {
 		t.Errorf("Patch error = %q, want one saying %q", err, want)
 	}
+}
+
+// orphanFix is the fix of an orphan whose guarded remove patch is
+// removePatch, as a scan fills it in: the orphaned-field rule's audit
+// decision carries the remove patch as its patch.
+func orphanFix(t *testing.T, removePatch string) *Fix {
+	t.Helper()
+	var patch policy.Patch
+	if err := json.Unmarshal([]byte(removePatch), &patch); err != nil {
+		t.Fatal(err)
+	}
+	return &Fix{Patch: patch, LastApplied: "{}\n", Orphan: &merge.FieldFact{RemovePatch: removePatch}}
+}
+
+// repairFix is the fix of a stale last-applied, scanned as "{}\n", that
+// writes repaired as manager: the stale-last-applied rule's audit
+// decision replaces the annotation.
+func repairFix(repaired, manager string) *Fix {
+	return &Fix{Patch: policy.Patch{{Op: policy.OpReplace, Path: lastAppliedPointer, Value: repaired}},
+		LastApplied: "{}\n", Manager: manager, Rollback: &merge.Rollback{RepairedLastApplied: repaired}}
 }

@@ -233,7 +233,7 @@ func findingsOf(decisions []policy.Decision, obj *unstructured.Unstructured, an 
 		}
 		for _, p := range paths {
 			f := Finding{Rule: d.Rule, Action: d.Action, Path: p, Message: d.Message, Command: d.Command, Object: ref, UID: obj.GetUID(), Resource: gvr}
-			f.Fix, f.NoFix = fixOf(d.Rule, p, obj, an)
+			f.Fix, f.NoFix = fixOf(d, p, obj, an)
 			if f.Fix != nil {
 				if reason := cmp.Or(nsReason, scope.actionReason(d)); reason != "" {
 					f.Fix, f.NoFix = nil, reason

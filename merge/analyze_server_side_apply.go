@@ -74,7 +74,7 @@ func (a *Analyzer) AnalyzeServerSideApply(old, new *unstructured.Unstructured, m
 	}
 	an.Orphans = withRemovePatches(new.Object, an.Orphans)
 	in := applyInput{kind: kind, live: old, manifest: &unstructured.Unstructured{Object: config}, result: new}
-	an.DefaultedDependents = a.defaultedDependents(in, config)
+	an.DefaultedDependents = withPointers(new.Object, a.defaultedDependents(in, config))
 	return an, nil
 }
 

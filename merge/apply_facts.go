@@ -68,7 +68,7 @@ func (a *Analyzer) analyzeApplyOnce(in applyInput, an *Analysis) error {
 		// One fact for one field: the reset says what happens to replicas.
 		an.Reverts = slices.DeleteFunc(an.Reverts, func(f FieldFact) bool { return f.Path.String() == "spec.replicas" })
 	}
-	an.DefaultedDependents = a.defaultedDependents(in, manifest)
+	an.DefaultedDependents = withPointers(in.result.Object, a.defaultedDependents(in, manifest))
 	an.AnnotationsBytes = AnnotationsSize(in.result)
 	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold
 	return nil

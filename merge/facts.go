@@ -45,6 +45,11 @@ type FieldFact struct {
 	// on the way, the enclosing ones included, is tested by its merge key,
 	// any other field by its value, a Secret's values never.
 	RemovePatch string `json:"removePatch,omitempty"`
+	// Pointer, for an orphan or a defaulted dependent still present after
+	// the write, is the RFC 6901 pointer to the field in the object after
+	// the write, list elements resolved to their index there: a rule's
+	// remedy (its decision's patch) removes the field with it.
+	Pointer string `json:"pointer,omitempty"`
 }
 
 // Analysis lists the facts about one write to one object. Its JSON form is

@@ -21,11 +21,22 @@ type patchOp struct {
 // printing a command that the warning would cut.
 const maxGuardedValue = 128
 
-// withRemovePatches sets the RemovePatch of each fact that obj has.
+// withRemovePatches sets the RemovePatch and the Pointer of each fact that
+// obj has.
 func withRemovePatches(obj map[string]any, facts []FieldFact) []FieldFact {
 	for i := range facts {
 		if patch, err := removePatch(obj, facts[i].Path); err == nil {
 			facts[i].RemovePatch = patch
+		}
+	}
+	return withPointers(obj, facts)
+}
+
+// withPointers sets the Pointer of each fact that obj has.
+func withPointers(obj map[string]any, facts []FieldFact) []FieldFact {
+	for i := range facts {
+		if ptr, ok := JSONPointer(obj, facts[i].Path); ok && len(facts[i].Path) > 0 {
+			facts[i].Pointer = ptr
 		}
 	}
 	return facts

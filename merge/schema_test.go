@@ -124,6 +124,7 @@ func TestSchemaOrphanFact(t *testing.T) {
 		Owners: []Owner{{Manager: "kubectl-patch", Operation: "Update", APIVersion: "example.com/v1",
 			Time: time.Date(2026, 11, 1, 11, 0, 0, 0, time.UTC)}},
 		RemovePatch: `[{"op":"test","path":"/spec/routes/0/name","value":"canary"},{"op":"remove","path":"/spec/routes/0"}]`,
+		Pointer:     "/spec/routes/0",
 	}}
 	if diff := cmp.Diff(want, an.Orphans, pathsAsStrings); diff != "" {
 		t.Errorf("orphans (-want +got):\n%s", diff)

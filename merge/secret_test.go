@@ -71,7 +71,7 @@ type: Opaque
 	}
 	want := []FieldFact{{Path: mustPath(t, "data.token"), Live: Redacted, Result: Redacted,
 		Owners:      []Owner{{Manager: ClientSideApplyManager, Operation: "Update", APIVersion: "v1", Time: fixtureTime}},
-		RemovePatch: `[{"op":"remove","path":"/data/token"}]`}}
+		RemovePatch: `[{"op":"remove","path":"/data/token"}]`, Pointer: "/data/token"}}
 	if diff := cmp.Diff(want, an.Orphans, pathString); diff != "" {
 		t.Errorf("orphans of the prediction (-want +got):\n%s", diff)
 	}

@@ -56,6 +56,13 @@ type Decision struct {
 	// fix is apply-hygiene's own repair or prune, or advice). A rule sets
 	// it as "fix"; drivers read it here, never from the message.
 	Command string `json:"fix,omitempty"`
+	// Patch is the decision's remedy as data, the JSON patch that
+	// carries out a repair or a prune on the object (ApplyRemedy); the
+	// rule sets it as "patch" from merge's facts. Nil when the rule sets
+	// none: a repair or prune without one cannot be carried out. The
+	// audit's decisions carry the patch its fix writes whatever their
+	// action; the audit decides whether to write it.
+	Patch Patch `json:"patch,omitempty"`
 	// AuditFix is true when the rule's configuration lets the audit fix
 	// write the finding although its action is warn (RuleConfig.AuditFix);
 	// only the audit's decisions carry it.
@@ -104,9 +111,14 @@ func decodeDecision(item any) (Decision, error) {
 	if err != nil {
 		return Decision{}, fmt.Errorf("decision of rule %q: %w", rule, err)
 	}
+	rawPatch, hasPatch := m["patch"]
+	patch, err := decodePatch(rawPatch, hasPatch)
+	if err != nil {
+		return Decision{}, fmt.Errorf("decision of rule %q: %w", rule, err)
+	}
 	auditFix, _ := m["auditFix"].(bool)
 	command, _ := m["fix"].(string)
-	return Decision{Rule: RuleID(rule), Action: Action(action), Message: message, Paths: paths, Command: command, AuditFix: auditFix}, nil
+	return Decision{Rule: RuleID(rule), Action: Action(action), Message: message, Paths: paths, Command: command, Patch: patch, AuditFix: auditFix}, nil
 }
 
 func decodePaths(v any) ([]string, error) {

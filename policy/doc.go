@@ -12,7 +12,11 @@
 //
 // The input is an Input (see docs/policy-input.md); each Decision has a
 // rule ID, an Action (deny, warn, dryrun, repair or prune), a one-line
-// message and the field paths concerned. Per-rule actions, break-glass
+// message and the field paths concerned, and its remedy as data: the
+// command to show (Command) and, for a repair or a prune, the JSON patch
+// that the rule built from merge's facts (Patch). ApplyRemedy is the one
+// place that carries such patches out on an object (see
+// ExampleApplyRemedy). Per-rule actions, break-glass
 // groups, exemptions and the namespace label that overrides actions come
 // from a Config, the data document data.applyhygiene.config.
 //

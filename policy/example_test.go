@@ -150,3 +150,24 @@ func ExampleEngine_Declared() {
 	// Output:
 	// Deployment spec.replicas owned by the cluster
 }
+
+// ExampleApplyRemedy carries out two prune decisions on one object: each
+// patch names its element's index in the object as it is, and the
+// removals go from the end of the list backwards.
+func ExampleApplyRemedy() {
+	obj := map[string]any{"spec": map[string]any{"env": []any{
+		map[string]any{"name": "A"}, map[string]any{"name": "X"}, map[string]any{"name": "B"}, map[string]any{"name": "Y"},
+	}}}
+	decisions := []policy.Decision{
+		{Rule: policy.RuleOrphanedField, Action: policy.ActionPrune, Patch: policy.Patch{{Op: policy.OpRemove, Path: "/spec/env/1"}}},
+		{Rule: policy.RuleOrphanedField, Action: policy.ActionPrune, Patch: policy.Patch{{Op: policy.OpRemove, Path: "/spec/env/3"}}},
+	}
+	fixed, err := policy.ApplyRemedy(obj, decisions)
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println(fixed["spec"])
+	// Output:
+	// map[env:[map[name:A] map[name:B]]]
+}

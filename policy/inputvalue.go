@@ -223,6 +223,9 @@ func factValue(f *merge.FieldFact) (ast.Value, error) {
 	if f.RemovePatch != "" {
 		fields = append(fields, item("removePatch", str(f.RemovePatch)))
 	}
+	if f.Pointer != "" {
+		fields = append(fields, item("pointer", str(f.Pointer)))
+	}
 	return ast.NewObject(fields...), nil
 }
 

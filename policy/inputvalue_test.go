@@ -79,6 +79,7 @@ func everyField(t *testing.T) *Input {
 	in.Analysis.Reverts = []merge.FieldFact{fact}
 	orphan := fact
 	orphan.RemovePatch = `[{"op":"remove","path":"/x"}]`
+	orphan.Pointer = "/x"
 	in.Analysis.Orphans = append(in.Analysis.Orphans, orphan, merge.FieldFact{Path: p("metadata.labels.x")})
 	in.Analysis.ReplicasReset = &fact
 	in.Analysis.Rollback = &merge.Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 3, Confirmed: true,

@@ -65,10 +65,13 @@ func ExampleReviewer() {
 
 // ExampleReviewer_Mutating carries out a prune decision: the mutating
 // handler answers with a JSON patch that removes the field, and a warning.
+// The decision carries its remedy as data: the JSON patch that the rule
+// built (a Rego rule sets it as "patch").
 func ExampleReviewer_Mutating() {
 	prune := policy.EvaluatorFunc(func(context.Context, *policy.Input) ([]policy.Decision, error) {
 		return []policy.Decision{{Rule: policy.RuleOrphanedField, Action: policy.ActionPrune,
-			Message: "[orphaned-field] pruned metadata.labels.team", Paths: []string{"metadata.labels.team"}}}, nil
+			Message: "[orphaned-field] pruned metadata.labels.team", Paths: []string{"metadata.labels.team"},
+			Patch: policy.Patch{{Op: policy.OpRemove, Path: "/metadata/labels/team"}}}}, nil
 	})
 	req := labelRequest()
 	// A client-side apply: the mutating pass reviews applies and undos.

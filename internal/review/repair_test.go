@@ -1,6 +1,9 @@
 package review
 
 import (
+	"embed"
+	"encoding/json"
+	"path"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -59,12 +62,102 @@ func TestReplicasResetRepairKeepsTheLiveCount(t *testing.T) {
 	}
 }
 
-func TestKeepReplicasWithoutALiveCountFails(t *testing.T) {
-	obj := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{}}}
-	if err := keepReplicas(obj, obj.DeepCopy()); err == nil {
-		t.Error("keepReplicas succeeded without a stored spec.replicas")
+// A repair whose decision carries no patch (a stored object without
+// spec.replicas gives replicas-reset's rule no count to keep, so it sets
+// none) fails, and the object stays as it was.
+func TestRepairWithoutAPatchFails(t *testing.T) {
+	rv := &Review{New: &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{}}}}
+	_, err := rv.Repair([]policy.Decision{{Rule: policy.RuleReplicasReset, Action: policy.ActionRepair}})
+	const want = "carrying out replicas-reset (repair): rule replicas-reset asked for repair, which apply-hygiene cannot carry out for it: its decision has no patch"
+	if err == nil || err.Error() != want {
+		t.Errorf("Repair error = %v, want %q", err, want)
 	}
-	if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "replicas"); found {
-		t.Error("keepReplicas set spec.replicas without a stored count")
+	if diff := cmp.Diff(map[string]any{"spec": map[string]any{}}, rv.New.Object); diff != "" {
+		t.Errorf("Repair changed the object (-want +got):\n%s", diff)
+	}
+}
+
+//go:embed testdata
+var fixtures embed.FS
+
+// fixture reads testdata/<dir>/<name>.yaml.
+func fixture(t *testing.T, dir, name string) *unstructured.Unstructured {
+	t.Helper()
+	raw, err := fixtures.ReadFile(path.Join("testdata", dir, name+".yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return object(t, string(raw))
+}
+
+// Two orphans of one list, pruned in one request: each decision's patch
+// names its element's index in the object as the request has it, and the
+// removals go from the end of the list backwards, so that removing X (at
+// 1) shifts nothing before Y (at 3) goes.
+func TestPruneRemovesTwoOrphansOfOneList(t *testing.T) {
+	old, new := fixture(t, "prune-two-env", "live"), fixture(t, "prune-two-env", "applied")
+	r := NewReviewer(nil, engine(t, policy.Config{Rules: map[string]policy.RuleConfig{"orphaned-field": {Action: policy.ActionPrune}}}), cluster{})
+	rv, err := r.ReviewUpdate(t.Context(), apply(old, new), Mutate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prunes := rv.DecisionsWith(policy.ActionPrune)
+	var patches []policy.Patch
+	for _, d := range prunes {
+		patches = append(patches, d.Patch)
+	}
+	wantPatches := []policy.Patch{
+		{{Op: policy.OpRemove, Path: "/spec/template/spec/containers/0/env/1"}},
+		{{Op: policy.OpRemove, Path: "/spec/template/spec/containers/0/env/3"}},
+	}
+	if diff := cmp.Diff(wantPatches, patches); diff != "" {
+		t.Fatalf("patches of the prunes (-want +got):\n%s", diff)
+	}
+	raw, err := rv.Repair(prunes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repaired := &unstructured.Unstructured{}
+	if err := repaired.UnmarshalJSON(raw); err != nil {
+		t.Fatal(err)
+	}
+	env, _, err := unstructured.NestedSlice(repaired.Object, "spec", "template", "spec", "containers")
+	if err != nil || len(env) != 1 {
+		t.Fatalf("containers = %v (%v), want nginx", env, err)
+	}
+	want := []any{map[string]any{"name": "A", "value": "a"}, map[string]any{"name": "B", "value": "b"}}
+	if diff := cmp.Diff(want, env[0].(map[string]any)["env"]); diff != "" {
+		t.Errorf("env after the prune (-want +got):\n%s", diff)
+	}
+}
+
+// A StatefulSet switched to OnDelete: defaulted-dependent's repair removes
+// the defaulted rollingUpdate at its pointer, and only it.
+func TestDefaultedDependentRepairRemovesTheSibling(t *testing.T) {
+	old, new := fixture(t, "ondelete", "live"), fixture(t, "ondelete", "applied")
+	r := NewReviewer(nil, engine(t, policy.Config{}), cluster{})
+	rv, err := r.ReviewUpdate(t.Context(), apply(old, new), Mutate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repairs := rv.DecisionsWith(policy.ActionRepair)
+	if len(repairs) != 1 || repairs[0].Rule != policy.RuleDefaultedDependent {
+		t.Fatalf("repairs = %+v, want defaulted-dependent's", repairs)
+	}
+	if diff := cmp.Diff(policy.Patch{{Op: policy.OpRemove, Path: "/spec/updateStrategy/rollingUpdate"}}, repairs[0].Patch); diff != "" {
+		t.Errorf("patch (-want +got):\n%s", diff)
+	}
+	raw, err := rv.Repair(repairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := new.DeepCopy()
+	unstructured.RemoveNestedField(want.Object, "spec", "updateStrategy", "rollingUpdate")
+	wantRaw, err := json.Marshal(want.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(wantRaw), string(raw)); diff != "" {
+		t.Errorf("repaired object (-want +got):\n%s", diff)
 	}
 }

@@ -167,3 +167,19 @@ test_orphan_audit_fix_needs_the_rules_knob if {
 	e.auditFix == true
 	e.action == "warn"
 }
+
+# The audit's finding carries the orphan's guarded remove patch, the one
+# its command sends, for the audit's fix to write.
+test_audit_orphan_carries_its_remove_patch if {
+	ds := applyhygiene.decisions with input as stored({"orphans": [restarted]})
+	some d in ds
+	d.rule == "orphaned-field"
+	d.patch == json.unmarshal(restarted.removePatch)
+}
+
+test_audit_orphan_without_remove_patch_carries_none if {
+	ds := applyhygiene.decisions with input as stored({"orphans": [object.remove(restarted, ["removePatch"])]})
+	some d in ds
+	d.rule == "orphaned-field"
+	not "patch" in object.keys(d)
+}

@@ -11,8 +11,12 @@ decisions contains d if {
 	input.classification in classifications
 	a := lib.action("defaulted-dependent")
 	some f in input.analysis.defaultedDependents
-	d := {"rule": "defaulted-dependent", "action": a, "message": message(f, a), "paths": [f.path]}
+	d := object.union({"rule": "defaulted-dependent", "action": a, "message": message(f, a), "paths": [f.path]}, remedy(f, a))
 }
+
+# remedy(f, a) removes the stale sibling in the same request when the
+# action writes (repair).
+remedy(f, a) := {"patch": lib.remove(f)} if lib.writes(a) else := {}
 
 cause(f) := sprintf("the manifest changes %s", [f.dependsOn]) if {
 	f.dependsOn != ""

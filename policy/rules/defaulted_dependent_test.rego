@@ -36,3 +36,18 @@ test_edit_is_not_checked if {
 	ds := defaulted_dependent.decisions with input as t.make_input("imperative", "kubectl-edit", {"defaultedDependents": [rolling]})
 	count(ds) == 0
 }
+
+# The repair's remedy removes the sibling at its pointer; a warning
+# carries none.
+test_repair_removes_the_sibling if {
+	ds := defaulted_dependent.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"defaultedDependents": [object.union(rolling, {"pointer": "/spec/updateStrategy/rollingUpdate"})]})
+	some d in ds
+	d.patch == [{"op": "remove", "path": "/spec/updateStrategy/rollingUpdate"}]
+}
+
+test_warning_carries_no_patch if {
+	ds := defaulted_dependent.decisions with input as t.make_input("server-side-apply", "kubectl", {"defaultedDependents": [object.union(rolling, {"pointer": "/spec/updateStrategy/rollingUpdate"})]})
+		with data.applyhygiene.config as {"rules": {"defaulted-dependent": {"action": "warn"}}}
+	some d in ds
+	not "patch" in object.keys(d)
+}

@@ -303,6 +303,25 @@ without_rollout if {
 # last_applied_path is the annotation's path in kubectl's notation.
 last_applied_path := "metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]"
 
+# last_applied_pointer is the annotation's JSON pointer (RFC 6901), where
+# a remedy writes it.
+last_applied_pointer := "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"
+
+# A decision's remedy is its "patch": the JSON patch (RFC 6902) that the
+# mutating pass applies to the object in the same request when the action
+# writes (writes(a)), and that the audit's fix writes to a stored object.
+# A rule builds it from merge's facts in its input, never from its
+# message.
+writes(a) if a in {"repair", "prune"}
+
+# remove(f) is the remedy that removes the field of the fact f (an orphan,
+# a defaulted dependent) at its pointer in the object after the write; no
+# operation when the object no longer has the field.
+remove(f) := [{"op": "remove", "path": p} |
+	p := object.get(f, "pointer", "")
+	p != ""
+]
+
 # The audit (classification "audit": kubectl hygiene audit and the
 # server's periodic audit) judges an object as stored, with merge's live
 # analysis: the state of last-applied, the fields that drifted from it, the

@@ -11,8 +11,12 @@ decisions contains d if {
 	input.classification in classifications
 	a := lib.action("orphaned-field")
 	some o in input.analysis.orphans
-	d := {"rule": "orphaned-field", "action": a, "message": message(o, a), "paths": [o.path], "fix": fix_command(o, a)}
+	d := object.union({"rule": "orphaned-field", "action": a, "message": message(o, a), "paths": [o.path], "fix": fix_command(o, a)}, remedy(o, a))
 }
+
+# remedy(o, a) removes the orphan in the same request when the action
+# writes (prune).
+remedy(o, a) := {"patch": lib.remove(o)} if lib.writes(a) else := {}
 
 setter(o) := lib.owner_text(o.owners[0]) if {
 	o.owners[0]
@@ -54,8 +58,19 @@ decisions contains d if {
 	a := lib.action("orphaned-field")
 	some o in input.analysis.orphans
 	not lib.explained(o.path)
-	d := {"rule": "orphaned-field", "action": a, "message": audit_message(o), "paths": [o.path], "auditFix": lib.audit_fix("orphaned-field"), "fix": command(o)}
+	d := object.union(
+		{"rule": "orphaned-field", "action": a, "message": audit_message(o), "paths": [o.path], "auditFix": lib.audit_fix("orphaned-field"), "fix": command(o)},
+		audit_remedy(o),
+	)
 }
+
+# audit_remedy(o) is the orphan's guarded remove patch (removePatch: its
+# test operations first), the one the message's command sends; none when
+# merge made none (a value too long to test). The audit decides whether
+# to write it.
+audit_remedy(o) := {"patch": json.unmarshal(o.removePatch)} if {
+	object.get(o, "removePatch", "") != ""
+} else := {}
 
 audit_message(o) := sprintf(
 	"[orphaned-field] %s: %s (%s, set by %s) is not in last-applied, so kubectl apply will never remove it unless your manifest sets it. %s",

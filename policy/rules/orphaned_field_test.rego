@@ -124,3 +124,27 @@ test_no_orphan_no_decision if {
 	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": null})
 	count(ds) == 0
 }
+
+# The prune's remedy removes the orphan at its pointer; a warning carries
+# none.
+test_prune_carries_the_remove_patch if {
+	label := object.union(debug_label, {"pointer": "/metadata/labels/debug"})
+	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [label]})
+		with data.applyhygiene.config as {"rules": {"orphaned-field": {"action": "prune"}}}
+	some d in ds
+	d.patch == [{"op": "remove", "path": "/metadata/labels/debug"}]
+}
+
+test_prune_of_an_orphan_already_gone_changes_nothing if {
+	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [debug_label]})
+		with data.applyhygiene.config as {"rules": {"orphaned-field": {"action": "prune"}}}
+	some d in ds
+	d.patch == []
+}
+
+test_warning_carries_no_patch if {
+	label := object.union(debug_label, {"pointer": "/metadata/labels/debug"})
+	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [label]})
+	some d in ds
+	not "patch" in object.keys(d)
+}

@@ -13,8 +13,15 @@ decisions contains d if {
 	r := input.analysis.replicasReset
 	r.live != 1
 	a := lib.action("replicas-reset")
-	d := {"rule": "replicas-reset", "action": a, "message": message(r, a), "paths": [r.path], "fix": fix(a, r)}
+	d := object.union({"rule": "replicas-reset", "action": a, "message": message(r, a), "paths": [r.path], "fix": fix(a, r)}, remedy(a, r))
 }
+
+# remedy(a, r) performs the hand-over when the action writes: spec.replicas
+# gets back its live count before the apply (analysis.replicasReset.live);
+# add, since a kind without a default has none after the apply.
+remedy(a, r) := {"patch": [{"op": "add", "path": "/spec/replicas", "value": r.live}]} if {
+	lib.writes(a)
+} else := {}
 
 # outcome(r) says what the apply does to replicas: the value the object
 # gets (analysis.replicasReset.result, the server's default), or that the

@@ -128,3 +128,18 @@ test_repair_in_a_dryrun_namespace_is_dryrun if {
 		with data.applyhygiene.config as {"rules": {"replicas-reset": {"action": "repair"}}}
 	t.actions(ds) == {["replicas-reset", "dryrun"]}
 }
+
+# The repair's remedy sets spec.replicas back to the live count; a denial
+# carries none.
+test_repair_patch_sets_the_live_count if {
+	ds := replicas_reset.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"replicasReset": reset})
+		with data.applyhygiene.config as {"rules": {"replicas-reset": {"action": "repair"}}}
+	some d in ds
+	d.patch == [{"op": "add", "path": "/spec/replicas", "value": 5}]
+}
+
+test_denial_carries_no_patch if {
+	ds := replicas_reset.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"replicasReset": reset})
+	some d in ds
+	not "patch" in object.keys(d)
+}

@@ -21,8 +21,19 @@ decisions contains d if {
 	not unconfirmed
 	rollback.staleLastApplied == true
 	a := effective(lib.action("stale-last-applied"))
-	d := {"rule": "stale-last-applied", "action": a, "message": message(a), "paths": paths, "fix": lib.view_last_applied}
+	d := object.union(
+		{"rule": "stale-last-applied", "action": a, "message": message(a), "paths": paths, "fix": lib.view_last_applied},
+		remedy(a),
+	)
 }
+
+# remedy(a) writes the repaired last-applied (analysis.rollback's
+# repairedLastApplied, which merge rebuilt or took from the revision) in
+# the same request, when the action writes.
+remedy(a) := {"patch": [{"op": "add", "path": lib.last_applied_pointer, "value": rollback.repairedLastApplied}]} if {
+	lib.writes(a)
+	object.get(rollback, "repairedLastApplied", "") != ""
+} else := {}
 
 decisions contains d if {
 	input.classification == "rollout-undo"
@@ -69,8 +80,18 @@ decisions contains d if {
 	lib.audited
 	lib.audit_stale
 	a := effective(lib.action("stale-last-applied"))
-	d := {"rule": "stale-last-applied", "action": a, "message": audit_message, "paths": [lib.last_applied_path], "auditFix": lib.audit_fix("stale-last-applied"), "fix": lib.view_last_applied}
+	d := object.union(
+		{"rule": "stale-last-applied", "action": a, "message": audit_message, "paths": [lib.last_applied_path], "auditFix": lib.audit_fix("stale-last-applied"), "fix": lib.view_last_applied},
+		audit_remedy,
+	)
 }
+
+# audit_remedy replaces the stored last-applied with the repaired one; the
+# audit decides whether to write it (its scope, the owners of
+# last-applied) and guards it with a test of the annotation it read.
+audit_remedy := {"patch": [{"op": "replace", "path": lib.last_applied_pointer, "value": rollback.repairedLastApplied}]} if {
+	object.get(rollback, "repairedLastApplied", "") != ""
+} else := {}
 
 audit_message := sprintf(
 	"[stale-last-applied] %s: the pod template is revision %d (%s %s, restored by a rollout undo) but last-applied still describes a newer manifest, so the next kubectl apply will not delete what revision %d has and your manifest does not (%s). Apply the manifest you mean to run, or check with: %s",

@@ -106,3 +106,18 @@ test_unconfirmed_undo_of_a_service_account_warns if {
 		with data.applyhygiene.config as {"rules": {"stale-last-applied": {"action": "deny", "serviceAccountAction": "deny"}}}
 	t.actions(ds) == {["stale-last-applied", "warn"]}
 }
+
+# The repair's remedy writes the repaired last-applied; a warning carries
+# none.
+test_repair_carries_the_repaired_last_applied if {
+	ds := stale_last_applied.decisions with input as undo
+	some d in ds
+	d.patch == [{"op": "add", "path": "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration", "value": rollback.repairedLastApplied}]
+}
+
+test_warning_carries_no_patch if {
+	ds := stale_last_applied.decisions with input as undo
+		with data.applyhygiene.config as {"rules": {"stale-last-applied": {"action": "warn"}}}
+	some d in ds
+	not "patch" in object.keys(d)
+}
