@@ -2,8 +2,10 @@ package webhook
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -75,11 +77,21 @@ func decode(body []byte) (*decodedReview, error) {
 	// before: a later "request": null does not take it away.
 	req := &requestBody{}
 	rb := reviewBody{Request: req}
+	var objectsErr error
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &rb); err != nil {
 		if syntax, _ := kjson.SyntaxErrorOffset(err); syntax {
 			return nil, fmt.Errorf("the request body is not valid JSON: %w", err)
 		}
-		return nil, fmt.Errorf("the request body is not an AdmissionReview: %w", err)
+		which, inObject := objectOf(err)
+		if !inObject {
+			return nil, fmt.Errorf("the request body is not an AdmissionReview: %w", err)
+		}
+		// The decoder goes on past a value of the wrong type (a number
+		// beyond float64 in a RawExtension that the API server keeps as
+		// sent, such as a ControllerRevision's data): the rest of the
+		// review, its uid and kind included, is decoded, and the review
+		// answers it as one whose objects do not decode.
+		objectsErr = fmt.Errorf("%w: decoding %s: %w", review.ErrBadRequest, which, err)
 	}
 	gv, err := schema.ParseGroupVersion(rb.APIVersion)
 	if err != nil {
@@ -87,7 +99,23 @@ func decode(body []byte) (*decodedReview, error) {
 	}
 	return &decodedReview{
 		request: req.AdmissionRequest,
-		objects: &review.Objects{Object: req.Object, OldObject: req.OldObject},
+		objects: &review.Objects{Object: req.Object, OldObject: req.OldObject, Err: objectsErr},
 		gvk:     gv.WithKind(rb.Kind),
 	}, nil
+}
+
+// objectOf returns which of the request's objects ("object" or
+// "oldObject") holds the value that err, a decoding error, names; false
+// when err names no value inside one.
+func objectOf(err error) (string, bool) {
+	var typeErr *json.UnmarshalTypeError
+	if !errors.As(err, &typeErr) {
+		return "", false
+	}
+	for _, which := range []string{"object", "oldObject"} {
+		if field := "request." + which; typeErr.Field == field || strings.HasPrefix(typeErr.Field, field+".") {
+			return which, true
+		}
+	}
+	return "", false
 }

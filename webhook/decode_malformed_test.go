@@ -170,3 +170,26 @@ func TestSameAnswerOrMalformedLetsOnlyTheKnownDifferencesThrough(t *testing.T) {
 		})
 	}
 }
+
+// A number beyond float64 in an object (JSON allows it, and the API server
+// keeps a RawExtension such as a ControllerRevision's data as sent) is a
+// review whose objects do not decode: answered as controller-runtime's
+// decoding answered it, a bad request that repeats the review's uid and
+// kind, so the API server reads the answer and the failure policy decides.
+func TestObjectBeyondFloat64IsABadRequestOfItsReview(t *testing.T) {
+	body := readFile(t, filepath.Join("testdata", "number-beyond-float64.json"))
+	for webhook, p := range reviewerPairs(fuzzReviewer(t, capturedReviews(t))) {
+		got := answerOf(t, serve(p.once, postJSON(body)))
+		if diff := cmp.Diff(answerOf(t, serve(p.oracle, postJSON(body))).outcome(), got.outcome()); diff != "" {
+			t.Errorf("%s webhook: status, allowed and code differ from controller-runtime's (-controller-runtime +decode once):\n%s", webhook, diff)
+		}
+		if got.review.Response == nil || got.review.Response.UID != "u-malformed" || got.review.Kind != "AdmissionReview" || got.review.APIVersion != "admission.k8s.io/v1" {
+			t.Errorf("%s webhook: answer does not repeat the review's uid and kind: %+v", webhook, got.review)
+			continue
+		}
+		const want = "bad admission request: decoding object: json: cannot unmarshal number 1e400 into Go struct field requestBody.request.object of type float64"
+		if msg := got.review.Response.Result.Message; msg != want {
+			t.Errorf("%s webhook: message\n got %q\nwant %q", webhook, msg, want)
+		}
+	}
+}

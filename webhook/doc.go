@@ -19,9 +19,10 @@
 // size and memory bounds (WithMemoryBudget) and the API server's deadline,
 // decodes the review and its objects once, with one decoder
 // (sigs.k8s.io/json; answers byte-identical to controller-runtime's
-// admission.Webhook for every review an API server sends, a 400 naming
-// what is wrong for a body that is no JSON AdmissionReview), and writes
-// the typed answer.
+// admission.Webhook for every review an API server sends, but that a
+// patch holds no replace of a number whose text alone differs from Go's
+// encoding of it; a 400 naming what is wrong for a body that is no JSON
+// AdmissionReview), and writes the typed answer.
 // Mutating and Validating are the same passes as admission handlers, for
 // a caller that decodes the review itself.
 //

@@ -32,6 +32,10 @@ var ErrBadRequest = errors.New("bad admission request")
 type Objects struct {
 	// Object is the request's object; OldObject its oldObject.
 	Object, OldObject any
+	// Err, when set, says why they did not decode; it wraps ErrBadRequest,
+	// and the review answers it where it would read them (an UPDATE), as
+	// Review answers DecodeObjects' error.
+	Err error
 }
 
 // DecodeObjects decodes the raw object and oldObject of req, for a caller

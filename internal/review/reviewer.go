@@ -132,6 +132,9 @@ func (r *Reviewer) ReviewDecoded(ctx context.Context, req *admissionv1.Admission
 	if objs == nil {
 		objs = &Objects{}
 	}
+	if objs.Err != nil {
+		return nil, objs.Err
+	}
 	old, new, err := r.objects(ctx, req, objs)
 	if err != nil || old == nil {
 		return nil, err
