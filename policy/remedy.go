@@ -182,6 +182,11 @@ func decodeOperation(item any) (PatchOperation, error) {
 	if err := validPointer(path); err != nil {
 		return PatchOperation{}, fmt.Errorf("%s path %q: %w", op, path, err)
 	}
+	if op != OpTest {
+		if err := writable(path); err != nil {
+			return PatchOperation{}, fmt.Errorf("%s path %q: %w", op, path, err)
+		}
+	}
 	value, hasValue := m["value"]
 	if op != OpRemove && (!hasValue || value == nil) {
 		return PatchOperation{}, fmt.Errorf("%s of %s has no value", op, path)
