@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -45,8 +47,9 @@ type Fix struct {
 // none that is safe to write, with the reason when one was close. What
 // it writes is d's patch; fixOf only judges whether the audit may write
 // it: a bundled rule's, guarded as that rule needs (the owners of
-// last-applied for a repair, an orphan that no undo restored). A user
-// policy's patch is carried out by the mutating pass only.
+// last-applied for a repair, an orphan that no undo restored), and only
+// when it is exactly the patch merge's fact proves (notProven else). A
+// user policy's patch is carried out by the mutating pass only.
 func fixOf(d policy.Decision, path string, obj *unstructured.Unstructured, an *merge.Analysis) (*Fix, string) {
 	if d.Patch == nil {
 		return nil, ""
@@ -59,6 +62,10 @@ func fixOf(d policy.Decision, path string, obj *unstructured.Unstructured, an *m
 		owners := merge.LastAppliedUpdaters(obj)
 		if len(owners) > 1 {
 			return nil, "last-applied is owned by " + strings.Join(owners, " and ") + ": a repair written as one of them would take it from the others, and kubectl apply --server-side would then not upgrade their fields"
+		}
+		proven := policy.Patch{{Op: policy.OpReplace, Path: lastAppliedPointer, Value: an.Rollback.RepairedLastApplied}}
+		if !samePatch(d.Patch, proven) {
+			return nil, notProven
 		}
 		fix := &Fix{Patch: d.Patch, LastApplied: obj.GetAnnotations()[merge.LastAppliedAnnotation], Rollback: an.Rollback}
 		if len(owners) == 1 {
@@ -74,10 +81,48 @@ func fixOf(d policy.Decision, path string, obj *unstructured.Unstructured, an *m
 			if restoredByUndo(o.Owners) {
 				return nil, undoRestored
 			}
+			var proven policy.Patch
+			if err := json.Unmarshal([]byte(o.RemovePatch), &proven); err != nil || !samePatch(d.Patch, proven) {
+				return nil, notProven
+			}
 			return &Fix{Patch: d.Patch, LastApplied: obj.GetAnnotations()[merge.LastAppliedAnnotation], Orphan: o}, ""
 		}
 	}
 	return nil, ""
+}
+
+// notProven says why a bundled rule's finding whose decision's patch is
+// not the one merge's fact proves gets no fix: a user policy that reuses
+// the rule's ID may emit any patch, and the audit writes only what the
+// fact proves (the orphan's guarded remove patch, the repaired
+// last-applied).
+const notProven = "its decision's patch is not the one merge's analysis proves (the orphan's guarded remove patch, or the repaired last-applied): a policy that reuses the rule's ID wrote it, and the audit writes only what it proves"
+
+// samePatch reports whether a and b are the same operations with the same
+// values, numbers compared by value (a patch decoded from Rego holds
+// json.Number, one decoded from merge's JSON float64).
+func samePatch(a, b policy.Patch) bool {
+	x, errX := canonicalJSON(a)
+	y, errY := canonicalJSON(b)
+	return errX == nil && errY == nil && x == y
+}
+
+// canonicalJSON encodes p, decodes it and encodes it again, so that equal
+// values encode alike.
+func canonicalJSON(p policy.Patch) (string, error) {
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return "", fmt.Errorf("encoding a patch: %w", err)
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", fmt.Errorf("decoding a patch: %w", err)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("encoding a patch: %w", err)
+	}
+	return string(out), nil
 }
 
 // undoRestored says why an orphan that kubectl rollout undo's entry owns

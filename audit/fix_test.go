@@ -150,3 +150,75 @@ func TestFixWritesItsDecisionsPatch(t *testing.T) {
 		t.Errorf("fix of a user policy's repair = %+v (%q), want none", got, reason)
 	}
 }
+
+// A user policy that reuses a bundled rule's ID may emit any patch: the
+// audit writes a bundled rule's finding only when its decision's patch is
+// exactly the one merge's fact proves (the orphan's guarded remove patch,
+// the replace of last-applied with the repaired one), else no fix, with
+// the reason.
+func TestFixWritesOnlyWhatTheFactProves(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "web", "namespace": "shop", "labels": map[string]any{"app": "web", "debug": "true"},
+			"annotations": map[string]any{merge.LastAppliedAnnotation: `{"kind":"Deployment"}` + "\n"}}}}
+	debug, err := merge.ParsePath("metadata.labels.debug")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const removePatch = `[{"op":"test","path":"/metadata/labels/debug","value":"true"},{"op":"remove","path":"/metadata/labels/debug"}]`
+	an := &merge.Analysis{
+		Orphans:  []merge.FieldFact{{Path: debug, Live: "true", RemovePatch: removePatch, Pointer: "/metadata/labels/debug"}},
+		Rollback: &merge.Rollback{Confirmed: true, StaleLastApplied: true, RepairedLastApplied: `{"kind":"Deployment","spec":{}}` + "\n"},
+	}
+	orphanPatch := policy.Patch{{Op: policy.OpTest, Path: "/metadata/labels/debug", Value: "true"}, {Op: policy.OpRemove, Path: "/metadata/labels/debug"}}
+	repairPatch := policy.Patch{{Op: policy.OpReplace, Path: lastAppliedPointer, Value: an.Rollback.RepairedLastApplied}}
+	tests := map[string]struct {
+		decision   policy.Decision
+		path       string
+		want       policy.Patch
+		wantReason string
+	}{
+		"orphaned-field with the orphan's remove patch": {
+			decision: policy.Decision{Rule: policy.RuleOrphanedField, Action: policy.ActionWarn, AuditFix: true, Patch: orphanPatch},
+			path:     "metadata.labels.debug", want: orphanPatch,
+		},
+		"orphaned-field from a user module that removes every label": {
+			decision: policy.Decision{Rule: policy.RuleOrphanedField, Action: policy.ActionWarn, AuditFix: true,
+				Patch: policy.Patch{{Op: policy.OpRemove, Path: "/metadata/labels"}}},
+			path: "metadata.labels.debug", wantReason: notProven,
+		},
+		"orphaned-field with the removal but not its guard": {
+			decision: policy.Decision{Rule: policy.RuleOrphanedField, Action: policy.ActionWarn, AuditFix: true,
+				Patch: policy.Patch{{Op: policy.OpRemove, Path: "/metadata/labels/debug"}}},
+			path: "metadata.labels.debug", wantReason: notProven,
+		},
+		"stale-last-applied with the repaired last-applied": {
+			decision: policy.Decision{Rule: policy.RuleStaleLastApplied, Action: policy.ActionRepair, Patch: repairPatch},
+			path:     laPath, want: repairPatch,
+		},
+		"stale-last-applied from a user module that writes another annotation value": {
+			decision: policy.Decision{Rule: policy.RuleStaleLastApplied, Action: policy.ActionRepair,
+				Patch: policy.Patch{{Op: policy.OpReplace, Path: lastAppliedPointer, Value: "{}"}}},
+			path: laPath, wantReason: notProven,
+		},
+		"stale-last-applied from a user module that also removes the labels": {
+			decision: policy.Decision{Rule: policy.RuleStaleLastApplied, Action: policy.ActionRepair,
+				Patch: append(policy.Patch{{Op: policy.OpRemove, Path: "/metadata/labels"}}, repairPatch...)},
+			path: laPath, wantReason: notProven,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			fix, reason := fixOf(tc.decision, tc.path, obj, an)
+			if reason != tc.wantReason {
+				t.Errorf("reason %q, want %q", reason, tc.wantReason)
+			}
+			var got policy.Patch
+			if fix != nil {
+				got = fix.Patch
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("patch of the fix (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

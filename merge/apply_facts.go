@@ -255,7 +255,13 @@ func (a *Analyzer) replicasReset(in applyInput, manifest map[string]any, mfs []M
 	if !res.ok && defaultsReplicas(in.live.GetAPIVersion(), in.kind) {
 		res = presence{v: int64(1), ok: true}
 	}
-	f := a.fact(in.kind, p, factValues{live: at(in.live.Object, p), result: res, lastApplied: orig}, contentOwners(mfs, p, granular))
+	live := at(in.live.Object, p)
+	f := a.fact(in.kind, p, factValues{live: live, result: res, lastApplied: orig}, contentOwners(mfs, p, granular))
+	if live.ok && live.v != nil {
+		if patch, err := setPatch(in.result.Object, p, live.v); err == nil {
+			f.SetPatch = patch
+		}
+	}
 	return &f
 }
 

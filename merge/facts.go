@@ -50,6 +50,13 @@ type FieldFact struct {
 	// the write, list elements resolved to their index there: a rule's
 	// remedy (its decision's patch) removes the field with it.
 	Pointer string `json:"pointer,omitempty"`
+	// SetPatch, for a replicas reset whose live count the object after
+	// the write no longer has, is the JSON patch (RFC 6902) that sets the
+	// field back to Live in that object: an add of the field, or of its
+	// first missing ancestor with the rest of the path in its value (a
+	// manifest without spec leaves a custom resource none). A rule's
+	// remedy (its decision's patch) keeps the live value with it.
+	SetPatch string `json:"setPatch,omitempty"`
 }
 
 // Analysis lists the facts about one write to one object. Its JSON form is

@@ -226,6 +226,9 @@ func factValue(f *merge.FieldFact) (ast.Value, error) {
 	if f.Pointer != "" {
 		fields = append(fields, item("pointer", str(f.Pointer)))
 	}
+	if f.SetPatch != "" {
+		fields = append(fields, item("setPatch", str(f.SetPatch)))
+	}
 	return ast.NewObject(fields...), nil
 }
 

@@ -70,7 +70,8 @@ func Remedy(ds []Decision) (Patch, error) {
 // first, then the adds and replaces in order, then the removals from the
 // end of the object backwards, so that removing a list element shifts
 // none that is still to go, and a field goes after the fields inside it.
-// A removal that two patches share is made once.
+// A removal that two patches share is made once. Combine does not check
+// that the patches are independent; ApplyRemedy does, on the object.
 func Combine(patches ...Patch) Patch {
 	var tests, sets, removes Patch
 	for _, p := range patches {
@@ -90,12 +91,20 @@ func Combine(patches ...Patch) Patch {
 }
 
 // ApplyRemedy carries out the repair and prune decisions among ds on obj
-// (Remedy) and returns the object they leave; obj is not changed. It is
+// (Remedy) and returns the object they leave; obj is not changed. The
+// decisions' patches must be independent: a write of one decision that
+// touches a field another's touches, encloses or is inside of, or an
+// element of a list whose elements another addresses, is an error naming
+// both rules and paths (removals by several decisions excepted, which
+// Combine orders). It is
 // the one place that changes an object for a decision: the mutating pass
 // and the audit's fix write what it computes.
 func ApplyRemedy(obj map[string]any, ds []Decision) (map[string]any, error) {
 	patch, err := Remedy(ds)
 	if err != nil {
+		return nil, err
+	}
+	if err := independent(obj, ds); err != nil {
 		return nil, err
 	}
 	return patch.Apply(obj)
@@ -181,6 +190,11 @@ func decodeOperation(item any) (PatchOperation, error) {
 	}
 	if err := validPointer(path); err != nil {
 		return PatchOperation{}, fmt.Errorf("%s path %q: %w", op, path, err)
+	}
+	if op != OpTest {
+		if err := writable(path); err != nil {
+			return PatchOperation{}, fmt.Errorf("%s path %q: %w", op, path, err)
+		}
 	}
 	value, hasValue := m["value"]
 	if op != OpRemove && (!hasValue || value == nil) {

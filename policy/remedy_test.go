@@ -44,6 +44,76 @@ func TestDecodeDecisionPatch(t *testing.T) {
 			patch:   `[{"op":"add","path":"/a"}]`,
 			wantErr: `decision of rule "r": patch operation 0: add of /a has no value`,
 		},
+		"managedFields is refused": {
+			patch:   `[{"op":"remove","path":"/metadata/managedFields"}]`,
+			wantErr: `decision of rule "r": patch operation 0: remove path "/metadata/managedFields": a remedy never writes /metadata/managedFields, which the API server keeps or which names the object`,
+		},
+		"an entry of managedFields is refused": {
+			patch:   `[{"op":"replace","path":"/metadata/managedFields/0/manager","value":"x"}]`,
+			wantErr: `decision of rule "r": patch operation 0: replace path "/metadata/managedFields/0/manager": a remedy never writes /metadata/managedFields, which the API server keeps or which names the object`,
+		},
+		"the resourceVersion is refused": {
+			patch:   `[{"op":"replace","path":"/metadata/resourceVersion","value":"1"}]`,
+			wantErr: `decision of rule "r": patch operation 0: replace path "/metadata/resourceVersion": a remedy never writes /metadata/resourceVersion, which the API server keeps or which names the object`,
+		},
+		"the uid is refused": {
+			patch:   `[{"op":"remove","path":"/metadata/uid"}]`,
+			wantErr: `decision of rule "r": patch operation 0: remove path "/metadata/uid": a remedy never writes /metadata/uid, which the API server keeps or which names the object`,
+		},
+		"the name is refused": {
+			patch:   `[{"op":"replace","path":"/metadata/name","value":"other"}]`,
+			wantErr: `decision of rule "r": patch operation 0: replace path "/metadata/name": a remedy never writes /metadata/name, which the API server keeps or which names the object`,
+		},
+		"the namespace is refused": {
+			patch:   `[{"op":"add","path":"/metadata/namespace","value":"other"}]`,
+			wantErr: `decision of rule "r": patch operation 0: add path "/metadata/namespace": a remedy never writes /metadata/namespace, which the API server keeps or which names the object`,
+		},
+		"the generation is refused": {
+			patch:   `[{"op":"replace","path":"/metadata/generation","value":1}]`,
+			wantErr: `decision of rule "r": patch operation 0: replace path "/metadata/generation": a remedy never writes /metadata/generation, which the API server keeps or which names the object`,
+		},
+		"the creationTimestamp is refused": {
+			patch:   `[{"op":"remove","path":"/metadata/creationTimestamp"}]`,
+			wantErr: `decision of rule "r": patch operation 0: remove path "/metadata/creationTimestamp": a remedy never writes /metadata/creationTimestamp, which the API server keeps or which names the object`,
+		},
+		"the deletionTimestamp is refused": {
+			patch:   `[{"op":"remove","path":"/metadata/deletionTimestamp"}]`,
+			wantErr: `decision of rule "r": patch operation 0: remove path "/metadata/deletionTimestamp": a remedy never writes /metadata/deletionTimestamp, which the API server keeps or which names the object`,
+		},
+		"the apiVersion is refused": {
+			patch:   `[{"op":"replace","path":"/apiVersion","value":"v2"}]`,
+			wantErr: `decision of rule "r": patch operation 0: replace path "/apiVersion": a remedy never writes /apiVersion, which the API server keeps or which names the object`,
+		},
+		"the kind is refused": {
+			patch:   `[{"op":"replace","path":"/kind","value":"Secret"}]`,
+			wantErr: `decision of rule "r": patch operation 0: replace path "/kind": a remedy never writes /kind, which the API server keeps or which names the object`,
+		},
+		"a field of the status is refused": {
+			patch:   `[{"op":"remove","path":"/status/replicas"}]`,
+			wantErr: `decision of rule "r": patch operation 0: remove path "/status/replicas": a remedy never writes /status, which the API server keeps or which names the object`,
+		},
+		"metadata as a whole is refused": {
+			patch:   `[{"op":"remove","path":"/metadata"}]`,
+			wantErr: `decision of rule "r": patch operation 0: remove path "/metadata": a remedy writes the fields of /metadata, never /metadata as a whole`,
+		},
+		"the top key \"\" is refused": {
+			patch:   `[{"op":"add","path":"/","value":{}}]`,
+			wantErr: `decision of rule "r": patch operation 0: add path "/": a remedy never writes /, which the API server keeps or which names the object`,
+		},
+		"a field under the top key \"\" is refused": {
+			patch:   `[{"op":"remove","path":"//a"}]`,
+			wantErr: `decision of rule "r": patch operation 0: remove path "//a": a remedy never writes /, which the API server keeps or which names the object`,
+		},
+		"the bundled rules' fields are written": {
+			patch: `[{"op":"add","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration","value":"{}"},{"op":"add","path":"/spec/replicas","value":5},{"op":"remove","path":"/metadata/labels/debug"},{"op":"remove","path":"/metadata/annotations/a"},{"op":"add","path":"/metadata/nameSuffix","value":"x"}]`,
+			want: Patch{{Op: OpAdd, Path: "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration", Value: "{}"},
+				{Op: OpAdd, Path: "/spec/replicas", Value: json.Number("5")}, {Op: OpRemove, Path: "/metadata/labels/debug"},
+				{Op: OpRemove, Path: "/metadata/annotations/a"}, {Op: OpAdd, Path: "/metadata/nameSuffix", Value: "x"}},
+		},
+		"a test reads any field": {
+			patch: `[{"op":"test","path":"/metadata/resourceVersion","value":"7"}]`,
+			want:  Patch{{Op: OpTest, Path: "/metadata/resourceVersion", Value: "7"}},
+		},
 		"a patch that is not a list is refused": {
 			patch:   `{"op":"add"}`,
 			wantErr: `decision of rule "r": patch is a map[string]interface {}, not an array`,

@@ -161,3 +161,44 @@ func TestDefaultedDependentRepairRemovesTheSibling(t *testing.T) {
 		t.Errorf("repaired object (-want +got):\n%s", diff)
 	}
 }
+
+// A custom resource whose manifest drops spec (or sets it to null) after a
+// scale: the object the request has is without spec, and replicas-reset's
+// repair creates it with the live count (merge's setPatch), as the rule
+// switch's unstructured.SetNestedField did, instead of failing on
+// /spec/replicas.
+func TestReplicasResetRepairCreatesSpec(t *testing.T) {
+	tests := map[string]struct {
+		applied string
+	}{
+		"a manifest without spec":    {applied: "applied"},
+		"a manifest with spec: null": {applied: "applied-null-spec"},
+	}
+	r := NewReviewer(nil, engine(t, policy.Config{Rules: map[string]policy.RuleConfig{"replicas-reset": {Action: policy.ActionRepair}}}), cluster{})
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			old, new := fixture(t, "replicas-reset-widget", "live"), fixture(t, "replicas-reset-widget", tc.applied)
+			rv, err := r.ReviewUpdate(t.Context(), apply(old, new), Mutate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			repairs := rv.DecisionsWith(policy.ActionRepair)
+			if len(repairs) != 1 || repairs[0].Rule != policy.RuleReplicasReset {
+				t.Fatalf("repairs = %+v, want replicas-reset's", repairs)
+			}
+			raw, err := rv.Repair(repairs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			repaired := &unstructured.Unstructured{}
+			if err := repaired.UnmarshalJSON(raw); err != nil {
+				t.Fatal(err)
+			}
+			want := new.DeepCopy()
+			want.Object["spec"] = map[string]any{"replicas": int64(5)}
+			if diff := cmp.Diff(want.Object, repaired.Object); diff != "" {
+				t.Errorf("repaired object (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

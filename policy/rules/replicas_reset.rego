@@ -16,11 +16,14 @@ decisions contains d if {
 	d := object.union({"rule": "replicas-reset", "action": a, "message": message(r, a), "paths": [r.path], "fix": fix(a, r)}, remedy(a, r))
 }
 
-# remedy(a, r) performs the hand-over when the action writes: spec.replicas
-# gets back its live count before the apply (analysis.replicasReset.live);
-# add, since a kind without a default has none after the apply.
-remedy(a, r) := {"patch": [{"op": "add", "path": "/spec/replicas", "value": r.live}]} if {
+# remedy(a, r) performs the hand-over when the action writes: the field
+# gets back its live count before the apply (analysis.replicasReset.live)
+# with merge's setPatch, an add of the field at the fact's own path, or of
+# its first missing ancestor (a custom resource whose manifest drops spec
+# has none after the apply). No patch when merge computed none.
+remedy(a, r) := {"patch": json.unmarshal(r.setPatch)} if {
 	lib.writes(a)
+	object.get(r, "setPatch", "") != ""
 } else := {}
 
 # outcome(r) says what the apply does to replicas: the value the object

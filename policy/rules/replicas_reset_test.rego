@@ -129,13 +129,31 @@ test_repair_in_a_dryrun_namespace_is_dryrun if {
 	t.actions(ds) == {["replicas-reset", "dryrun"]}
 }
 
-# The repair's remedy sets spec.replicas back to the live count; a denial
-# carries none.
+# The repair's remedy is merge's setPatch, which sets spec.replicas back to
+# the live count (creating spec when the object after the apply has none);
+# without one there is no patch, and a denial carries none.
 test_repair_patch_sets_the_live_count if {
-	ds := replicas_reset.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"replicasReset": reset})
+	fact := object.union(reset, {"setPatch": `[{"op":"add","path":"/spec/replicas","value":5}]`})
+	ds := replicas_reset.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"replicasReset": fact})
 		with data.applyhygiene.config as {"rules": {"replicas-reset": {"action": "repair"}}}
 	some d in ds
 	d.patch == [{"op": "add", "path": "/spec/replicas", "value": 5}]
+}
+
+test_repair_patch_creates_spec if {
+	fact := object.union(reset, {"setPatch": `[{"op":"add","path":"/spec","value":{"replicas":5}}]`})
+	ds := replicas_reset.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"replicasReset": fact})
+		with data.applyhygiene.config as {"rules": {"replicas-reset": {"action": "repair"}}}
+	some d in ds
+	d.patch == [{"op": "add", "path": "/spec", "value": {"replicas": 5}}]
+}
+
+test_repair_without_a_set_patch_carries_none if {
+	ds := replicas_reset.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"replicasReset": reset})
+		with data.applyhygiene.config as {"rules": {"replicas-reset": {"action": "repair"}}}
+	some d in ds
+	d.action == "repair"
+	not "patch" in object.keys(d)
 }
 
 test_denial_carries_no_patch if {
