@@ -2,20 +2,16 @@ package webhook
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/review"
-	"github.com/apply-hygiene/apply-hygiene/merge"
 	"github.com/apply-hygiene/apply-hygiene/policy"
+	"github.com/apply-hygiene/apply-hygiene/test/remedyoracle"
 )
 
 // TestRemedyWritesWhatTheRuleSwitchWrote holds the mutating pass to what
@@ -23,7 +19,7 @@ import (
 // review (testdata/reviews and testdata/bench), with the bundled rules'
 // actions that write switched on, the object that review.Repair leaves
 // from the decisions' patches is byte for byte the one that the old
-// switch on rule IDs (oldRepair, kept here as the oracle) left.
+// switch on rule IDs (test/remedyoracle) left.
 func TestRemedyWritesWhatTheRuleSwitchWrote(t *testing.T) {
 	writing := policy.Config{Rules: map[string]policy.RuleConfig{
 		string(policy.RuleOrphanedField):      {Action: policy.ActionPrune},
@@ -63,7 +59,7 @@ func TestRemedyWritesWhatTheRuleSwitchWrote(t *testing.T) {
 			if len(mutations) == 0 {
 				return
 			}
-			want, err := oldRepair(rv, mutations)
+			want, err := remedyoracle.Repair(rv.Old, rv.New, rv.Input.Analysis, mutations)
 			if err != nil {
 				t.Fatalf("oracle: %v", err)
 			}
@@ -102,84 +98,4 @@ func loadCapture(t *testing.T, path string) admissionv1.AdmissionRequest {
 		t.Fatalf("decoding %s: %v", path, err)
 	}
 	return *ar.Request
-}
-
-// oldRepair is internal/review's Repair as it was before the remedies
-// became data: a switch on the rule ID.
-func oldRepair(rv *review.Review, decisions []policy.Decision) ([]byte, error) {
-	obj := rv.New.DeepCopy()
-	for _, d := range decisions {
-		var err error
-		switch d.Rule {
-		case policy.RuleStaleLastApplied:
-			err = oldRepairLastApplied(obj, rv.Input.Analysis)
-		case policy.RuleDefaultedDependent, policy.RuleOrphanedField:
-			err = oldRemovePaths(obj, d.Paths)
-		case policy.RuleReplicasReset:
-			err = oldKeepReplicas(obj, rv.Old)
-		default:
-			err = fmt.Errorf("rule %s asked for %s, which apply-hygiene cannot carry out for it", d.Rule, d.Action)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("carrying out %s (%s): %w", d.Rule, d.Action, err)
-		}
-	}
-	return json.Marshal(obj.Object)
-}
-
-func oldRepairLastApplied(obj *unstructured.Unstructured, an *merge.Analysis) error {
-	if an == nil || an.Rollback == nil || an.Rollback.RepairedLastApplied == "" {
-		return fmt.Errorf("no repaired last-applied to write")
-	}
-	ann := obj.GetAnnotations()
-	if ann == nil {
-		ann = map[string]string{}
-	}
-	ann[merge.LastAppliedAnnotation] = an.Rollback.RepairedLastApplied
-	obj.SetAnnotations(ann)
-	return nil
-}
-
-func oldKeepReplicas(obj, old *unstructured.Unstructured) error {
-	if old == nil {
-		return fmt.Errorf("no stored object to keep spec.replicas from")
-	}
-	live, found, err := unstructured.NestedFieldNoCopy(old.Object, "spec", "replicas")
-	if err != nil || !found || live == nil {
-		return fmt.Errorf("the stored object has no spec.replicas to keep")
-	}
-	return unstructured.SetNestedField(obj.Object, runtime.DeepCopyJSONValue(live), "spec", "replicas")
-}
-
-func oldRemovePaths(obj *unstructured.Unstructured, paths []string) error {
-	for _, s := range paths {
-		p, err := merge.ParsePath(s)
-		if err != nil {
-			return err
-		}
-		ptr, ok := merge.JSONPointer(obj.Object, p)
-		if !ok {
-			continue
-		}
-		ops, err := json.Marshal([]map[string]string{{"op": "remove", "path": ptr}})
-		if err != nil {
-			return err
-		}
-		patch, err := jsonpatch.DecodePatch(ops)
-		if err != nil {
-			return err
-		}
-		doc, err := json.Marshal(obj.Object)
-		if err != nil {
-			return err
-		}
-		out, err := patch.Apply(doc)
-		if err != nil {
-			return err
-		}
-		if err := obj.UnmarshalJSON(out); err != nil {
-			return err
-		}
-	}
-	return nil
 }
