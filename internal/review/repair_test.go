@@ -31,14 +31,7 @@ func TestReplicasResetRepairKeepsTheLiveCount(t *testing.T) {
 	if diff := cmp.Diff([]string{"repair " + repairMessage}, decisionsOf(&Review{Decisions: repairs})); diff != "" {
 		t.Fatalf("mutating pass (-want +got):\n%s", diff)
 	}
-	raw, err := mutating.Repair(repairs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	repaired := &unstructured.Unstructured{}
-	if err := repaired.UnmarshalJSON(raw); err != nil {
-		t.Fatal(err)
-	}
+	repaired := repairedBy(t, mutating, repairs)
 	want := new.DeepCopy()
 	want.Object["spec"] = map[string]any{"replicas": int64(5)}
 	if diff := cmp.Diff(want.Object, repaired.Object); diff != "" {
@@ -113,14 +106,7 @@ func TestPruneRemovesTwoOrphansOfOneList(t *testing.T) {
 	if diff := cmp.Diff(wantPatches, patches); diff != "" {
 		t.Fatalf("patches of the prunes (-want +got):\n%s", diff)
 	}
-	raw, err := rv.Repair(prunes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	repaired := &unstructured.Unstructured{}
-	if err := repaired.UnmarshalJSON(raw); err != nil {
-		t.Fatal(err)
-	}
+	repaired := repairedBy(t, rv, prunes)
 	env, _, err := unstructured.NestedSlice(repaired.Object, "spec", "template", "spec", "containers")
 	if err != nil || len(env) != 1 {
 		t.Fatalf("containers = %v (%v), want nginx", env, err)
@@ -186,14 +172,7 @@ func TestReplicasResetRepairCreatesSpec(t *testing.T) {
 			if len(repairs) != 1 || repairs[0].Rule != policy.RuleReplicasReset {
 				t.Fatalf("repairs = %+v, want replicas-reset's", repairs)
 			}
-			raw, err := rv.Repair(repairs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			repaired := &unstructured.Unstructured{}
-			if err := repaired.UnmarshalJSON(raw); err != nil {
-				t.Fatal(err)
-			}
+			repaired := repairedBy(t, rv, repairs)
 			want := new.DeepCopy()
 			want.Object["spec"] = map[string]any{"replicas": int64(5)}
 			if diff := cmp.Diff(want.Object, repaired.Object); diff != "" {
@@ -201,4 +180,19 @@ func TestReplicasResetRepairCreatesSpec(t *testing.T) {
 			}
 		})
 	}
+}
+
+// repairedBy returns the object rv.Repair writes for decisions, decoded;
+// the test fails when it errors.
+func repairedBy(t *testing.T, rv *Review, decisions []policy.Decision) *unstructured.Unstructured {
+	t.Helper()
+	raw, err := rv.Repair(decisions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repaired := &unstructured.Unstructured{}
+	if err := repaired.UnmarshalJSON(raw); err != nil {
+		t.Fatal(err)
+	}
+	return repaired
 }
