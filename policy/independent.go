@@ -68,12 +68,16 @@ func overlap(obj map[string]any, p, q string) string {
 	return ""
 }
 
+// unescapeToken turns a pointer's token back into the key it names (RFC
+// 6901: "~1" is "/", "~0" is "~").
+var unescapeToken = strings.NewReplacer("~1", "/", "~0", "~")
+
 // at returns the value of obj at the pointer tokens ts, nil when it has
 // none.
 func at(obj map[string]any, ts []string) any {
 	var cur any = obj
 	for _, t := range ts {
-		t = strings.NewReplacer("~1", "/", "~0", "~").Replace(t)
+		t = unescapeToken.Replace(t)
 		switch c := cur.(type) {
 		case map[string]any:
 			cur = c[t]

@@ -96,10 +96,21 @@ func Combine(patches ...Patch) Patch {
 // touches a field another's touches, encloses or is inside of, or an
 // element of a list whose elements another addresses, is an error naming
 // both rules and paths (removals by several decisions excepted, which
-// Combine orders). It is
-// the one place that changes an object for a decision: the mutating pass
-// and the audit's fix write what it computes.
+// Combine orders). With ApplyRemedyJSON, it is the one place that changes
+// an object for a decision: the mutating pass and the audit's fix write
+// what it computes.
 func ApplyRemedy(obj map[string]any, ds []Decision) (map[string]any, error) {
+	patched, err := ApplyRemedyJSON(obj, ds)
+	if err != nil {
+		return nil, err
+	}
+	return decodeObject(patched)
+}
+
+// ApplyRemedyJSON is ApplyRemedy for a caller that sends the object on
+// encoded (the mutating pass): it returns the JSON the patch leaves,
+// without decoding it.
+func ApplyRemedyJSON(obj map[string]any, ds []Decision) ([]byte, error) {
 	patch, err := Remedy(ds)
 	if err != nil {
 		return nil, err
@@ -107,12 +118,30 @@ func ApplyRemedy(obj map[string]any, ds []Decision) (map[string]any, error) {
 	if err := independent(obj, ds); err != nil {
 		return nil, err
 	}
-	return patch.Apply(obj)
+	doc, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the object: %w", err)
+	}
+	return patch.ApplyJSON(doc)
 }
 
 // Apply applies p to a copy of obj and returns it; obj is not changed.
 // Numbers come back as int64 or float64, as in an unstructured object.
 func (p Patch) Apply(obj map[string]any) (map[string]any, error) {
+	doc, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the object: %w", err)
+	}
+	patched, err := p.ApplyJSON(doc)
+	if err != nil {
+		return nil, err
+	}
+	return decodeObject(patched)
+}
+
+// ApplyJSON applies p to doc, a JSON object, and returns the JSON it
+// leaves.
+func (p Patch) ApplyJSON(doc []byte) ([]byte, error) {
 	ops, err := json.Marshal(p)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the patch: %w", err)
@@ -121,14 +150,15 @@ func (p Patch) Apply(obj map[string]any) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decoding the patch: %w", err)
 	}
-	doc, err := json.Marshal(obj)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the object: %w", err)
-	}
 	patched, err := decoded.Apply(doc)
 	if err != nil {
 		return nil, fmt.Errorf("applying the patch: %w", err)
 	}
+	return patched, nil
+}
+
+// decodeObject decodes a patched object as unstructured content.
+func decodeObject(patched []byte) (map[string]any, error) {
 	out := map[string]any{}
 	if err := utiljson.Unmarshal(patched, &out); err != nil {
 		return nil, fmt.Errorf("decoding the patched object: %w", err)

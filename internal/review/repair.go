@@ -1,7 +1,6 @@
 package review
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/apply-hygiene/apply-hygiene/policy"
@@ -12,13 +11,9 @@ import (
 // rule built from merge's facts (policy.ApplyRemedy): it changes only
 // the fields the rule names, and a decision without one is an error.
 func (rv *Review) Repair(decisions []policy.Decision) ([]byte, error) {
-	obj, err := policy.ApplyRemedy(rv.New.Object, decisions)
+	raw, err := policy.ApplyRemedyJSON(rv.New.Object, decisions)
 	if err != nil {
 		return nil, fmt.Errorf("carrying out %s: %w", rulesOf(decisions), err)
-	}
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the repaired object: %w", err)
 	}
 	return raw, nil
 }
