@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -95,17 +94,11 @@ func (s *ConfigMapSource) Start(ctx context.Context) error {
 	factory := informers.NewSharedInformerFactoryWithOptions(s.client, 0, informers.WithNamespace(s.namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = s.selector.String() }))
 	informer := factory.Core().V1().ConfigMaps()
-	changed := make(chan struct{}, 1)
-	notify := func() {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	}
+	changed := newChangeSignal()
 	if _, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { notify() },
-		UpdateFunc: func(any, any) { notify() },
-		DeleteFunc: func(any) { notify() },
+		AddFunc:    func(any) { changed.notify() },
+		UpdateFunc: func(any, any) { changed.notify() },
+		DeleteFunc: func(any) { changed.notify() },
 	}); err != nil {
 		return fmt.Errorf("watching policy ConfigMaps: %w", err)
 	}
@@ -124,19 +117,7 @@ func (s *ConfigMapSource) Start(ctx context.Context) error {
 func (s *ConfigMapSource) loop(ctx context.Context, lister listersv1.ConfigMapLister, changed <-chan struct{}) {
 	s.sync(ctx, lister)
 	s.synced.Store(true)
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-changed:
-			timer.Reset(s.engine.opts.debounce)
-		case <-timer.C:
-			s.sync(ctx, lister)
-		}
-	}
+	debounce(ctx, s.engine.opts.debounce, changed, func() { s.sync(ctx, lister) })
 }
 
 // sync loads the ConfigMaps' modules when they changed since the last

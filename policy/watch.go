@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/go-logr/logr"
@@ -38,28 +37,31 @@ func (e *Engine) Watch(ctx context.Context) error {
 
 func (e *Engine) watchLoop(ctx context.Context, w *fsnotify.Watcher) {
 	log := logr.FromContextOrDiscard(ctx)
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
+	changed := newChangeSignal()
+	go forwardEvents(w, changed, log)
+	debounce(ctx, e.opts.debounce, changed, func() { e.reloadFromWatch(ctx, log) })
+}
+
+// forwardEvents notifies changed of each event of w that concerns the
+// policies and of each error (after which a reload checks the files),
+// and closes changed when w's channels close (Watch's w.Close).
+func forwardEvents(w *fsnotify.Watcher, changed changeSignal, log logr.Logger) {
+	defer close(changed)
 	for {
 		select {
-		case <-ctx.Done():
-			return
 		case ev, ok := <-w.Events:
 			if !ok {
 				return
 			}
 			if concernsPolicies(ev) {
-				timer.Reset(e.opts.debounce)
+				changed.notify()
 			}
 		case err, ok := <-w.Errors:
 			if !ok {
 				return
 			}
 			log.Error(err, "watching policy directories failed")
-			timer.Reset(e.opts.debounce)
-		case <-timer.C:
-			e.reloadFromWatch(ctx, log)
+			changed.notify()
 		}
 	}
 }
