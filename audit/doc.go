@@ -30,6 +30,6 @@
 //
 // audit is a driver like the webhook, and imports neither the webhook nor
 // anything above it: it declares the small interfaces it needs, Evaluator
-// (a *policy.Engine) and Cluster (a *kube.Cluster, the reader the webhook
-// uses too).
+// (policy.Evaluator: a *policy.Engine) and Cluster (a *kube.Cluster, the
+// reader the webhook uses too).
 package audit

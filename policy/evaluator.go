@@ -2,11 +2,21 @@ package policy
 
 import "context"
 
-// EvaluatorFunc adapts a function to the Evaluate method that *Engine
-// has, as http.HandlerFunc adapts one to http.Handler. The drivers (the
-// webhook's review core, the audit) each declare the small Evaluator
-// interface they consume; this one adapter serves all of them, for tests
-// and for wrappers such as the webhook's timing of evaluations.
+// Evaluator decides about a policy input. *Engine is the one the drivers
+// (the webhook's review core, the audit) are given; EvaluatorFunc adapts
+// a function, for tests and for wrappers such as the webhook's timing of
+// evaluations.
+type Evaluator interface {
+	Evaluate(ctx context.Context, in *Input) ([]Decision, error)
+}
+
+var (
+	_ Evaluator = EvaluatorFunc(nil)
+	_ Evaluator = (*Engine)(nil)
+)
+
+// EvaluatorFunc adapts a function to Evaluator, as http.HandlerFunc adapts
+// one to http.Handler.
 type EvaluatorFunc func(ctx context.Context, in *Input) ([]Decision, error)
 
 // Evaluate calls f.

@@ -19,14 +19,7 @@ import (
 )
 
 // Evaluator decides what to do about a write: the policy engine.
-type Evaluator interface {
-	Evaluate(ctx context.Context, in *policy.Input) ([]policy.Decision, error)
-}
-
-var (
-	_ Evaluator = policy.EvaluatorFunc(nil)
-	_ Evaluator = (*policy.Engine)(nil)
-)
+type Evaluator = policy.Evaluator
 
 // Cluster reads what a review needs beyond the request itself; a
 // *kube.Cluster on the API server is one.
