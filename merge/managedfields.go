@@ -116,22 +116,9 @@ func readEntry(item any, e *ManagedFieldsEntry) error {
 	return nil
 }
 
-// jsonType names the JSON type of a decoded value, for error messages.
-func jsonType(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "object"
-	case []any:
-		return "list"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	case nil:
-		return "null"
-	}
-	return "number"
-}
+// jsonType names the JSON type of a decoded value as merge's error
+// messages do, an array being a list.
+func jsonType(v any) string { return JSONType(v, "list") }
 
 // DecodeManagedFields decodes obj's metadata.managedFields into one field
 // set per manager, in the order the server keeps them.

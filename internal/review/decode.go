@@ -74,7 +74,7 @@ func objectOf(v any, want schema.GroupVersionKind, which string) (*unstructured.
 	case v == nil:
 		return nil, fmt.Errorf("%w: %s is missing", ErrBadRequest, which)
 	case !ok:
-		return nil, fmt.Errorf("%w: %s is a JSON %s, not an object", ErrBadRequest, which, jsonType(v))
+		return nil, fmt.Errorf("%w: %s is a JSON %s, not an object", ErrBadRequest, which, merge.JSONType(v, "array"))
 	}
 	obj := &unstructured.Unstructured{Object: m}
 	if got := obj.GroupVersionKind(); got != want {
@@ -123,19 +123,4 @@ func withArticle(gvk schema.GroupVersionKind) string {
 		return "an " + describe(gvk)
 	}
 	return "a " + describe(gvk)
-}
-
-// jsonType names the JSON type of v, a value sigs.k8s.io/json decoded
-// that is no object.
-func jsonType(v any) string {
-	switch v.(type) {
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	case []any:
-		return "array"
-	default:
-		return "number"
-	}
 }
