@@ -25,11 +25,17 @@ const maxGuardedValue = 128
 // obj has.
 func withRemovePatches(obj map[string]any, facts []FieldFact) []FieldFact {
 	for i := range facts {
-		if patch, err := removePatch(obj, facts[i].Path); err == nil {
+		p := facts[i].Path
+		ptr, ok := JSONPointer(obj, p)
+		if !ok || len(p) == 0 {
+			continue
+		}
+		facts[i].Pointer = ptr
+		if patch, err := removePatchAt(obj, p, ptr); err == nil {
 			facts[i].RemovePatch = patch
 		}
 	}
-	return withPointers(obj, facts)
+	return facts
 }
 
 // withPointers sets the Pointer of each fact that obj has.
@@ -53,6 +59,11 @@ func removePatch(obj map[string]any, p Path) (string, error) {
 	if !ok || len(p) == 0 {
 		return "", fmt.Errorf("building remove patch: no field %s", p)
 	}
+	return removePatchAt(obj, p, ptr)
+}
+
+// removePatchAt is removePatch of the field at p, which obj has at ptr.
+func removePatchAt(obj map[string]any, p Path, ptr string) (string, error) {
 	guard := valueGuard(obj, p, ptr)
 	if len(guard) == 1 {
 		if size := composite(guard[0].Value); size > maxGuardedValue {
