@@ -215,16 +215,8 @@ func parseBracket(s string) (fieldpath.PathElement, string, error) {
 }
 
 func closingBracket(s string) (int, error) {
-	inQuote := false
-	for i := 1; i < len(s); i++ {
-		switch {
-		case inQuote && s[i] == '\\':
-			i++
-		case s[i] == '"':
-			inQuote = !inQuote
-		case !inQuote && s[i] == ']':
-			return i, nil
-		}
+	if i := indexOutsideQuotes(s[1:], ']'); i >= 0 {
+		return i + 1, nil
 	}
 	return 0, fmt.Errorf("unterminated %q", s)
 }
@@ -278,19 +270,32 @@ func parseKey(c string) (fieldpath.PathElement, error) {
 
 func splitOutsideQuotes(s string, sep byte) []string {
 	var parts []string
-	inQuote, start := false, 0
+	for {
+		i := indexOutsideQuotes(s, sep)
+		if i < 0 {
+			return append(parts, s)
+		}
+		parts = append(parts, s[:i])
+		s = s[i+1:]
+	}
+}
+
+// indexOutsideQuotes returns the index of the first c in s that stands
+// outside a double-quoted string (in which a backslash escapes the next
+// byte), or -1.
+func indexOutsideQuotes(s string, c byte) int {
+	inQuote := false
 	for i := 0; i < len(s); i++ {
 		switch {
 		case inQuote && s[i] == '\\':
 			i++
 		case s[i] == '"':
 			inQuote = !inQuote
-		case !inQuote && s[i] == sep:
-			parts = append(parts, s[start:i])
-			start = i + 1
+		case !inQuote && s[i] == c:
+			return i
 		}
 	}
-	return append(parts, s[start:])
+	return -1
 }
 
 // parseScalar reads a key value: JSON when it parses as a JSON scalar,
