@@ -18,9 +18,13 @@ import (
 // Mutating returns the handler of the mutating webhook, for a caller that
 // decodes the review itself (Endpoint serves it over HTTP): it carries out
 // repair and prune decisions in the same request and warns about each.
-func (r *Reviewer) Mutating() admission.Handler {
+func (r *Reviewer) Mutating() admission.Handler { return passHandler(r.mutate) }
+
+// passHandler serves pass (mutate or validate) to a caller that decoded
+// the review, with a call of its own for each request.
+func passHandler(pass func(ctx context.Context, c *call, req admission.Request) admission.Response) admission.Handler {
 	return admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
-		return r.mutate(ctx, &call{}, req)
+		return pass(ctx, &call{}, req)
 	})
 }
 
@@ -74,11 +78,7 @@ func (r *Reviewer) mutate(ctx context.Context, c *call, req admission.Request) a
 // that decodes the review itself (Endpoint serves it over HTTP): it denies
 // on deny decisions, warns on warn decisions and only logs dryrun
 // decisions.
-func (r *Reviewer) Validating() admission.Handler {
-	return admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
-		return r.validate(ctx, &call{}, req)
-	})
-}
+func (r *Reviewer) Validating() admission.Handler { return passHandler(r.validate) }
 
 // validate is the validating pass of c.
 func (r *Reviewer) validate(ctx context.Context, c *call, req admission.Request) admission.Response {
