@@ -119,17 +119,22 @@ func ModifiedConfiguration(manifest *unstructured.Unstructured) ([]byte, error) 
 		return nil, err
 	}
 	obj := manifest.DeepCopy()
-	annots := obj.GetAnnotations()
-	if annots == nil {
-		annots = map[string]string{}
-	}
-	annots[LastAppliedAnnotation] = lastApplied
-	obj.SetAnnotations(annots)
+	SetLastApplied(obj, lastApplied)
 	out, err := json.Marshal(obj.Object)
 	if err != nil {
 		return nil, fmt.Errorf("encoding modified configuration: %w", err)
 	}
 	return out, nil
+}
+
+// SetLastApplied sets obj's last-applied annotation to value, in place.
+func SetLastApplied(obj *unstructured.Unstructured, value string) {
+	annots := obj.GetAnnotations()
+	if annots == nil {
+		annots = map[string]string{}
+	}
+	annots[LastAppliedAnnotation] = value
+	obj.SetAnnotations(annots)
 }
 
 // LastAppliedValue returns the last-applied annotation value that kubectl

@@ -163,12 +163,7 @@ func withLastAppliedValue(obj *unstructured.Unstructured, value string) *unstruc
 	annots, annotsOK := meta["annotations"].(map[string]any)
 	if (hasMeta && !metaOK) || (!annotsOK && meta["annotations"] != nil) || !allStrings(annots) {
 		out := obj.DeepCopy()
-		a := out.GetAnnotations()
-		if a == nil {
-			a = map[string]string{}
-		}
-		a[LastAppliedAnnotation] = value
-		out.SetAnnotations(a)
+		SetLastApplied(out, value)
 		return out
 	}
 	out := make(map[string]any, len(obj.Object)+1)

@@ -383,12 +383,7 @@ func withLastApplied(obj *unstructured.Unstructured, value string) *unstructured
 		return obj
 	}
 	c := obj.DeepCopy()
-	ann := c.GetAnnotations()
-	if ann == nil {
-		ann = map[string]string{}
-	}
-	ann[lastAppliedAnnotation] = value
-	c.SetAnnotations(ann)
+	merge.SetLastApplied(c, value)
 	return c
 }
 
