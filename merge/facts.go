@@ -50,6 +50,13 @@ type FieldFact struct {
 	// the write, list elements resolved to their index there: a rule's
 	// remedy (its decision's patch) removes the field with it.
 	Pointer string `json:"pointer,omitempty"`
+	// RemovedWith, for a fact with a Pointer, are the RFC 6901 pointers
+	// (into the same object, resolved the same way) of the fields that a
+	// removal of the field must remove too, or the API server puts it
+	// back from them: a built-in pod spec's deprecated serviceAccount
+	// that copies its serviceAccountName (RemovedWith). A rule's remedy
+	// removes them after the field.
+	RemovedWith []string `json:"removedWith,omitempty"`
 	// SetPatch, for a replicas reset whose live count the object after
 	// the write no longer has, is the JSON patch (RFC 6902) that sets the
 	// field back to Live in that object: an add of the field, or of its

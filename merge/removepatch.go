@@ -21,29 +21,31 @@ type patchOp struct {
 // printing a command that the warning would cut.
 const maxGuardedValue = 128
 
-// withRemovePatches sets the RemovePatch and the Pointer of each fact that
-// obj has.
+// withRemovePatches sets the Pointer, the RemovedWith (withPointers) and
+// the RemovePatch of each fact that obj has.
 func withRemovePatches(obj map[string]any, facts []FieldFact) []FieldFact {
+	facts = withPointers(obj, facts)
 	for i := range facts {
-		p := facts[i].Path
-		ptr, ok := JSONPointer(obj, p)
-		if !ok || len(p) == 0 {
+		if facts[i].Pointer == "" {
 			continue
 		}
-		facts[i].Pointer = ptr
-		if patch, err := removePatchAt(obj, p, ptr); err == nil {
+		if patch, err := removePatchAt(obj, facts[i].Path, facts[i].Pointer); err == nil {
 			facts[i].RemovePatch = patch
 		}
 	}
 	return facts
 }
 
-// withPointers sets the Pointer of each fact that obj has.
+// withPointers sets the Pointer and the RemovedWith of each fact that obj
+// has, unless its removal cannot stick (aliasDiffers).
 func withPointers(obj map[string]any, facts []FieldFact) []FieldFact {
 	for i := range facts {
-		if ptr, ok := JSONPointer(obj, facts[i].Path); ok && len(facts[i].Path) > 0 {
-			facts[i].Pointer = ptr
+		ptr, ok := JSONPointer(obj, facts[i].Path)
+		if !ok || len(facts[i].Path) == 0 || aliasDiffers(obj, facts[i].Path) {
+			continue
 		}
+		facts[i].Pointer = ptr
+		facts[i].RemovedWith = RemovedWith(obj, facts[i].Path)
 	}
 	return facts
 }
@@ -58,6 +60,9 @@ func removePatch(obj map[string]any, p Path) (string, error) {
 	ptr, ok := JSONPointer(obj, p)
 	if !ok || len(p) == 0 {
 		return "", fmt.Errorf("building remove patch: no field %s", p)
+	}
+	if aliasDiffers(obj, p) {
+		return "", fmt.Errorf("building remove patch for %s: its deprecated alias names another service account, which the server would take instead", p)
 	}
 	return removePatchAt(obj, p, ptr)
 }
@@ -88,8 +93,9 @@ func removePatchAt(obj map[string]any, p Path, ptr string) (string, error) {
 // RemovedWith returns the pointers (RFC 6901) of the fields of obj that a
 // removal of the field at p must remove too, or the API server puts it
 // back from them: a pod spec's deprecated serviceAccount beside its
-// serviceAccountName. Nil for any other field. The orphan's RemovePatch
-// removes them, and a removal proof must too.
+// serviceAccountName, when it has the same value (aliasOf). Nil for any
+// other field. The orphan's RemovePatch and its RemovedWith (a rule's
+// remedy) remove them, and a removal proof must too.
 func RemovedWith(obj map[string]any, p Path) []string {
 	alias, ok := aliasOf(obj, p)
 	if !ok {
@@ -100,18 +106,52 @@ func RemovedWith(obj map[string]any, p Path) []string {
 }
 
 // aliasOf returns the deprecated serviceAccount beside p when p is the
-// serviceAccountName of a built-in kind's pod spec and obj has both. The
-// alias is the API server's own only there (custom resources with such
-// fields keep them apart).
+// serviceAccountName of a built-in kind's pod spec and obj has both, of
+// one value: the copy that the API server writes into the alias on every
+// read. The alias is the API server's own only there (custom resources
+// with such fields keep them apart).
 func aliasOf(obj map[string]any, p Path) (Path, bool) {
-	if !isPodSpecField(obj, p, serviceAccountName) {
+	alias, value, ok := aliasBeside(obj, p)
+	if !ok {
 		return nil, false
 	}
-	alias := serviceAccountAlias(p)
-	if _, ok := lookup(obj, alias); !ok {
+	name, _ := lookup(obj, p)
+	if !jsonEqual(name, value) {
 		return nil, false
 	}
 	return alias, true
+}
+
+// aliasDiffers reports whether p is the serviceAccountName of a built-in
+// kind's pod spec whose deprecated alias obj has with another value. The
+// alias is then no copy of the name (the server overwrites it with the
+// name on every write, so only a write that sets it itself has one): a
+// removal of the name alone makes the server take the alias's service
+// account instead (the v1 conversion of PodSpec fills an empty
+// serviceAccountName from serviceAccount), and one that removed the alias
+// too would remove what someone set. Such a field gets no remedy.
+func aliasDiffers(obj map[string]any, p Path) bool {
+	_, value, ok := aliasBeside(obj, p)
+	if !ok {
+		return false
+	}
+	name, _ := lookup(obj, p)
+	return !jsonEqual(name, value)
+}
+
+// aliasBeside returns the deprecated serviceAccount beside p and its
+// value when p is the serviceAccountName of a built-in kind's pod spec
+// and obj has the alias.
+func aliasBeside(obj map[string]any, p Path) (Path, any, bool) {
+	if !isPodSpecField(obj, p, serviceAccountName) {
+		return nil, nil, false
+	}
+	alias := serviceAccountAlias(p)
+	value, ok := lookup(obj, alias)
+	if !ok {
+		return nil, nil, false
+	}
+	return alias, value, true
 }
 
 // keyGuards tests the merge keys of every keyed list element of p, outermost

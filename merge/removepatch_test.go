@@ -100,3 +100,69 @@ func TestOnlyOrphansStillPresentGetARemovePatch(t *testing.T) {
 		t.Errorf("remove patches (-want +got):\n%s", diff)
 	}
 }
+
+// The fields that a removal of an orphan must take with it, as pointers
+// into the object the fact's Pointer points into: a built-in pod spec's
+// serviceAccountName goes with its deprecated alias when the alias is a
+// copy of it. An alias of another value is no copy: removing the name
+// would make the API server take the alias's service account instead, so
+// the fact gets no pointer (nothing to prune) and no remove patch.
+func TestRemovalsTakeTheAliasWithThem(t *testing.T) {
+	podSpec := func(kind, apiVersion string, fields map[string]any) map[string]any {
+		if kind == "Pod" {
+			return map[string]any{"apiVersion": apiVersion, "kind": kind, "spec": fields}
+		}
+		return map[string]any{"apiVersion": apiVersion, "kind": kind, "spec": map[string]any{"template": map[string]any{"spec": fields}}}
+	}
+	tests := map[string]struct {
+		obj             map[string]any
+		path            string
+		wantPointer     string
+		wantRemovedWith []string
+		wantPatch       bool
+	}{
+		"a Deployment's serviceAccountName goes with its alias": {
+			obj:  podSpec("Deployment", "apps/v1", map[string]any{"serviceAccountName": "builder", "serviceAccount": "builder"}),
+			path: "spec.template.spec.serviceAccountName", wantPointer: "/spec/template/spec/serviceAccountName",
+			wantRemovedWith: []string{"/spec/template/spec/serviceAccount"}, wantPatch: true,
+		},
+		"a Pod's serviceAccountName goes with its alias": {
+			obj:  podSpec("Pod", "v1", map[string]any{"serviceAccountName": "builder", "serviceAccount": "builder"}),
+			path: "spec.serviceAccountName", wantPointer: "/spec/serviceAccountName",
+			wantRemovedWith: []string{"/spec/serviceAccount"}, wantPatch: true,
+		},
+		"a serviceAccountName without its alias goes alone": {
+			obj:  podSpec("Deployment", "apps/v1", map[string]any{"serviceAccountName": "builder"}),
+			path: "spec.template.spec.serviceAccountName", wantPointer: "/spec/template/spec/serviceAccountName", wantPatch: true,
+		},
+		"an alias of another service account is no copy: nothing is removed": {
+			obj:  podSpec("Deployment", "apps/v1", map[string]any{"serviceAccountName": "builder", "serviceAccount": "runner"}),
+			path: "spec.template.spec.serviceAccountName",
+		},
+		"a custom resource's fields of those names are its own": {
+			obj:  podSpec("Deployment", "example.com/v1", map[string]any{"serviceAccountName": "builder", "serviceAccount": "builder"}),
+			path: "spec.template.spec.serviceAccountName", wantPointer: "/spec/template/spec/serviceAccountName", wantPatch: true,
+		},
+		"any other field goes alone": {
+			obj:  podSpec("Deployment", "apps/v1", map[string]any{"serviceAccountName": "builder", "serviceAccount": "builder", "hostname": "h"}),
+			path: "spec.template.spec.hostname", wantPointer: "/spec/template/spec/hostname", wantPatch: true,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			orphans := withRemovePatches(tc.obj, []FieldFact{{Path: mustPath(t, tc.path)}})
+			dependents := withPointers(tc.obj, []FieldFact{{Path: mustPath(t, tc.path)}})
+			for _, f := range []FieldFact{orphans[0], dependents[0]} {
+				if diff := cmp.Diff(tc.wantPointer, f.Pointer); diff != "" {
+					t.Errorf("pointer (-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff(tc.wantRemovedWith, f.RemovedWith); diff != "" {
+					t.Errorf("removed with (-want +got):\n%s", diff)
+				}
+			}
+			if got := orphans[0].RemovePatch != ""; got != tc.wantPatch {
+				t.Errorf("remove patch %q, want one: %v", orphans[0].RemovePatch, tc.wantPatch)
+			}
+		})
+	}
+}

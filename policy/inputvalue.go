@@ -76,6 +76,15 @@ func str(s string) ast.Value {
 	return ast.String(s)
 }
 
+// strs is a JSON list of strings.
+func strs(ss []string) ast.Value {
+	terms := make([]*ast.Term, len(ss))
+	for i, s := range ss {
+		terms[i] = ast.NewTerm(str(s))
+	}
+	return ast.NewArray(terms...)
+}
+
 func number(i int64) ast.Value {
 	v, _ := ast.InterfaceToValue(json.Number(strconv.FormatInt(i, 10))) // always a number
 	return v
@@ -225,6 +234,9 @@ func factValue(f *merge.FieldFact) (ast.Value, error) {
 	}
 	if f.Pointer != "" {
 		fields = append(fields, item("pointer", str(f.Pointer)))
+	}
+	if len(f.RemovedWith) > 0 {
+		fields = append(fields, item("removedWith", strs(f.RemovedWith)))
 	}
 	if f.SetPatch != "" {
 		fields = append(fields, item("setPatch", str(f.SetPatch)))

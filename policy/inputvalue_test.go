@@ -80,6 +80,7 @@ func everyField(t *testing.T) *Input {
 	orphan := fact
 	orphan.RemovePatch = `[{"op":"remove","path":"/x"}]`
 	orphan.Pointer = "/x"
+	orphan.RemovedWith = []string{"/y", "/z~1\xff"}
 	in.Analysis.Orphans = append(in.Analysis.Orphans, orphan, merge.FieldFact{Path: p("metadata.labels.x")})
 	in.Analysis.ReplicasReset = &fact
 	in.Analysis.Rollback = &merge.Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 3, Confirmed: true,

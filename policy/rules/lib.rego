@@ -315,12 +315,16 @@ last_applied_pointer := "/metadata/annotations/kubectl.kubernetes.io~1last-appli
 writes(a) if a in {"repair", "prune"}
 
 # remove(f) is the remedy that removes the field of the fact f (an orphan,
-# a defaulted dependent) at its pointer in the object after the write; no
-# operation when the object no longer has the field.
-remove(f) := [{"op": "remove", "path": p} |
+# a defaulted dependent) at its pointer in the object after the write,
+# then each field at f's removedWith, pointers into the same object of the
+# fields that must go with it or the API server puts it back from them (a
+# pod spec's deprecated serviceAccount beside serviceAccountName); no
+# operation when merge gives the field no pointer (the object no longer
+# has it, or its removal would not stick).
+remove(f) := array.concat([{"op": "remove", "path": p}], [{"op": "remove", "path": q} | some q in object.get(f, "removedWith", [])]) if {
 	p := object.get(f, "pointer", "")
 	p != ""
-]
+} else := []
 
 # The audit (classification "audit": kubectl hygiene audit and the
 # server's periodic audit) judges an object as stored, with merge's live

@@ -301,3 +301,14 @@ test_handover_quotes_the_object_name if {
 	])
 	lib.handover(["rules"]) == `kubectl hygiene handover 'clusterroles.rbac.authorization.k8s.io/reader;touch pwned;x' rules` with input as cluster_role
 }
+
+# remove(f) removes the field at its pointer, then each field that must go
+# with it (removedWith); nothing without a pointer.
+test_remove_takes_the_fields_removed_with_it if {
+	lib.remove({"pointer": "/spec/serviceAccountName", "removedWith": ["/spec/serviceAccount"]}) == [
+		{"op": "remove", "path": "/spec/serviceAccountName"},
+		{"op": "remove", "path": "/spec/serviceAccount"},
+	]
+	lib.remove({"pointer": "/metadata/labels/debug"}) == [{"op": "remove", "path": "/metadata/labels/debug"}]
+	lib.remove({"removedWith": ["/spec/serviceAccount"]}) == []
+}

@@ -26,12 +26,21 @@ setter(o) := lib.owner_text(o.owners[0]) if {
 # the command that removes it (guarded by a test of its value). Inside a
 # pod template it first says that the removal rolls the pods.
 fix(o, a) := sentences(["apply-hygiene removes it in this request.", rolls(o, "This apply therefore")]) if {
-	a == "prune"
+	pruned(o, a)
 } else := sentences([rolls(o, "Removing it"), sprintf("Remove it with: %s", [command(o)])])
+
+# pruned(o, a) is true when the action prunes and the remedy removes
+# something: merge gives no pointer to a field whose removal would not
+# stick (a serviceAccountName whose deprecated alias names another
+# service account), and the message claims no removal for it.
+pruned(o, a) if {
+	a == "prune"
+	lib.remove(o) != []
+}
 
 # fix_command(o, a) is the command that removes o; none when
 # apply-hygiene prunes it.
-fix_command(o, a) := "" if a == "prune" else := command(o)
+fix_command(o, a) := "" if pruned(o, a) else := command(o)
 
 # sentences(texts) joins the non-empty texts with spaces.
 sentences(texts) := concat(" ", [t | some t in texts; t != ""])

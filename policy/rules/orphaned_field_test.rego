@@ -39,7 +39,8 @@ debug_label := {
 }
 
 test_prune_when_configured if {
-	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [debug_label]})
+	label := object.union(debug_label, {"pointer": "/metadata/labels/debug"})
+	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [label]})
 		with data.applyhygiene.config as {"rules": {"orphaned-field": {"action": "prune"}}}
 	t.actions(ds) == {["orphaned-field", "prune"]}
 	some d in ds
@@ -56,7 +57,8 @@ test_template_orphan_says_removing_it_rolls_the_pods if {
 }
 
 test_prune_of_template_orphan_says_this_apply_rolls_the_pods if {
-	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [restarted]})
+	annotation := object.union(restarted, {"pointer": "/spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt"})
+	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [annotation]})
 		with data.applyhygiene.config as {"rules": {"orphaned-field": {"action": "prune"}}}
 	t.actions(ds) == {["orphaned-field", "prune"]}
 	t.all_start_with_rule(ds)
@@ -147,4 +149,42 @@ test_warning_carries_no_patch if {
 	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [label]})
 	some d in ds
 	not "patch" in object.keys(d)
+}
+
+# A serviceAccountName set by kubectl set serviceaccount: the API server
+# copies it into the deprecated serviceAccount, and fills an empty name
+# from that alias, so merge names the alias in removedWith and the prune
+# removes it after the field, or the name would come back.
+service_account := {
+	"path": "spec.template.spec.serviceAccountName",
+	"live": "builder",
+	"result": "builder",
+	"owners": [{"manager": "kubectl-set", "operation": "Update", "time": "2026-11-02T00:00:00Z"}],
+	"pointer": "/spec/template/spec/serviceAccountName",
+	"removedWith": ["/spec/template/spec/serviceAccount"],
+}
+
+test_prune_removes_the_alias_with_the_field if {
+	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [service_account]})
+		with data.applyhygiene.config as {"rules": {"orphaned-field": {"action": "prune"}}}
+	some d in ds
+	d.patch == [
+		{"op": "remove", "path": "/spec/template/spec/serviceAccountName"},
+		{"op": "remove", "path": "/spec/template/spec/serviceAccount"},
+	]
+	contains(d.message, "apply-hygiene removes it in this request.")
+}
+
+# An orphan that merge gives no pointer (its alias names another service
+# account, which the server would take instead) is not pruned, and the
+# message does not say it is: it says how to remove it.
+test_prune_without_a_remedy_claims_nothing if {
+	kept := object.remove(service_account, ["pointer", "removedWith"])
+	ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [kept]})
+		with data.applyhygiene.config as {"rules": {"orphaned-field": {"action": "prune"}}}
+	some d in ds
+	d.patch == []
+	not contains(d.message, "apply-hygiene removes it")
+	endswith(d.message, "Remove it with: kubectl edit deployments.apps/nginx -n default")
+	d.fix == "kubectl edit deployments.apps/nginx -n default"
 }

@@ -49,6 +49,34 @@ func TestPruneModeRemovesOrphanOfAnUndoBeforeInstall(t *testing.T) {
 	framework.WantLines(t, k.JSONPath(t, sts, "{.spec.template.spec.containers[0].image}"), "nginx:a-fixed-version")
 }
 
+// Prune mode on kubectl set serviceaccount (seed 003): the API server
+// keeps serviceAccountName and its deprecated alias serviceAccount equal
+// and fills an empty name from the alias, so the apply of a manifest
+// without them removes both in the request; removing the name alone left
+// the Deployment as it was while the warning said it was removed.
+func TestPruneRemovesServiceAccountNameWithItsAlias(t *testing.T) {
+	f := framework.New(t)
+	framework.Reconfigure(t, "policy.rules.orphaned-field.action=prune")
+	k := f.Kubectl
+	const deploy = "deployment/nginx-deployment"
+	k.Run(t, "apply", "-f", seeds+"seed003-v1.yaml").MustSucceed(t)
+	k.Run(t, "set", "serviceaccount", deploy, "builder").MustSucceed(t)
+
+	apply := k.Run(t, "apply", "-f", seeds+"seed003-v2.yaml").MustSucceed(t)
+	var warnings []string
+	for _, line := range strings.Split(apply.Stderr, "\n") {
+		if strings.Contains(line, "spec.template.spec.serviceAccountName") {
+			warnings = append(warnings, line)
+		}
+	}
+	framework.WantMatch(t, strings.Join(warnings, "\n"),
+		quote("Warning: [orphaned-field] Deployment "+f.Namespace+`/nginx-deployment: spec.template.spec.serviceAccountName ("builder", set by kubectl-set at `)+timestamp+
+			quote(") is in neither your manifest nor last-applied, so kubectl apply will never remove it. apply-hygiene removes it in this request. ")+".*")
+	if got := k.JSONPath(t, deploy, "{.spec.template.spec.serviceAccountName}{.spec.template.spec.serviceAccount}"); got != "" {
+		t.Errorf("after the prune: %q, want both gone", got)
+	}
+}
+
 // sortedLines returns output with its lines sorted: the order of warnings
 // from the mutating and the validating webhook is the API server's.
 func sortedLines(output string) string {
