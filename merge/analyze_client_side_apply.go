@@ -74,7 +74,7 @@ func (a *Analyzer) analyzeAppliedUpdate(old, new, original *unstructured.Unstruc
 		return an, nil //nolint:nilerr // an unusable new annotation is reported by the next write
 	}
 	in := applyInput{kind: new.GetKind(), live: old, manifest: manifest, result: new,
-		originalParsed: parsed, manifestParsed: manifestParsed}
+		originalParsed: parsed, manifestParsed: manifestParsed, liveManaged: lazyManagedFields(old)}
 	if original != nil {
 		in.original = original.Object
 	}
@@ -116,7 +116,7 @@ func (a *Analyzer) withoutAdmissionChanges(reverts []FieldFact, in applyInput, l
 	if err != nil || len(resultMfs) == 0 {
 		return reverts, err
 	}
-	liveMfs, err := DecodeManagedFields(in.live)
+	liveMfs, err := in.liveManaged.get()
 	if err != nil {
 		return nil, err
 	}

@@ -83,20 +83,20 @@ func (a *Analyzer) imperativeChanges(lastApplied *unstructured.Unstructured, par
 		return nil, fmt.Errorf("comparing old and new object: %w", err)
 	}
 	out := []FieldFact{}
-	var mfs, oldMfs []ManagedFields // decoded for the first change: most writes have none
+	newMfs, oldMfsOnce := lazyManagedFields(new), lazyManagedFields(old) // decoded for the first change: most writes have none
 	granular := granularIn(tvs[2])
 	for _, p := range units(cmp.Modified.Union(cmp.Removed)) {
 		la := f.at(original, p)
 		if !owned.Has(fieldpath.Path(p)) || serverManaged(p) || isEmpty(la.v) || sameAt(p, f.at(new.Object, p), la) {
 			continue
 		}
-		if mfs == nil {
-			if mfs, err = DecodeManagedFields(new); err != nil {
-				return nil, err
-			}
-			if oldMfs, err = DecodeManagedFields(old); err != nil {
-				return nil, err
-			}
+		mfs, err := newMfs.get()
+		if err != nil {
+			return nil, err
+		}
+		oldMfs, err := oldMfsOnce.get()
+		if err != nil {
+			return nil, err
 		}
 		if admissionChanged(oldMfs, mfs, granular, cmp.Modified, p) {
 			continue

@@ -22,11 +22,18 @@ type applyInput struct {
 	// originalParsed and manifestParsed are the cached parses of original
 	// and manifest when they come from a last-applied annotation, else nil.
 	originalParsed, manifestParsed *parsedLastApplied
+	// liveManaged is live's managedFields, decoded when a fact first
+	// asks who owns a field, once for the whole request (analyzeApply
+	// sets it when the caller did not).
+	liveManaged *managedFieldsOnce
 }
 
 // analyzeApply fills an with the facts of the apply in. It changes an only
 // when it succeeds.
 func (a *Analyzer) analyzeApply(in applyInput, an *Analysis) error {
+	if in.liveManaged == nil {
+		in.liveManaged = lazyManagedFields(in.live)
+	}
 	_, err := orValidated(a, func(a *Analyzer) (struct{}, error) {
 		return struct{}{}, a.analyzeApplyOnce(in, an)
 	})
@@ -50,20 +57,33 @@ func (a *Analyzer) analyzeApplyOnce(in applyInput, an *Analysis) error {
 	if err != nil {
 		return err
 	}
-	mfs, err := DecodeManagedFields(in.live)
-	if err != nil {
-		return err
-	}
 	cmp, err := tvs[2].Compare(tvs[3])
 	if err != nil {
 		return fmt.Errorf("comparing live and result: %w", err)
 	}
 	changed := cmp.Modified.Union(cmp.Removed).Union(cmp.Added)
-	an.Reverts = a.reverts(in, changed, mfs, granularIn(tvs[3]))
-	an.Orphans = a.orphans(in.kind, in.live.Object, in.result.Object, tvs[3], fs[2], fs[0].Union(fs[1]), mfs, recordsObject(in.original, in.live))
-	an.Orphans = append(an.Orphans, a.stringDataOrphans(in, rawOriginal, mfs)...)
-	an.Orphans = withRemovePatches(in.result.Object, an.Orphans)
-	an.ReplicasReset = a.replicasReset(in, manifest, mfs, granularIn(tvs[3]))
+	// Live's managedFields are decoded by the first fact that asks for
+	// owners (in.liveManaged), and an error decoding them fails the
+	// analysis, which is then left as it was.
+	reverts, err := a.reverts(in, changed, granularIn(tvs[3]))
+	if err != nil {
+		return err
+	}
+	orphans, err := a.orphans(in.kind, in.live.Object, in.result.Object, tvs[3], fs[2], fs[0].Union(fs[1]), in.liveManaged, recordsObject(in.original, in.live))
+	if err != nil {
+		return err
+	}
+	dataOrphans, err := a.stringDataOrphans(in, rawOriginal)
+	if err != nil {
+		return err
+	}
+	reset, err := a.replicasReset(in, manifest, granularIn(tvs[3]))
+	if err != nil {
+		return err
+	}
+	an.Reverts = reverts
+	an.Orphans = withRemovePatches(in.result.Object, append(orphans, dataOrphans...))
+	an.ReplicasReset = reset
 	if an.ReplicasReset != nil {
 		// One fact for one field: the reset says what happens to replicas.
 		an.Reverts = slices.DeleteFunc(an.Reverts, func(f FieldFact) bool { return f.Path.String() == "spec.replicas" })
@@ -98,24 +118,33 @@ func withoutLastApplied(obj map[string]any) map[string]any {
 // reverts lists the changed fields that someone changed since the last
 // apply and that this apply puts its own value back into, or removes (also
 // when the manifest sets an enclosing field to null, which deletes the
-// whole field).
-func (a *Analyzer) reverts(in applyInput, changed *fieldpath.Set, mfs []ManagedFields, granular func(fieldpath.Path) bool) []FieldFact {
+// whole field). Live's managedFields are decoded for the first field
+// that someone may have changed.
+func (a *Analyzer) reverts(in applyInput, changed *fieldpath.Set, granular func(fieldpath.Path) bool) ([]FieldFact, error) {
 	f := newFinder()
-	ow := a.ownershipOf(mfs)
+	var ow *ownership
 	out := []FieldFact{}
 	for _, p := range units(changed) {
 		orig, cur, res := f.at(in.original, p), f.at(in.live.Object, p), f.at(in.result.Object, p)
 		if serverManaged(p) || sameAt(p, cur, orig) || sameAt(p, cur, res) {
 			continue
 		}
+		mfs, err := in.liveManaged.get()
+		if err != nil {
+			return nil, err
+		}
+		if ow == nil {
+			o := a.ownershipOf(mfs)
+			ow = &o
+		}
 		ows := contentOwners(mfs, p, granular)
-		if !changedSinceApply(orig, cur, ows, ow) {
+		if !changedSinceApply(orig, cur, ows, *ow) {
 			continue
 		}
 		out = append(out, a.fact(in.kind, p, factValues{live: cur, result: res,
 			lastApplied: orig, manifest: f.at(in.manifest.Object, p)}, ows))
 	}
-	return out
+	return out, nil
 }
 
 // changedSinceApply reports whether a field whose live value cur differs
@@ -162,15 +191,38 @@ func appliedByAnotherTool(ows []Owner) bool {
 // owns is never an orphan, nor is a field of a built-in kind whose value is the one the
 // server defaults it to (isServerDefault). A struct that is wholly outside
 // known is one orphan (see wholeStruct); resultTV is result's typed value, for its schema.
-func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *typed.TypedValue, resultSet, known *fieldpath.Set, mfs []ManagedFields, savedRecord bool) []FieldFact {
+//
+// Live's managedFields (liveManaged) are decoded for the first candidate
+// that needs owners.
+func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *typed.TypedValue, resultSet, known *fieldpath.Set,
+	liveManaged *managedFieldsOnce, savedRecord bool,
+) ([]FieldFact, error) {
 	f := newFinder()
-	ow := a.ownershipOf(mfs)
 	out := []FieldFact{}
 	extra := resultSet.Difference(known)
 	inExtra := func(fp fieldpath.Path) bool { return !known.Has(fp) && resultSet.Has(fp) }
 	seen := map[string]bool{}
 	builtIn := a.scheme.Recognizes((&unstructured.Unstructured{Object: result}).GroupVersionKind())
-	if savedRecord && builtIn {
+	var (
+		mfs       []ManagedFields
+		ow        ownership
+		decoded   bool
+		decodeErr error
+	)
+	// decode reads live's managedFields and their ownership on its first
+	// call; it reports whether they decoded.
+	decode := func() bool {
+		if decoded {
+			return decodeErr == nil
+		}
+		decoded = true
+		if mfs, decodeErr = liveManaged.get(); decodeErr != nil {
+			return false
+		}
+		ow = a.ownershipOf(mfs)
+		if !savedRecord || !builtIn {
+			return true
+		}
 		// last-applied is kubectl's --save-config of this very object
 		// (kubectl edit --save-config): it records every field the object
 		// had then, so a field it lacks (every candidate here) was not in
@@ -183,6 +235,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 		// object applied under another manager) writes no plain edits
 		// under the same name.
 		delete(ow.recordedManifest, ownerKey(Owner{Manager: editManager, Operation: string(metav1.ManagedFieldsOperationUpdate)}))
+		return true
 	}
 	granular := granularIn(resultTV)
 	extra.Leaves().Iterate(func(fp fieldpath.Path) {
@@ -190,7 +243,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 		if workloadState(leaf.String()) {
 			return
 		}
-		p := wholeStruct(leaf, resultTV, known, func(sp fieldpath.Path) bool { return ownedEmpty(mfs, sp) })
+		p := wholeStruct(leaf, resultTV, known, func(sp fieldpath.Path) bool { return decode() && ownedEmpty(mfs, sp) })
 		if holdsWorkloadState(p, result) {
 			// The struct's removal would remove the workload's state
 			// with it (a partition), and its other fields one by one may
@@ -206,13 +259,19 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 		if !v.ok || isEmpty(v.v) || changedByAdmission(p, before, v) {
 			return
 		}
+		if !decode() {
+			return
+		}
 		ows := contentOwners(mfs, p, granular)
 		if !ow.setByPerson(ows) || builtIn && isServerDefault(kind, result, p, v.v) {
 			return
 		}
 		out = append(out, a.fact(kind, p, factValues{live: before, result: v}, ows))
 	})
-	return out
+	if decodeErr != nil {
+		return nil, decodeErr
+	}
+	return out, nil
 }
 
 // editManager is kubectl edit's field manager, which writes both its
@@ -240,16 +299,20 @@ func changedByAdmission(p Path, before, after presence) bool {
 	return before.ok && !sameAt(p, before, after)
 }
 
-func (a *Analyzer) replicasReset(in applyInput, manifest map[string]any, mfs []ManagedFields, granular func(fieldpath.Path) bool) *FieldFact {
+func (a *Analyzer) replicasReset(in applyInput, manifest map[string]any, granular func(fieldpath.Path) bool) (*FieldFact, error) {
 	p := Path{fieldName("spec"), fieldName("replicas")}
 	orig, man := at(in.original, p), at(manifest, p)
 	if !orig.ok || orig.v == nil || (man.ok && man.v != nil) {
-		return nil
+		return nil, nil
 	}
 	// A result that keeps the live count resets nothing: apply
 	// edit-last-applied dropping replicas is the hand-over itself.
 	if res, live := at(in.result.Object, p), at(in.live.Object, p); res.ok && live.ok && jsonEqual(res.v, live.v) {
-		return nil
+		return nil, nil
+	}
+	mfs, err := in.liveManaged.get()
+	if err != nil {
+		return nil, err
 	}
 	res := at(in.result.Object, p)
 	if !res.ok && defaultsReplicas(in.live.GetAPIVersion(), in.kind) {
@@ -262,7 +325,7 @@ func (a *Analyzer) replicasReset(in applyInput, manifest map[string]any, mfs []M
 			f.SetPatch = patch
 		}
 	}
-	return &f
+	return &f, nil
 }
 
 // defaultsReplicas reports whether the API server sets spec.replicas to 1

@@ -67,7 +67,8 @@ func (a *Analyzer) explain(live *unstructured.Unstructured) (*Explanation, error
 	if err != nil {
 		return nil, err
 	}
-	mfs, err := DecodeManagedFields(live)
+	liveManaged := lazyManagedFields(live) // every field's owners are read below
+	mfs, err := liveManaged.get()
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +77,10 @@ func (a *Analyzer) explain(live *unstructured.Unstructured) (*Explanation, error
 			return nil, err
 		}
 	}
-	orphans := a.orphans(live.GetKind(), live.Object, live.Object, tvs[1], fs[1], fs[0], mfs, recordsObject(orig, live))
+	orphans, err := a.orphans(live.GetKind(), live.Object, live.Object, tvs[1], fs[1], fs[0], liveManaged, recordsObject(orig, live))
+	if err != nil {
+		return nil, err
+	}
 	if a.listsReplaced(live) {
 		orphans = outsideLists(orig, orphans)
 	}

@@ -146,6 +146,34 @@ func DecodeManagedFields(obj *unstructured.Unstructured) ([]ManagedFields, error
 	return out, nil
 }
 
+// managedFieldsOnce is an object's managedFields, decoded (every entry's
+// fieldsV1 into its field set) the first time a fact asks who owns a
+// field, and kept for the rest of the request: most writes change nothing
+// that another writer set, and then no entry is decoded at all. Every
+// question (contentOwners, ownershipOf) reads every entry, so the entries
+// are decoded together. It is not safe for concurrent use.
+type managedFieldsOnce struct {
+	obj  *unstructured.Unstructured
+	done bool
+	mfs  []ManagedFields
+	err  error
+}
+
+// lazyManagedFields returns obj's managedFields, to decode on first use.
+func lazyManagedFields(obj *unstructured.Unstructured) *managedFieldsOnce {
+	return &managedFieldsOnce{obj: obj}
+}
+
+// get returns the decoded managedFields (DecodeManagedFields), decoding
+// them on the first call.
+func (m *managedFieldsOnce) get() ([]ManagedFields, error) {
+	if !m.done {
+		m.mfs, m.err = DecodeManagedFields(m.obj)
+		m.done = true
+	}
+	return m.mfs, m.err
+}
+
 // nodes collects the paths of fieldsV1 whose entry holds "." into set
 // (allocated on first use) and returns it. The keys were read by
 // FieldsV1's own decoder already; one that does not parse is skipped.

@@ -62,14 +62,19 @@ func droppedStringData(kind string, original, manifest map[string]any) []string 
 
 // stringDataOrphans lists data.<key> for each key of droppedStringData
 // that the result still has, as orphans: reported at the apply that
-// leaves it behind, whoever owns it.
-func (a *Analyzer) stringDataOrphans(in applyInput, original map[string]any, mfs []ManagedFields) []FieldFact {
+// leaves it behind, whoever owns it. Live's managedFields are decoded
+// for the first such key.
+func (a *Analyzer) stringDataOrphans(in applyInput, original map[string]any) ([]FieldFact, error) {
 	var out []FieldFact
 	for _, k := range droppedStringData(in.kind, original, in.manifest.Object) {
 		p := Path{fieldName("data"), fieldName(k)}
 		if v := at(in.result.Object, p); v.ok {
+			mfs, err := in.liveManaged.get()
+			if err != nil {
+				return nil, err
+			}
 			out = append(out, a.fact(in.kind, p, factValues{live: at(in.live.Object, p), result: v}, owners(mfs, p)))
 		}
 	}
-	return out
+	return out, nil
 }
