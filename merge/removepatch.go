@@ -37,11 +37,12 @@ func withRemovePatches(obj map[string]any, facts []FieldFact) []FieldFact {
 }
 
 // withPointers sets the Pointer and the RemovedWith of each fact that obj
-// has, unless its removal cannot stick (aliasDiffers).
+// has, unless its removal cannot stick (aliasDiffers) or is refused
+// (removalRefused).
 func withPointers(obj map[string]any, facts []FieldFact) []FieldFact {
 	for i := range facts {
 		ptr, ok := JSONPointer(obj, facts[i].Path)
-		if !ok || len(facts[i].Path) == 0 || aliasDiffers(obj, facts[i].Path) {
+		if !ok || len(facts[i].Path) == 0 || aliasDiffers(obj, facts[i].Path) || removalRefused(obj, facts[i].Path) {
 			continue
 		}
 		facts[i].Pointer = ptr
@@ -63,6 +64,9 @@ func removePatch(obj map[string]any, p Path) (string, error) {
 	}
 	if aliasDiffers(obj, p) {
 		return "", fmt.Errorf("building remove patch for %s: its deprecated alias names another service account, which the server would take instead", p)
+	}
+	if removalRefused(obj, p) {
+		return "", fmt.Errorf("building remove patch for %s: the API server refuses its removal once the object exists", p)
 	}
 	return removePatchAt(obj, p, ptr)
 }

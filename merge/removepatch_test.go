@@ -126,10 +126,9 @@ func TestRemovalsTakeTheAliasWithThem(t *testing.T) {
 			path: "spec.template.spec.serviceAccountName", wantPointer: "/spec/template/spec/serviceAccountName",
 			wantRemovedWith: []string{"/spec/template/spec/serviceAccount"}, wantPatch: true,
 		},
-		"a Pod's serviceAccountName goes with its alias": {
+		"a Pod's serviceAccountName is immutable: nothing is removed": {
 			obj:  podSpec("Pod", "v1", map[string]any{"serviceAccountName": "builder", "serviceAccount": "builder"}),
-			path: "spec.serviceAccountName", wantPointer: "/spec/serviceAccountName",
-			wantRemovedWith: []string{"/spec/serviceAccount"}, wantPatch: true,
+			path: "spec.serviceAccountName",
 		},
 		"a serviceAccountName without its alias goes alone": {
 			obj:  podSpec("Deployment", "apps/v1", map[string]any{"serviceAccountName": "builder"}),

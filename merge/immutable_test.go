@@ -1,0 +1,35 @@
+package merge
+
+import "testing"
+
+// TestRemovalRefused: the fields whose removal the API server refuses
+// once the object exists get no pointer and no remove patch; every other
+// field keeps both.
+func TestRemovalRefused(t *testing.T) {
+	pod := map[string]any{"apiVersion": "v1", "kind": "Pod"}
+	job := map[string]any{"apiVersion": "batch/v1", "kind": "Job"}
+	deployment := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment"}
+	custom := map[string]any{"apiVersion": "example.com/v1", "kind": "Pod"}
+	for _, tc := range []struct {
+		name string
+		obj  map[string]any
+		path string
+		want bool
+	}{
+		{"a Pod's service account", pod, "spec.serviceAccountName", true},
+		{"a Pod's container field", pod, "spec.containers[name=app].stdin", true},
+		{"a Pod's scheduling gate", pod, "spec.schedulingGates[name=wait]", false},
+		{"a Pod's label", pod, "metadata.labels[team]", false},
+		{"a Job's pod template", job, "spec.template.spec.serviceAccountName", true},
+		{"a Job's selector", job, "spec.selector.matchLabels[app]", true},
+		{"a Job's parallelism", job, "spec.parallelism", false},
+		{"a Deployment's pod template", deployment, "spec.template.spec.serviceAccountName", false},
+		{"a custom resource named Pod", custom, "spec.serviceAccountName", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := removalRefused(tc.obj, mustPath(t, tc.path)); got != tc.want {
+				t.Errorf("removalRefused(%s) = %v, want %v", tc.path, got, tc.want)
+			}
+		})
+	}
+}
