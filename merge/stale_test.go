@@ -65,7 +65,7 @@ func withLastAppliedOwner(t *testing.T, obj *unstructured.Unstructured, manager 
 	out := obj.DeepCopy()
 	mfs := out.GetManagedFields()
 	mfs = append(mfs, metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1",
-		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/last-applied-configuration":{}}}}`)}})
+		FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/last-applied-configuration":{}}}}`)})
 	out.SetManagedFields(mfs)
 	return out
 }
