@@ -25,7 +25,10 @@
 // reports writes policy reports). With RunnerOptions.Fixer it first
 // writes the fixes that need no person (PlanFixes: one guarded JSON patch
 // per object, the same as kubectl hygiene audit --fix=apply, which uses
-// PlanFixes and a Fixer too; see ExamplePlanFixes). See Example for a scan and
+// PlanFixes and a Fixer too; see ExamplePlanFixes). A fix is a bundled
+// rule's decision's patch, written as the manager it names with the
+// summary it gives (policy.Decision); the rule, not this package, judges
+// whether the fix may be written. See Example for a scan and
 // ExampleNewLeaseSchedule for the schedule.
 //
 // audit is a driver like the webhook, and imports neither the webhook nor

@@ -12,7 +12,7 @@ import (
 // Classification is the policy input's classification for a stored
 // object; each rule's audit branch (policy/rules/<rule>.rego) decides
 // about it.
-const Classification policy.Classification = "audit"
+const Classification = policy.Audit
 
 // Finding is one rule hit on one field of a stored object, in the JSON
 // form of `kubectl hygiene audit -o json` (docs/cli.md).

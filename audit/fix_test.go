@@ -15,10 +15,12 @@ import (
 type fixView struct {
 	Rule, Path string
 	// LastApplied and Repaired are the annotation as scanned and as the
-	// repair writes it; Source is where the repair comes from.
-	LastApplied, Repaired, Source string
-	// RemovePatch is the orphan's guarded patch.
-	RemovePatch string
+	// repair writes it; Manager is who writes it.
+	LastApplied, Repaired, Manager string
+	// Summary says what the fix does, naming where the repair comes from.
+	Summary string
+	// NoFix is why a finding has none although its rule knows one.
+	NoFix string
 }
 
 // A finding carries the fix that merge's analysis supports: the repaired
@@ -37,6 +39,7 @@ func TestScanFindingsCarryTheirFix(t *testing.T) {
 	if kept == "" || kept == scanned {
 		t.Fatalf("the fixture's restored revision keeps last-applied %q, want v1's", kept)
 	}
+	const keptSummary = "last-applied's pod template set to the one that ControllerRevision my-wonderhoy-app-946448b85 (revision 1) kept"
 	tests := map[string]struct {
 		objs []*unstructured.Unstructured
 		// person runs the scan as kubectl hygiene audit --fix; else it is
@@ -46,12 +49,12 @@ func TestScanFindingsCarryTheirFix(t *testing.T) {
 	}{
 		"seed 004 with its revisions: the last-applied that the restored revision kept": {
 			objs: append(append([]*unstructured.Unstructured{}, stsObjs...), revisions...),
-			want: []fixView{{Rule: "stale-last-applied", Path: laPath, LastApplied: scanned, Repaired: kept, Source: "controllerRevision"}},
+			want: []fixView{{Rule: "stale-last-applied", Path: laPath, LastApplied: scanned, Repaired: kept, Manager: "kubectl-client-side-apply", Summary: keptSummary}},
 		},
 		"seed 004 whose v2 manifest set minReadySeconds and scaled to 5: the repair takes only the template from the revision": {
 			objs: append(append([]*unstructured.Unstructured{}, scaledWithMinReady(t, stsObjs[0])), revisions...),
 			want: []fixView{{Rule: "stale-last-applied", Path: laPath, LastApplied: withMinReadyAndReplicas(t, scanned),
-				Repaired: withMinReadyAndReplicas(t, kept), Source: "controllerRevision"}},
+				Repaired: withMinReadyAndReplicas(t, kept), Manager: "kubectl-client-side-apply", Summary: keptSummary}},
 		},
 		// The undo's entry alone owns TO_BE_DELETED: the undo restored it,
 		// and nothing proves who first set it (a tool's stamp comes back
@@ -61,7 +64,7 @@ func TestScanFindingsCarryTheirFix(t *testing.T) {
 			objs: stsObjs,
 			want: []fixView{
 				{Rule: "imperative-edit", Path: "spec.template.spec.containers[name=nginx].image"},
-				{Rule: "orphaned-field", Path: "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]"},
+				{Rule: "orphaned-field", Path: "spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]", NoFix: undoRestored},
 			},
 		},
 	}
@@ -74,15 +77,10 @@ func TestScanFindingsCarryTheirFix(t *testing.T) {
 			}
 			got := []fixView{}
 			for _, f := range report.Findings {
-				v := fixView{Rule: string(f.Rule), Path: f.Path}
+				v := fixView{Rule: string(f.Rule), Path: f.Path, NoFix: f.NoFix}
 				if f.Fix != nil {
-					v.LastApplied = f.Fix.LastApplied
-					if f.Fix.Rollback != nil {
-						v.Repaired, v.Source = f.Fix.Rollback.RepairedLastApplied, f.Fix.Rollback.RepairSource
-					}
-					if f.Fix.Orphan != nil {
-						v.RemovePatch = f.Fix.Orphan.RemovePatch
-					}
+					v.LastApplied, v.Manager, v.Summary = f.Fix.LastApplied, f.Fix.Manager, f.Fix.Summary
+					v.Repaired, _ = f.Fix.WritesLastApplied()
 				}
 				got = append(got, v)
 			}
@@ -126,6 +124,10 @@ func withMinReadyAndReplicas(t *testing.T, la string) string {
 	return string(raw) + "\n"
 }
 
+// undoRestored is the orphaned-field rule's reason why the audit does not
+// remove an orphan that kubectl rollout undo restored.
+const undoRestored = "kubectl rollout undo restored it from an earlier revision, which does not prove who first set it (a tool's stamp, such as Reloader's, comes back with the template): remove it yourself if nothing needs it"
+
 // What a fix writes is its decision's patch, which the rule built from
 // merge's facts; the audit only judges whether it may write it. A user
 // policy's patch is the mutating pass's to carry out, never the audit's.
@@ -139,86 +141,107 @@ func TestFixWritesItsDecisionsPatch(t *testing.T) {
 	if len(report.Findings) != 1 || report.Findings[0].Fix == nil {
 		t.Fatalf("findings = %+v, want the stale last-applied with its fix", report.Findings)
 	}
-	fix := report.Findings[0].Fix
-	want := policy.Patch{{Op: policy.OpReplace, Path: lastAppliedPointer, Value: fix.Rollback.RepairedLastApplied}}
-	if diff := cmp.Diff(want, fix.Patch); diff != "" {
-		t.Errorf("patch of the fix (-want +got):\n%s", diff)
+	var kept string
+	for _, r := range objs {
+		if r.GetName() == "my-wonderhoy-app-946448b85" {
+			kept = r.GetAnnotations()[merge.LastAppliedAnnotation]
+		}
 	}
-
-	user := policy.Decision{Rule: "team-label", Action: policy.ActionRepair, Patch: policy.Patch{{Op: policy.OpAdd, Path: "/metadata/labels/team", Value: "a"}}}
-	if got, reason := fixOf(user, "metadata.labels[team]", objs[0], &merge.Analysis{}); got != nil || reason != "" {
-		t.Errorf("fix of a user policy's repair = %+v (%q), want none", got, reason)
+	want := policy.Patch{{Op: policy.OpReplace, Path: lastAppliedPointer, Value: kept}}
+	if diff := cmp.Diff(want, report.Findings[0].Fix.Patch); diff != "" {
+		t.Errorf("patch of the fix (-want +got):\n%s", diff)
 	}
 }
 
-// A user policy that reuses a bundled rule's ID may emit any patch: the
-// audit writes a bundled rule's finding only when its decision's patch is
-// exactly the one merge's fact proves (the orphan's guarded remove patch,
-// the replace of last-applied with the repaired one), else no fix, with
-// the reason.
-func TestFixWritesOnlyWhatTheFactProves(t *testing.T) {
+// The audit writes a decision's patch only when a bundled rule made it
+// (policy.Decision.Bundled), and never one whose rule says why not
+// (policy.Decision.NoFix). A user module cannot pass for a bundled rule:
+// the engine refuses modules in their packages (policy's tests).
+func TestFixWritesOnlyABundledRulesPatch(t *testing.T) {
 	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
 		"metadata": map[string]any{"name": "web", "namespace": "shop", "labels": map[string]any{"app": "web", "debug": "true"},
 			"annotations": map[string]any{merge.LastAppliedAnnotation: `{"kind":"Deployment"}` + "\n"}}}}
-	debug, err := merge.ParsePath("metadata.labels.debug")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const removePatch = `[{"op":"test","path":"/metadata/labels/debug","value":"true"},{"op":"remove","path":"/metadata/labels/debug"}]`
-	an := &merge.Analysis{
-		Orphans:  []merge.FieldFact{{Path: debug, Live: "true", RemovePatch: removePatch, Pointer: "/metadata/labels/debug"}},
-		Rollback: &merge.Rollback{Confirmed: true, StaleLastApplied: true, RepairedLastApplied: `{"kind":"Deployment","spec":{}}` + "\n"},
-	}
 	orphanPatch := policy.Patch{{Op: policy.OpTest, Path: "/metadata/labels/debug", Value: "true"}, {Op: policy.OpRemove, Path: "/metadata/labels/debug"}}
-	repairPatch := policy.Patch{{Op: policy.OpReplace, Path: lastAppliedPointer, Value: an.Rollback.RepairedLastApplied}}
 	tests := map[string]struct {
 		decision   policy.Decision
-		path       string
-		want       policy.Patch
+		want       *Fix
 		wantReason string
 	}{
-		"orphaned-field with the orphan's remove patch": {
-			decision: policy.Decision{Rule: policy.RuleOrphanedField, Action: policy.ActionWarn, AuditFix: true, Patch: orphanPatch},
-			path:     "metadata.labels.debug", want: orphanPatch,
+		"a bundled rule's patch": {
+			decision: policy.Decision{Rule: policy.RuleOrphanedField, Action: policy.ActionWarn, AuditFix: true, Patch: orphanPatch,
+				Summary: "removed metadata.labels.debug", Bundled: true},
+			want: &Fix{Patch: orphanPatch, LastApplied: `{"kind":"Deployment"}` + "\n", Summary: "removed metadata.labels.debug"},
 		},
-		"orphaned-field from a user module that removes every label": {
+		"a bundled rule's repair, written as the manager it names": {
+			decision: policy.Decision{Rule: policy.RuleStaleLastApplied, Action: policy.ActionRepair, Bundled: true, FieldManager: "kubectl-client-side-apply",
+				Patch: policy.Patch{{Op: policy.OpReplace, Path: lastAppliedPointer, Value: "{}\n"}}},
+			want: &Fix{Patch: policy.Patch{{Op: policy.OpReplace, Path: lastAppliedPointer, Value: "{}\n"}}, LastApplied: `{"kind":"Deployment"}` + "\n",
+				Manager: "kubectl-client-side-apply"},
+		},
+		"a user policy's patch under a bundled rule's ID, one that removes every label": {
 			decision: policy.Decision{Rule: policy.RuleOrphanedField, Action: policy.ActionWarn, AuditFix: true,
 				Patch: policy.Patch{{Op: policy.OpRemove, Path: "/metadata/labels"}}},
-			path: "metadata.labels.debug", wantReason: notProven,
 		},
-		"orphaned-field with the removal but not its guard": {
-			decision: policy.Decision{Rule: policy.RuleOrphanedField, Action: policy.ActionWarn, AuditFix: true,
-				Patch: policy.Patch{{Op: policy.OpRemove, Path: "/metadata/labels/debug"}}},
-			path: "metadata.labels.debug", wantReason: notProven,
+		"a user policy's patch that is a bundled rule's own": {
+			decision: policy.Decision{Rule: policy.RuleOrphanedField, Action: policy.ActionWarn, AuditFix: true, Patch: orphanPatch},
 		},
-		"stale-last-applied with the repaired last-applied": {
-			decision: policy.Decision{Rule: policy.RuleStaleLastApplied, Action: policy.ActionRepair, Patch: repairPatch},
-			path:     laPath, want: repairPatch,
+		"a bundled rule's decision that says why there is no fix": {
+			decision:   policy.Decision{Rule: policy.RuleOrphanedField, Action: policy.ActionWarn, AuditFix: true, Bundled: true, NoFix: undoRestored},
+			wantReason: undoRestored,
 		},
-		"stale-last-applied from a user module that writes another annotation value": {
-			decision: policy.Decision{Rule: policy.RuleStaleLastApplied, Action: policy.ActionRepair,
-				Patch: policy.Patch{{Op: policy.OpReplace, Path: lastAppliedPointer, Value: "{}"}}},
-			path: laPath, wantReason: notProven,
-		},
-		"stale-last-applied from a user module that also removes the labels": {
-			decision: policy.Decision{Rule: policy.RuleStaleLastApplied, Action: policy.ActionRepair,
-				Patch: append(policy.Patch{{Op: policy.OpRemove, Path: "/metadata/labels"}}, repairPatch...)},
-			path: laPath, wantReason: notProven,
+		"a bundled rule's decision without a patch": {
+			decision: policy.Decision{Rule: policy.RuleImperativeEdit, Action: policy.ActionDeny, Bundled: true},
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			fix, reason := fixOf(tc.decision, tc.path, obj, an)
+			fix, reason := fixOf(tc.decision, obj)
 			if reason != tc.wantReason {
 				t.Errorf("reason %q, want %q", reason, tc.wantReason)
 			}
-			var got policy.Patch
-			if fix != nil {
-				got = fix.Patch
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("patch of the fix (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tc.want, fix); diff != "" {
+				t.Errorf("fix (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A user policy in a package of its own that reuses orphaned-field's ID
+// and emits a patch for an orphan gets no fix from the audit, even with
+// the rule's auditFix knob, whether the patch is the orphan's guarded
+// remove patch or one that removes every label: the audit writes the
+// bundled rules' patches only (it used to write the first and refuse the
+// second as not proven).
+func TestScanGivesAUserPolicysPatchNoFix(t *testing.T) {
+	const mine = `package applyhygiene.rules.mine
+
+decisions contains d if {
+	input.classification == "audit"
+	some o in input.analysis.orphans
+	some patch in [json.unmarshal(o.removePatch), [{"op": "remove", "path": "/metadata/labels"}]]
+	d := {"rule": "orphaned-field", "action": "warn", "auditFix": true, "message": sprintf("[orphaned-field] mine %d", [count(patch)]), "paths": [o.path], "patch": patch}
+}
+`
+	cfg := policy.Config{Rules: map[string]policy.RuleConfig{"orphaned-field": {Action: policy.ActionOff, AuditFix: true}}}
+	engine, err := policy.New(t.Context(), policy.WithConfig(cfg), policy.WithModules(map[string]string{"mine.rego": mine}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := newFakeClient(append(readObjects(t, "deployments/restarted.yaml"), namespaceObject("shop", nil))...)
+	report, err := NewScanner(client, testAnalyzer(t), engine).Scan(t.Context(), Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type view struct {
+		Message, NoFix string
+		Fixed          bool
+	}
+	got := []view{}
+	for _, f := range report.Findings {
+		got = append(got, view{Message: f.Message, NoFix: f.NoFix, Fixed: f.Fix != nil})
+	}
+	want := []view{{Message: "[orphaned-field] mine 1"}, {Message: "[orphaned-field] mine 2"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }

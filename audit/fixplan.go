@@ -13,12 +13,6 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
-// rollsPodsPhrase is how the orphaned-field rule says that removing the
-// field changes a pod template whose change starts a rollout
-// (template_change in policy/rules/lib.rego). A fix repeats the rule's
-// judgement; it has none of its own.
-const rollsPodsPhrase = "so it rolls the pods"
-
 // lastAppliedPointer is the JSON pointer to the last-applied annotation.
 var lastAppliedPointer = "/metadata/annotations/" + strings.ReplaceAll(merge.LastAppliedAnnotation, "/", "~1")
 
@@ -32,11 +26,13 @@ type ObjectFix struct {
 	Object merge.ObjectRef
 	// UID is the object's UID as scanned, for events.
 	UID types.UID
-	// Repair is the stale-last-applied finding whose Fix writes the
-	// repaired last-applied, nil when there is none.
+	// Repair is the finding whose Fix writes last-applied
+	// (Fix.WritesLastApplied: the stale-last-applied rule's repair), nil
+	// when there is none.
 	Repair *Finding
-	// Removals are the orphaned-field findings whose fields go; none
-	// when Repair is set (PlanFixes defers them to the next audit).
+	// Removals are the object's other findings with a fix (the
+	// orphaned-field rule's removals); none when Repair is set (PlanFixes
+	// defers them to the next audit).
 	Removals []Finding
 	// Resource is the object's resource, as the scan listed it.
 	Resource schema.GroupVersionResource
@@ -48,9 +44,11 @@ type ObjectFix struct {
 
 // PlanFixes groups the findings that have a fix by object, in the
 // report's order, and returns the others apart: notFixed need a person;
-// deferred are the orphans of objects whose last-applied is repaired,
-// since an orphan is a field that last-applied lacks and the repaired one
-// may have it: the audit run again after the repair judges them.
+// deferred are the other fixes of objects whose last-applied is repaired
+// (a fix that writes last-applied, Fix.WritesLastApplied), since the
+// rules judged them against last-applied as scanned (an orphan is a field
+// that last-applied lacks, and the repaired one may have it): the audit
+// run again after the repair judges them.
 func PlanFixes(findings []Finding) (fixes []*ObjectFix, notFixed, deferred []Finding) {
 	byObject := map[merge.ObjectRef]*ObjectFix{}
 	for _, f := range findings {
@@ -64,7 +62,7 @@ func PlanFixes(findings []Finding) (fixes []*ObjectFix, notFixed, deferred []Fin
 			byObject[f.Object] = of
 			fixes = append(fixes, of)
 		}
-		if f.Fix.Rollback != nil {
+		if _, repairs := f.Fix.WritesLastApplied(); repairs {
 			of.Repair = &f
 		} else {
 			of.Removals = append(of.Removals, f)
@@ -143,30 +141,17 @@ func (of *ObjectFix) lastApplied() (string, bool) {
 	return "", false
 }
 
-// Summary says what the fix does, e.g. "removed
+// Summary says what the fix does: its findings' summaries
+// (Fix.Summary), e.g. "removed
 // spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]
 // (rolls the pods)". It names fields and revisions, never a value.
 func (of *ObjectFix) Summary() string {
 	var parts []string
 	if of.Repair != nil {
-		parts = append(parts, repairText(of.Repair.Fix.Rollback))
+		parts = append(parts, of.Repair.Fix.Summary)
 	}
 	for _, f := range of.Removals {
-		s := "removed " + f.Path
-		if strings.Contains(f.Message, rollsPodsPhrase) {
-			s += " (rolls the pods)"
-		}
-		parts = append(parts, s)
+		parts = append(parts, f.Fix.Summary)
 	}
 	return strings.Join(parts, "; ")
-}
-
-// repairText names where the repaired last-applied comes from. Either way
-// the repair changes only the pod template's fields (and a Deployment's
-// annotations) that the undo restored and that it proves a manifest's.
-func repairText(rb *merge.Rollback) string {
-	if rb.RepairSource == "controllerRevision" {
-		return fmt.Sprintf("last-applied's pod template set to the one that %s %s (revision %d) kept", rb.RevisionKind, rb.RevisionName, rb.Revision)
-	}
-	return fmt.Sprintf("last-applied rebuilt for the pod template of %s %s (revision %d)", rb.RevisionKind, rb.RevisionName, rb.Revision)
 }

@@ -9,8 +9,9 @@ import (
 )
 
 // ExamplePlanFixes plans the fix of an orphaned restartedAt (its Fix as a
-// scan fills it in: the patch of the orphaned-field decision, which the
-// rule took from merge's guarded remove patch) and prints the patch that
+// scan fills it in: the patch and summary of the orphaned-field decision,
+// which the rule took from merge's guarded remove patch) and prints the
+// patch that
 // a Fixer writes: the tests first, then the removal.
 func ExamplePlanFixes() {
 	web := merge.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}
@@ -19,7 +20,7 @@ func ExamplePlanFixes() {
 		Object:  web,
 		Path:    "spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]",
 		Message: "[orphaned-field] … so it rolls the pods …",
-		Fix: &audit.Fix{LastApplied: `{"kind":"Deployment"}`, Patch: policy.Patch{
+		Fix: &audit.Fix{LastApplied: `{"kind":"Deployment"}`, Summary: "removed spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] (rolls the pods)", Patch: policy.Patch{
 			{Op: policy.OpTest, Path: "/spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt", Value: "2026-01-01T00:00:00Z"},
 			{Op: policy.OpRemove, Path: "/spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt"},
 		}},

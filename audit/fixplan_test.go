@@ -70,12 +70,13 @@ func TestPlanFixes(t *testing.T) {
 	}
 }
 
-// Only an orphan whose message says that removing it rolls the pods is
-// shown as rolling them.
-func TestFixSummarySaysWhichRemovalsRollThePods(t *testing.T) {
+// The fix's summary joins its findings' summaries, which the rules wrote
+// (whether a removal rolls the pods is the orphaned-field rule's
+// judgement, tested in policy/rules).
+func TestFixSummaryJoinsTheFindingsSummaries(t *testing.T) {
 	of := &ObjectFix{Removals: []Finding{
-		{Path: "spec.template.metadata.annotations[a]", Message: "[orphaned-field] … Removing it changes the pod template, so it rolls the pods (a new rollout starts). Remove it with: …"},
-		{Path: "metadata.labels[b]", Message: "[orphaned-field] … Remove it with: …"},
+		{Path: "spec.template.metadata.annotations[a]", Fix: &Fix{Summary: "removed spec.template.metadata.annotations[a] (rolls the pods)"}},
+		{Path: "metadata.labels[b]", Fix: &Fix{Summary: "removed metadata.labels[b]"}},
 	}}
 	want := "removed spec.template.metadata.annotations[a] (rolls the pods); removed metadata.labels[b]"
 	if got := of.Summary(); got != want {
@@ -123,7 +124,7 @@ func orphanFix(t *testing.T, removePatch string) *Fix {
 	if err := json.Unmarshal([]byte(removePatch), &patch); err != nil {
 		t.Fatal(err)
 	}
-	return &Fix{Patch: patch, LastApplied: "{}\n", Orphan: &merge.FieldFact{RemovePatch: removePatch}}
+	return &Fix{Patch: patch, LastApplied: "{}\n"}
 }
 
 // repairFix is the fix of a stale last-applied, scanned as "{}\n", that
@@ -131,5 +132,5 @@ func orphanFix(t *testing.T, removePatch string) *Fix {
 // decision replaces the annotation.
 func repairFix(repaired, manager string) *Fix {
 	return &Fix{Patch: policy.Patch{{Op: policy.OpReplace, Path: lastAppliedPointer, Value: repaired}},
-		LastApplied: "{}\n", Manager: manager, Rollback: &merge.Rollback{RepairedLastApplied: repaired}}
+		LastApplied: "{}\n", Manager: manager}
 }

@@ -147,7 +147,7 @@ func (sc *scan) findings(ctx context.Context, gvr schema.GroupVersionResource, o
 		return nil, fmt.Errorf("evaluating policies for %s %s: %w", obj.GetKind(), objectName(in.Request.Object), err)
 	}
 	nsReason := cmp.Or(sc.opts.scope.namespaceReason(obj.GetNamespace(), labels, read), sc.opts.scope.objectReason(obj))
-	return findingsOf(decisions, obj, an, gvr, sc.opts.scope, nsReason), nil
+	return findingsOf(decisions, obj, gvr, sc.opts.scope, nsReason), nil
 }
 
 // rollback sets an.Rollback when the object's pod template is an older
@@ -220,10 +220,10 @@ func audited(obj *unstructured.Unstructured) bool {
 }
 
 // findingsOf turns decisions into findings, one per path, each with the
-// fix that merge's analysis an supports, where scope allows it: nsReason
+// fix of its decision (fixOf), where scope allows it: nsReason
 // says why nothing in the object's namespace may be fixed ("" when it
 // may), scope which actions write.
-func findingsOf(decisions []policy.Decision, obj *unstructured.Unstructured, an *merge.Analysis, gvr schema.GroupVersionResource, scope FixScope, nsReason string) []Finding {
+func findingsOf(decisions []policy.Decision, obj *unstructured.Unstructured, gvr schema.GroupVersionResource, scope FixScope, nsReason string) []Finding {
 	ref := merge.RefOf(obj)
 	var out []Finding
 	for _, d := range decisions {
@@ -233,7 +233,7 @@ func findingsOf(decisions []policy.Decision, obj *unstructured.Unstructured, an 
 		}
 		for _, p := range paths {
 			f := Finding{Rule: d.Rule, Action: d.Action, Path: p, Message: d.Message, Command: d.Command, Object: ref, UID: obj.GetUID(), Resource: gvr}
-			f.Fix, f.NoFix = fixOf(d, p, obj, an)
+			f.Fix, f.NoFix = fixOf(d, obj)
 			if f.Fix != nil {
 				if reason := cmp.Or(nsReason, scope.actionReason(d)); reason != "" {
 					f.Fix, f.NoFix = nil, reason

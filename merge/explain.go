@@ -84,9 +84,18 @@ func (a *Analyzer) explain(live *unstructured.Unstructured) (*Explanation, error
 	if a.listsReplaced(live) {
 		orphans = outsideLists(orig, orphans)
 	}
-	an.Orphans = withRemovePatches(live.Object, orphans)
+	an.Orphans = withUndoRestored(withRemovePatches(live.Object, orphans))
 	ex.Fields = a.fieldInfos(live, fs, an, mfs)
 	return ex, nil
+}
+
+// withUndoRestored sets the RestoredByUndo of each fact that kubectl
+// rollout undo's entry owns.
+func withUndoRestored(facts []FieldFact) []FieldFact {
+	for i := range facts {
+		facts[i].RestoredByUndo = slices.ContainsFunc(facts[i].Owners, IsUndoEntry)
+	}
+	return facts
 }
 
 func (a *Analyzer) drift(lastApplied, live *unstructured.Unstructured, laTV, liveTV *typed.TypedValue, mfs []ManagedFields, an *Analysis) error {

@@ -64,6 +64,13 @@ type FieldFact struct {
 	// manifest without spec leaves a custom resource none). A rule's
 	// remedy (its decision's patch) keeps the live value with it.
 	SetPatch string `json:"setPatch,omitempty"`
+	// RestoredByUndo, for an orphan of a stored object (AnalyzeLive), is
+	// set when kubectl rollout undo's entry (IsUndoEntry) is among its
+	// Owners: the undo may have copied the field from a revision, and
+	// managedFields no longer say who first wrote it (a tool's stamp, such
+	// as Reloader's, comes back with the template). A removal would write
+	// beyond what that proves. Admission's analyses never set it.
+	RestoredByUndo bool `json:"restoredByUndo,omitempty"`
 }
 
 // Analysis lists the facts about one write to one object. Its JSON form is
@@ -169,4 +176,12 @@ type Rollback struct {
 	RepairedLastApplied string `json:"repairedLastApplied,omitempty"`
 	// Changes lists the template fields that the undo changed.
 	Changes []FieldFact `json:"changes"`
+	// LastAppliedUpdaters, for a stale last-applied of a stored object
+	// (StaleRollback), are the managers whose Update entries own the
+	// last-applied annotation (LastAppliedUpdaters), sorted: a repair is
+	// written as the only one, so that the annotation stays its and
+	// kubectl apply --server-side, which upgrades the Update managers
+	// owning last-applied, still finds every client-side field. Admission's
+	// analyses never set it.
+	LastAppliedUpdaters []string `json:"lastAppliedUpdaters,omitempty"`
 }

@@ -33,7 +33,9 @@ func removalRefused(obj map[string]any, p Path) bool {
 		return false
 	}
 	shape := shapeOf(p)
-	within := func(parent string) bool { return shape == parent || strings.HasPrefix(shape, parent+".") || strings.HasPrefix(shape, parent+"[") }
+	within := func(parent string) bool {
+		return shape == parent || strings.HasPrefix(shape, parent+".") || strings.HasPrefix(shape, parent+"[")
+	}
 	for _, parent := range kind.open {
 		if within(parent) {
 			return false

@@ -85,6 +85,7 @@ func (a *Analyzer) StaleRollback(live *unstructured.Unstructured, revisions []*u
 	if revs[current].kind == "ControllerRevision" && rb.RepairSource != "controllerRevision" {
 		return nil, nil
 	}
+	rb.LastAppliedUpdaters = LastAppliedUpdaters(live)
 	return rb, nil
 }
 

@@ -67,26 +67,64 @@ type Decision struct {
 	// write the finding although its action is warn (RuleConfig.AuditFix);
 	// only the audit's decisions carry it.
 	AuditFix bool `json:"auditFix,omitempty"`
+	// FieldManager is the field manager that the audit's fix writes the
+	// patch as; "" for the fixer's own. The stale-last-applied rule names
+	// the Update manager that owns last-applied, so that the repaired
+	// annotation stays its. The rule sets it as "fieldManager".
+	FieldManager string `json:"fieldManager,omitempty"`
+	// NoFix says why the audit may not write the finding's fix although
+	// the rule knows one (a repair that would take last-applied from one
+	// of its owners, an orphan that kubectl rollout undo restored); such
+	// a decision carries no patch. The audit shows it as the finding's
+	// NoFix. The rule sets it as "noFix".
+	NoFix string `json:"noFix,omitempty"`
+	// Summary says what the audit's fix does, naming fields and
+	// revisions, never a value: "removed <path> (rolls the pods)",
+	// "last-applied rebuilt for the pod template of …". The rule sets it
+	// as "summary".
+	Summary string `json:"summary,omitempty"`
+	// Bundled is true when a bundled rule's package
+	// (applyhygiene.rules.<rule> of policy/rules) decided it: the engine
+	// knows it from where the decision came, never from what a policy
+	// sets, and the loader refuses user modules in those packages or in
+	// applyhygiene.lib. Only the audit's decisions carry it; the audit
+	// writes only a bundled decision's patch. Not part of a decision's
+	// JSON.
+	Bundled bool `json:"-"`
 }
 
 // decodeDecisions converts the value of data.applyhygiene.decisions into
 // sorted decisions. Decisions whose action is "off" are dropped.
 func decodeDecisions(v any) ([]Decision, error) {
+	out, err := appendDecisions(nil, v, false)
+	if err != nil {
+		return nil, err
+	}
+	SortDecisions(out)
+	return out, nil
+}
+
+// appendDecisions appends to out the decisions of the set v, each with
+// Bundled set to bundled, and returns it; never nil. Decisions whose
+// action is "off" are dropped.
+func appendDecisions(out []Decision, v any, bundled bool) ([]Decision, error) {
 	items, ok := v.([]any)
 	if !ok {
 		return nil, fmt.Errorf("decisions is a %T, not a set", v)
 	}
-	out := make([]Decision, 0, len(items))
+	if out == nil {
+		out = make([]Decision, 0, len(items))
+	}
 	for _, item := range items {
 		d, err := decodeDecision(item)
 		if err != nil {
 			return nil, err
 		}
+		d.Bundled = bundled
 		if d.Action != ActionOff {
 			out = append(out, d)
 		}
 	}
-	SortDecisions(out)
 	return out, nil
 }
 
@@ -118,7 +156,11 @@ func decodeDecision(item any) (Decision, error) {
 	}
 	auditFix, _ := m["auditFix"].(bool)
 	command, _ := m["fix"].(string)
-	return Decision{Rule: RuleID(rule), Action: Action(action), Message: message, Paths: paths, Command: command, Patch: patch, AuditFix: auditFix}, nil
+	manager, _ := m["fieldManager"].(string)
+	noFix, _ := m["noFix"].(string)
+	summary, _ := m["summary"].(string)
+	return Decision{Rule: RuleID(rule), Action: Action(action), Message: message, Paths: paths, Command: command, Patch: patch,
+		AuditFix: auditFix, FieldManager: manager, NoFix: noFix, Summary: summary}, nil
 }
 
 func decodePaths(v any) ([]string, error) {

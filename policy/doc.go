@@ -20,6 +20,12 @@
 // groups, exemptions and the namespace label that overrides actions come
 // from a Config, the data document data.applyhygiene.config.
 //
+// The audit's decisions (classification Audit) also say whether a bundled
+// rule's package made them (Decision.Bundled), as only those patches are
+// the audit's to write; so that the engine can tell, a user module may
+// define nothing in applyhygiene.lib or in a bundled rule's package, and
+// one that does fails to load.
+//
 // Policies run with restricted capabilities: no http.send, no net.*
 // builtins, no opa.runtime and nothing else that reaches the network or the
 // environment; a module that calls one fails to load, naming its file and

@@ -38,6 +38,11 @@ type policySet struct {
 	version uint64
 	modules []string
 	query   rego.PreparedEvalQuery
+	// audit is the query for the audit's inputs (provenanceQuery): the
+	// same decisions, each marked Bundled when a bundled rule's package
+	// decided it. Only the audit's fix reads that, so admission pays
+	// nothing for it.
+	audit rego.PreparedEvalQuery
 	// silent are the classifications for which an empty analysis yields
 	// no decision (silenceOf); nil with WithFullEvaluation.
 	silent []Classification
@@ -133,10 +138,12 @@ func (e *Engine) load(ctx context.Context, version uint64) (*policySet, error) {
 	}
 	user, problems := readSources(e.sources)
 	modules, parseProblems := parseModules(append(files, user...))
+	rules := bundledRules(modules, files)
+	problems = append(append(problems, parseProblems...), reservedProblems(modules, user, reservedPaths(rules))...)
 	caps := capabilities()
 	// Compile what parsed even after parse errors, to report every file.
 	compiler, compileProblems := compileModules(modules, caps)
-	if problems = append(append(problems, parseProblems...), compileProblems...); len(problems) > 0 {
+	if problems = append(problems, compileProblems...); len(problems) > 0 {
 		return nil, &LoadError{Problems: problems}
 	}
 	config, err := e.opts.config.document()
@@ -144,20 +151,24 @@ func (e *Engine) load(ctx context.Context, version uint64) (*policySet, error) {
 		return nil, err
 	}
 	store := inmem.NewFromObject(map[string]any{"applyhygiene": map[string]any{"config": config}})
-	query, err := prepare(ctx, compiler, store, caps)
+	query, err := prepare(ctx, Query, compiler, store, caps)
 	if err != nil {
 		return nil, err
 	}
-	set := &policySet{version: version, modules: sortedNames(modules), query: query}
+	audit, err := prepare(ctx, provenanceQuery(rules), compiler, store, caps)
+	if err != nil {
+		return nil, err
+	}
+	set := &policySet{version: version, modules: sortedNames(modules), query: query, audit: audit}
 	if !e.opts.fullEvaluation {
 		set.silent = silenceOf(ctx, compiler, store, caps)
 	}
 	return set, nil
 }
 
-func prepare(ctx context.Context, c *ast.Compiler, store storage.Store, caps *ast.Capabilities) (rego.PreparedEvalQuery, error) {
+func prepare(ctx context.Context, query string, c *ast.Compiler, store storage.Store, caps *ast.Capabilities) (rego.PreparedEvalQuery, error) {
 	r := rego.New(
-		rego.Query(Query),
+		rego.Query(query),
 		rego.Compiler(c),
 		rego.Store(store),
 		rego.Capabilities(caps),
@@ -204,6 +215,9 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) ([]Decision, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding policy input: %w", err)
 	}
+	if in.Classification == Audit {
+		return evaluateProvenance(ctx, set, value)
+	}
 	return evaluateValue(ctx, set, value)
 }
 
@@ -235,5 +249,28 @@ func evaluateValue(ctx context.Context, set *policySet, value ast.Value) ([]Deci
 	if err != nil {
 		return nil, fmt.Errorf("decoding decisions of policy set %d: %w", set.version, err)
 	}
+	return ds, nil
+}
+
+// evaluateProvenance evaluates a parsed input with set's audit query:
+// the decisions of evaluateValue, those of a bundled rule's package
+// marked Bundled.
+func evaluateProvenance(ctx context.Context, set *policySet, value ast.Value) ([]Decision, error) {
+	rs, err := set.audit.Eval(ctx, rego.EvalParsedInput(value))
+	if err != nil {
+		return nil, fmt.Errorf("evaluating policy set %d: %w", set.version, err)
+	}
+	if len(rs) == 0 {
+		return []Decision{}, nil
+	}
+	bundled, err := appendDecisions(nil, rs[0].Bindings["bundled"], true)
+	if err != nil {
+		return nil, fmt.Errorf("decoding decisions of policy set %d: %w", set.version, err)
+	}
+	ds, err := appendDecisions(bundled, rs[0].Bindings["others"], false)
+	if err != nil {
+		return nil, fmt.Errorf("decoding decisions of policy set %d: %w", set.version, err)
+	}
+	SortDecisions(ds)
 	return ds, nil
 }

@@ -22,6 +22,9 @@ const (
 	SaveConfig Classification = "save-config"
 	// Controller is a write by a controller.
 	Controller Classification = "controller"
+	// Audit is a stored object that the audit judges (package audit):
+	// no write. Its decisions carry Decision.Bundled.
+	Audit Classification = "audit"
 )
 
 // Input is the policy input: the JSON document that Rego sees as input.

@@ -241,6 +241,9 @@ func factValue(f *merge.FieldFact) (ast.Value, error) {
 	if f.SetPatch != "" {
 		fields = append(fields, item("setPatch", str(f.SetPatch)))
 	}
+	if f.RestoredByUndo {
+		fields = append(fields, item("restoredByUndo", boolean(true)))
+	}
 	return ast.NewObject(fields...), nil
 }
 
@@ -297,7 +300,15 @@ func rollbackValue(rb *merge.Rollback) (ast.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ast.NewObject(append(fields, item("changes", changes))...), nil
+	fields = append(fields, item("changes", changes))
+	if len(rb.LastAppliedUpdaters) > 0 {
+		terms := make([]*ast.Term, len(rb.LastAppliedUpdaters))
+		for i, m := range rb.LastAppliedUpdaters {
+			terms[i] = ast.NewTerm(str(m))
+		}
+		fields = append(fields, item("lastAppliedUpdaters", ast.NewArray(terms...)))
+	}
+	return ast.NewObject(fields...), nil
 }
 
 // jsonValue converts a decoded JSON value (what unstructured objects hold)

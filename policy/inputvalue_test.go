@@ -81,10 +81,12 @@ func everyField(t *testing.T) *Input {
 	orphan.RemovePatch = `[{"op":"remove","path":"/x"}]`
 	orphan.Pointer = "/x"
 	orphan.RemovedWith = []string{"/y", "/z~1\xff"}
+	orphan.RestoredByUndo = true
 	in.Analysis.Orphans = append(in.Analysis.Orphans, orphan, merge.FieldFact{Path: p("metadata.labels.x")})
 	in.Analysis.ReplicasReset = &fact
 	in.Analysis.Rollback = &merge.Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 3, Confirmed: true,
-		StaleLastApplied: true, RepairSource: "rebuilt", RepairedLastApplied: "{}\n", Changes: []merge.FieldFact{fact}}
+		StaleLastApplied: true, RepairSource: "rebuilt", RepairedLastApplied: "{}\n", Changes: []merge.FieldFact{fact},
+		LastAppliedUpdaters: []string{"kubectl-client-side-apply", "kubectl\xff"}}
 	in.Request.Object.Namespace = ""
 	in.Request.Resource = &GroupResource{Group: "apps", Resource: "deployments\xff"}
 	in.Autoscaling = &Autoscaling{ManifestReplicas: float64(3), Autoscalers: []Autoscaler{

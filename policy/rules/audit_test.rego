@@ -183,3 +183,62 @@ test_audit_orphan_without_remove_patch_carries_none if {
 	d.rule == "orphaned-field"
 	not "patch" in object.keys(d)
 }
+
+# The audit's fix of an orphan says what it does, naming the field, never
+# its value, and whether the removal rolls the pods (lib.rolls_pods): a
+# Deployment's template does, a Job's, or a field outside the template,
+# does not.
+test_audit_orphan_fix_summary_says_whether_it_rolls_the_pods if {
+	[d] := [d | some d in applyhygiene.decisions with input as stored({"orphans": [restarted]})]
+	d.summary == "removed spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt] (rolls the pods)"
+	label := object.union(restarted, {"path": "metadata.labels[team]", "removePatch": `[{"op":"remove","path":"/metadata/labels/team"}]`})
+	[e] := [e | some e in applyhygiene.decisions with input as stored({"orphans": [label]})]
+	e.summary == "removed metadata.labels[team]"
+	[j] := [j | some j in applyhygiene.decisions with input as stored({"orphans": [restarted]})
+		with input.request.object.apiVersion as "batch/v1"
+		with input.request.object.kind as "Job"]
+	j.summary == "removed spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]"
+}
+
+# An orphan that kubectl rollout undo's entry owns (restoredByUndo) may
+# have come back with the template from a revision: no patch for the
+# audit's fix, but the reason; the message's command stays.
+test_audit_orphan_restored_by_undo_has_no_fix if {
+	[d] := [d | some d in applyhygiene.decisions with input as stored({"orphans": [object.union(restarted, {"restoredByUndo": true})]})]
+	not "patch" in object.keys(d)
+	not "summary" in object.keys(d)
+	d.noFix == "kubectl rollout undo restored it from an earlier revision, which does not prove who first set it (a tool's stamp, such as Reloader's, comes back with the template): remove it yourself if nothing needs it"
+	d.fix == sprintf("kubectl patch deployments.apps/nginx -n default --type=json -p '%s'", [restarted.removePatch])
+}
+
+# The repair of a stale last-applied replaces the annotation with the
+# repaired one, written as the only Update owner of last-applied, and
+# names the revision it comes from.
+test_audit_repair_is_written_as_the_owner_of_last_applied if {
+	owned := object.union(undone, {"rollback": {"lastAppliedUpdaters": ["kubectl-client-side-apply"]}})
+	[d] := [d | some d in applyhygiene.decisions with input as stored(owned)]
+	d.patch == [{"op": "replace", "path": "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration", "value": "{}"}]
+	d.fieldManager == "kubectl-client-side-apply"
+	d.summary == "last-applied's pod template set to the one that ControllerRevision nginx-946448b85 (revision 1) kept"
+	not "noFix" in object.keys(d)
+}
+
+# Without an Update owner the fixer's own manager writes (""); a rebuilt
+# last-applied says so.
+test_audit_rebuilt_repair_without_owner if {
+	rebuilt := object.union(undone, {"rollback": {"repairSource": "rebuilt", "revisionKind": "ReplicaSet", "revisionName": "nginx-7d9c", "revision": 3}})
+	[d] := [d | some d in applyhygiene.decisions with input as stored(rebuilt)]
+	d.fieldManager == ""
+	d.summary == "last-applied rebuilt for the pod template of ReplicaSet nginx-7d9c (revision 3)"
+}
+
+# With several Update owners of last-applied, a repair written as one
+# would take it from the others: no patch, but the reason.
+test_audit_repair_of_last_applied_with_two_owners_has_no_fix if {
+	shared := object.union(undone, {"rollback": {"lastAppliedUpdaters": ["kubectl-client-side-apply", "kubectl-edit"]}})
+	[d] := [d | some d in applyhygiene.decisions with input as stored(shared)]
+	d.action == "repair"
+	not "patch" in object.keys(d)
+	not "fieldManager" in object.keys(d)
+	d.noFix == "last-applied is owned by kubectl-client-side-apply and kubectl-edit: a repair written as one of them would take it from the others, and kubectl apply --server-side would then not upgrade their fields"
+}

@@ -286,12 +286,19 @@ shell_quote(s) := concat("", ["'", replace(s, "'", `'\''`), "'"])
 # CronJob's job template the Jobs it creates next. Undefined outside a pod
 # template.
 template_change(path, subject) := sprintf("%s changes the pod template, so it rolls the pods (a new rollout starts)", [subject]) if {
-	startswith(path, "spec.template.")
-	not without_rollout
+	rolls_pods(path)
 } else := sprintf("%s changes the pod template of the pods that the %s creates from then on (running pods keep theirs)", [subject, obj.kind]) if {
 	startswith(path, "spec.template.")
 } else := sprintf("%s changes the pod template of the Jobs that the %s creates from then on (running Jobs keep theirs)", [subject, obj.kind]) if {
 	startswith(path, "spec.jobTemplate.spec.template.")
+}
+
+# rolls_pods(path) is true when a change of the field at path starts a
+# rollout that replaces the object's pods: path is inside the pod template
+# of a kind whose template change does (not without_rollout).
+rolls_pods(path) if {
+	startswith(path, "spec.template.")
+	not without_rollout
 }
 
 # without_rollout is true for the built-in kinds with a pod template whose

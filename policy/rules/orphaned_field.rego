@@ -74,12 +74,28 @@ decisions contains d if {
 }
 
 # audit_remedy(o) is the orphan's guarded remove patch (removePatch: its
-# test operations first), the one the message's command sends; none when
-# merge made none (a value too long to test). The audit decides whether
-# to write it.
-audit_remedy(o) := {"patch": json.unmarshal(o.removePatch)} if {
+# test operations first), the one the message's command sends, with the
+# summary of what the audit's fix does; none when merge made none (a value
+# too long to test). An orphan that kubectl rollout undo restored gets no
+# patch but the reason (noFix): the undo may have copied it from a
+# revision, and managedFields no longer say who first wrote it, so a
+# removal would write beyond what is proven (and take back part of the
+# undo, rolling the pods to a template no revision had); the printed
+# command is left to a person.
+audit_remedy(o) := {"noFix": undo_restored} if {
+	object.get(o, "removePatch", "") != ""
+	o.restoredByUndo == true
+} else := {"patch": json.unmarshal(o.removePatch), "summary": removed(o)} if {
 	object.get(o, "removePatch", "") != ""
 } else := {}
+
+undo_restored := "kubectl rollout undo restored it from an earlier revision, which does not prove who first set it (a tool's stamp, such as Reloader's, comes back with the template): remove it yourself if nothing needs it"
+
+# removed(o) is the summary of the removal of o, naming its field, never
+# its value, and saying when it rolls the pods (lib.rolls_pods).
+removed(o) := sprintf("removed %s (rolls the pods)", [o.path]) if {
+	lib.rolls_pods(o.path)
+} else := sprintf("removed %s", [o.path])
 
 audit_message(o) := sprintf(
 	"[orphaned-field] %s: %s (%s, set by %s) is not in last-applied, so kubectl apply will never remove it unless your manifest sets it. %s",

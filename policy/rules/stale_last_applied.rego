@@ -86,12 +86,44 @@ decisions contains d if {
 	)
 }
 
-# audit_remedy replaces the stored last-applied with the repaired one; the
-# audit decides whether to write it (its scope, the owners of
-# last-applied) and guards it with a test of the annotation it read.
-audit_remedy := {"patch": [{"op": "replace", "path": lib.last_applied_pointer, "value": rollback.repairedLastApplied}]} if {
+# audit_remedy replaces the stored last-applied with the repaired one,
+# written as the Update manager that owns last-applied (fieldManager; the
+# fixer's own when none does), so that the annotation stays its and
+# kubectl apply --server-side, which upgrades the Update managers owning
+# last-applied, still finds every client-side field. With more than one
+# such owner there is no patch but the reason (noFix): a repair written as
+# one would take last-applied from the others. The audit decides whether
+# to write it (its scope) and guards it with a test of the annotation it
+# read.
+audit_remedy := {"noFix": shared_last_applied} if {
+	object.get(rollback, "repairedLastApplied", "") != ""
+	count(updaters) > 1
+} else := {
+	"patch": [{"op": "replace", "path": lib.last_applied_pointer, "value": rollback.repairedLastApplied}],
+	"fieldManager": repairer,
+	"summary": repair_summary,
+} if {
 	object.get(rollback, "repairedLastApplied", "") != ""
 } else := {}
+
+# updaters are the managers whose Update entries own last-applied, sorted.
+updaters := object.get(rollback, "lastAppliedUpdaters", [])
+
+# repairer is the only Update owner of last-applied, or "" for none.
+repairer := updaters[0] if count(updaters) == 1 else := ""
+
+shared_last_applied := sprintf(
+	"last-applied is owned by %s: a repair written as one of them would take it from the others, and kubectl apply --server-side would then not upgrade their fields",
+	[concat(" and ", updaters)],
+)
+
+# repair_summary names where the repaired last-applied comes from. Either
+# way the repair changes only the pod template's fields (and a
+# Deployment's annotations) that the undo restored and that it proves a
+# manifest's.
+repair_summary := sprintf("last-applied's pod template set to the one that %s %s (revision %d) kept", [rollback.revisionKind, rollback.revisionName, rollback.revision]) if {
+	rollback.repairSource == "controllerRevision"
+} else := sprintf("last-applied rebuilt for the pod template of %s %s (revision %d)", [rollback.revisionKind, rollback.revisionName, rollback.revision])
 
 audit_message := sprintf(
 	"[stale-last-applied] %s: the pod template is revision %d (%s %s, restored by a rollout undo) but last-applied still describes a newer manifest, so the next kubectl apply will not delete what revision %d has and your manifest does not (%s). Apply the manifest you mean to run, or check with: %s",

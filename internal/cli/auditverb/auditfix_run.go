@@ -102,7 +102,8 @@ func (o *Options) previewFix(ctx context.Context, fixer *audit.Fixer, of *audit.
 		if err != nil {
 			return err
 		}
-		to, err := prettyJSON(merge.RedactSecretJSON(of.Object.Kind, of.Repair.Fix.Rollback.RepairedLastApplied))
+		repaired, _ := of.Repair.Fix.WritesLastApplied()
+		to, err := prettyJSON(merge.RedactSecretJSON(of.Object.Kind, repaired))
 		if err != nil {
 			return err
 		}
