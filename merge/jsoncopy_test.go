@@ -54,3 +54,22 @@ func TestCopyWithoutLeavesTheInputAlone(t *testing.T) {
 		t.Errorf("input changed (-want +got):\n%s", diff)
 	}
 }
+
+func TestCopyJSONLeaf(t *testing.T) {
+	in := map[string]any{"a": "x", "b": []any{"y", int64(1), nil}, "c": map[string]any{"d": true}}
+	var seen []any
+	got := copyJSON(in, func(v any) any {
+		seen = append(seen, v)
+		if s, ok := v.(string); ok {
+			return s + s
+		}
+		return v
+	}, nil)
+	want := map[string]any{"a": "xx", "b": []any{"yy", int64(1), nil}, "c": map[string]any{"d": true}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("copyJSON (-want +got):\n%s", diff)
+	}
+	if len(seen) != 5 {
+		t.Errorf("leaf saw %d values, want the 5 leaves: %v", len(seen), seen)
+	}
+}

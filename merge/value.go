@@ -235,26 +235,12 @@ const maxString = 256
 
 // truncate returns a copy of v with long strings cut to n bytes plus "…".
 func truncate(v any, n int) any {
-	switch t := v.(type) {
-	case string:
-		if n > 0 && len(t) > n {
-			return strings.ToValidUTF8(t[:n], "") + "…"
+	return copyJSON(v, func(x any) any {
+		if s, ok := x.(string); ok && n > 0 && len(s) > n {
+			return strings.ToValidUTF8(s[:n], "") + "…"
 		}
-		return t
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[k] = truncate(x, n)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = truncate(x, n)
-		}
-		return out
-	}
-	return v
+		return x
+	}, nil)
 }
 
 // sameAt is same, except that resource quantities compare by amount: a
