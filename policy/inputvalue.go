@@ -203,15 +203,7 @@ func factsValue(facts []merge.FieldFact) (ast.Value, error) {
 	if facts == nil {
 		return ast.NullValue, nil
 	}
-	terms := make([]*ast.Term, len(facts))
-	for i := range facts {
-		v, err := factValue(&facts[i])
-		if err != nil {
-			return nil, err
-		}
-		terms[i] = ast.NewTerm(v)
-	}
-	return ast.NewArray(terms...), nil
+	return arrayValue(len(facts), func(i int) (ast.Value, error) { return factValue(&facts[i]) })
 }
 
 func factValue(f *merge.FieldFact) (ast.Value, error) {
@@ -250,9 +242,15 @@ func factValue(f *merge.FieldFact) (ast.Value, error) {
 }
 
 func ownersValue(owners []merge.Owner) (ast.Value, error) {
-	terms := make([]*ast.Term, len(owners))
-	for i, o := range owners {
-		v, err := ownerValue(o)
+	return arrayValue(len(owners), func(i int) (ast.Value, error) { return ownerValue(owners[i]) })
+}
+
+// arrayValue is the array of n elements whose i-th is elem(i), or the
+// first error of elem.
+func arrayValue(n int, elem func(i int) (ast.Value, error)) (ast.Value, error) {
+	terms := make([]*ast.Term, n)
+	for i := range terms {
+		v, err := elem(i)
 		if err != nil {
 			return nil, err
 		}
@@ -323,15 +321,7 @@ func jsonValue(x any) (ast.Value, error) {
 		if x == nil {
 			return ast.NullValue, nil
 		}
-		terms := make([]*ast.Term, len(x))
-		for i, e := range x {
-			v, err := jsonValue(e)
-			if err != nil {
-				return nil, err
-			}
-			terms[i] = ast.NewTerm(v)
-		}
-		return ast.NewArray(terms...), nil
+		return arrayValue(len(x), func(i int) (ast.Value, error) { return jsonValue(x[i]) })
 	case map[string]any:
 		if x == nil {
 			return ast.NullValue, nil
