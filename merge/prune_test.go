@@ -597,6 +597,35 @@ func TestWithLastAppliedValueShallow(t *testing.T) {
 	}
 }
 
+// normalize converts numbers to float64 so int64 and float64 compare
+// equal: the copy that jsonEqual compares as reflect.DeepEqual would.
+func normalize(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = normalize(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = normalize(x)
+		}
+		return out
+	case int64:
+		return float64(t)
+	case int:
+		return float64(t)
+	case int32:
+		return float64(t)
+	case json.Number:
+		f, _ := t.Float64()
+		return f
+	}
+	return v
+}
+
 // TestJSONEqualMatchesNormalize holds the allocation-free jsonEqual equal
 // to the comparison of normalized copies it replaced, on generated values
 // of every JSON type, numbers of several Go types, nil and empty maps and

@@ -220,25 +220,9 @@ func runtimeDeepCopy(m map[string]any) map[string]any {
 }
 
 // stripNulls returns v without null map entries (creationTimestamp: null).
-func stripNulls(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			if x != nil {
-				out[k] = stripNulls(x)
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = stripNulls(x)
-		}
-		return out
-	}
-	return v
-}
+func stripNulls(v any) any { return CopyWithout(v, isNull) }
+
+func isNull(v any) bool { return v == nil }
 
 // matchesTemplate reports whether the last-applied kept in a revision
 // describes obj and every field of its pod template has obj's value. An

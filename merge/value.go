@@ -125,9 +125,9 @@ func number(v any) (float64, bool) {
 
 // jsonEqual compares two decoded JSON values, treating numbers by value
 // (int64 1 equals float64 1), a nil map or list as an empty one, and
-// anything else as reflect.DeepEqual does: the same as
-// reflect.DeepEqual(normalize(a), normalize(b)), without copying the
-// values (TestJSONEqualMatchesNormalize).
+// anything else as reflect.DeepEqual does: the same as comparing with
+// reflect.DeepEqual copies whose numbers are all float64, without copying
+// the values (TestJSONEqualMatchesNormalize).
 func jsonEqual(a, b any) bool { return equalJSON(a, b, sameByValue) }
 
 // equalJSON walks two decoded JSON values together, maps by key and lists
@@ -176,41 +176,13 @@ func sameByValue(a, b any) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-// normalNumber is the float64 that normalize turns a number into.
+// normalNumber is the float64 a number compares as (json.Number too).
 func normalNumber(v any) (float64, bool) {
 	if n, ok := v.(json.Number); ok {
 		f, _ := n.Float64()
 		return f, true
 	}
 	return number(v)
-}
-
-// normalize converts numbers to float64 so int64 and float64 compare equal.
-func normalize(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[k] = normalize(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = normalize(x)
-		}
-		return out
-	case int64:
-		return float64(t)
-	case int:
-		return float64(t)
-	case int32:
-		return float64(t)
-	case json.Number:
-		f, _ := t.Float64()
-		return f
-	}
-	return v
 }
 
 // valueAt returns the value at p, or absent.
@@ -263,26 +235,12 @@ const maxString = 256
 
 // truncate returns a copy of v with long strings cut to n bytes plus "…".
 func truncate(v any, n int) any {
-	switch t := v.(type) {
-	case string:
-		if n > 0 && len(t) > n {
-			return strings.ToValidUTF8(t[:n], "") + "…"
+	return copyJSON(v, func(x any) any {
+		if s, ok := x.(string); ok && n > 0 && len(s) > n {
+			return strings.ToValidUTF8(s[:n], "") + "…"
 		}
-		return t
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[k] = truncate(x, n)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = truncate(x, n)
-		}
-		return out
-	}
-	return v
+		return x
+	}, nil)
 }
 
 // sameAt is same, except that resource quantities compare by amount: a

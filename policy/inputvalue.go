@@ -18,26 +18,17 @@ import (
 // follows its JSON tag (omitempty, omitzero, nil slices and maps as null);
 // TestInputValueMatchesJSON holds the two forms equal.
 func inputValue(in *Input) (ast.Value, error) {
-	fields := [][2]*ast.Term{
-		item("request", requestValue(in.Request)),
-		item("namespace", ast.NewObject(item("name", str(in.Namespace.Name)), item("labels", labelsValue(in.Namespace.Labels)))),
-		item("classification", str(string(in.Classification))),
-	}
+	b := newObjectBuilder(5)
+	b.add("request", requestValue(in.Request))
+	b.add("namespace", ast.NewObject(item("name", str(in.Namespace.Name)), item("labels", labelsValue(in.Namespace.Labels))))
+	b.add("classification", str(string(in.Classification)))
 	if in.Analysis != nil {
-		an, err := analysisValue(in.Analysis)
-		if err != nil {
-			return nil, err
-		}
-		fields = append(fields, item("analysis", an))
+		addConverted(&b, "analysis", in.Analysis, analysisValue)
 	}
 	if in.Autoscaling != nil {
-		v, err := autoscalingValue(in.Autoscaling)
-		if err != nil {
-			return nil, err
-		}
-		fields = append(fields, item("autoscaling", v))
+		addConverted(&b, "autoscaling", in.Autoscaling, autoscalingValue)
 	}
-	return ast.NewObject(fields...), nil
+	return b.object()
 }
 
 func autoscalingValue(a *Autoscaling) (ast.Value, error) {
@@ -51,15 +42,51 @@ func autoscalingValue(a *Autoscaling) (ast.Value, error) {
 		}
 		list = ast.NewArray(terms...)
 	}
-	fields := [][2]*ast.Term{item("autoscalers", list)}
+	b := newObjectBuilder(2)
+	b.add("autoscalers", list)
 	if a.ManifestReplicas != nil {
-		v, err := jsonValue(a.ManifestReplicas)
-		if err != nil {
-			return nil, err
-		}
-		fields = append(fields, item("manifestReplicas", v))
+		addConverted(&b, "manifestReplicas", a.ManifestReplicas, jsonValue)
 	}
-	return ast.NewObject(fields...), nil
+	return b.object()
+}
+
+// objectBuilder collects an object's entries in order. The first value
+// that fails to convert stops it: later ones are not converted, and object
+// returns that error.
+type objectBuilder struct {
+	entries [][2]*ast.Term
+	err     error
+}
+
+// newObjectBuilder returns a builder with room for n entries, the most
+// the object can have.
+func newObjectBuilder(n int) objectBuilder {
+	return objectBuilder{entries: make([][2]*ast.Term, 0, n)}
+}
+
+// add appends key: v.
+func (b *objectBuilder) add(key string, v ast.Value) { b.entries = append(b.entries, item(key, v)) }
+
+// addConverted appends key: conv(x), or keeps conv's error.
+func addConverted[T any](b *objectBuilder, key string, x T, conv func(T) (ast.Value, error)) {
+	if b.err != nil {
+		return
+	}
+	v, err := conv(x)
+	if err != nil {
+		b.err = err
+		return
+	}
+	b.add(key, v)
+}
+
+// object is the object of the entries added, or the error of the value
+// that failed to convert.
+func (b *objectBuilder) object() (ast.Value, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	return ast.NewObject(b.entries...), nil
 }
 
 func item(key string, v ast.Value) [2]*ast.Term {
@@ -143,13 +170,15 @@ func analysisValue(a *merge.Analysis) (ast.Value, error) {
 		la = append(la, item("error", str(a.LastApplied.Error)))
 	}
 	la = append(la, item("bytes", number(int64(a.LastApplied.Bytes))))
-	fields := [][2]*ast.Term{item("object", refValue(a.Object)), item("operation", str(a.Operation))}
+	b := newObjectBuilder(15)
+	b.add("object", refValue(a.Object))
+	b.add("operation", str(a.Operation))
 	if a.Strategy != "" {
-		fields = append(fields, item("strategy", str(string(a.Strategy))))
+		b.add("strategy", str(string(a.Strategy)))
 	}
-	fields = append(fields, item("lastApplied", ast.NewObject(la...)),
-		item("annotationsBytes", number(int64(a.AnnotationsBytes))),
-		item("lastAppliedTooLarge", boolean(a.LastAppliedTooLarge)))
+	b.add("lastApplied", ast.NewObject(la...))
+	b.add("annotationsBytes", number(int64(a.AnnotationsBytes)))
+	b.add("lastAppliedTooLarge", boolean(a.LastAppliedTooLarge))
 	lists := []struct {
 		key   string
 		facts []merge.FieldFact
@@ -157,32 +186,16 @@ func analysisValue(a *merge.Analysis) (ast.Value, error) {
 		{"applyOwnedChanges", a.ApplyOwnedChanges}, {"reverts", a.Reverts},
 		{"orphans", a.Orphans}, {"defaultedDependents", a.DefaultedDependents}}
 	for _, l := range lists {
-		v, err := factsValue(l.facts)
-		if err != nil {
-			return nil, err
-		}
-		fields = append(fields, item(l.key, v))
+		addConverted(&b, l.key, l.facts, factsValue)
 	}
-	appliers, err := ownersValue(a.Appliers)
-	if err != nil {
-		return nil, err
-	}
-	fields = append(fields, item("appliers", appliers))
+	addConverted(&b, "appliers", a.Appliers, ownersValue)
 	if a.ReplicasReset != nil {
-		v, err := factValue(a.ReplicasReset)
-		if err != nil {
-			return nil, err
-		}
-		fields = append(fields, item("replicasReset", v))
+		addConverted(&b, "replicasReset", a.ReplicasReset, factValue)
 	}
 	if a.Rollback != nil {
-		v, err := rollbackValue(a.Rollback)
-		if err != nil {
-			return nil, err
-		}
-		fields = append(fields, item("rollback", v))
+		addConverted(&b, "rollback", a.Rollback, rollbackValue)
 	}
-	return ast.NewObject(fields...), nil
+	return b.object()
 }
 
 // factsValue is a list of facts.
@@ -190,67 +203,57 @@ func factsValue(facts []merge.FieldFact) (ast.Value, error) {
 	if facts == nil {
 		return ast.NullValue, nil
 	}
-	terms := make([]*ast.Term, len(facts))
-	for i := range facts {
-		v, err := factValue(&facts[i])
-		if err != nil {
-			return nil, err
-		}
-		terms[i] = ast.NewTerm(v)
-	}
-	return ast.NewArray(terms...), nil
+	return arrayValue(len(facts), func(i int) (ast.Value, error) { return factValue(&facts[i]) })
 }
 
 func factValue(f *merge.FieldFact) (ast.Value, error) {
-	fields := [][2]*ast.Term{item("path", str(f.Path.String()))}
+	b := newObjectBuilder(13)
+	b.add("path", str(f.Path.String()))
 	for _, kv := range []struct {
 		key string
 		v   any
 	}{{"live", f.Live}, {"result", f.Result}, {"lastApplied", f.LastApplied}, {"manifest", f.Manifest}} {
-		if kv.v == nil {
-			continue
+		if kv.v != nil {
+			addConverted(&b, kv.key, kv.v, jsonValue)
 		}
-		v, err := jsonValue(kv.v)
-		if err != nil {
-			return nil, err
-		}
-		fields = append(fields, item(kv.key, v))
 	}
 	if len(f.Owners) > 0 {
-		v, err := ownersValue(f.Owners)
-		if err != nil {
-			return nil, err
-		}
-		fields = append(fields, item("owners", v))
+		addConverted(&b, "owners", f.Owners, ownersValue)
 	}
 	if len(f.DependsOn) > 0 {
-		fields = append(fields, item("dependsOn", str(f.DependsOn.String())))
+		b.add("dependsOn", str(f.DependsOn.String()))
 	}
 	if f.Rejected {
-		fields = append(fields, item("rejected", boolean(true)))
+		b.add("rejected", boolean(true))
 	}
 	if f.RemovePatch != "" {
-		fields = append(fields, item("removePatch", str(f.RemovePatch)))
+		b.add("removePatch", str(f.RemovePatch))
 	}
 	if f.Pointer != "" {
-		fields = append(fields, item("pointer", str(f.Pointer)))
+		b.add("pointer", str(f.Pointer))
 	}
 	if len(f.RemovedWith) > 0 {
-		fields = append(fields, item("removedWith", strs(f.RemovedWith)))
+		b.add("removedWith", strs(f.RemovedWith))
 	}
 	if f.SetPatch != "" {
-		fields = append(fields, item("setPatch", str(f.SetPatch)))
+		b.add("setPatch", str(f.SetPatch))
 	}
 	if f.RestoredByUndo {
-		fields = append(fields, item("restoredByUndo", boolean(true)))
+		b.add("restoredByUndo", boolean(true))
 	}
-	return ast.NewObject(fields...), nil
+	return b.object()
 }
 
 func ownersValue(owners []merge.Owner) (ast.Value, error) {
-	terms := make([]*ast.Term, len(owners))
-	for i, o := range owners {
-		v, err := ownerValue(o)
+	return arrayValue(len(owners), func(i int) (ast.Value, error) { return ownerValue(owners[i]) })
+}
+
+// arrayValue is the array of n elements whose i-th is elem(i), or the
+// first error of elem.
+func arrayValue(n int, elem func(i int) (ast.Value, error)) (ast.Value, error) {
+	terms := make([]*ast.Term, n)
+	for i := range terms {
+		v, err := elem(i)
 		if err != nil {
 			return nil, err
 		}
@@ -260,21 +263,19 @@ func ownersValue(owners []merge.Owner) (ast.Value, error) {
 }
 
 func ownerValue(o merge.Owner) (ast.Value, error) {
-	fields := [][2]*ast.Term{item("manager", str(o.Manager)), item("operation", str(o.Operation))}
+	b := newObjectBuilder(5)
+	b.add("manager", str(o.Manager))
+	b.add("operation", str(o.Operation))
 	if o.Subresource != "" {
-		fields = append(fields, item("subresource", str(o.Subresource)))
+		b.add("subresource", str(o.Subresource))
 	}
 	if !o.Time.IsZero() {
-		t, err := timeValue(o.Time)
-		if err != nil {
-			return nil, err
-		}
-		fields = append(fields, item("time", t))
+		addConverted(&b, "time", o.Time, timeValue)
 	}
 	if o.APIVersion != "" {
-		fields = append(fields, item("apiVersion", str(o.APIVersion)))
+		b.add("apiVersion", str(o.APIVersion))
 	}
-	return ast.NewObject(fields...), nil
+	return b.object()
 }
 
 // timeValue is a time as time.Time.MarshalJSON writes it (RFC 3339 with
@@ -288,27 +289,23 @@ func timeValue(t time.Time) (ast.Value, error) {
 }
 
 func rollbackValue(rb *merge.Rollback) (ast.Value, error) {
-	fields := [][2]*ast.Term{item("revisionKind", str(rb.RevisionKind)), item("revisionName", str(rb.RevisionName)),
-		item("revision", number(rb.Revision)), item("confirmed", boolean(rb.Confirmed)), item("staleLastApplied", boolean(rb.StaleLastApplied))}
+	b := newObjectBuilder(9)
+	b.add("revisionKind", str(rb.RevisionKind))
+	b.add("revisionName", str(rb.RevisionName))
+	b.add("revision", number(rb.Revision))
+	b.add("confirmed", boolean(rb.Confirmed))
+	b.add("staleLastApplied", boolean(rb.StaleLastApplied))
 	if rb.RepairSource != "" {
-		fields = append(fields, item("repairSource", str(rb.RepairSource)))
+		b.add("repairSource", str(rb.RepairSource))
 	}
 	if rb.RepairedLastApplied != "" {
-		fields = append(fields, item("repairedLastApplied", str(rb.RepairedLastApplied)))
+		b.add("repairedLastApplied", str(rb.RepairedLastApplied))
 	}
-	changes, err := factsValue(rb.Changes)
-	if err != nil {
-		return nil, err
-	}
-	fields = append(fields, item("changes", changes))
+	addConverted(&b, "changes", rb.Changes, factsValue)
 	if len(rb.LastAppliedUpdaters) > 0 {
-		terms := make([]*ast.Term, len(rb.LastAppliedUpdaters))
-		for i, m := range rb.LastAppliedUpdaters {
-			terms[i] = ast.NewTerm(str(m))
-		}
-		fields = append(fields, item("lastAppliedUpdaters", ast.NewArray(terms...)))
+		b.add("lastAppliedUpdaters", strs(rb.LastAppliedUpdaters))
 	}
-	return ast.NewObject(fields...), nil
+	return b.object()
 }
 
 // jsonValue converts a decoded JSON value (what unstructured objects hold)
@@ -330,15 +327,7 @@ func jsonValue(x any) (ast.Value, error) {
 		if x == nil {
 			return ast.NullValue, nil
 		}
-		terms := make([]*ast.Term, len(x))
-		for i, e := range x {
-			v, err := jsonValue(e)
-			if err != nil {
-				return nil, err
-			}
-			terms[i] = ast.NewTerm(v)
-		}
-		return ast.NewArray(terms...), nil
+		return arrayValue(len(x), func(i int) (ast.Value, error) { return jsonValue(x[i]) })
 	case map[string]any:
 		if x == nil {
 			return ast.NullValue, nil

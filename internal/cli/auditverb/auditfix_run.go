@@ -126,7 +126,7 @@ func shownYAML(obj *unstructured.Unstructured) string {
 	unstructured.RemoveNestedField(shown.Object, "status")
 	unstructured.RemoveNestedField(shown.Object, "metadata", "managedFields")
 	unstructured.RemoveNestedField(shown.Object, "metadata", "annotations", merge.LastAppliedAnnotation)
-	raw, err := yaml.Marshal(withoutEmptyMaps(shown.Object))
+	raw, err := yaml.Marshal(merge.CopyWithout(shown.Object, isEmptyMap))
 	if err != nil {
 		return fmt.Sprintf("# cannot encode the object: %v\n", err)
 	}
@@ -147,26 +147,8 @@ func prettyJSON(s string) (string, error) {
 	return string(raw) + "\n", nil
 }
 
-// withoutEmptyMaps returns v without the map entries whose value is an
-// empty map, at any depth.
-func withoutEmptyMaps(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			x = withoutEmptyMaps(x)
-			if m, ok := x.(map[string]any); ok && len(m) == 0 {
-				continue
-			}
-			out[k] = x
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = withoutEmptyMaps(x)
-		}
-		return out
-	}
-	return v
+// isEmptyMap reports whether v is a map without entries.
+func isEmptyMap(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && len(m) == 0
 }
