@@ -5,42 +5,74 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
-// A Deployment given a service account with kubectl set serviceaccount and
-// then applied without one: the prune of the orphaned serviceAccountName
-// removes its deprecated alias serviceAccount too, in the same decision,
-// or the API server would fill the name back from the alias (the v1
-// conversion of PodSpec) and the prune would do nothing.
-func TestPruneRemovesServiceAccountNameWithItsAlias(t *testing.T) {
-	old, new := fixture(t, "prune-service-account", "live"), fixture(t, "prune-service-account", "applied")
-	r := NewReviewer(nil, engine(t, policy.Config{Rules: map[string]policy.RuleConfig{"orphaned-field": {Action: policy.ActionPrune}}}), cluster{})
-	rv, err := r.ReviewUpdate(t.Context(), apply(old, new), Mutate)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prunes := rv.DecisionsWith(policy.ActionPrune)
-	if len(prunes) != 1 || prunes[0].Rule != policy.RuleOrphanedField {
-		t.Fatalf("prunes = %+v, want one of orphaned-field", prunes)
-	}
-	wantPatch := policy.Patch{
-		{Op: policy.OpRemove, Path: "/spec/template/spec/serviceAccountName"},
-		{Op: policy.OpRemove, Path: "/spec/template/spec/serviceAccount"},
-	}
-	if diff := cmp.Diff(wantPatch, prunes[0].Patch); diff != "" {
-		t.Errorf("patch of the prune (-want +got):\n%s", diff)
-	}
-	if !strings.Contains(prunes[0].Message, "apply-hygiene removes it in this request.") {
-		t.Errorf("message %q does not say that the prune removes it", prunes[0].Message)
-	}
-	repaired := repairedBy(t, rv, prunes)
-	want := new.DeepCopy()
-	unstructured.RemoveNestedField(want.Object, "spec", "template", "spec", "serviceAccountName")
-	unstructured.RemoveNestedField(want.Object, "spec", "template", "spec", "serviceAccount")
-	if diff := cmp.Diff(want.Object, repaired.Object); diff != "" {
-		t.Errorf("pruned object (-want +got):\n%s", diff)
+// TestPruneOfAServiceAccountName: an object given a service account with
+// kubectl set serviceaccount (or kubectl replace) and then applied
+// without one. The prune of the orphaned serviceAccountName removes its
+// deprecated alias serviceAccount too, in the same decision, or the API
+// server would fill the name back from the alias (the v1 conversion of
+// PodSpec) and the prune would do nothing. It removes nothing, and claims
+// nothing, where the removal would not stick (an alias that names another
+// service account) or is refused (a Pod's spec is immutable: the API
+// server would reject the user's apply).
+func TestPruneOfAServiceAccountName(t *testing.T) {
+	template := []string{"spec", "template", "spec"}
+	jobTemplate := []string{"spec", "jobTemplate", "spec", "template", "spec"}
+	for _, tc := range []struct {
+		name    string
+		fixture string
+		// alias, when set, is the serviceAccount the applied object's
+		// pod spec (at spec) has instead of the name's copy.
+		alias   string
+		spec    []string
+		removes policy.Patch
+	}{
+		{name: "a Deployment's goes with its alias", fixture: "prune-service-account", spec: template, removes: policy.Patch{
+			{Op: policy.OpRemove, Path: "/spec/template/spec/serviceAccountName"},
+			{Op: policy.OpRemove, Path: "/spec/template/spec/serviceAccount"},
+		}},
+		{name: "a CronJob's goes with its alias", fixture: "prune-cronjob-sa", spec: jobTemplate, removes: policy.Patch{
+			{Op: policy.OpRemove, Path: "/spec/jobTemplate/spec/template/spec/serviceAccountName"},
+			{Op: policy.OpRemove, Path: "/spec/jobTemplate/spec/template/spec/serviceAccount"},
+		}},
+		{name: "one whose alias names another account stays", fixture: "prune-service-account", alias: "runner", spec: template},
+		{name: "a Pod's stays: its spec is immutable", fixture: "prune-pod-sa", spec: []string{"spec"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old, new := fixture(t, tc.fixture, "live"), fixture(t, tc.fixture, "applied")
+			if tc.alias != "" {
+				if err := unstructured.SetNestedField(new.Object, tc.alias, append(tc.spec, "serviceAccount")...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := NewReviewer(nil, engine(t, policy.Config{Rules: map[string]policy.RuleConfig{"orphaned-field": {Action: policy.ActionPrune}}}), cluster{})
+			rv, err := r.ReviewUpdate(t.Context(), apply(old, new), Mutate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prunes := rv.DecisionsWith(policy.ActionPrune)
+			if len(prunes) != 1 || prunes[0].Rule != policy.RuleOrphanedField {
+				t.Fatalf("prunes = %+v, want one of orphaned-field", prunes)
+			}
+			if diff := cmp.Diff(tc.removes, prunes[0].Patch, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("patch of the prune (-want +got):\n%s", diff)
+			}
+			if claims := strings.Contains(prunes[0].Message, "apply-hygiene removes it in this request."); claims != (len(tc.removes) > 0) {
+				t.Errorf("message %q: claims the removal %v, want %v", prunes[0].Message, claims, len(tc.removes) > 0)
+			}
+			want := new.DeepCopy()
+			if len(tc.removes) > 0 {
+				unstructured.RemoveNestedField(want.Object, append(tc.spec, "serviceAccountName")...)
+				unstructured.RemoveNestedField(want.Object, append(tc.spec, "serviceAccount")...)
+			}
+			if diff := cmp.Diff(want.Object, repairedBy(t, rv, prunes).Object); diff != "" {
+				t.Errorf("pruned object (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
