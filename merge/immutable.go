@@ -13,12 +13,17 @@ import (
 // tolerations added, a lower activeDeadlineSeconds and scheduling gates
 // removed (ValidatePodUpdate); a Job's pod template and selector are
 // immutable (ValidateJobUpdate; a suspended Job's few mutable scheduling
-// fields are left out: a prune there is only missed, never refused).
+// fields are left out: a prune there is only missed, never refused); a
+// StatefulSet's spec is immutable but for replicas, ordinals, template,
+// updateStrategy, persistentVolumeClaimRetentionPolicy and
+// minReadySeconds (ValidateStatefulSetUpdate), of which the fields below
+// are the ones a manifest sets.
 // Kept by hand: the API server publishes no such table, and the removal
 // proof's dry run (internal/orphanproof) is not there for offline drivers.
 var frozenOnUpdate = map[string]struct{ frozen, open []string }{
-	"v1/Pod":       {frozen: []string{"spec"}, open: []string{"spec.schedulingGates"}},
-	"batch/v1/Job": {frozen: []string{"spec.template", "spec.selector"}},
+	"v1/Pod":              {frozen: []string{"spec"}, open: []string{"spec.schedulingGates"}},
+	"batch/v1/Job":        {frozen: []string{"spec.template", "spec.selector"}},
+	"apps/v1/StatefulSet": {frozen: []string{"spec.selector", "spec.serviceName", "spec.podManagementPolicy", "spec.volumeClaimTemplates"}},
 }
 
 // removalRefused reports whether the API server refuses every update of

@@ -9,6 +9,7 @@ func TestRemovalRefused(t *testing.T) {
 	pod := map[string]any{"apiVersion": "v1", "kind": "Pod"}
 	job := map[string]any{"apiVersion": "batch/v1", "kind": "Job"}
 	deployment := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment"}
+	statefulSet := map[string]any{"apiVersion": "apps/v1", "kind": "StatefulSet"}
 	custom := map[string]any{"apiVersion": "example.com/v1", "kind": "Pod"}
 	for _, tc := range []struct {
 		name string
@@ -23,6 +24,10 @@ func TestRemovalRefused(t *testing.T) {
 		{"a Job's pod template", job, "spec.template.spec.serviceAccountName", true},
 		{"a Job's selector", job, "spec.selector.matchLabels[app]", true},
 		{"a Job's parallelism", job, "spec.parallelism", false},
+		{"a StatefulSet's claim template", statefulSet, "spec.volumeClaimTemplates[name=data].spec.storageClassName", true},
+		{"a StatefulSet's service name", statefulSet, "spec.serviceName", true},
+		{"a StatefulSet's pod template", statefulSet, "spec.template.spec.serviceAccountName", false},
+		{"a StatefulSet's revision history", statefulSet, "spec.revisionHistoryLimit", false},
 		{"a Deployment's pod template", deployment, "spec.template.spec.serviceAccountName", false},
 		{"a custom resource named Pod", custom, "spec.serviceAccountName", false},
 	} {
