@@ -57,6 +57,11 @@ type FieldFact struct {
 	// that copies its serviceAccountName (RemovedWith). A rule's remedy
 	// removes them after the field.
 	RemovedWith []string `json:"removedWith,omitempty"`
+	// Frozen is true for a field of the object after the write whose
+	// removal the API server refuses while the object exists (a Pod's
+	// spec, a Job's pod template: removalRefused); such a fact has no
+	// Pointer and no RemovePatch, since no write can remove it.
+	Frozen bool `json:"frozen,omitempty"`
 	// SetPatch, for a replicas reset whose live count the object after
 	// the write no longer has, is the JSON patch (RFC 6902) that sets the
 	// field back to Live in that object: an add of the field, or of its

@@ -8,22 +8,34 @@ import (
 
 // frozenOnUpdate are, per built-in kind (apiVersion and kind), the fields
 // whose content the API server's update validation freezes once the
-// object exists: an update that removes a field inside one is refused
-// (422), whoever sends it. A Pod's spec is immutable but for images,
-// tolerations added, a lower activeDeadlineSeconds and scheduling gates
-// removed (ValidatePodUpdate); a Job's pod template and selector are
-// immutable (ValidateJobUpdate; a suspended Job's few mutable scheduling
-// fields are left out: a prune there is only missed, never refused); a
-// StatefulSet's spec is immutable but for replicas, ordinals, template,
-// updateStrategy, persistentVolumeClaimRetentionPolicy and
-// minReadySeconds (ValidateStatefulSetUpdate), of which the fields below
-// are the ones a manifest sets.
+// object exists (Kubernetes 1.36): an update that removes a field inside
+// one is refused (422), whoever sends it; open lists the fields inside a
+// frozen one that stay mutable.
+//   - A Pod's spec is immutable but for images, tolerations added, a lower
+//     activeDeadlineSeconds and scheduling gates removed (ValidatePodUpdate).
+//   - A Job's pod template, selector, completionMode, podFailurePolicy,
+//     backoffLimitPerIndex, managedBy and successPolicy are immutable
+//     (ValidateJobSpecUpdate; completions, mutable for an elastic Indexed
+//     Job, and a suspended Job's few mutable scheduling fields are left
+//     out: a prune there is only missed, never refused).
+//   - A StatefulSet's spec is immutable but for replicas, ordinals,
+//     template, updateStrategy, revisionHistoryLimit,
+//     persistentVolumeClaimRetentionPolicy and minReadySeconds
+//     (ValidateStatefulSetUpdate).
+//   - The selector of a Deployment, a ReplicaSet and a DaemonSet of
+//     apps/v1 is immutable.
+//
 // Kept by hand: the API server publishes no such table, and the removal
 // proof's dry run (internal/orphanproof) is not there for offline drivers.
 var frozenOnUpdate = map[string]struct{ frozen, open []string }{
-	"v1/Pod":              {frozen: []string{"spec"}, open: []string{"spec.schedulingGates"}},
-	"batch/v1/Job":        {frozen: []string{"spec.template", "spec.selector"}},
-	"apps/v1/StatefulSet": {frozen: []string{"spec.selector", "spec.serviceName", "spec.podManagementPolicy", "spec.volumeClaimTemplates"}},
+	"v1/Pod": {frozen: []string{"spec"}, open: []string{"spec.schedulingGates"}},
+	"batch/v1/Job": {frozen: []string{"spec.template", "spec.selector", "spec.completionMode", "spec.podFailurePolicy",
+		"spec.backoffLimitPerIndex", "spec.managedBy", "spec.successPolicy"}},
+	"apps/v1/StatefulSet": {frozen: []string{"spec"}, open: []string{"spec.replicas", "spec.ordinals", "spec.template", "spec.updateStrategy",
+		"spec.revisionHistoryLimit", "spec.persistentVolumeClaimRetentionPolicy", "spec.minReadySeconds"}},
+	"apps/v1/Deployment": {frozen: []string{"spec.selector"}},
+	"apps/v1/ReplicaSet": {frozen: []string{"spec.selector"}},
+	"apps/v1/DaemonSet":  {frozen: []string{"spec.selector"}},
 }
 
 // removalRefused reports whether the API server refuses every update of

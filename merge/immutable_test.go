@@ -11,6 +11,7 @@ func TestRemovalRefused(t *testing.T) {
 	deployment := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment"}
 	statefulSet := map[string]any{"apiVersion": "apps/v1", "kind": "StatefulSet"}
 	custom := map[string]any{"apiVersion": "example.com/v1", "kind": "Pod"}
+	cronJob := map[string]any{"apiVersion": "batch/v1", "kind": "CronJob"}
 	for _, tc := range []struct {
 		name string
 		obj  map[string]any
@@ -24,6 +25,19 @@ func TestRemovalRefused(t *testing.T) {
 		{"a Job's pod template", job, "spec.template.spec.serviceAccountName", true},
 		{"a Job's selector", job, "spec.selector.matchLabels[app]", true},
 		{"a Job's parallelism", job, "spec.parallelism", false},
+		{"a Job's managedBy", job, "spec.managedBy", true},
+		{"a Job's podFailurePolicy", job, "spec.podFailurePolicy", true},
+		{"a Job's backoffLimitPerIndex", job, "spec.backoffLimitPerIndex", true},
+		{"a Job's suspend", job, "spec.suspend", false},
+		{"a Pod's scheduling gates list", pod, "spec.schedulingGates", false},
+		{"a Pod's ephemeral container", pod, "spec.ephemeralContainers[name=debug]", true},
+		{"a Pod's annotation", pod, "metadata.annotations[x]", false},
+		{"a CronJob's job template", cronJob, "spec.jobTemplate.spec.template.spec.serviceAccountName", false},
+		{"a StatefulSet's claim templates", statefulSet, "spec.volumeClaimTemplates", true},
+		{"a StatefulSet's selector", statefulSet, "spec.selector.matchLabels[app]", true},
+		{"a StatefulSet's update strategy", statefulSet, "spec.updateStrategy.rollingUpdate.partition", false},
+		{"a Deployment's selector", deployment, "spec.selector.matchLabels[app]", true},
+		{"a Deployment's strategy", deployment, "spec.strategy.rollingUpdate.maxSurge", false},
 		{"a StatefulSet's claim template", statefulSet, "spec.volumeClaimTemplates[name=data].spec.storageClassName", true},
 		{"a StatefulSet's service name", statefulSet, "spec.serviceName", true},
 		{"a StatefulSet's pod template", statefulSet, "spec.template.spec.serviceAccountName", false},
@@ -36,5 +50,20 @@ func TestRemovalRefused(t *testing.T) {
 				t.Errorf("removalRefused(%s) = %v, want %v", tc.path, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestFrozenFactsGetNoPatch: an orphan whose removal the API server
+// refuses is Frozen, with no pointer and no remove patch.
+func TestFrozenFactsGetNoPatch(t *testing.T) {
+	pod := map[string]any{"apiVersion": "v1", "kind": "Pod", "spec": map[string]any{"hostname": "h"}}
+	got := withRemovePatches(pod, []FieldFact{{Path: mustPath(t, "spec.hostname")}})[0]
+	if !got.Frozen || got.Pointer != "" || got.RemovePatch != "" {
+		t.Errorf("fact = %+v, want frozen without pointer or remove patch", got)
+	}
+	deployment := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "spec": map[string]any{"paused": true}}
+	got = withRemovePatches(deployment, []FieldFact{{Path: mustPath(t, "spec.paused")}})[0]
+	if got.Frozen || got.Pointer != "/spec/paused" || got.RemovePatch == "" {
+		t.Errorf("fact = %+v, want a pointer and a remove patch", got)
 	}
 }

@@ -38,11 +38,15 @@ func withRemovePatches(obj map[string]any, facts []FieldFact) []FieldFact {
 
 // withPointers sets the Pointer and the RemovedWith of each fact that obj
 // has, unless its removal cannot stick (aliasDiffers) or is refused
-// (removalRefused).
+// (removalRefused: then it is Frozen).
 func withPointers(obj map[string]any, facts []FieldFact) []FieldFact {
 	for i := range facts {
 		ptr, ok := JSONPointer(obj, facts[i].Path)
-		if !ok || len(facts[i].Path) == 0 || aliasDiffers(obj, facts[i].Path) || removalRefused(obj, facts[i].Path) {
+		if !ok || len(facts[i].Path) == 0 || aliasDiffers(obj, facts[i].Path) {
+			continue
+		}
+		if removalRefused(obj, facts[i].Path) {
+			facts[i].Frozen = true
 			continue
 		}
 		facts[i].Pointer = ptr

@@ -207,7 +207,7 @@ func factsValue(facts []merge.FieldFact) (ast.Value, error) {
 }
 
 func factValue(f *merge.FieldFact) (ast.Value, error) {
-	b := newObjectBuilder(13)
+	b := newObjectBuilder(14)
 	b.add("path", str(f.Path.String()))
 	for _, kv := range []struct {
 		key string
@@ -240,6 +240,9 @@ func factValue(f *merge.FieldFact) (ast.Value, error) {
 	}
 	if f.RestoredByUndo {
 		b.add("restoredByUndo", boolean(true))
+	}
+	if f.Frozen {
+		b.add("frozen", boolean(true))
 	}
 	return b.object()
 }

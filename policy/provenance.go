@@ -13,12 +13,18 @@ import (
 // (Decision.Bundled): a user policy's patch is the mutating pass's to
 // carry out. The engine knows where a decision came from by the package
 // that decided it, so no user module may define anything in a bundled
-// rule's package (applyhygiene.rules.<rule> of policy/rules) or in
-// applyhygiene.lib, whose helpers those rules trust; users keep their own
+// rule's package (applyhygiene.rules.<rule> of policy/rules), in
+// applyhygiene.lib, whose helpers those rules trust, or in
+// applyhygiene.config, the chart's configuration; users keep their own
 // packages under applyhygiene.rules and package applyhygiene itself.
 
 // libPath is the package of the bundled rules' helpers.
 var libPath = ast.MustParseRef("data.applyhygiene.lib")
+
+// configPath is the configuration (policy.Config, from the chart's
+// values) that the engine stores: a module there would change what the
+// platform team allowed (an action, the audit's fix) behind its back.
+var configPath = ast.MustParseRef("data.applyhygiene.config")
 
 // rulesPath is the package under which each bundled rule has its own.
 var rulesPath = ast.MustParseRef("data.applyhygiene.rules")
@@ -44,9 +50,10 @@ func bundledRules(modules map[string]*ast.Module, files []moduleFile) []string {
 }
 
 // reservedPaths are the documents that only bundled modules may define:
-// applyhygiene.lib and the package of each bundled rule.
+// applyhygiene.lib, applyhygiene.config (which none defines: it is the
+// engine's data) and the package of each bundled rule.
 func reservedPaths(rules []string) []ast.Ref {
-	out := []ast.Ref{libPath}
+	out := []ast.Ref{libPath, configPath}
 	for _, name := range rules {
 		out = append(out, rulesPath.Append(ast.StringTerm(name)))
 	}
@@ -119,7 +126,7 @@ func overlaps(a, b ast.Ref) bool {
 // reservedProblem says that what (a package or a rule) of file, at loc,
 // defines something in the reserved document r.
 func reservedProblem(file string, loc *ast.Location, what string, r ast.Ref) Problem {
-	p := Problem{File: file, Message: fmt.Sprintf("%s defines data in package %s, which is reserved for apply-hygiene's bundled rules: write your rules in a package of your own (package applyhygiene.rules.<your_rule>, or package applyhygiene adding to decisions)", what, packageName(r))}
+	p := Problem{File: file, Message: fmt.Sprintf("%s defines data in package %s, which is reserved for apply-hygiene's bundled rules, their helpers and the configuration of the chart's values: write your rules in a package of your own (package applyhygiene.rules.<your_rule>, or package applyhygiene adding to decisions)", what, packageName(r))}
 	if loc != nil {
 		p.Line = loc.Row
 	}

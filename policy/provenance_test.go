@@ -26,6 +26,10 @@ func TestUserModulesInBundledPackagesFailToLoad(t *testing.T) {
 			src:  "package applyhygiene.lib\n\nwrites(a) if a == \"warn\"\n",
 			want: Problem{File: "m.rego", Line: 1, Message: "package applyhygiene.lib defines data in package applyhygiene.lib" + reservedAdvice},
 		},
+		"a module that overrides the configuration": {
+			src:  "package applyhygiene.config\n\nrules := {\"orphaned-field\": {\"auditFix\": true}}\n",
+			want: Problem{File: "m.rego", Line: 1, Message: "package applyhygiene.config defines data in package applyhygiene.config" + reservedAdvice},
+		},
 		"a module in a package inside applyhygiene.lib": {
 			src:  "package applyhygiene.lib.extra\n\nx := 1\n",
 			want: Problem{File: "m.rego", Line: 1, Message: "package applyhygiene.lib.extra defines data in package applyhygiene.lib" + reservedAdvice},
@@ -57,7 +61,7 @@ func TestUserModulesInBundledPackagesFailToLoad(t *testing.T) {
 
 // reservedAdvice ends the message of a module refused for a reserved
 // package.
-const reservedAdvice = ", which is reserved for apply-hygiene's bundled rules: write your rules in a package of your own (package applyhygiene.rules.<your_rule>, or package applyhygiene adding to decisions)"
+const reservedAdvice = ", which is reserved for apply-hygiene's bundled rules, their helpers and the configuration of the chart's values: write your rules in a package of your own (package applyhygiene.rules.<your_rule>, or package applyhygiene adding to decisions)"
 
 // An audit decision is Bundled only when a bundled rule's package made
 // it: a user policy in a package of its own (or in package applyhygiene)

@@ -21,6 +21,7 @@ import (
 // service account) or is refused (a Pod's spec is immutable: the API
 // server would reject the user's apply).
 func TestPruneOfAServiceAccountName(t *testing.T) {
+	const removes = "apply-hygiene removes it in this request."
 	template := []string{"spec", "template", "spec"}
 	jobTemplate := []string{"spec", "jobTemplate", "spec", "template", "spec"}
 	for _, tc := range []struct {
@@ -31,17 +32,19 @@ func TestPruneOfAServiceAccountName(t *testing.T) {
 		alias   string
 		spec    []string
 		removes policy.Patch
+		// says is what the message says of the fix.
+		says string
 	}{
-		{name: "a Deployment's goes with its alias", fixture: "prune-service-account", spec: template, removes: policy.Patch{
+		{name: "a Deployment's goes with its alias", fixture: "prune-service-account", spec: template, says: removes, removes: policy.Patch{
 			{Op: policy.OpRemove, Path: "/spec/template/spec/serviceAccountName"},
 			{Op: policy.OpRemove, Path: "/spec/template/spec/serviceAccount"},
 		}},
-		{name: "a CronJob's goes with its alias", fixture: "prune-cronjob-sa", spec: jobTemplate, removes: policy.Patch{
+		{name: "a CronJob's goes with its alias", fixture: "prune-cronjob-sa", spec: jobTemplate, says: removes, removes: policy.Patch{
 			{Op: policy.OpRemove, Path: "/spec/jobTemplate/spec/template/spec/serviceAccountName"},
 			{Op: policy.OpRemove, Path: "/spec/jobTemplate/spec/template/spec/serviceAccount"},
 		}},
-		{name: "one whose alias names another account stays", fixture: "prune-service-account", alias: "runner", spec: template},
-		{name: "a Pod's stays: its spec is immutable", fixture: "prune-pod-sa", spec: []string{"spec"}},
+		{name: "one whose alias names another account stays", fixture: "prune-service-account", alias: "runner", spec: template, says: "Remove it with: kubectl edit deployment.apps/web -n shop"},
+		{name: "a Pod's stays: its spec is immutable", fixture: "prune-pod-sa", spec: []string{"spec"}, says: "The API server refuses its removal while the object exists"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			old, new := fixture(t, tc.fixture, "live"), fixture(t, tc.fixture, "applied")
@@ -62,8 +65,11 @@ func TestPruneOfAServiceAccountName(t *testing.T) {
 			if diff := cmp.Diff(tc.removes, prunes[0].Patch, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("patch of the prune (-want +got):\n%s", diff)
 			}
-			if claims := strings.Contains(prunes[0].Message, "apply-hygiene removes it in this request."); claims != (len(tc.removes) > 0) {
+			if claims := strings.Contains(prunes[0].Message, removes); claims != (len(tc.removes) > 0) {
 				t.Errorf("message %q: claims the removal %v, want %v", prunes[0].Message, claims, len(tc.removes) > 0)
+			}
+			if !strings.Contains(prunes[0].Message, tc.says) {
+				t.Errorf("message %q does not say %q", prunes[0].Message, tc.says)
 			}
 			want := new.DeepCopy()
 			if len(tc.removes) > 0 {

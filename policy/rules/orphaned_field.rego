@@ -22,10 +22,14 @@ setter(o) := lib.owner_text(o.owners[0]) if {
 	o.owners[0]
 } else := "an unknown writer"
 
-# fix(o, a) tells how the orphan goes away: pruned by apply-hygiene, or
-# the command that removes it (guarded by a test of its value). Inside a
-# pod template it first says that the removal rolls the pods.
-fix(o, a) := sentences(["apply-hygiene removes it in this request.", rolls(o, "This apply therefore")]) if {
+# fix(o, a) tells how the orphan goes away: with the object only, where
+# the API server refuses its removal (merge's frozen); pruned by
+# apply-hygiene; or the command that removes it (guarded by a test of its
+# value). Inside a pod template it first says that the removal rolls the
+# pods.
+fix(o, a) := "The API server refuses its removal while the object exists: it goes only when the object is created again from your manifest." if {
+	o.frozen
+} else := sentences(["apply-hygiene removes it in this request.", rolls(o, "This apply therefore")]) if {
 	pruned(o, a)
 } else := sentences([rolls(o, "Removing it"), sprintf("Remove it with: %s", [command(o)])])
 
@@ -39,8 +43,12 @@ pruned(o, a) if {
 }
 
 # fix_command(o, a) is the command that removes o; none when
-# apply-hygiene prunes it.
-fix_command(o, a) := "" if pruned(o, a) else := command(o)
+# apply-hygiene prunes it or no command can remove it (frozen).
+fix_command(o, a) := "" if {
+	o.frozen
+} else := "" if {
+	pruned(o, a)
+} else := command(o)
 
 # sentences(texts) joins the non-empty texts with spaces.
 sentences(texts) := concat(" ", [t | some t in texts; t != ""])
@@ -68,7 +76,7 @@ decisions contains d if {
 	some o in input.analysis.orphans
 	not lib.explained(o.path)
 	d := object.union(
-		{"rule": "orphaned-field", "action": a, "message": audit_message(o), "paths": [o.path], "auditFix": lib.audit_fix("orphaned-field"), "fix": command(o)},
+		{"rule": "orphaned-field", "action": a, "message": audit_message(o), "paths": [o.path], "auditFix": lib.audit_fix("orphaned-field"), "fix": fix_command(o, "warn")},
 		audit_remedy(o),
 	)
 }

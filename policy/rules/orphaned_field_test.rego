@@ -188,3 +188,21 @@ test_prune_without_a_remedy_claims_nothing if {
 	endswith(d.message, "Remove it with: kubectl edit deployments.apps/nginx -n default")
 	d.fix == "kubectl edit deployments.apps/nginx -n default"
 }
+
+# A field whose removal the API server refuses while the object exists
+# (merge's frozen: a Pod's spec, a Job's pod template) gets no command
+# and no patch, in admission as in the audit: the message says that it
+# goes only with the object.
+test_a_frozen_orphan_gets_no_command if {
+	frozen := object.union(object.remove(service_account, ["pointer", "removedWith", "removePatch"]), {"frozen": true})
+	every a in ["warn", "prune"] {
+		ds := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"orphans": [frozen]})
+			with data.applyhygiene.config as {"rules": {"orphaned-field": {"action": a}}}
+		count(ds) == 1
+		every d in ds {
+			object.get(d, "patch", []) == []
+			d.fix == ""
+			endswith(d.message, "is in neither your manifest nor last-applied, so kubectl apply will never remove it. The API server refuses its removal while the object exists: it goes only when the object is created again from your manifest.")
+		}
+	}
+}
