@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/clock"
 	crlog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -173,7 +174,7 @@ func (r *Runner) next(ctx context.Context) time.Time {
 	if r.opts.Schedule != nil {
 		last, err := r.opts.Schedule.LastRun(ctx)
 		if err != nil && ctx.Err() == nil {
-			logr.FromContextOrDiscard(ctx).WithName("audit").Error(err, "reading the audit schedule failed; scanning on this replica's own schedule")
+			logScheduleError(ctx, err, "reading the audit schedule failed; scanning on this replica's own schedule")
 		}
 		recorded = last
 	}
@@ -202,8 +203,26 @@ func (r *Runner) record(ctx context.Context, started time.Time) {
 	}
 	scan := ScanRecord{Started: started, Finished: r.clock.Now(), Interval: r.opts.Interval}
 	if err := r.opts.Schedule.Record(ctx, scan); err != nil && ctx.Err() == nil {
-		logr.FromContextOrDiscard(ctx).WithName("audit").Error(err, "recording the audit scan in its schedule failed")
+		logScheduleError(ctx, err, "recording the audit scan in its schedule failed")
 	}
+}
+
+// scheduleForbidden is what the audit logs, at info, when it may not read
+// or write its Schedule's Lease: helm uninstall deletes the Role while the
+// pods are in their shutdown delay, which is no failure to report with a
+// stack trace (the leader election's own lines say the same: see
+// cmd/apply-hygiene's log filter).
+const scheduleForbidden = "no access to the audit schedule's Lease (its Role is gone, as during helm uninstall, or lacks leases): scanning on this replica's own schedule"
+
+// logScheduleError logs err of the Schedule as msg, or, when the API
+// server forbade the call, as scheduleForbidden at info.
+func logScheduleError(ctx context.Context, err error, msg string) {
+	log := logr.FromContextOrDiscard(ctx).WithName("audit")
+	if apierrors.IsForbidden(err) {
+		log.Info(scheduleForbidden)
+		return
+	}
+	log.Error(err, msg)
 }
 
 // RunOnce scans once, then writes the fixes (RunnerOptions.Fixer),
