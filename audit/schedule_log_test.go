@@ -28,7 +28,7 @@ func TestScheduleErrorsLogged(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var lines []string
-			log := funcr.New(func(prefix, args string) { lines = append(lines, args) }, funcr.Options{})
+			log := funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{})
 			logScheduleError(logr.NewContext(context.Background(), log), tc.err, "recording the audit scan in its schedule failed")
 			if len(lines) != 1 || lines[0] != tc.want {
 				t.Errorf("logged %q, want [%q]", lines, tc.want)
