@@ -53,15 +53,7 @@ func TestPruneOfAServiceAccountName(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			r := NewReviewer(nil, engine(t, policy.Config{Rules: map[string]policy.RuleConfig{"orphaned-field": {Action: policy.ActionPrune}}}), cluster{})
-			rv, err := r.ReviewUpdate(t.Context(), apply(old, new), Mutate)
-			if err != nil {
-				t.Fatal(err)
-			}
-			prunes := rv.DecisionsWith(policy.ActionPrune)
-			if len(prunes) != 1 || prunes[0].Rule != policy.RuleOrphanedField {
-				t.Fatalf("prunes = %+v, want one of orphaned-field", prunes)
-			}
+			rv, prunes := orphanPrune(t, old, new)
 			if diff := cmp.Diff(tc.removes, prunes[0].Patch, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("patch of the prune (-want +got):\n%s", diff)
 			}
@@ -81,4 +73,21 @@ func TestPruneOfAServiceAccountName(t *testing.T) {
 			}
 		})
 	}
+}
+
+// orphanPrune reviews the apply of new over old with orphaned-field's
+// action prune, and returns the review and its one prune decision (of
+// orphaned-field), failing t when there is not exactly one.
+func orphanPrune(t *testing.T, old, new *unstructured.Unstructured) (*Review, []policy.Decision) {
+	t.Helper()
+	r := NewReviewer(nil, engine(t, policy.Config{Rules: map[string]policy.RuleConfig{"orphaned-field": {Action: policy.ActionPrune}}}), cluster{})
+	rv, err := r.ReviewUpdate(t.Context(), apply(old, new), Mutate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prunes := rv.DecisionsWith(policy.ActionPrune)
+	if len(prunes) != 1 || prunes[0].Rule != policy.RuleOrphanedField {
+		t.Fatalf("prunes = %+v, want one of orphaned-field", prunes)
+	}
+	return rv, prunes
 }

@@ -3,8 +3,6 @@ package review
 import (
 	"strings"
 	"testing"
-
-	"github.com/apply-hygiene/apply-hygiene/policy"
 )
 
 // A Job's spec.managedBy is immutable once the Job exists
@@ -13,15 +11,7 @@ import (
 // nothing and the message says that it goes only with the object.
 func TestPruneLeavesAJobsImmutableField(t *testing.T) {
 	old, new := fixture(t, "prune-job-managedby", "live"), fixture(t, "prune-job-managedby", "applied")
-	r := NewReviewer(nil, engine(t, policy.Config{Rules: map[string]policy.RuleConfig{"orphaned-field": {Action: policy.ActionPrune}}}), cluster{})
-	rv, err := r.ReviewUpdate(t.Context(), apply(old, new), Mutate)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prunes := rv.DecisionsWith(policy.ActionPrune)
-	if len(prunes) != 1 || prunes[0].Rule != policy.RuleOrphanedField {
-		t.Fatalf("prunes = %+v, want one of orphaned-field", prunes)
-	}
+	_, prunes := orphanPrune(t, old, new)
 	if d := prunes[0]; len(d.Patch) > 0 || d.Command != "" {
 		t.Errorf("prune of %v writes %v and shows %q: the API server refuses the removal of a Job's managedBy", d.Paths, d.Patch, d.Command)
 	}
