@@ -29,7 +29,7 @@ func withRemovePatches(obj map[string]any, facts []FieldFact) []FieldFact {
 		if facts[i].Pointer == "" {
 			continue
 		}
-		if patch, err := removePatchAt(obj, facts[i].Path, facts[i].Pointer); err == nil {
+		if patch, err := removePatch(obj, facts[i].Path, facts[i].Pointer); err == nil {
 			facts[i].RemovePatch = patch
 		}
 	}
@@ -56,27 +56,13 @@ func withPointers(obj map[string]any, facts []FieldFact) []FieldFact {
 }
 
 // removePatch returns a JSON patch (RFC 6902, for kubectl patch
-// --type=json) that removes the field at p from obj, guarded by test
+// --type=json) that removes the field at p from obj, which has it at ptr
+// (withPointers judged that its removal sticks and is allowed), guarded by test
 // operations so that it fails rather than remove something else: every
 // keyed list element on the way (the enclosing ones included) is tested by
 // its merge key, any other last element by its value. The values of a
 // Secret are never tested, so they never appear in the patch.
-func removePatch(obj map[string]any, p Path) (string, error) {
-	ptr, ok := JSONPointer(obj, p)
-	if !ok || len(p) == 0 {
-		return "", fmt.Errorf("building remove patch: no field %s", p)
-	}
-	if aliasDiffers(obj, p) {
-		return "", fmt.Errorf("building remove patch for %s: its deprecated alias names another service account, which the server would take instead", p)
-	}
-	if removalRefused(obj, p) {
-		return "", fmt.Errorf("building remove patch for %s: the API server refuses its removal once the object exists", p)
-	}
-	return removePatchAt(obj, p, ptr)
-}
-
-// removePatchAt is removePatch of the field at p, which obj has at ptr.
-func removePatchAt(obj map[string]any, p Path, ptr string) (string, error) {
+func removePatch(obj map[string]any, p Path, ptr string) (string, error) {
 	guard := valueGuard(obj, p, ptr)
 	if len(guard) == 1 {
 		if size := composite(guard[0].Value); size > maxGuardedValue {
