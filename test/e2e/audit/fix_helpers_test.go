@@ -29,6 +29,7 @@ var noInstallation = []string{
 // calls between once the command has scanned and waits before writing.
 func runPaused(t *testing.T, f *framework.Framework, between func(), args ...string) framework.Result {
 	t.Helper()
+	framework.HygieneBinary(t) // built before the minute starts
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	args = append(args, "--pause-before-write", "-n", f.Namespace)
