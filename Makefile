@@ -121,11 +121,13 @@ FUZZTIME ?= 30s
 .PHONY: test-fuzz
 test-fuzz: ## Run each fuzz target for $(FUZZTIME) (docs/reliability.md has the long runs).
 	@echo "== fuzzing, $(FUZZTIME) per target"
-	go test ./webhook -run '^$$' -fuzz '^FuzzReview$$' -fuzztime $(FUZZTIME) -parallel 1
-	go test ./merge -run '^$$' -fuzz '^FuzzAnalyzeApply$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 200x
-	go test ./merge -run '^$$' -fuzz '^FuzzPrunedEqualsOracle$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 200x
-	go test ./webhook -run '^$$' -fuzz '^FuzzReviewHead$$' -fuzztime $(FUZZTIME) -parallel 1
-	go test ./webhook -run '^$$' -fuzz '^FuzzDecodeOnceEqualsControllerRuntime$$' -fuzztime $(FUZZTIME) -parallel 1
+	@# Two lanes, one per package: each fuzzer has one worker (one core).
+	{ go test ./webhook -run '^$$' -fuzz '^FuzzReview$$' -fuzztime $(FUZZTIME) -parallel 1 && \
+	  go test ./webhook -run '^$$' -fuzz '^FuzzReviewHead$$' -fuzztime $(FUZZTIME) -parallel 1 && \
+	  go test ./webhook -run '^$$' -fuzz '^FuzzDecodeOnceEqualsControllerRuntime$$' -fuzztime $(FUZZTIME) -parallel 1; } & webhook=$$!; \
+	{ go test ./merge -run '^$$' -fuzz '^FuzzAnalyzeApply$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 200x && \
+	  go test ./merge -run '^$$' -fuzz '^FuzzPrunedEqualsOracle$$' -fuzztime $(FUZZTIME) -parallel 1 -fuzzminimizetime 200x; } & merge=$$!; \
+	status=0; wait $$webhook || status=1; wait $$merge || status=1; exit $$status
 
 .PHONY: bench
 bench: ## Benchmark the review path against its floor (docs/performance.md).
@@ -164,7 +166,8 @@ test-node: node-tools image ## Run only the node test: the image of make image o
 test-e2e: control-plane-tools node-deps ## Run the end-to-end tests (each package starts its own control plane; test/e2e/node a node, as root).
 	@echo "== end-to-end tests (real etcd, kube-apiserver, kube-controller-manager and kubectl)"
 	@rm -f .cache/reports/realworld.txt .cache/reports/generative.txt
-	APPLY_HYGIENE_E2E=required APPLY_HYGIENE_REPORTS=$(CURDIR)/.cache/reports GENERATIVE_SEED=$(TEST_GENERATIVE_SEED) GENERATIVE_STEPS=$(TEST_GENERATIVE_STEPS) go test $(GO_TEST_FLAGS) -timeout $(E2E_TIMEOUT) ./test/e2e/...
+	APPLY_HYGIENE_E2E=required APPLY_HYGIENE_REPORTS=$(CURDIR)/.cache/reports GENERATIVE_SEED=$(TEST_GENERATIVE_SEED) GENERATIVE_STEPS=$(TEST_GENERATIVE_STEPS) \
+	  APPLY_HYGIENE_HA_APPLIES=$(TEST_HA_APPLIES) go test $(GO_TEST_FLAGS) -timeout $(E2E_TIMEOUT) $$(hack/e2e-packages.sh)
 	@for f in realworld generative; do if [[ -f .cache/reports/$$f.txt ]]; then cat .cache/reports/$$f.txt; fi; done
 
 # make test runs 500 steps of the generative sequences
@@ -175,6 +178,12 @@ test-e2e: control-plane-tools node-deps ## Run the end-to-end tests (each packag
 # (docs/reliability.md 1.1).
 TEST_GENERATIVE_SEED  ?= 37964
 TEST_GENERATIVE_STEPS ?= 500
+
+# make test runs 400 applies in each load of test/e2e/ha and at least 400
+# in test/e2e/node's (which applies until its disruptions are done): the
+# kills, replacements and hand-overs happen a dozen times or more in each;
+# the long runs of docs/reliability.md set APPLY_HYGIENE_HA_APPLIES.
+TEST_HA_APPLIES ?= 400
 
 .PHONY: generative
 generative: control-plane-tools ## Run 500 steps of random sequences of every writer against the truth model (a new seed each run; GENERATIVE_SEED=… replays one).
