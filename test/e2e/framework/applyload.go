@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -76,6 +77,21 @@ type ClientLoad struct {
 type FailedApply struct {
 	Stderr     string
 	Start, End time.Time
+}
+
+// LoadApplies is how many applies the load tests make in all: 1,000, or
+// APPLY_HYGIENE_HA_APPLIES (make test sets 400; the long runs of
+// docs/reliability.md more), rounded down to a multiple of clients.
+func LoadApplies(t *testing.T, clients int) int {
+	t.Helper()
+	n := 1000
+	if v := os.Getenv("APPLY_HYGIENE_HA_APPLIES"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < clients {
+			t.Fatalf("APPLY_HYGIENE_HA_APPLIES=%q: want a number of at least %d", v, clients)
+		}
+	}
+	return n - n%clients
 }
 
 // ApplyLoad has clients apply their own Deployment (LoadDeployment,

@@ -3,8 +3,6 @@ package ha_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -14,20 +12,6 @@ import (
 )
 
 const clients = 8
-
-// applies is the number of applies of each run: 1,000, or
-// APPLY_HYGIENE_HA_APPLIES.
-func applies(t *testing.T) int {
-	t.Helper()
-	n := 1000
-	if v := os.Getenv("APPLY_HYGIENE_HA_APPLIES"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil || n < clients {
-			t.Fatalf("APPLY_HYGIENE_HA_APPLIES=%q: want a number of at least %d", v, clients)
-		}
-	}
-	return n - n%clients
-}
 
 // disruption is what happens to one replica in each round of a run.
 type disruption func(ctx context.Context, r *devenv.Replica) error

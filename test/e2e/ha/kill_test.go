@@ -30,7 +30,7 @@ var cutOff = regexp.MustCompile(`^(unexpected EOF|EOF|http2: client connection l
 func TestOneReplicaKilledAtATime(t *testing.T) {
 	f := framework.New(t)
 	w := framework.Webhook(t)
-	n := applies(t)
+	n := framework.LoadApplies(t, clients)
 	before := w.LB().Stats()
 	var kills record
 	loads := f.ApplyLoad(t, clients, n/clients, killOneAtATime(w, &kills))
@@ -63,7 +63,7 @@ func TestOneReplicaKilledAtATimeUnderIgnore(t *testing.T) {
 	f := framework.New(t)
 	w := framework.Webhook(t)
 	framework.WithFailurePolicy(t, "Ignore")
-	n := applies(t)
+	n := framework.LoadApplies(t, clients)
 	before, openBefore := w.LB().Stats(), failedOpen(t, f)
 	var kills record
 	loads := f.ApplyLoad(t, clients, n/clients, killOneAtATime(w, &kills))

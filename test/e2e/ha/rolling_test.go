@@ -16,7 +16,7 @@ import (
 func TestRollingUpgrade(t *testing.T) {
 	f := framework.New(t)
 	w := framework.Webhook(t)
-	n := applies(t)
+	n := framework.LoadApplies(t, clients)
 	before := w.LB().Stats()
 	var replacements record
 	loads := f.ApplyLoad(t, clients, n/clients, func(ctx context.Context, done <-chan struct{}) error {

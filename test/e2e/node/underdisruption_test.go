@@ -3,10 +3,8 @@ package node_test
 import (
 	"bytes"
 	"encoding/base64"
-	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,20 +20,6 @@ import (
 
 // haClients apply at the same time.
 const haClients = 8
-
-// haApplies is the number of applies of the run: 1,000, or
-// APPLY_HYGIENE_HA_APPLIES for the long runs of docs/reliability.md.
-func haApplies(t *testing.T) int {
-	t.Helper()
-	n := 1000
-	if v := os.Getenv("APPLY_HYGIENE_HA_APPLIES"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil || n < haClients {
-			t.Fatalf("APPLY_HYGIENE_HA_APPLIES=%q: want a number of at least %d", v, haClients)
-		}
-	}
-	return n - n%haClients
-}
 
 // The chart's 2 replicas and PodDisruptionBudget on the real node, under
 // failurePolicy Fail, the audit on and a 60 s self-managed certificate
@@ -60,7 +44,7 @@ func TestAppliesUnderDisruption(t *testing.T) {
 	installForHA(t, admin)
 	f := framework.New(t)
 	h := &haRun{t: t, client: f.Client, admin: admin, kubeconfig: framework.ControlPlane(t).KubeconfigPath(), node: framework.Node(t)}
-	n := haApplies(t)
+	n := framework.LoadApplies(t, haClients)
 	callsBefore := f.WebhookCalls(t)
 	var rot rotations
 	stop := make(chan struct{})

@@ -65,10 +65,10 @@ func killer(ctx context.Context, done <-chan struct{}, kills *atomic.Int32, kill
 
 // With failurePolicy Ignore a crash loses nothing: every apply succeeds
 // without a word on stderr, and every object ends exactly as its last
-// apply asked.
+// apply asked. 1,000 applies (framework.LoadApplies).
 func TestKillDuringAppliesWithIgnore(t *testing.T) {
 	f := framework.New(t)
-	const perClient = 125 // 1,000 applies
+	perClient := framework.LoadApplies(t, clients) / clients
 	loads := applyUnderKills(t, f, perClient)
 	for c, l := range loads {
 		if len(l.Failures) > 0 {
