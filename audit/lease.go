@@ -57,31 +57,28 @@ func (s *LeaseSchedule) Record(ctx context.Context, scan ScanRecord) error {
 	leases := s.client.Leases(s.namespace)
 	for range recordAttempts {
 		lease, err := leases.Get(ctx, s.name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
+		isNew := apierrors.IsNotFound(err)
+		switch {
+		case isNew:
 			lease = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: s.namespace, Name: s.name}}
-			s.fill(lease, scan)
-			_, err = leases.Create(ctx, lease, metav1.CreateOptions{})
-			if apierrors.IsAlreadyExists(err) {
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("creating the audit schedule lease %s/%s: %w", s.namespace, s.name, err)
-			}
-			return nil
-		}
-		if err != nil {
+		case err != nil:
 			return fmt.Errorf("reading the audit schedule lease %s/%s: %w", s.namespace, s.name, err)
-		}
-		if !started(lease).Before(scan.Started) {
+		case !started(lease).Before(scan.Started):
 			return nil
 		}
 		s.fill(lease, scan)
-		_, err = leases.Update(ctx, lease, metav1.UpdateOptions{})
-		if apierrors.IsConflict(err) {
-			continue
+		op, raced := "updating", apierrors.IsConflict
+		if isNew {
+			op, raced = "creating", apierrors.IsAlreadyExists
+			_, err = leases.Create(ctx, lease, metav1.CreateOptions{})
+		} else {
+			_, err = leases.Update(ctx, lease, metav1.UpdateOptions{})
+		}
+		if raced(err) {
+			continue // another replica wrote the Lease since it was read
 		}
 		if err != nil {
-			return fmt.Errorf("updating the audit schedule lease %s/%s: %w", s.namespace, s.name, err)
+			return fmt.Errorf("%s the audit schedule lease %s/%s: %w", op, s.namespace, s.name, err)
 		}
 		return nil
 	}

@@ -70,11 +70,10 @@ func generate(hosts []string, now time.Time, validity time.Duration, previous *x
 	if err != nil {
 		return material{}, fmt.Errorf("generating the CA key: %w", err)
 	}
-	caTemplate, err := template(now, validity)
+	caTemplate, err := template("apply-hygiene-webhook-ca", now, validity)
 	if err != nil {
 		return material{}, err
 	}
-	caTemplate.Subject = pkix.Name{CommonName: "apply-hygiene-webhook-ca"}
 	caTemplate.IsCA = true
 	caTemplate.BasicConstraintsValid = true
 	caTemplate.MaxPathLenZero = true
@@ -87,11 +86,10 @@ func generate(hosts []string, now time.Time, validity time.Duration, previous *x
 	if err != nil {
 		return material{}, fmt.Errorf("generating the serving key: %w", err)
 	}
-	leaf, err := template(now, validity)
+	leaf, err := template(hosts[0], now, validity)
 	if err != nil {
 		return material{}, err
 	}
-	leaf.Subject = pkix.Name{CommonName: hosts[0]}
 	leaf.KeyUsage = x509.KeyUsageDigitalSignature
 	leaf.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
 	leaf.BasicConstraintsValid = true
@@ -121,13 +119,16 @@ func generate(hosts []string, now time.Time, validity time.Duration, previous *x
 	return material{caBundle: bundle, cert: certPEM, key: keyPEM}, nil
 }
 
-func template(now time.Time, validity time.Duration) (*x509.Certificate, error) {
+// template is a certificate template for commonName with a random serial
+// number, valid from now (less clockSkew) for validity.
+func template(commonName string, now time.Time, validity time.Duration) (*x509.Certificate, error) {
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
 	if err != nil {
 		return nil, fmt.Errorf("generating a serial number: %w", err)
 	}
 	return &x509.Certificate{
 		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: commonName},
 		NotBefore:    now.Add(-clockSkew),
 		NotAfter:     now.Add(validity),
 	}, nil

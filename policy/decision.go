@@ -28,6 +28,9 @@ const (
 	ActionOff Action = "off"
 )
 
+// Valid reports whether a is an action a Decision may carry.
+func (a Action) Valid() bool { return slices.Contains(decisionActions(), string(a)) }
+
 // decisionActions returns the actions a Decision may carry.
 func decisionActions() []string {
 	return []string{string(ActionDeny), string(ActionWarn), string(ActionDryRun), string(ActionRepair), string(ActionPrune)}
@@ -35,9 +38,6 @@ func decisionActions() []string {
 
 // configActions returns the actions configuration may name.
 func configActions() []string { return append(decisionActions(), string(ActionOff)) }
-
-// Valid reports whether a is an action a Decision may carry.
-func (a Action) Valid() bool { return slices.Contains(decisionActions(), string(a)) }
 
 // Decision is what one rule decided about one request.
 type Decision struct {

@@ -118,25 +118,27 @@ func ApplyRemedyJSON(obj map[string]any, ds []Decision) ([]byte, error) {
 	if err := independent(obj, ds); err != nil {
 		return nil, err
 	}
-	doc, err := json.Marshal(obj)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the object: %w", err)
-	}
-	return patch.ApplyJSON(doc)
+	return patch.applyEncoded(obj)
 }
 
 // Apply applies p to a copy of obj and returns it; obj is not changed.
 // Numbers come back as int64 or float64, as in an unstructured object.
 func (p Patch) Apply(obj map[string]any) (map[string]any, error) {
-	doc, err := json.Marshal(obj)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the object: %w", err)
-	}
-	patched, err := p.ApplyJSON(doc)
+	patched, err := p.applyEncoded(obj)
 	if err != nil {
 		return nil, err
 	}
 	return decodeObject(patched)
+}
+
+// applyEncoded encodes obj and applies p to it; it returns the JSON the
+// patch leaves.
+func (p Patch) applyEncoded(obj map[string]any) ([]byte, error) {
+	doc, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the object: %w", err)
+	}
+	return p.ApplyJSON(doc)
 }
 
 // ApplyJSON applies p to doc, a JSON object, and returns the JSON it

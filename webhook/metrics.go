@@ -26,28 +26,25 @@ type Metrics struct {
 // the state of the policy set that status reports (nil: none).
 func NewMetrics(reg prometheus.Registerer, status func() policy.Status) (*Metrics, error) {
 	m := &Metrics{
-		reviews: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "apply_hygiene_reviews_total",
-			Help: "Admission reviews by webhook (mutate, validate), classification and outcome (allowed, warned, denied, patched, skipped, error).",
-		}, []string{"webhook", "classification", "outcome"}),
+		reviews: counterVec("apply_hygiene_reviews_total",
+			"Admission reviews by webhook (mutate, validate), classification and outcome (allowed, warned, denied, patched, skipped, error).",
+			"webhook", "classification", "outcome"),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "apply_hygiene_review_duration_seconds",
 			Help:    "Time to review one admission request, by webhook and classification.",
 			Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1},
 		}, []string{"webhook", "classification"}),
-		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "apply_hygiene_decisions_total",
-			Help: "Policy decisions acted on, by webhook, rule and action (dryrun decisions only count here and in the log).",
-		}, []string{"webhook", "rule", "action"}),
+		decisions: counterVec("apply_hygiene_decisions_total",
+			"Policy decisions acted on, by webhook, rule and action (dryrun decisions only count here and in the log).",
+			"webhook", "rule", "action"),
 		evaluation: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "apply_hygiene_policy_evaluation_duration_seconds",
 			Help:    "Time to evaluate the policies for one request.",
 			Buckets: []float64{0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05},
 		}),
-		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "apply_hygiene_review_errors_total",
-			Help: "Reviews that failed, by webhook and reason (bad_request, timeout, overload, shadow_mismatch, panic, internal).",
-		}, []string{"webhook", "reason"}),
+		errors: counterVec("apply_hygiene_review_errors_total",
+			"Reviews that failed, by webhook and reason (bad_request, timeout, overload, shadow_mismatch, panic, internal).",
+			"webhook", "reason"),
 	}
 	collectors := []prometheus.Collector{m.reviews, m.duration, m.decisions, m.evaluation, m.errors}
 	if status != nil {
@@ -59,6 +56,11 @@ func NewMetrics(reg prometheus.Registerer, status func() policy.Status) (*Metric
 		}
 	}
 	return m, nil
+}
+
+// counterVec is the counter vector name, described by help, with labels.
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
 }
 
 func policyCollectors(status func() policy.Status) []prometheus.Collector {

@@ -27,7 +27,12 @@ func Resource(mapper meta.RESTMapper, kind string) (schema.GroupVersionResource,
 	if err != nil {
 		return gvr, false, fmt.Errorf("resolving %q: %w", kind, err)
 	}
-	return gvr, mapping.Scope.Name() == meta.RESTScopeNameNamespace, nil
+	return gvr, Namespaced(mapping), nil
+}
+
+// Namespaced reports whether the resource of mapping is namespaced.
+func Namespaced(mapping *meta.RESTMapping) bool {
+	return mapping.Scope.Name() == meta.RESTScopeNameNamespace
 }
 
 // WithKinds returns resources plus the resources of kinds (the values of

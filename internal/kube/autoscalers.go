@@ -124,6 +124,18 @@ func sortByName(hpas []*autoscalingv2.HorizontalPodAutoscaler) {
 	slices.SortFunc(hpas, func(a, b *autoscalingv2.HorizontalPodAutoscaler) int { return strings.Compare(a.Name, b.Name) })
 }
 
+// Autoscalers returns the HorizontalPodAutoscalers that scale obj (see
+// Targets), sorted by name, from the cache of WithAutoscalers (an error
+// wrapping ErrAutoscalersNotSynced until it has synced). Without a cache
+// it knows none and makes no call: a review must not cost a list
+// (ListAutoscalers is the one-off lookup).
+func (c *Cluster) Autoscalers(_ context.Context, obj *unstructured.Unstructured) ([]*autoscalingv2.HorizontalPodAutoscaler, error) {
+	if c.autoscalers == nil {
+		return nil, nil
+	}
+	return c.autoscalers.Targeting(obj)
+}
+
 // ListAutoscalers lists the HorizontalPodAutoscalers of obj's namespace
 // with client and returns those that scale obj, sorted by name: the
 // one-off lookup of a command (kubectl hygiene diff), one list call.

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -70,18 +69,6 @@ func NewCluster(client dynamic.Interface, ttl time.Duration, opts ...ClusterOpti
 		opt(c)
 	}
 	return c
-}
-
-// Autoscalers returns the HorizontalPodAutoscalers that scale obj (see
-// Targets), sorted by name, from the cache of WithAutoscalers (an error
-// wrapping ErrAutoscalersNotSynced until it has synced). Without a cache
-// it knows none and makes no call: a review must not cost a list
-// (ListAutoscalers is the one-off lookup).
-func (c *Cluster) Autoscalers(_ context.Context, obj *unstructured.Unstructured) ([]*autoscalingv2.HorizontalPodAutoscaler, error) {
-	if c.autoscalers == nil {
-		return nil, nil
-	}
-	return c.autoscalers.Targeting(obj)
 }
 
 // Object returns the object gvr/namespace/name.

@@ -8,18 +8,24 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 )
 
-// Attribute keys of a review's root span.
+// Attribute keys of a review's root span: the identity of the write, which
+// Request sets.
 const (
-	KeyOperation      = attribute.Key("k8s.admission.operation")
-	KeyGroup          = attribute.Key("k8s.object.group")
-	KeyVersion        = attribute.Key("k8s.object.version")
-	KeyKind           = attribute.Key("k8s.object.kind")
-	KeyResource       = attribute.Key("k8s.object.resource")
-	KeySubresource    = attribute.Key("k8s.object.subresource")
-	KeyNamespace      = attribute.Key("k8s.namespace.name")
-	KeyName           = attribute.Key("k8s.object.name")
-	KeyUID            = attribute.Key("k8s.admission.uid")
-	KeyDryRun         = attribute.Key("k8s.admission.dry_run")
+	KeyOperation   = attribute.Key("k8s.admission.operation")
+	KeyGroup       = attribute.Key("k8s.object.group")
+	KeyVersion     = attribute.Key("k8s.object.version")
+	KeyKind        = attribute.Key("k8s.object.kind")
+	KeyResource    = attribute.Key("k8s.object.resource")
+	KeySubresource = attribute.Key("k8s.object.subresource")
+	KeyNamespace   = attribute.Key("k8s.namespace.name")
+	KeyName        = attribute.Key("k8s.object.name")
+	KeyUID         = attribute.Key("k8s.admission.uid")
+	KeyDryRun      = attribute.Key("k8s.admission.dry_run")
+)
+
+// Attribute keys of a review's root span: what apply-hygiene decided about
+// the write, which Decisions sets.
+const (
 	KeyClassification = attribute.Key("apply_hygiene.classification")
 	KeyRules          = attribute.Key("apply_hygiene.rules")
 	KeyActions        = attribute.Key("apply_hygiene.actions")

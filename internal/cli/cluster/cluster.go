@@ -56,7 +56,7 @@ func Connect(flags *genericclioptions.ConfigFlags) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the REST mapper: %w", err)
 	}
-	schemas, err := schemasFor(flags)
+	schemas, err := schemasFor(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/kube"
 	"github.com/apply-hygiene/apply-hygiene/merge"
@@ -67,12 +68,8 @@ func (c *Schemas) Connecting(connect ConnectFunc) ConnectFunc {
 	}
 }
 
-// schemasFor returns the schemas of the cluster that flags select.
-func schemasFor(flags *genericclioptions.ConfigFlags) (*kube.Schemas, error) {
-	cfg, err := flags.ToRESTConfig()
-	if err != nil {
-		return nil, fmt.Errorf("reading the kubeconfig: %w", err)
-	}
+// schemasFor returns the schemas of the cluster that cfg reaches.
+func schemasFor(cfg *rest.Config) (*kube.Schemas, error) {
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("creating the discovery client: %w", err)

@@ -72,7 +72,7 @@ func getManifestObject(ctx context.Context, c *cluster.Cluster, m *unstructured.
 	}
 	ri := c.Dynamic().Resource(mapping.Resource)
 	var obj *unstructured.Unstructured
-	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+	if cli.Namespaced(mapping) {
 		switch {
 		case m.GetNamespace() == "":
 			m.SetNamespace(ns)

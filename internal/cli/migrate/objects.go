@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -71,8 +70,7 @@ func (o *Options) fromFile(ctx context.Context, c *Cluster, doc *unstructured.Un
 	if ns == "" {
 		ns = o.Namespace
 	}
-	namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
-	obj, err := c.read(ctx, mapping.Resource, namespaced, ns, doc.GetName())
+	obj, err := c.read(ctx, mapping.Resource, cli.Namespaced(mapping), ns, doc.GetName())
 	if err != nil {
 		return target{}, err
 	}
