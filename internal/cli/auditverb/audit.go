@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/apply-hygiene/apply-hygiene/audit"
@@ -28,11 +27,12 @@ type Options struct {
 	Namespace string
 	// Kinds are resources scanned besides the default workloads.
 	Kinds []string
-	// Output is "table", "json" or "yaml".
+	// Output is "table" (the default), "json" or "yaml".
 	Output string
 	// Progress reports progress on stderr even when it is not a terminal.
 	Progress bool
-	// ChunkSize is how many objects one list request asks for.
+	// ChunkSize is how many objects one list request asks for;
+	// audit.DefaultPageSize by default.
 	ChunkSize int64
 	// Fix is "" (report only), "dry-run" (print each fix as a diff) or
 	// "apply" (write the fixes); --fix alone is "dry-run".
@@ -50,8 +50,8 @@ type Options struct {
 	// policies are the policy flags of diff and explain: the installed
 	// chart's configuration and user policies unless replaced.
 	policies judge.PolicyFlags
-	kube     *genericclioptions.ConfigFlags
-	connect  cluster.ConnectFunc
+	// kube are kubectl's connection flags, and how audit connects.
+	kube     cluster.Flags
 	analyzer func() *merge.Analyzer
 	genericiooptions.IOStreams
 }
@@ -61,7 +61,7 @@ var _ cli.Verb = (*Options)(nil)
 // NewCmd returns `kubectl hygiene audit`, which scans the cluster connect
 // returns and analyzes with analyzer.
 func NewCmd(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect cluster.ConnectFunc) *cobra.Command {
-	o := &Options{IOStreams: streams, analyzer: analyzer, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
+	o := &Options{Output: "table", ChunkSize: audit.DefaultPageSize, IOStreams: streams, analyzer: analyzer, kube: cluster.NewFlags(connect)}
 	cmd := &cobra.Command{
 		Use:   "audit [-A | -n NAMESPACE] [--kind KIND]... [-o table|json|yaml | --fix[=dry-run|apply]]",
 		Short: "Find drift, orphans and stale or missing last-applied in the objects of a cluster",
@@ -95,9 +95,9 @@ each fix as a diff and writes nothing; --fix=apply writes them.`,
 	f := cmd.Flags()
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "scan every namespace")
 	f.StringSliceVar(&o.Kinds, "kind", nil, "also scan these kinds (e.g. cronjobs, widgets.example.com); repeat or separate with commas")
-	f.StringVarP(&o.Output, "output", "o", "table", "output format: table, json or yaml")
+	f.StringVarP(&o.Output, "output", "o", o.Output, "output format: table, json or yaml")
 	f.BoolVar(&o.Progress, "progress", false, "report progress on stderr also when it is not a terminal")
-	f.Int64Var(&o.ChunkSize, "chunk-size", audit.DefaultPageSize, "how many objects to list per request")
+	f.Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize, "how many objects to list per request")
 	f.StringVar(&o.Fix, "fix", "", "fix what needs no person: dry-run (the default of --fix alone) prints each fix as a diff, apply writes them")
 	f.Lookup("fix").NoOptDefVal = fixDryRun
 	f.BoolVar(&o.FixIgnoredNamespaces, "fix-ignored-namespaces", false, "let --fix write in kube-system and in namespaces labelled "+audit.IgnoreLabel+" too (never where the enforcement label is dryrun)")
@@ -112,7 +112,7 @@ each fix as a diff and writes nothing; --fix=apply writes them.`,
 func (o *Options) Complete(cmd *cobra.Command, _ []string) error {
 	o.progressLine = cli.IsTerminal(o.ErrOut)
 	var err error
-	o.Namespace, err = cli.NamespaceScope(cmd, o.AllNamespaces, o.kube)
+	o.Namespace, err = cli.NamespaceScope(cmd, o.AllNamespaces, o.kube.ConfigFlags)
 	return err
 }
 
@@ -144,7 +144,7 @@ func (o *Options) Validate() error {
 
 // Run scans, prints the findings and fails when one is a deny.
 func (o *Options) Run(ctx context.Context) error {
-	c, err := o.connect(o.kube)
+	c, err := o.kube.Connect()
 	if err != nil {
 		return err
 	}

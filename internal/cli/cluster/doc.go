@@ -4,6 +4,7 @@
 // server authenticates (WhoAmI), namespace labels, autoscalers and the
 // server's removal proofs; Schemas gives the analyzer the structural
 // schemas of the first cluster a verb connects to. Connect connects with
-// kubectl's connection flags; New wraps a client for tests. See
-// ExampleCluster_Get.
+// kubectl's connection flags, which Flags registers and connects with for
+// a verb; New wraps a client for tests. See ExampleCluster_Get and
+// ExampleFlags_Connect.
 package cluster

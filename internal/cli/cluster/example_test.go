@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/cluster"
@@ -33,4 +35,28 @@ func ExampleCluster_Get() {
 	// Output:
 	// shop web 3
 	// reading deployment/api: deployments.apps "api" not found
+}
+
+func ExampleFlags_Connect() {
+	connect := func(flags *genericclioptions.ConfigFlags) (*cluster.Cluster, error) {
+		fmt.Println("connecting with --context", *flags.Context)
+		return cluster.New(dynamicfake.NewSimpleDynamicClient(runtime.NewScheme()), meta.NewDefaultRESTMapper(nil)), nil
+	}
+	flags := cluster.NewFlags(connect)
+	fs := pflag.NewFlagSet("explain", pflag.ContinueOnError)
+	flags.AddFlags(fs)
+	if err := fs.Parse([]string{"--context", "staging", "-n", "shop"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	c, err := flags.Connect()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(*flags.Namespace, c.ProvesRemovals())
+	// Output:
+	// connecting with --context staging
+	// shop false
 }

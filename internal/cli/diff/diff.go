@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/scheme"
 
@@ -32,34 +31,18 @@ type Options struct {
 
 	manifests manifestFlags
 	policies  judge.PolicyFlags
-	liveFlags
+	// kube reads the live objects from the cluster when --live is not
+	// given.
+	kube     cluster.Flags
 	analyzer func() *merge.Analyzer
 	genericiooptions.IOStreams
-}
-
-// entry is the outcome for one manifest document.
-type entry struct {
-	Object merge.ObjectRef            `json:"object"`
-	Patch  json.RawMessage            `json:"patch"`
-	Result *unstructured.Unstructured `json:"result"`
-	// Created is set when no live object matches: apply would create it.
-	Created  bool           `json:"created,omitempty"`
-	Strategy merge.Strategy `json:"strategy,omitempty"`
-	// live and written are the old and new object of the UPDATE that
-	// kubectl apply sends; nil when it sends none (it creates the object,
-	// or the patch is empty and it prints "unchanged").
-	live, written *unstructured.Unstructured
-	// kept is the live object when the patch is empty: the apply leaves
-	// it as it is, with whatever explain finds in it.
-	kept *unstructured.Unstructured
 }
 
 // NewCmd returns `kubectl hygiene diff`, which reads the live objects
 // from the cluster connect returns (without --live) and analyzes the
 // applies with analyzer.
 func NewCmd(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect cluster.ConnectFunc) *cobra.Command {
-	o := &Options{IOStreams: streams, analyzer: analyzer,
-		liveFlags: liveFlags{kube: genericclioptions.NewConfigFlags(true), connect: connect}}
+	o := &Options{IOStreams: streams, analyzer: analyzer, kube: cluster.NewFlags(connect)}
 	cmd := &cobra.Command{
 		Use:   "diff (-f FILENAME [-R] | -k DIR) [--live FILE]",
 		Short: "Show what kubectl apply -f MANIFEST would do to the live objects, and its findings",
@@ -189,7 +172,24 @@ func (o *Options) Run(ctx context.Context) error {
 // judge loads the policies of a diff: with the installed chart's when it
 // reads the cluster (no --live).
 func (o *Options) judge(ctx context.Context) (*judge.Judge, error) {
-	return o.policies.LoadConnected(ctx, o.LiveFile == "", func() (*cluster.Cluster, error) { return o.connect(o.kube) }, o.ErrOut)
+	return o.policies.LoadConnected(ctx, o.LiveFile == "", o.kube.Connect, o.ErrOut)
+}
+
+// entry is the outcome for one manifest document.
+type entry struct {
+	Object merge.ObjectRef            `json:"object"`
+	Patch  json.RawMessage            `json:"patch"`
+	Result *unstructured.Unstructured `json:"result"`
+	// Created is set when no live object matches: apply would create it.
+	Created  bool           `json:"created,omitempty"`
+	Strategy merge.Strategy `json:"strategy,omitempty"`
+	// live and written are the old and new object of the UPDATE that
+	// kubectl apply sends; nil when it sends none (it creates the object,
+	// or the patch is empty and it prints "unchanged").
+	live, written *unstructured.Unstructured
+	// kept is the live object when the patch is empty: the apply leaves
+	// it as it is, with whatever explain finds in it.
+	kept *unstructured.Unstructured
 }
 
 // diffOne recomputes kubectl apply of manifest onto its live object: the

@@ -10,19 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/cli"
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/cluster"
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
-
-// liveFlags holds what `kubectl hygiene diff` needs to read the live
-// objects from the cluster when --live is not given.
-type liveFlags struct {
-	kube    *genericclioptions.ConfigFlags
-	connect cluster.ConnectFunc
-}
 
 // liveObjects returns the live objects the manifests would be applied to:
 // those of --live, or else each manifest's object read from the cluster,
@@ -35,12 +27,12 @@ func (o *Options) liveObjects(ctx context.Context, manifests []*unstructured.Uns
 	if o.LiveFile != "" {
 		return cli.ReadObjects(o.LiveFile, o.In)
 	}
-	ns, err := cli.NamespaceOf(o.kube)
+	ns, err := cli.NamespaceOf(o.kube.ConfigFlags)
 	if err != nil {
 		return nil, cli.BadInput(err)
 	}
 	explicit := o.kube.Namespace != nil && *o.kube.Namespace != ""
-	c, err := o.connect(o.kube)
+	c, err := o.kube.Connect()
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/apply-hygiene/apply-hygiene/internal/cli"
@@ -29,8 +28,8 @@ type Options struct {
 	// color is set when the text goes to a terminal.
 	color    bool
 	policies judge.PolicyFlags
-	kube     *genericclioptions.ConfigFlags
-	connect  cluster.ConnectFunc
+	// kube reads the object from the cluster (KIND/NAME).
+	kube     cluster.Flags
 	analyzer func() *merge.Analyzer
 	genericiooptions.IOStreams
 }
@@ -47,7 +46,7 @@ var _ cli.Verb = (*Options)(nil)
 // NewCmd returns `kubectl hygiene explain`, which reads the object from
 // the cluster connect returns and analyzes it with analyzer.
 func NewCmd(streams genericiooptions.IOStreams, analyzer func() *merge.Analyzer, connect cluster.ConnectFunc) *cobra.Command {
-	o := &Options{IOStreams: streams, analyzer: analyzer, connect: connect, kube: genericclioptions.NewConfigFlags(true)}
+	o := &Options{IOStreams: streams, analyzer: analyzer, kube: cluster.NewFlags(connect)}
 	cmd := &cobra.Command{
 		Use:   "explain (KIND/NAME | --live FILE)",
 		Short: "List every field of a live object with its owner, drift and orphan status",
@@ -87,7 +86,7 @@ func (o *Options) Complete(_ *cobra.Command, args []string) error {
 	if o.Kind, o.Name, err = cli.KindAndName(args); err != nil {
 		return err
 	}
-	if o.Namespace, err = cli.NamespaceOf(o.kube); err != nil {
+	if o.Namespace, err = cli.NamespaceOf(o.kube.ConfigFlags); err != nil {
 		return cli.BadInput(err)
 	}
 	return nil
@@ -127,14 +126,14 @@ func (o *Options) Run(ctx context.Context) error {
 // judge loads the policies of an explain: with the installed chart's when
 // it reads the cluster (KIND/NAME).
 func (o *Options) judge(ctx context.Context) (*judge.Judge, error) {
-	return o.policies.LoadConnected(ctx, o.LiveFile == "", func() (*cluster.Cluster, error) { return o.connect(o.kube) }, o.ErrOut)
+	return o.policies.LoadConnected(ctx, o.LiveFile == "", o.kube.Connect, o.ErrOut)
 }
 
 func (o *Options) objects(ctx context.Context) ([]*unstructured.Unstructured, error) {
 	if o.LiveFile != "" {
 		return cli.ReadObjects(o.LiveFile, o.In)
 	}
-	c, err := o.connect(o.kube)
+	c, err := o.kube.Connect()
 	if err != nil {
 		return nil, err
 	}
