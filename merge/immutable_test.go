@@ -12,6 +12,24 @@ func TestRemovalRefused(t *testing.T) {
 	statefulSet := map[string]any{"apiVersion": "apps/v1", "kind": "StatefulSet"}
 	custom := map[string]any{"apiVersion": "example.com/v1", "kind": "Pod"}
 	cronJob := map[string]any{"apiVersion": "batch/v1", "kind": "CronJob"}
+	secret := map[string]any{"apiVersion": "v1", "kind": "Secret"}
+	immutableSecret := map[string]any{"apiVersion": "v1", "kind": "Secret", "immutable": true}
+	configMap := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "immutable": false}
+	immutableConfigMap := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "immutable": true}
+	claim := map[string]any{"apiVersion": "v1", "kind": "PersistentVolumeClaim"}
+	selecting := func(kind string, selector any, labels map[string]any) map[string]any {
+		apiVersion := "apps/v1"
+		if kind == "ReplicationController" {
+			apiVersion = "v1"
+		}
+		return map[string]any{"apiVersion": apiVersion, "kind": kind, "spec": map[string]any{
+			"selector": selector, "template": map[string]any{"metadata": map[string]any{"labels": labels}}}}
+	}
+	webFe := map[string]any{"app": "web", "tier": "fe"}
+	byApp := selecting("Deployment", map[string]any{"matchLabels": map[string]any{"app": "web"}}, webFe)
+	notCanary := selecting("Deployment", map[string]any{"matchExpressions": []any{
+		map[string]any{"key": "track", "operator": "NotIn", "values": []any{"canary"}}}}, map[string]any{"app": "web", "track": "stable"})
+	controller := selecting("ReplicationController", map[string]any{"app": "web"}, webFe)
 	for _, tc := range []struct {
 		name string
 		obj  map[string]any
@@ -44,6 +62,24 @@ func TestRemovalRefused(t *testing.T) {
 		{"a StatefulSet's revision history", statefulSet, "spec.revisionHistoryLimit", false},
 		{"a Deployment's pod template", deployment, "spec.template.spec.serviceAccountName", false},
 		{"a custom resource named Pod", custom, "spec.serviceAccountName", false},
+		{"a Job's completions", job, "spec.completions", true},
+		{"a Secret's type", secret, "type", true},
+		{"a Secret's data", secret, "data[password]", false},
+		{"an immutable Secret's data", immutableSecret, "data[password]", true},
+		{"an immutable Secret's immutable", immutableSecret, "immutable", true},
+		{"an immutable Secret's label", immutableSecret, "metadata.labels[team]", false},
+		{"a ConfigMap's immutable, false", configMap, "immutable", false},
+		{"a ConfigMap's data", configMap, "data[key]", false},
+		{"an immutable ConfigMap's binary data", immutableConfigMap, "binaryData[key]", true},
+		{"a claim's storage class", claim, "spec.storageClassName", true},
+		{"a claim's attributes class", claim, "spec.volumeAttributesClassName", true},
+		{"a claim's label", claim, "metadata.labels[team]", false},
+		{"a template label the selector needs", byApp, "spec.template.metadata.labels[app]", true},
+		{"a template label the selector ignores", byApp, "spec.template.metadata.labels[tier]", false},
+		{"a template annotation", byApp, "spec.template.metadata.annotations[app]", false},
+		{"a template label a NotIn selector still matches without", notCanary, "spec.template.metadata.labels[track]", false},
+		{"a ReplicationController's selected template label", controller, "spec.template.metadata.labels[app]", true},
+		{"a ReplicationController's other template label", controller, "spec.template.metadata.labels[tier]", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := removalRefused(tc.obj, mustPath(t, tc.path)); got != tc.want {
