@@ -139,21 +139,24 @@ func (c *Cluster) RemovalSticks(ctx context.Context, gvr schema.GroupVersionReso
 		}
 		also = append(also, t)
 	}
-	v, err := c.dryRunRemoval(ctx, gvr, live, target, tokens, value, also)
+	v, keep, err := c.dryRunRemoval(ctx, gvr, live, target, tokens, value, also)
 	if err != nil {
 		c.observeRemoval("error")
 		return "", err
 	}
 	c.observeRemoval(string(v))
-	c.keepVerdict(key, v)
+	if keep {
+		c.keepVerdict(key, v)
+	}
 	return v, nil
 }
 
-// dryRunRemoval sends the dry run and reads its verdict.
-func (c *Cluster) dryRunRemoval(ctx context.Context, gvr schema.GroupVersionResource, live, target *unstructured.Unstructured, tokens []string, value any, also [][]string) (RemovalVerdict, error) {
+// dryRunRemoval sends the dry run and reads its verdict, and whether the
+// verdict may be kept for the same question.
+func (c *Cluster) dryRunRemoval(ctx context.Context, gvr schema.GroupVersionResource, live, target *unstructured.Unstructured, tokens []string, value any, also [][]string) (RemovalVerdict, bool, error) {
 	patch, err := removalPatch(live, target, tokens, also...)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	timeout := RemovalTimeout
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline)/2 < timeout {
@@ -163,16 +166,18 @@ func (c *Cluster) dryRunRemoval(ctx context.Context, gvr schema.GroupVersionReso
 	defer cancel()
 	got, err := c.client.Resource(gvr).Namespace(live.GetNamespace()).Patch(ctx, live.GetName(), types.MergePatchType, patch,
 		metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: DryRunFieldManager})
-	if apierrors.IsInvalid(err) && rejectsRemoval(err, tokens) {
-		return RemovalRejected, nil
+	if apierrors.IsInvalid(err) {
+		// Refused with whatever write carries it: rejected, kept only
+		// when the refusal is about the removal (removal_invalid.go).
+		return RemovalRejected, rejectsRemoval(err, tokens), nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("dry-running the removal of %s from %s %s/%s: %w", pointerOf(tokens), gvr.Resource, live.GetNamespace(), live.GetName(), err)
+		return "", false, fmt.Errorf("dry-running the removal of %s from %s %s/%s: %w", pointerOf(tokens), gvr.Resource, live.GetNamespace(), live.GetName(), err)
 	}
 	if putBack(got.Object, tokens, value) {
-		return RemovalPutBack, nil
+		return RemovalPutBack, true, nil
 	}
-	return RemovalSticks, nil
+	return RemovalSticks, true, nil
 }
 
 // removalPatch is the JSON merge patch from live to target without the

@@ -9,11 +9,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
-// A dry run the server refuses as Invalid (422) proves that the removal
-// cannot be made only when the refusal is about the removal: a 422 also
-// comes from a ValidatingAdmissionPolicy (its default status) or from the
-// write under review itself (an immutable selector changed), and reading
-// those as "rejected" would drop a real orphan, and keep that verdict.
+// A dry run the server refuses as Invalid (422) is a removal that no
+// write can carry: a prune riding on the write under review would make the
+// API server refuse that write, a false denial of ours. So every 422 is
+// RemovalRejected, whatever it names: a ValidatingAdmissionPolicy's (its
+// default status), a grand-parent's (a PersistentVolumeClaim's "spec is
+// immutable"), the write under review's own (which fails without us). Only
+// a refusal about the removal is kept for the same question: another may
+// not hold for the next write, whose orphan would be dropped for nothing.
 
 // rejectsRemoval reports whether err, an Invalid answer to the dry run of
 // the removal of tokens, names the removed field among its causes: the

@@ -51,6 +51,8 @@ func TestRemovalSticks(t *testing.T) {
 		answer  answer
 		want    RemovalVerdict
 		wantErr bool
+		// uncached: the verdict is not kept for the same question.
+		uncached bool
 	}{
 		"a default the server puts back (externalTrafficPolicy: Cluster)": {
 			pointer: "/spec/externalTrafficPolicy",
@@ -89,20 +91,29 @@ func TestRemovalSticks(t *testing.T) {
 			answer:  answer{err: invalid(field.Duplicate(field.NewPath("spec", "ports").Index(1).Child("nodePort"), 30080))},
 			want:    RemovalRejected,
 		},
-		"a 422 without causes (a ValidatingAdmissionPolicy's denial): no verdict": {
-			pointer: "/spec/externalTrafficPolicy",
-			answer:  answer{err: apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, "web", nil)},
-			wantErr: true,
+		"a 422 without causes (a ValidatingAdmissionPolicy's denial): refused, not kept": {
+			pointer:  "/spec/externalTrafficPolicy",
+			answer:   answer{err: apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, "web", nil)},
+			want:     RemovalRejected,
+			uncached: true,
 		},
-		"a 422 about another field (the write itself invalid): no verdict": {
-			pointer: "/spec/externalTrafficPolicy",
-			answer:  answer{err: invalid(field.Invalid(field.NewPath("spec", "selector"), "web", "field is immutable"))},
-			wantErr: true,
+		"a 422 about another field (the write itself invalid): refused, not kept": {
+			pointer:  "/spec/externalTrafficPolicy",
+			answer:   answer{err: invalid(field.Invalid(field.NewPath("spec", "selector"), "web", "field is immutable"))},
+			want:     RemovalRejected,
+			uncached: true,
 		},
-		"a 422 about an earlier element of the list: no verdict": {
-			pointer: "/spec/ports/1",
-			answer:  answer{err: invalid(field.Invalid(field.NewPath("spec", "ports").Index(0).Child("port"), 0, "must be between 1 and 65535"))},
-			wantErr: true,
+		"a 422 naming a grand-parent (a claim's spec is immutable): refused, not kept": {
+			pointer:  "/spec/ports/0/nodePort",
+			answer:   answer{err: invalid(field.Forbidden(field.NewPath("spec"), "spec is immutable after creation"))},
+			want:     RemovalRejected,
+			uncached: true,
+		},
+		"a 422 about an earlier element of the list: refused, not kept": {
+			pointer:  "/spec/ports/1",
+			answer:   answer{err: invalid(field.Invalid(field.NewPath("spec", "ports").Index(0).Child("port"), 0, "must be between 1 and 65535"))},
+			want:     RemovalRejected,
+			uncached: true,
 		},
 		"a dry run the server forbids: no verdict": {
 			pointer: "/spec/externalTrafficPolicy",
@@ -136,15 +147,16 @@ func TestRemovalSticks(t *testing.T) {
 			// The same question again is answered from the cache.
 			again, err := c.RemovalSticks(t.Context(), servicesGVR, live, live.DeepCopy(), tc.pointer)
 			wantRequests := 1
-			if tc.wantErr {
-				wantRequests = 2 // errors are not kept
-			} else if err != nil || again != got {
+			if tc.wantErr || tc.uncached {
+				wantRequests = 2 // errors and refusals about other fields are not kept
+			}
+			if !tc.wantErr && (err != nil || again != got) {
 				t.Errorf("second RemovalSticks = %q, %v, want %q from the cache", again, err, got)
 			}
 			if len(*requests) != wantRequests {
 				t.Errorf("%d requests, want %d", len(*requests), wantRequests)
 			}
-			if !tc.wantErr && outcomes[len(outcomes)-1] != "cached" {
+			if !tc.wantErr && !tc.uncached && outcomes[len(outcomes)-1] != "cached" {
 				t.Errorf("outcomes %q, want the second cached", outcomes)
 			}
 		})

@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// TestPruneLeavesAFieldTheServerWillNotLetGo: FAILING (review5). Each
-// orphan here is a field whose removal the API server refuses (422) once
-// the object exists, outside merge's frozenOnUpdate table. Where no
+// TestPruneLeavesAFieldTheServerWillNotLetGo: each orphan here is a field
+// whose removal the API server refuses (422) once the object exists, which
+// merge's frozenOnUpdate table and removalRefused once left out. Where no
 // removal proof runs (kubectl hygiene test and diff, a Secret, which is
 // never proved, an orphan past orphanproof.MaxProofs, a proof that timed
 // out or whose 422 names a grand-parent), the prune's patch rides on the
