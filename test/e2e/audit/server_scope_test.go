@@ -50,14 +50,15 @@ func testAuditFixStaysInScope(t *testing.T) {
 			ns := cmp.Or(tc.namespace, f.Namespace)
 			k.Run(t, "apply", "-f", "testdata/web.yaml").MustSucceed(t)
 			k.Run(t, "set", "env", "deployment/web", "SET_BY_HAND=yes").MustSucceed(t)
-			framework.WantLines(t, k.JSONPath(t, "deployment/web", envExpr), `[{"name":"SET_BY_HAND","value":"yes"}]`)
-
 			if tc.removed {
+				// A scan may run between kubectl set env and the next
+				// read (CI saw it): the env var may be gone already.
 				framework.Eventually(t, 60*time.Second, "the env var removed by the audit", func(context.Context) (bool, error) {
 					return k.JSONPath(t, "deployment/web", envExpr) == "", nil
 				})
 				return
 			}
+			framework.WantLines(t, k.JSONPath(t, "deployment/web", envExpr), `[{"name":"SET_BY_HAND","value":"yes"}]`)
 			gauge := fmt.Sprintf(`apply_hygiene_audit_findings{namespace=%q,rule="orphaned-field"} 1`, ns)
 			framework.Eventually(t, 60*time.Second, "a scan that reports the orphan and leaves it", func(ctx context.Context) (bool, error) {
 				return len(framework.MetricLines(framework.PollWebhookMetrics(ctx, t), gauge)) == 1, nil
