@@ -217,7 +217,7 @@ func (k Kubectl) quietApply(ctx context.Context, home, manifest string) (string,
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, k.Path, "apply", "-f", "-", "--namespace="+k.Namespace)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+k.Kubeconfig, "HOME="+home)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+k.Kubeconfig, "HOME="+home, clientGC)
 	cmd.Stdin = strings.NewReader(manifest)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -32,7 +32,7 @@ func (f *Framework) Hygiene(t *testing.T, args ...string) Result {
 func (f *Framework) HygieneCommand(ctx context.Context, t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, HygieneBinary(t), append(args, "--kubeconfig", f.Kubectl.Kubeconfig)...)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), clientGC)
 	return cmd
 }
 

@@ -247,7 +247,7 @@ func (p *Predictor) diff(t *testing.T, k Kubectl, file string) ([]diffFinding, i
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, p.bin, "diff", "-f", file, "-o", "json", "--kubeconfig", k.Kubeconfig, "-n", k.Namespace)
-	cmd.Env = append(os.Environ(), "HOME="+p.home)
+	cmd.Env = append(os.Environ(), "HOME="+p.home, clientGC)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
