@@ -5,7 +5,7 @@
 # issue 28); the rest follow in go list's order.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-first=(generative realworld ha reliability policy callcount node audit kinds hatls haaudit webhook merge)
+first=(realworld generative callcount policy audit reliability ha node webhook kinds hatls failures autoscaler)
 module=$(go list -m)
 for p in "${first[@]}"; do echo "./test/e2e/$p"; done
 go list ./test/e2e/... | while read -r pkg; do
