@@ -80,14 +80,26 @@ func TestPruneOfAServiceAccountName(t *testing.T) {
 // orphaned-field), failing t when there is not exactly one.
 func orphanPrune(t *testing.T, old, new *unstructured.Unstructured) (*Review, []policy.Decision) {
 	t.Helper()
-	r := NewReviewer(nil, engine(t, policy.Config{Rules: map[string]policy.RuleConfig{"orphaned-field": {Action: policy.ActionPrune}}}), cluster{})
-	rv, err := r.ReviewUpdate(t.Context(), apply(old, new), Mutate)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rv := mutatingApply(t, withAction("orphaned-field", policy.ActionPrune), old, new)
 	prunes := rv.DecisionsWith(policy.ActionPrune)
 	if len(prunes) != 1 || prunes[0].Rule != policy.RuleOrphanedField {
 		t.Fatalf("prunes = %+v, want one of orphaned-field", prunes)
 	}
 	return rv, prunes
+}
+
+// withAction is the configuration that gives rule action.
+func withAction(rule string, action policy.Action) policy.Config {
+	return policy.Config{Rules: map[string]policy.RuleConfig{rule: {Action: action}}}
+}
+
+// mutatingApply reviews the apply of new over old in the mutating pass
+// with the bundled rules under cfg, failing t on an error.
+func mutatingApply(t *testing.T, cfg policy.Config, old, new *unstructured.Unstructured) *Review {
+	t.Helper()
+	rv, err := NewReviewer(nil, engine(t, cfg), cluster{}).ReviewUpdate(t.Context(), apply(old, new), Mutate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rv
 }

@@ -22,7 +22,7 @@ func TestReplicasResetRepairKeepsTheLiveCount(t *testing.T) {
 		"in this request, and last-applied no longer has it, so from now on kubectl apply leaves it to kubectl scale or an autoscaler."
 	old, new := web(t, 5, int64(2)), web(t, 1, nil)
 
-	r := NewReviewer(nil, engine(t, policy.Config{Rules: map[string]policy.RuleConfig{"replicas-reset": {Action: policy.ActionRepair}}}), cluster{})
+	r := NewReviewer(nil, engine(t, withAction("replicas-reset", policy.ActionRepair)), cluster{})
 	mutating, err := r.ReviewUpdate(t.Context(), apply(old, new), Mutate)
 	if err != nil {
 		t.Fatal(err)
@@ -89,11 +89,7 @@ func fixture(t *testing.T, dir, name string) *unstructured.Unstructured {
 // 1) shifts nothing before Y (at 3) goes.
 func TestPruneRemovesTwoOrphansOfOneList(t *testing.T) {
 	old, new := fixture(t, "prune-two-env", "live"), fixture(t, "prune-two-env", "applied")
-	r := NewReviewer(nil, engine(t, policy.Config{Rules: map[string]policy.RuleConfig{"orphaned-field": {Action: policy.ActionPrune}}}), cluster{})
-	rv, err := r.ReviewUpdate(t.Context(), apply(old, new), Mutate)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rv := mutatingApply(t, withAction("orphaned-field", policy.ActionPrune), old, new)
 	prunes := rv.DecisionsWith(policy.ActionPrune)
 	var patches []policy.Patch
 	for _, d := range prunes {
@@ -121,11 +117,7 @@ func TestPruneRemovesTwoOrphansOfOneList(t *testing.T) {
 // the defaulted rollingUpdate at its pointer, and only it.
 func TestDefaultedDependentRepairRemovesTheSibling(t *testing.T) {
 	old, new := fixture(t, "ondelete", "live"), fixture(t, "ondelete", "applied")
-	r := NewReviewer(nil, engine(t, policy.Config{}), cluster{})
-	rv, err := r.ReviewUpdate(t.Context(), apply(old, new), Mutate)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rv := mutatingApply(t, policy.Config{}, old, new)
 	repairs := rv.DecisionsWith(policy.ActionRepair)
 	if len(repairs) != 1 || repairs[0].Rule != policy.RuleDefaultedDependent {
 		t.Fatalf("repairs = %+v, want defaulted-dependent's", repairs)
@@ -160,7 +152,7 @@ func TestReplicasResetRepairCreatesSpec(t *testing.T) {
 		"a manifest without spec":    {applied: "applied"},
 		"a manifest with spec: null": {applied: "applied-null-spec"},
 	}
-	r := NewReviewer(nil, engine(t, policy.Config{Rules: map[string]policy.RuleConfig{"replicas-reset": {Action: policy.ActionRepair}}}), cluster{})
+	r := NewReviewer(nil, engine(t, withAction("replicas-reset", policy.ActionRepair)), cluster{})
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			old, new := fixture(t, "replicas-reset-widget", "live"), fixture(t, "replicas-reset-widget", tc.applied)
