@@ -37,6 +37,9 @@ import (
 // Two more refusals depend on the object (removalRefused): the data of a
 // Secret or a ConfigMap marked immutable, and a pod template's label that
 // the workload's selector needs.
+//
+// Kept by hand: the API server publishes no such table, and the removal
+// proof's dry run (internal/orphanproof) is not there for offline drivers.
 var frozenOnUpdate = map[string]struct{ frozen, open []string }{
 	"v1/Pod": {frozen: []string{"spec"}, open: []string{"spec.schedulingGates"}},
 	"batch/v1/Job": {frozen: []string{"spec.template", "spec.selector", "spec.completions", "spec.completionMode", "spec.podFailurePolicy",
@@ -101,10 +104,10 @@ func immutableData(kind string, obj map[string]any, shape string) bool {
 	return within(shape, "data") || within(shape, "binaryData") || within(shape, "stringData") || shape == "immutable"
 }
 
-// selectorOf is where each workload kind keeps the selector of its pod
-// template, and whether it is a label selector (a map of labels for a
-// ReplicationController).
-var selectorOf = map[string]bool{
+// templateSelectors are the kinds whose spec.selector must select their
+// pod template's labels, each with whether that selector is a label
+// selector (true) or a map of labels (a ReplicationController's).
+var templateSelectors = map[string]bool{
 	"apps/v1/Deployment":       true,
 	"apps/v1/ReplicaSet":       true,
 	"apps/v1/DaemonSet":        true,
@@ -118,7 +121,7 @@ var selectorOf = map[string]bool{
 // the API server refuses an update whose selector does not select its
 // template (ValidateDeploymentSpec and its peers).
 func selectedTemplateLabel(kind string, obj map[string]any, p Path) bool {
-	isLabelSelector, ok := selectorOf[kind]
+	isLabelSelector, ok := templateSelectors[kind]
 	if !ok || len(p) != 5 || shapeOf(p[:4]) != "spec.template.metadata.labels" || p[4].FieldName == nil {
 		return false
 	}
