@@ -119,7 +119,7 @@ func total(writes map[string]int) int {
 // quiet waits until no write and no review happens for two seconds (at
 // most 20): controllers finish what a window started inside it. Leases do
 // not count: leader election renews them every two seconds whatever a
-// window did, which kept the wait at its 20 s.
+// window did, which can keep two still seconds from coming.
 func quiet(t *testing.T, f *framework.Framework) {
 	t.Helper()
 	activity := func(c counts) float64 {
