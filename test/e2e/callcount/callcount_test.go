@@ -83,6 +83,10 @@ func measure(t *testing.T, mode string) map[string]row {
 		quiet(t, f)
 		after := read(t, f)
 		rows[kc.kind] = rowOf(kc, before, after)
+		if kc.teardown != nil {
+			kc.teardown(t, r)
+			quiet(t, f)
+		}
 	}
 	return rows
 }

@@ -44,8 +44,8 @@ type kindCase struct {
 	// must see.
 	person bool
 	// setup runs before the window, act inside it and waits for the
-	// writes.
-	setup, act func(t *testing.T, r run)
+	// writes, teardown after it (nil: nothing to undo).
+	setup, act, teardown func(t *testing.T, r run)
 }
 
 // kindCases are the common kinds, in the order they run.
@@ -95,7 +95,11 @@ var kindCases = []kindCase{
 		counted: []string{"batch/cronjobs", "batch/cronjobs/status"}, intercepted: []string{"batch/cronjobs"}, wantWrites: true,
 		act: func(t *testing.T, r run) {
 			apply(t, r, "cronjob.yaml")
-			waitNonEmpty(t, r, 90*time.Second, "cronjob/minutely", "{.status.lastScheduleTime}")
+			waitNonEmpty(t, r, 90*time.Second, "cronjob/ticks", "{.status.lastScheduleTime}")
+		},
+		// Its schedule would go on writing in the later windows.
+		teardown: func(t *testing.T, r run) {
+			r.f.Kubectl.Run(t, "delete", "cronjob/ticks", "--wait=true").MustSucceed(t)
 		},
 	},
 	{
