@@ -435,20 +435,30 @@ func hasUndoEntry(obj *unstructured.Unstructured) bool {
 }
 
 // onlyTemplateChanged reports whether old and new differ in nothing but
-// spec.template, the metadata the server maintains and, for a Deployment,
-// metadata.annotations. It compares in place, as onlyLastAppliedChanged.
+// spec.template, the metadata the server maintains (a DaemonSet's
+// template generation annotation among it: the API server bumps it in the
+// write that changes the template, before the validating webhook sees
+// it) and, for a Deployment, metadata.annotations. It compares in place,
+// as onlyLastAppliedChanged.
 func onlyTemplateChanged(old, new *unstructured.Unstructured) bool {
 	oldMeta, _ := old.Object["metadata"].(map[string]any)
 	newMeta, _ := new.Object["metadata"].(map[string]any)
 	oldSpec, _ := old.Object["spec"].(map[string]any)
 	newSpec, _ := new.Object["spec"].(map[string]any)
 	skipMeta := []string{"managedFields", "resourceVersion", "generation"}
-	if new.GetKind() == "Deployment" {
+	annotationsEqual := true
+	switch new.GetKind() {
+	case "Deployment":
 		skipMeta = append(skipMeta, "annotations")
+	case "DaemonSet":
+		skipMeta = append(skipMeta, "annotations")
+		oldAnn, _ := oldMeta["annotations"].(map[string]any)
+		newAnn, _ := newMeta["annotations"].(map[string]any)
+		annotationsEqual = equalExcept(oldAnn, newAnn, daemonSetGeneration)
 	}
 	return equalExcept(old.Object, new.Object, "metadata", "spec", "status") &&
 		equalExcept(oldSpec, newSpec, "template") &&
-		equalExcept(oldMeta, newMeta, skipMeta...)
+		equalExcept(oldMeta, newMeta, skipMeta...) && annotationsEqual
 }
 
 // isServiceAccount reports whether user is a service account.
