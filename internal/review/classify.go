@@ -483,16 +483,43 @@ func restartedAt(obj *unstructured.Unstructured) string {
 
 // onlyLastAppliedChanged reports whether the write changed nothing but the
 // last-applied annotation (and what the server maintains), as
-// `kubectl apply set-last-applied` and `edit-last-applied` do. It compares
-// in place, level by level, without copying either object.
+// `kubectl apply set-last-applied` and `edit-last-applied` do. An
+// annotation that another mutating webhook changed after the API server
+// tracked the write (restamped) is not the write's change either: a mesh
+// injector that stamps every write does not make a hand-over an apply.
+// It compares in place, level by level, without copying either object.
 func onlyLastAppliedChanged(old, new *unstructured.Unstructured) bool {
 	oldMeta, _ := old.Object["metadata"].(map[string]any)
 	newMeta, _ := new.Object["metadata"].(map[string]any)
 	oldAnn, _ := oldMeta["annotations"].(map[string]any)
 	newAnn, _ := newMeta["annotations"].(map[string]any)
-	return equalExcept(old.Object, new.Object, "metadata", "status") &&
-		equalExcept(oldMeta, newMeta, "annotations", "managedFields", "resourceVersion", "generation") &&
-		equalExcept(oldAnn, newAnn, lastAppliedAnnotation)
+	if !equalExcept(old.Object, new.Object, "metadata", "status") ||
+		!equalExcept(oldMeta, newMeta, "annotations", "managedFields", "resourceVersion", "generation") {
+		return false
+	}
+	return equalExcept(oldAnn, newAnn, lastAppliedAnnotation) ||
+		equalExcept(oldAnn, newAnn, append(restamped(old, new, oldAnn, newAnn), lastAppliedAnnotation)...)
+}
+
+// restamped are the annotations that old and new both have, with other
+// values, that a mutating webhook changed after the API server tracked
+// the write's fields (merge.ChangedByAdmission); none without
+// managedFields.
+func restamped(old, new *unstructured.Unstructured, oldAnn, newAnn map[string]any) []string {
+	var out []string
+	for k, v := range newAnn {
+		if ov, ok := oldAnn[k]; !ok || k == lastAppliedAnnotation || equality.Semantic.DeepEqual(ov, v) {
+			continue
+		}
+		p, err := merge.ParsePath("metadata.annotations[" + k + "]")
+		if err != nil {
+			continue
+		}
+		if stamped, err := merge.ChangedByAdmission(old, new, p); err == nil && stamped {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // equalExcept reports whether a and b are equal but for the keys skip. A
