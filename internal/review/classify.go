@@ -438,27 +438,26 @@ func hasUndoEntry(obj *unstructured.Unstructured) bool {
 // spec.template, the metadata the server maintains (a DaemonSet's
 // template generation annotation among it: the API server bumps it in the
 // write that changes the template, before the validating webhook sees
-// it) and, for a Deployment, metadata.annotations. It compares in place,
-// as onlyLastAppliedChanged.
+// it), annotations another mutating webhook re-stamped (restamped) and,
+// for a Deployment, metadata.annotations. It compares in place, as
+// onlyLastAppliedChanged.
 func onlyTemplateChanged(old, new *unstructured.Unstructured) bool {
 	oldMeta, _ := old.Object["metadata"].(map[string]any)
 	newMeta, _ := new.Object["metadata"].(map[string]any)
 	oldSpec, _ := old.Object["spec"].(map[string]any)
 	newSpec, _ := new.Object["spec"].(map[string]any)
-	skipMeta := []string{"managedFields", "resourceVersion", "generation"}
-	annotationsEqual := true
-	switch new.GetKind() {
-	case "Deployment":
-		skipMeta = append(skipMeta, "annotations")
-	case "DaemonSet":
-		skipMeta = append(skipMeta, "annotations")
-		oldAnn, _ := oldMeta["annotations"].(map[string]any)
-		newAnn, _ := newMeta["annotations"].(map[string]any)
-		annotationsEqual = equalExcept(oldAnn, newAnn, daemonSetGeneration)
+	if !equalExcept(old.Object, new.Object, "metadata", "spec", "status") ||
+		!equalExcept(oldSpec, newSpec, "template") ||
+		!equalExcept(oldMeta, newMeta, "managedFields", "resourceVersion", "generation", "annotations") {
+		return false
 	}
-	return equalExcept(old.Object, new.Object, "metadata", "spec", "status") &&
-		equalExcept(oldSpec, newSpec, "template") &&
-		equalExcept(oldMeta, newMeta, skipMeta...) && annotationsEqual
+	if new.GetKind() == "Deployment" {
+		return true
+	}
+	oldAnn, _ := oldMeta["annotations"].(map[string]any)
+	newAnn, _ := newMeta["annotations"].(map[string]any)
+	return equalExcept(oldAnn, newAnn, daemonSetGeneration) ||
+		equalExcept(oldAnn, newAnn, append(restamped(old, new, oldAnn, newAnn), daemonSetGeneration)...)
 }
 
 // isServiceAccount reports whether user is a service account.

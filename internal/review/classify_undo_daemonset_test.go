@@ -1,6 +1,7 @@
 package review
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -47,6 +48,39 @@ func TestUnconfirmedDaemonSetUndoIsNoImperativeEdit(t *testing.T) {
 	r := NewReviewer(nil, engine(t, policy.Config{}), cluster{})
 	u := Update{User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new}
 	rv, err := r.ReviewUpdate(t.Context(), u, Validate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(policy.RolloutUndo, rv.Classification()); diff != "" {
+		t.Errorf("classification (-want +got):\n%s", diff)
+	}
+	if denials := rv.DecisionsWith(policy.ActionDeny); len(denials) > 0 {
+		t.Errorf("the rollback was denied: %v", denials)
+	}
+}
+
+// The same for a StatefulSet behind a webhook that stamps an annotation
+// on every write (a mesh injector), after the API server tracked the
+// write's fields: the stamp is nobody's change, and the undo, unconfirmed
+// (the webhook may stamp the template too), must not be denied.
+func TestUnconfirmedUndoBehindStampingWebhookIsNoImperativeEdit(t *testing.T) {
+	statefulSet := func(image, stamp string, second int) *unstructured.Unstructured {
+		obj := daemonSet(t, image, "")
+		obj.SetKind("StatefulSet")
+		la := strings.Replace(dsManifest, "DaemonSet", "StatefulSet", 1)
+		obj.SetAnnotations(map[string]string{lastAppliedAnnotation: la, stampKey: stamp})
+		obj.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1",
+			Time: &metav1.Time{Time: time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC)}, FieldsType: "FieldsV1",
+			FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}}}}`)},
+			{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1",
+				Time: &metav1.Time{Time: time.Date(2026, 11, 27, 2, 0, second, 0, time.UTC)}, FieldsType: "FieldsV1",
+				FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{"f:image":{}}}}}}}`)}})
+		return obj
+	}
+	old, new := statefulSet("nginx:2", "1", 0), statefulSet("nginx:1", "2", 9)
+	new.SetResourceVersion("8")
+	r := NewReviewer(nil, engine(t, policy.Config{}), cluster{})
+	rv, err := r.ReviewUpdate(t.Context(), Update{User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new}, Validate)
 	if err != nil {
 		t.Fatal(err)
 	}
