@@ -618,8 +618,9 @@ func keepsFields(o, n map[string]any) bool {
 
 // elementKeys are the fields by which the elements of the built-in kinds'
 // lists of objects name themselves (their merge keys): containers,
-// volumes, env, ports, mounts, tolerations' keys.
-var elementKeys = []string{"name", "containerPort", "mountPath", "devicePath", "key", "ip"}
+// volumes, env, container and Service ports, mounts, tolerations' keys. A
+// Service's single port usually has no name: its port names it.
+var elementKeys = []string{"name", "containerPort", "port", "mountPath", "devicePath", "key", "ip"}
 
 // keepsElements reports whether every element of o that names itself
 // (elementKeys) has its fields kept by an element of n with the same
