@@ -435,20 +435,29 @@ func hasUndoEntry(obj *unstructured.Unstructured) bool {
 }
 
 // onlyTemplateChanged reports whether old and new differ in nothing but
-// spec.template, the metadata the server maintains and, for a Deployment,
-// metadata.annotations. It compares in place, as onlyLastAppliedChanged.
+// spec.template, the metadata the server maintains (a DaemonSet's
+// template generation annotation among it: the API server bumps it in the
+// write that changes the template, before the validating webhook sees
+// it), annotations another mutating webhook re-stamped (restamped) and,
+// for a Deployment, metadata.annotations. It compares in place, as
+// onlyLastAppliedChanged.
 func onlyTemplateChanged(old, new *unstructured.Unstructured) bool {
 	oldMeta, _ := old.Object["metadata"].(map[string]any)
 	newMeta, _ := new.Object["metadata"].(map[string]any)
 	oldSpec, _ := old.Object["spec"].(map[string]any)
 	newSpec, _ := new.Object["spec"].(map[string]any)
-	skipMeta := []string{"managedFields", "resourceVersion", "generation"}
-	if new.GetKind() == "Deployment" {
-		skipMeta = append(skipMeta, "annotations")
+	if !equalExcept(old.Object, new.Object, "metadata", "spec", "status") ||
+		!equalExcept(oldSpec, newSpec, "template") ||
+		!equalExcept(oldMeta, newMeta, "managedFields", "resourceVersion", "generation", "annotations") {
+		return false
 	}
-	return equalExcept(old.Object, new.Object, "metadata", "spec", "status") &&
-		equalExcept(oldSpec, newSpec, "template") &&
-		equalExcept(oldMeta, newMeta, skipMeta...)
+	if new.GetKind() == "Deployment" {
+		return true
+	}
+	oldAnn, _ := oldMeta["annotations"].(map[string]any)
+	newAnn, _ := newMeta["annotations"].(map[string]any)
+	return equalExcept(oldAnn, newAnn, daemonSetGeneration) ||
+		equalExcept(oldAnn, newAnn, append(restamped(old, new, oldAnn, newAnn), daemonSetGeneration)...)
 }
 
 // isServiceAccount reports whether user is a service account.
@@ -473,16 +482,43 @@ func restartedAt(obj *unstructured.Unstructured) string {
 
 // onlyLastAppliedChanged reports whether the write changed nothing but the
 // last-applied annotation (and what the server maintains), as
-// `kubectl apply set-last-applied` and `edit-last-applied` do. It compares
-// in place, level by level, without copying either object.
+// `kubectl apply set-last-applied` and `edit-last-applied` do. An
+// annotation that another mutating webhook changed after the API server
+// tracked the write (restamped) is not the write's change either: a mesh
+// injector that stamps every write does not make a hand-over an apply.
+// It compares in place, level by level, without copying either object.
 func onlyLastAppliedChanged(old, new *unstructured.Unstructured) bool {
 	oldMeta, _ := old.Object["metadata"].(map[string]any)
 	newMeta, _ := new.Object["metadata"].(map[string]any)
 	oldAnn, _ := oldMeta["annotations"].(map[string]any)
 	newAnn, _ := newMeta["annotations"].(map[string]any)
-	return equalExcept(old.Object, new.Object, "metadata", "status") &&
-		equalExcept(oldMeta, newMeta, "annotations", "managedFields", "resourceVersion", "generation") &&
-		equalExcept(oldAnn, newAnn, lastAppliedAnnotation)
+	if !equalExcept(old.Object, new.Object, "metadata", "status") ||
+		!equalExcept(oldMeta, newMeta, "annotations", "managedFields", "resourceVersion", "generation") {
+		return false
+	}
+	return equalExcept(oldAnn, newAnn, lastAppliedAnnotation) ||
+		equalExcept(oldAnn, newAnn, append(restamped(old, new, oldAnn, newAnn), lastAppliedAnnotation)...)
+}
+
+// restamped are the annotations that old and new both have, with other
+// values, that a mutating webhook changed after the API server tracked
+// the write's fields (merge.ChangedByAdmission); none without
+// managedFields.
+func restamped(old, new *unstructured.Unstructured, oldAnn, newAnn map[string]any) []string {
+	var out []string
+	for k, v := range newAnn {
+		if ov, ok := oldAnn[k]; !ok || k == lastAppliedAnnotation || equality.Semantic.DeepEqual(ov, v) {
+			continue
+		}
+		p, err := merge.ParsePath("metadata.annotations[" + k + "]")
+		if err != nil {
+			continue
+		}
+		if stamped, err := merge.ChangedByAdmission(old, new, p); err == nil && stamped {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // equalExcept reports whether a and b are equal but for the keys skip. A
@@ -582,8 +618,9 @@ func keepsFields(o, n map[string]any) bool {
 
 // elementKeys are the fields by which the elements of the built-in kinds'
 // lists of objects name themselves (their merge keys): containers,
-// volumes, env, ports, mounts, tolerations' keys.
-var elementKeys = []string{"name", "containerPort", "mountPath", "devicePath", "key", "ip"}
+// volumes, env, container and Service ports, mounts, tolerations' keys. A
+// Service's single port usually has no name: its port names it.
+var elementKeys = []string{"name", "containerPort", "port", "mountPath", "devicePath", "key", "ip"}
 
 // keepsElements reports whether every element of o that names itself
 // (elementKeys) has its fields kept by an element of n with the same

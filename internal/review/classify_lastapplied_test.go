@@ -61,6 +61,17 @@ func TestKubectlApplyRecordingOnlyLastApplied(t *testing.T) {
 		"kubectl apply of a manifest that adds a container field the object already has": {
 			old: deployment(t, "nginx:1", withoutImage), new: deployment(t, "nginx:1", withReplicas), want: policy.ClientSideApply,
 		},
+		// A Service port names itself by its port (its merge key, with
+		// the protocol): a single port usually has no name. Taken for an
+		// apply, the hand-over of its nodePort (to the server, which
+		// allocates it) drew [orphaned-field] on every field a person
+		// had set.
+		"a hand-over of a Service port's nodePort": {
+			old: nodePortService(t, true), new: nodePortService(t, false), want: policy.SaveConfig,
+		},
+		"kubectl apply of a manifest that adds the nodePort the Service has": {
+			old: nodePortService(t, false), new: nodePortService(t, true), want: policy.ClientSideApply,
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -100,4 +111,20 @@ func TestWriteUnderApplysNameWithoutLastAppliedIsNoApply(t *testing.T) {
 	if diff := cmp.Diff(policy.Imperative, rv.Input.Classification); diff != "" {
 		t.Errorf("classification (-want +got):\n%s", diff)
 	}
+}
+
+// nodePortService is Service shop/web with node port 30080, applied from a
+// manifest whose one port, without a name, sets the node port when
+// withNodePort.
+func nodePortService(t *testing.T, withNodePort bool) *unstructured.Unstructured {
+	t.Helper()
+	port := `{"port":80,"targetPort":8080}`
+	if withNodePort {
+		port = `{"port":80,"targetPort":8080,"nodePort":30080}`
+	}
+	la := `{"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"shop"},"spec":{"type":"NodePort","selector":{"app":"web"},"ports":[` + port + `]}}`
+	obj := object(t, `{"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"shop","uid":"u-1","resourceVersion":"7"},`+
+		`"spec":{"type":"NodePort","selector":{"app":"web"},"ports":[{"port":80,"protocol":"TCP","targetPort":8080,"nodePort":30080}]}}`)
+	obj.SetAnnotations(map[string]string{lastAppliedAnnotation: la})
+	return obj
 }
