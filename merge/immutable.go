@@ -3,6 +3,7 @@ package merge
 import (
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -33,10 +34,23 @@ import (
 //     storage request, which may only grow, and its
 //     volumeAttributesClassName, which may not become nil once in use
 //     (ValidatePersistentVolumeClaimUpdate): no removal passes.
+//   - A PersistentVolume's volume source (spec.csi, spec.nfs, ...),
+//     volumeMode, nodeAffinity and volumeAttributesClassName are immutable
+//     (ValidatePersistentVolumeUpdate), and its capacity and accessModes
+//     are required (ValidatePersistentVolumeSpec).
+//   - A StorageClass's parameters, provisioner, reclaimPolicy and
+//     volumeBindingMode (ValidateStorageClassUpdate), a RoleBinding's and
+//     a ClusterRoleBinding's roleRef, an IngressClass's controller, a
+//     PriorityClass's value and preemptionPolicy, a RuntimeClass's
+//     handler, an EndpointSlice's addressType, a CSIDriver's
+//     attachRequired and volumeLifecycleModes, the spec of a
+//     VolumeAttachment, a ResourceClaim and a ResourceClaimTemplate and a
+//     ResourceQuota's scopes are immutable.
 //
-// Two more refusals depend on the object (removalRefused): the data of a
-// Secret or a ConfigMap marked immutable, and a pod template's label that
-// the workload's selector needs.
+// Three more refusals depend on the object (removalRefused): the data of a
+// Secret or a ConfigMap marked immutable, a pod template's label that the
+// workload's selector needs, and a Secret's data or annotation its type
+// requires and a LoadBalancer Service's loadBalancerClass.
 //
 // Kept by hand: the API server publishes no such table, and the removal
 // proof's dry run (internal/orphanproof) is not there for offline drivers.
@@ -51,6 +65,20 @@ var frozenOnUpdate = map[string]struct{ frozen, open []string }{
 	"apps/v1/DaemonSet":        {frozen: []string{"spec.selector"}},
 	"v1/Secret":                {frozen: []string{"type"}},
 	"v1/PersistentVolumeClaim": {frozen: []string{"spec"}},
+	"v1/PersistentVolume": {frozen: []string{"spec"}, open: []string{"spec.claimRef", "spec.persistentVolumeReclaimPolicy",
+		"spec.storageClassName", "spec.mountOptions"}},
+	"v1/ResourceQuota":                                {frozen: []string{"spec.scopes"}},
+	"storage.k8s.io/v1/StorageClass":                  {frozen: []string{"parameters", "provisioner", "reclaimPolicy", "volumeBindingMode"}},
+	"storage.k8s.io/v1/CSIDriver":                     {frozen: []string{"spec.attachRequired", "spec.volumeLifecycleModes"}},
+	"storage.k8s.io/v1/VolumeAttachment":              {frozen: []string{"spec"}},
+	"rbac.authorization.k8s.io/v1/RoleBinding":        {frozen: []string{"roleRef"}},
+	"rbac.authorization.k8s.io/v1/ClusterRoleBinding": {frozen: []string{"roleRef"}},
+	"networking.k8s.io/v1/IngressClass":               {frozen: []string{"spec.controller"}},
+	"scheduling.k8s.io/v1/PriorityClass":              {frozen: []string{"value", "preemptionPolicy"}},
+	"node.k8s.io/v1/RuntimeClass":                     {frozen: []string{"handler"}},
+	"discovery.k8s.io/v1/EndpointSlice":               {frozen: []string{"addressType"}},
+	"resource.k8s.io/v1/ResourceClaim":                {frozen: []string{"spec"}},
+	"resource.k8s.io/v1/ResourceClaimTemplate":        {frozen: []string{"spec"}},
 }
 
 // removalRefused reports whether the API server refuses every update of
@@ -62,7 +90,8 @@ func removalRefused(obj map[string]any, p Path) bool {
 	u := unstructured.Unstructured{Object: obj}
 	kind := u.GetAPIVersion() + "/" + u.GetKind()
 	shape := shapeOf(p)
-	return frozenByTable(kind, shape) || immutableData(kind, obj, shape) || selectedTemplateLabel(kind, obj, p)
+	return frozenByTable(kind, shape) || immutableData(kind, obj, shape) || selectedTemplateLabel(kind, obj, p) ||
+		requiredBySecretType(kind, obj, p) || loadBalancerClassKept(kind, obj, shape)
 }
 
 // within reports whether the field of shape is parent or lies inside it.
@@ -102,6 +131,64 @@ func immutableData(kind string, obj map[string]any, shape string) bool {
 		return false
 	}
 	return within(shape, "data") || within(shape, "binaryData") || within(shape, "stringData") || shape == "immutable"
+}
+
+// secretRequiredData are, per Secret type, the keys of data that
+// ValidateSecret requires, every one of them (tls, dockercfg,
+// dockerconfigjson, ssh-auth) or, for basic-auth, one of them.
+var secretRequiredData = map[corev1.SecretType]struct {
+	keys  []string
+	anyOf bool
+}{
+	corev1.SecretTypeTLS:              {keys: []string{corev1.TLSCertKey, corev1.TLSPrivateKeyKey}},
+	corev1.SecretTypeDockercfg:        {keys: []string{corev1.DockerConfigKey}},
+	corev1.SecretTypeDockerConfigJson: {keys: []string{corev1.DockerConfigJsonKey}},
+	corev1.SecretTypeSSHAuth:          {keys: []string{corev1.SSHAuthPrivateKey}},
+	corev1.SecretTypeBasicAuth:        {keys: []string{corev1.BasicAuthUsernameKey, corev1.BasicAuthPasswordKey}, anyOf: true},
+}
+
+// requiredBySecretType reports whether p is data (or a key of it) that a
+// Secret of obj's type must hold, or a service account token's
+// kubernetes.io/service-account.name annotation (or its annotations): the
+// API server refuses a Secret without it (ValidateSecret), on every
+// update, and Secrets get no removal proof.
+func requiredBySecretType(kind string, obj map[string]any, p Path) bool {
+	if kind != "v1/Secret" || len(p) == 0 || p[0].FieldName == nil {
+		return false
+	}
+	typ, _ := obj["type"].(string)
+	if corev1.SecretType(typ) == corev1.SecretTypeServiceAccountToken {
+		shape := shapeOf(p)
+		return shape == "metadata.annotations" || (shape == "metadata.annotations."+corev1.ServiceAccountNameKey)
+	}
+	required, ok := secretRequiredData[corev1.SecretType(typ)]
+	if !ok || *p[0].FieldName != "data" || len(p) > 2 {
+		return false
+	}
+	data, _ := obj["data"].(map[string]any)
+	held := 0
+	for _, k := range required.keys {
+		_, has := data[k]
+		if has && len(p) == 2 && *p[1].FieldName != k { // kept: p is another key
+			held++
+		}
+	}
+	if required.anyOf {
+		return held == 0
+	}
+	return held < len(required.keys)
+}
+
+// loadBalancerClassKept reports whether the field of shape is the
+// loadBalancerClass of a Service of type LoadBalancer: it may not change
+// while the Service stays one (validateLoadBalancerClassField), and the
+// server puts no old value back.
+func loadBalancerClassKept(kind string, obj map[string]any, shape string) bool {
+	if kind != "v1/Service" || shape != "spec.loadBalancerClass" {
+		return false
+	}
+	typ, _, _ := unstructured.NestedString(obj, "spec", "type")
+	return typ == string(corev1.ServiceTypeLoadBalancer)
 }
 
 // templateSelectors are the kinds whose spec.selector must select their
