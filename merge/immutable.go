@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -134,49 +135,40 @@ func immutableData(kind string, obj map[string]any, shape string) bool {
 }
 
 // secretRequiredData are, per Secret type, the keys of data that
-// ValidateSecret requires, every one of them (tls, dockercfg,
-// dockerconfigjson, ssh-auth) or, for basic-auth, one of them.
-var secretRequiredData = map[corev1.SecretType]struct {
-	keys  []string
-	anyOf bool
-}{
-	corev1.SecretTypeTLS:              {keys: []string{corev1.TLSCertKey, corev1.TLSPrivateKeyKey}},
-	corev1.SecretTypeDockercfg:        {keys: []string{corev1.DockerConfigKey}},
-	corev1.SecretTypeDockerConfigJson: {keys: []string{corev1.DockerConfigJsonKey}},
-	corev1.SecretTypeSSHAuth:          {keys: []string{corev1.SSHAuthPrivateKey}},
-	corev1.SecretTypeBasicAuth:        {keys: []string{corev1.BasicAuthUsernameKey, corev1.BasicAuthPasswordKey}, anyOf: true},
+// ValidateSecret requires: all of them, or for basic-auth one of the two
+// (each orphan is judged alone and a prune removes them together, so
+// neither is let go).
+var secretRequiredData = map[corev1.SecretType][]string{
+	corev1.SecretTypeTLS:              {corev1.TLSCertKey, corev1.TLSPrivateKeyKey},
+	corev1.SecretTypeDockercfg:        {corev1.DockerConfigKey},
+	corev1.SecretTypeDockerConfigJson: {corev1.DockerConfigJsonKey},
+	corev1.SecretTypeSSHAuth:          {corev1.SSHAuthPrivateKey},
+	corev1.SecretTypeBasicAuth:        {corev1.BasicAuthUsernameKey, corev1.BasicAuthPasswordKey},
 }
 
-// requiredBySecretType reports whether p is data (or a key of it) that a
-// Secret of obj's type must hold, or a service account token's
-// kubernetes.io/service-account.name annotation (or its annotations): the
-// API server refuses a Secret without it (ValidateSecret), on every
-// update, and Secrets get no removal proof.
+// requiredBySecretType reports whether p is the data, or a key of it, that
+// a Secret of obj's type requires (secretRequiredData), or a service
+// account token's kubernetes.io/service-account.name annotation (or its
+// annotations): the API server refuses a Secret without it on every
+// update (ValidateSecret), and Secrets get no removal proof.
 func requiredBySecretType(kind string, obj map[string]any, p Path) bool {
-	if kind != "v1/Secret" || len(p) == 0 || p[0].FieldName == nil {
+	if kind != "v1/Secret" {
 		return false
 	}
 	typ, _ := obj["type"].(string)
+	shape := shapeOf(p)
 	if corev1.SecretType(typ) == corev1.SecretTypeServiceAccountToken {
-		shape := shapeOf(p)
-		return shape == "metadata.annotations" || (shape == "metadata.annotations."+corev1.ServiceAccountNameKey)
+		return shape == "metadata.annotations" || shape == "metadata.annotations."+corev1.ServiceAccountNameKey
 	}
 	required, ok := secretRequiredData[corev1.SecretType(typ)]
-	if !ok || *p[0].FieldName != "data" || len(p) > 2 {
+	switch {
+	case !ok || len(p) == 0 || p[0].FieldName == nil || *p[0].FieldName != "data":
 		return false
+	case len(p) == 1:
+		return true
+	default:
+		return len(p) == 2 && p[1].FieldName != nil && slices.Contains(required, *p[1].FieldName)
 	}
-	data, _ := obj["data"].(map[string]any)
-	held := 0
-	for _, k := range required.keys {
-		_, has := data[k]
-		if has && len(p) == 2 && *p[1].FieldName != k { // kept: p is another key
-			held++
-		}
-	}
-	if required.anyOf {
-		return held == 0
-	}
-	return held < len(required.keys)
 }
 
 // loadBalancerClassKept reports whether the field of shape is the

@@ -132,7 +132,11 @@ func TestRemovalRefused(t *testing.T) {
 		{"a TLS Secret's certificate", tlsSecret, "data[tls.crt]", true},
 		{"a TLS Secret's data", tlsSecret, "data", true},
 		{"a TLS Secret's CA", tlsSecret, "data[ca.crt]", false},
-		{"a basic-auth Secret's password beside its username", basicAuth, "data[password]", false},
+		// Each orphan is judged alone, and a prune removes them together:
+		// a username and a password that are both orphans would both go.
+		{"a basic-auth Secret's password beside its username", basicAuth, "data[password]", true},
+		{"a basic-auth Secret's other data", basicAuth, "data[note]", false},
+		{"a basic-auth Secret's data beside a username only", basicAuthUser, "data[note]", false},
 		{"a basic-auth Secret's only username", basicAuthUser, "data[username]", true},
 		{"a service account token's account", tokenSecret, "metadata.annotations[kubernetes.io/service-account.name]", true},
 		{"a service account token's token", tokenSecret, "data[token]", false},
