@@ -196,16 +196,24 @@ var templateSelectors = map[string]bool{
 }
 
 // selectedTemplateLabel reports whether p is a label of obj's pod template
-// that obj's selector no longer matches the template's labels without:
-// the API server refuses an update whose selector does not select its
-// template (ValidateDeploymentSpec and its peers).
+// (or its labels or metadata, a struct wholly outside the manifest) that
+// obj's selector no longer matches the template's labels without: the API
+// server refuses an update whose selector does not select its template
+// (ValidateDeploymentSpec and its peers).
 func selectedTemplateLabel(kind string, obj map[string]any, p Path) bool {
 	isLabelSelector, ok := templateSelectors[kind]
-	if !ok || len(p) != 5 || shapeOf(p[:4]) != "spec.template.metadata.labels" || p[4].FieldName == nil {
+	if !ok {
 		return false
 	}
 	templateLabels, _, _ := unstructured.NestedStringMap(obj, "spec", "template", "metadata", "labels")
-	delete(templateLabels, *p[4].FieldName)
+	switch shape := shapeOf(p); {
+	case len(p) == 5 && shapeOf(p[:4]) == "spec.template.metadata.labels" && p[4].FieldName != nil:
+		delete(templateLabels, *p[4].FieldName)
+	case shape == "spec.template.metadata.labels" || shape == "spec.template.metadata":
+		templateLabels = nil
+	default:
+		return false
+	}
 	var selector labels.Selector
 	if isLabelSelector {
 		raw, found, _ := unstructured.NestedMap(obj, "spec", "selector")

@@ -102,6 +102,11 @@ func TestRemovalRefused(t *testing.T) {
 		{"a template label a NotIn selector still matches without", notCanary, "spec.template.metadata.labels[track]", false},
 		{"a ReplicationController's selected template label", controller, "spec.template.metadata.labels[app]", true},
 		{"a ReplicationController's other template label", controller, "spec.template.metadata.labels[tier]", false},
+		// A struct wholly outside the manifest is one orphan (wholeStruct).
+		{"a template's labels, all of them", byApp, "spec.template.metadata.labels", true},
+		{"a template's metadata, its labels with it", byApp, "spec.template.metadata", true},
+		{"a ReplicationController's template labels, all of them", controller, "spec.template.metadata.labels", true},
+		{"a Deployment's template annotations, all of them", byApp, "spec.template.metadata.annotations", false},
 		// advkube: refusals the table and removalRefused left out.
 		{"a PersistentVolume's NFS source", volume, "spec.nfs.readOnly", true},
 		{"a PersistentVolume's CSI attributes", volume, "spec.csi.volumeAttributes[tier]", true},
