@@ -101,7 +101,8 @@ func within(shape, parent string) bool {
 }
 
 // frozenByTable reports whether frozenOnUpdate freezes the field of shape
-// in an object of kind.
+// in an object of kind, or one inside it (a struct wholly outside the
+// manifest is one orphan, and its removal takes the frozen field along).
 func frozenByTable(kind, shape string) bool {
 	fields, ok := frozenOnUpdate[kind]
 	if !ok {
@@ -113,7 +114,7 @@ func frozenByTable(kind, shape string) bool {
 		}
 	}
 	for _, parent := range fields.frozen {
-		if within(shape, parent) {
+		if within(shape, parent) || within(parent, shape) {
 			return true
 		}
 	}
