@@ -50,11 +50,11 @@ import (
 // A dry run is made only for an orphan candidate that ownership and the
 // table have not already ruled out, which is rare, never on a review
 // without one. Verdicts are kept (removalCacheSize entries, for
-// removalCacheTTL) under a key of the resource, the object (namespace,
-// name, labels, annotations: what mutating policies select on), the
-// field's pointer, its value and every scalar (and list of scalars) of the objects
-// on the way to it, which holds the discriminators the server's answer
-// depends on (type, sessionAffinity, a container's image). Each dry run
+// removalCacheTTL) under a key of the resource, the object as stored and
+// as the write would store it, and the fields removed (removalKey): the
+// server's answer depends on all of it (a volume a container mounts, a
+// transition rule that reads oldSelf.status), so a verdict answers only
+// the same write again, never another write of the same object. Each dry run
 // has at most RemovalTimeout, and half the caller's remaining time, inside
 // the webhook's budget.
 
@@ -68,10 +68,9 @@ const (
 	// RemovalPutBack means the server puts the same value straight back.
 	RemovalPutBack RemovalVerdict = "put_back"
 	// RemovalRejected means the server refuses the object without the field
-	// (422 Invalid, with a cause that names the field, its parent or, for a
-	// list element, a later element of its list), so no command can remove
-	// it. Any other 422 (a ValidatingAdmissionPolicy's denial, the write
-	// under review itself invalid) is an error: no verdict, none kept.
+	// (any 422 Invalid), so no write can carry its removal. It is kept only
+	// when a cause names the field, its parent or, for a list element, a
+	// later element of its list (removal_invalid.go).
 	RemovalRejected RemovalVerdict = "rejected"
 )
 
@@ -123,14 +122,6 @@ func (c *Cluster) RemovalSticks(ctx context.Context, gvr schema.GroupVersionReso
 	if !ok {
 		return "", fmt.Errorf("%w: %s has no field at %s", ErrNoRemovalProof, target.GetName(), pointer)
 	}
-	key, err := removalKey(gvr, target, tokens, value)
-	if err != nil {
-		return "", err
-	}
-	if v, ok := c.cachedVerdict(key); ok {
-		c.observeRemoval("cached")
-		return v, nil
-	}
 	also := make([][]string, 0, len(with))
 	for _, w := range with {
 		t, err := pointerTokens(w)
@@ -138,6 +129,14 @@ func (c *Cluster) RemovalSticks(ctx context.Context, gvr schema.GroupVersionReso
 			return "", err
 		}
 		also = append(also, t)
+	}
+	key, err := removalKey(gvr, live, target, tokens, also)
+	if err != nil {
+		return "", err
+	}
+	if v, ok := c.cachedVerdict(key); ok {
+		c.observeRemoval("cached")
+		return v, nil
 	}
 	v, keep, err := c.dryRunRemoval(ctx, gvr, live, target, tokens, value, also)
 	if err != nil {

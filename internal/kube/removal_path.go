@@ -99,39 +99,34 @@ func removeAt(obj map[string]any, tokens []string) {
 	}
 }
 
-// volatileMetadata are the fields of metadata that change with every
-// write or differ for every object; they are left out of a verdict's key.
-var volatileMetadata = map[string]bool{
-	"resourceVersion": true, "generation": true, "uid": true, "creationTimestamp": true,
-}
-
 // removalKey is the key of a removal's verdict: the resource, the object
-// (namespace, name, labels and annotations but last-applied, which
-// mutating policies select on), the pointer, the value, and the scalars
-// and lists of scalars of every map on the way to the field (its
-// discriminators), hashed. A verdict is kept per object and shape, never
-// shared between objects.
-func removalKey(gvr schema.GroupVersionResource, obj *unstructured.Unstructured, tokens []string, value any) (string, error) {
-	var levels []map[string]any
-	var v any = obj.Object
-	for i, t := range tokens {
-		if m, ok := v.(map[string]any); ok {
-			levels = append(levels, scalarsOf(m, i == 1 && tokens[0] == "metadata"))
-		}
-		v, _ = step(v, t)
+// as stored (live, its status included: a transition rule may read
+// oldSelf.status) and as the write would store it (target, without
+// last-applied, which the dry run replaces by the stored one), the field's
+// pointer and the pointers removed with it (also), hashed; without what
+// changes on every write and decides nothing (managedFields,
+// resourceVersion, generation). The server's answer is a function of the
+// stored object, the patch those two make and the cluster's admission, so
+// a verdict answers only the same write again (kubectl diff, then the
+// apply; the mutating pass, then the validating one): a volume that a
+// container mounts since, a field a transition rule froze since, a list
+// that has another element since are asked again.
+func removalKey(gvr schema.GroupVersionResource, live, target *unstructured.Unstructured, tokens []string, also [][]string) (string, error) {
+	alsoPointers := make([]string, 0, len(also))
+	for _, t := range also {
+		alsoPointers = append(alsoPointers, pointerOf(t))
 	}
-	annotations := obj.GetAnnotations()
+	written := keyed(target)
+	annotations := written.GetAnnotations()
 	delete(annotations, lastAppliedAnnotation)
+	written.SetAnnotations(annotations)
 	raw, err := json.Marshal(struct {
-		Resource    string            `json:"r"`
-		Namespace   string            `json:"n"`
-		Name        string            `json:"o"`
-		Labels      map[string]string `json:"lb"`
-		Annotations map[string]string `json:"a"`
-		Pointer     string            `json:"p"`
-		Value       any               `json:"v"`
-		Levels      []map[string]any  `json:"l"`
-	}{gvr.String(), obj.GetNamespace(), obj.GetName(), obj.GetLabels(), annotations, pointerOf(tokens), value, levels})
+		Resource string         `json:"r"`
+		Live     map[string]any `json:"l"`
+		Target   map[string]any `json:"t"`
+		Pointer  string         `json:"p"`
+		Also     []string       `json:"a"`
+	}{gvr.String(), keyed(live).Object, written.Object, pointerOf(tokens), alsoPointers})
 	if err != nil {
 		return "", fmt.Errorf("%w: encoding the key of %s: %w", ErrNoRemovalProof, pointerOf(tokens), err)
 	}
@@ -139,38 +134,11 @@ func removalKey(gvr schema.GroupVersionResource, obj *unstructured.Unstructured,
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// scalarsOf is the entries of m that are scalars or lists of scalars;
-// without the volatile ones when m is metadata.
-func scalarsOf(m map[string]any, metadata bool) map[string]any {
-	out := map[string]any{}
-	for k, v := range m {
-		if metadata && volatileMetadata[k] {
-			continue
-		}
-		if isScalar(v) || isScalarList(v) {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-func isScalar(v any) bool {
-	switch v.(type) {
-	case map[string]any, []any:
-		return false
-	}
-	return true
-}
-
-func isScalarList(v any) bool {
-	list, ok := v.([]any)
-	if !ok {
-		return false
-	}
-	for _, e := range list {
-		if !isScalar(e) {
-			return false
-		}
-	}
-	return true
+// keyed is a copy of obj without the metadata that changes on every write.
+func keyed(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	c := obj.DeepCopy()
+	c.SetManagedFields(nil)
+	c.SetResourceVersion("")
+	c.SetGeneration(0)
+	return c
 }

@@ -235,7 +235,7 @@ func TestRemovalKeyHoldsTheDiscriminators(t *testing.T) {
 	c.SetResourceVersion("8")
 	tokens := []string{"spec", "externalTrafficPolicy"}
 	key := func(obj *unstructured.Unstructured) string {
-		k, err := removalKey(servicesGVR, obj, tokens, "Cluster")
+		k, err := removalKey(servicesGVR, nodePortService(), obj, tokens, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,7 +257,7 @@ func TestRemovalKeyHoldsTheDiscriminators(t *testing.T) {
 func TestRemovalKeyHoldsTheObject(t *testing.T) {
 	tokens := []string{"spec", "externalTrafficPolicy"}
 	key := func(obj *unstructured.Unstructured) string {
-		k, err := removalKey(servicesGVR, obj, tokens, "Cluster")
+		k, err := removalKey(servicesGVR, nodePortService(), obj, tokens, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

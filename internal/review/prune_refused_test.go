@@ -25,6 +25,8 @@ func TestPruneLeavesAFieldTheServerWillNotLetGo(t *testing.T) {
 			why: "immutable: Forbidden: field is immutable when `immutable` is set (ValidateSecretUpdate)"},
 		"a template label the Deployment's selector matches": {fixture: "prune-selected-label",
 			why: "spec.template.metadata.labels: Invalid value: `selector` does not match template `labels` (ValidateDeploymentSpec)"},
+		"the private key of a TLS Secret": {fixture: "prune-secret-tls",
+			why: "data[tls.key]: Required value (ValidateSecret: a kubernetes.io/tls Secret holds tls.crt and tls.key)"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			old, new := fixture(t, tc.fixture, "live"), fixture(t, tc.fixture, "applied")
