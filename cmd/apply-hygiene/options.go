@@ -126,7 +126,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.ShadowVerify, "shadow-verify", false, "for test runs: analyze every review twice, pruned and whole, and fail it on a difference (metric reason shadow_mismatch); doubles the cost of an analysis")
 	fs.BoolVar(&o.AdmissionEvents, "admission-events", true, "record a Warning event on the object for each rule that denies or warns about a write (reason: the rule in CamelCase), at most one per object and rule a minute, never for a dry run")
 	fs.BoolVar(&o.RemovalProofs, "removal-proofs", true, "before an orphaned-field finding is reported or pruned, prove with a server-side dry run (field manager "+
-		kube.DryRunFieldManager+", cached per object and shape) that the API server would not put the value straight back; needs patch on the reviewed kinds. "+
+		kube.DryRunFieldManager+", its answer kept for the same write) that the API server would not put the value straight back; needs patch on the reviewed kinds. "+
 		"false, or a proof that cannot be made, leaves the orphan to ownership and the table of defaults (apply_hygiene_removal_proofs_total{outcome=\"error\"})")
 	fs.DurationVar(&o.NamespaceCacheTTL, "namespace-cache-ttl", 10*time.Second, "how long namespace labels (enforcement overrides) are cached")
 	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", 5*time.Second, "on SIGTERM, how long the server keeps serving while /readyz fails, "+

@@ -16,7 +16,7 @@ import (
 
 // Prover asks the API server whether removing a field sticks
 // (kube.Cluster.RemovalSticks: a server-side dry run of the removal,
-// cached per object and shape).
+// its verdict kept for the same write).
 type Prover interface {
 	RemovalSticks(ctx context.Context, gvr schema.GroupVersionResource, live, target *unstructured.Unstructured, pointer string, with ...string) (kube.RemovalVerdict, error)
 }
@@ -90,4 +90,44 @@ func Keep(ctx context.Context, prover Prover, gvr schema.GroupVersionResource, l
 		}
 	}
 	an.Orphans = kept
+	proveTogether(ctx, prover, gvr, live, target, an.Orphans)
+}
+
+// proveTogether asks the prover once about the removal of every orphan
+// that a remedy can remove (those with a Pointer) in one write, as a
+// prune removes them: two fields can each go alone and not together (the
+// only two ports of a Service, added by hand). When the API server
+// refuses them together, none keeps its Pointer, RemovedWith or
+// RemovePatch: each is still reported, with kubectl edit as its remedy,
+// and nothing prunes them. An orphan alone, or a proof that cannot be
+// made, keeps what it has, as in Keep.
+func proveTogether(ctx context.Context, prover Prover, gvr schema.GroupVersionResource, live, target *unstructured.Unstructured, orphans []merge.FieldFact) {
+	var removable []int
+	var with []string
+	for i, o := range orphans {
+		if o.Pointer == "" {
+			continue
+		}
+		if len(removable) > 0 {
+			with = append(with, o.Pointer)
+		}
+		with = append(with, o.RemovedWith...)
+		removable = append(removable, i)
+	}
+	if len(removable) < 2 {
+		return
+	}
+	first := orphans[removable[0]]
+	v, err := prover.RemovalSticks(ctx, gvr, live, target, first.Pointer, with...)
+	if err != nil {
+		logr.FromContextOrDiscard(ctx).Info("removal of the orphans together not proved, each keeps its remedy",
+			"object", merge.RefOf(target), "orphans", len(removable), "error", err.Error())
+		return
+	}
+	if v != kube.RemovalRejected {
+		return
+	}
+	for _, i := range removable {
+		orphans[i].Pointer, orphans[i].RemovedWith, orphans[i].RemovePatch = "", nil, ""
+	}
 }

@@ -165,3 +165,94 @@ func TestKeep(t *testing.T) {
 		})
 	}
 }
+
+// together answers a removal alone with RemovalSticks and one together
+// with others (with not empty) with its verdict, and records the last
+// call's pointers.
+type together struct {
+	verdict kube.RemovalVerdict
+	err     error
+	asked   [][]string
+}
+
+func (p *together) RemovalSticks(_ context.Context, _ schema.GroupVersionResource, _, _ *unstructured.Unstructured, pointer string, with ...string) (kube.RemovalVerdict, error) {
+	p.asked = append(p.asked, append([]string{pointer}, with...))
+	if len(with) == 0 {
+		return kube.RemovalSticks, nil
+	}
+	return p.verdict, p.err
+}
+
+// A prune removes every orphan with a pointer in one write: two that each
+// stick alone can be refused together (the only two ports of a Service).
+func TestKeepProvesRemovalsTogether(t *testing.T) {
+	gvr := schema.GroupVersionResource{Version: "v1", Resource: "services"}
+	for _, tc := range []struct {
+		name       string
+		pointers   []string
+		verdict    kube.RemovalVerdict
+		err        error
+		wantJoint  []string
+		wantRemedy []string
+	}{{
+		name:       "refused together: no orphan keeps a remedy that writes",
+		pointers:   []string{"/metadata/labels/l0", "/metadata/labels/l1", ""},
+		verdict:    kube.RemovalRejected,
+		wantJoint:  []string{"/metadata/labels/l0", "/metadata/labels/l1", "/spec/serviceAccount"},
+		wantRemedy: []string{"", "", ""},
+	}, {
+		name:       "kept together: each keeps its remedy",
+		pointers:   []string{"/metadata/labels/l0", "/metadata/labels/l1"},
+		verdict:    kube.RemovalSticks,
+		wantJoint:  []string{"/metadata/labels/l0", "/metadata/labels/l1", "/spec/serviceAccount"},
+		wantRemedy: []string{"/metadata/labels/l0", "/metadata/labels/l1"},
+	}, {
+		name:       "not proved together: each keeps its remedy",
+		pointers:   []string{"/metadata/labels/l0", "/metadata/labels/l1"},
+		err:        errors.New("forbidden"),
+		wantJoint:  []string{"/metadata/labels/l0", "/metadata/labels/l1", "/spec/serviceAccount"},
+		wantRemedy: []string{"/metadata/labels/l0", "/metadata/labels/l1"},
+	}, {
+		name:       "one removable orphan: no second proof",
+		pointers:   []string{"/metadata/labels/l0", ""},
+		verdict:    kube.RemovalRejected,
+		wantRemedy: []string{"/metadata/labels/l0", ""},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			target, an := labelled(t, len(tc.pointers))
+			for i, ptr := range tc.pointers {
+				if ptr == "" {
+					continue
+				}
+				an.Orphans[i].Pointer, an.Orphans[i].RemovePatch = ptr, `[{"op":"remove","path":"`+ptr+`"}]`
+			}
+			if len(tc.wantJoint) > 0 {
+				an.Orphans[1].RemovedWith = []string{"/spec/serviceAccount"}
+			}
+			p := &together{verdict: tc.verdict, err: tc.err}
+			Keep(context.Background(), p, gvr, target.DeepCopy(), target, an, 1)
+			var joint []string
+			for _, a := range p.asked {
+				if len(a) > 1 {
+					joint = a
+				}
+			}
+			if diff := gocmp.Diff(tc.wantJoint, joint); diff != "" {
+				t.Errorf("removals proved together (-want +got):\n%s", diff)
+			}
+			var remedy []string
+			for _, o := range an.Orphans {
+				if o.Pointer == "" && (o.RemovePatch != "" || len(o.RemovedWith) > 0) || o.Pointer != "" && o.RemovePatch == "" {
+					t.Errorf("orphan %s: pointer %q, remove patch %q, removed with %v: all or none", o.Path, o.Pointer, o.RemovePatch, o.RemovedWith)
+				}
+				remedy = append(remedy, o.Pointer)
+			}
+			if diff := gocmp.Diff(tc.wantRemedy, remedy); diff != "" {
+				t.Errorf("orphans' pointers (-want +got):\n%s", diff)
+			}
+			if len(an.Orphans) != len(tc.pointers) {
+				t.Errorf("%d orphans reported, want %d: a removal refused together is still an orphan", len(an.Orphans), len(tc.pointers))
+			}
+		})
+	}
+}
