@@ -144,7 +144,24 @@ func (a *Analyzer) reverts(in applyInput, changed *fieldpath.Set, granular func(
 		out = append(out, a.fact(in.kind, p, factValues{live: cur, result: res,
 			lastApplied: orig, manifest: f.at(in.manifest.Object, p)}, ows))
 	}
-	return out, nil
+	return withoutMirrors(in.live.Object, out), nil
+}
+
+// withoutMirrors drops the facts of fields that the API server copies
+// from another on every write (mirroredFrom: the pod spec's deprecated
+// serviceAccount, from serviceAccountName) when facts has one of their
+// source: the mirror's change is the source's, reported there, and a
+// second fact would say the write "removes" a field it set to the source's
+// value.
+func withoutMirrors(obj map[string]any, facts []FieldFact) []FieldFact {
+	reported := make(map[string]bool, len(facts))
+	for _, ff := range facts {
+		reported[ff.Path.String()] = true
+	}
+	return slices.DeleteFunc(facts, func(ff FieldFact) bool {
+		src, ok := mirroredFrom(obj, ff.Path)
+		return ok && reported[src.String()]
+	})
 }
 
 // changedSinceApply reports whether a field whose live value cur differs

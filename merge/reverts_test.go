@@ -185,3 +185,21 @@ func readStoredJSON(t *testing.T, dir, name string) *unstructured.Unstructured {
 	}
 	return u
 }
+
+// An apply that sets serviceAccountName back reverts the name, not also
+// its deprecated alias serviceAccount: the API server copies the name into
+// the alias on every write, so the alias's change is the name's, reported
+// there (a second warning said the apply "removes" the alias, which it set
+// to the name; generative seed 281126, sequence 025).
+func TestApplyRevertsAServiceAccountAtItsName(t *testing.T) {
+	read := func(name string) *unstructured.Unstructured {
+		return readStoredJSON(t, "revert-serviceaccount-mirror", name)
+	}
+	an, err := NewAnalyzer().AnalyzeClientSideApply(read("old.json"), read("new.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"spec.template.spec.serviceAccountName"}, paths(an.Reverts)); diff != "" {
+		t.Errorf("reverts (-want +got):\n%s", diff)
+	}
+}
