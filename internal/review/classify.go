@@ -299,11 +299,7 @@ func stampedAnnotations(old, obj *unstructured.Unstructured, saved, objAnnotatio
 			out = append(out, k)
 			continue
 		}
-		p, err := merge.ParsePath("metadata.annotations[" + k + "]")
-		if err != nil {
-			continue
-		}
-		if stamped, err := merge.ChangedByAdmission(old, obj, p); err == nil && stamped {
+		if annotationStamped(old, obj, k) {
 			out = append(out, k)
 		}
 	}
@@ -510,15 +506,22 @@ func restamped(old, new *unstructured.Unstructured, oldAnn, newAnn map[string]an
 		if ov, ok := oldAnn[k]; !ok || k == lastAppliedAnnotation || equality.Semantic.DeepEqual(ov, v) {
 			continue
 		}
-		p, err := merge.ParsePath("metadata.annotations[" + k + "]")
-		if err != nil {
-			continue
-		}
-		if stamped, err := merge.ChangedByAdmission(old, new, p); err == nil && stamped {
+		if annotationStamped(old, new, k) {
 			out = append(out, k)
 		}
 	}
 	return out
+}
+
+// annotationStamped reports whether a mutating webhook, not the writer,
+// changed annotation k from old to new (merge.ChangedByAdmission).
+func annotationStamped(old, new *unstructured.Unstructured, k string) bool {
+	p, err := merge.ParsePath("metadata.annotations[" + k + "]")
+	if err != nil {
+		return false
+	}
+	stamped, err := merge.ChangedByAdmission(old, new, p)
+	return err == nil && stamped
 }
 
 // equalExcept reports whether a and b are equal but for the keys skip. A
