@@ -203,7 +203,7 @@ func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, ap
 			return
 		}
 		ows, held := owners(mfs, p), contentOwners(mfs, p, objs.granular)
-		if objs.migratedAway(held) || builtIn && isServerDefault(kind, objs.result, p, v.v) {
+		if holdsScaledCount(ows) || objs.migratedAway(held) || builtIn && isServerDefault(kind, objs.result, p, v.v) {
 			// Removed, a server default comes back: no orphan, as in
 			// a client-side apply's (orphans).
 			return

@@ -186,7 +186,8 @@ func appliedByAnotherTool(ows []Owner) bool {
 // the previous last-applied) that a person set outside apply (see
 // ownership.setByPerson), except server-managed ones, empty values and
 // the workload's state (workloadState: spec.replicas, spec.paused, a
-// StatefulSet's partition, spec.suspend), alone or inside a struct. A
+// StatefulSet's partition, spec.suspend; holdsScaledCount: the count a
+// /scale write set, wherever the kind keeps it), alone or inside a struct. A
 // field that an applier owns (server defaults included) or that nobody
 // owns is never an orphan, nor is a field of a built-in kind whose value is the one the
 // server defaults it to (isServerDefault). A struct that is wholly outside
@@ -263,7 +264,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 			return
 		}
 		ows := contentOwners(mfs, p, granular)
-		if !ow.setByPerson(ows) || builtIn && isServerDefault(kind, result, p, v.v) {
+		if holdsScaledCount(ows) || !ow.setByPerson(ows) || builtIn && isServerDefault(kind, result, p, v.v) {
 			return
 		}
 		out = append(out, a.fact(kind, p, factValues{live: before, result: v}, ows))
