@@ -342,3 +342,24 @@ func FuzzSchemaPrunedEqualsOracle(f *testing.F) {
 		oracle: NewAnalyzer(WithSchemas(src), withoutPruning(), WithLastAppliedCacheSize(0))},
 		"schemas/route-orphan", "schemas/route-revert")
 }
+
+// TestSchemaOfTheObjectsVersion: the field sets of an apply follow the
+// schema of the version the object is in, which kubectl's patch and the
+// manifest share. A previous manifest of another version (here
+// example.com/v1beta1, which the manifest moved from and the API server no
+// longer publishes) is read in the object's version too, as kubectl reads
+// it: the facts are those of route-orphan, not the deduced ones (none).
+func TestSchemaOfTheObjectsVersion(t *testing.T) {
+	f := loadFixture(t, "schemas/route-orphan")
+	live := f.live.DeepCopy()
+	original := f.original.DeepCopy()
+	original.SetAPIVersion("example.com/v1beta1")
+	setLastApplied(t, live, original)
+	_, an, err := NewAnalyzer(WithSchemas(routeSchemas(t))).predictApply(live, f.modified)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"spec.routes[name=canary]"}, schemaFactPaths(an.Orphans)); diff != "" {
+		t.Errorf("orphans (-want +got):\n%s", diff)
+	}
+}
