@@ -135,7 +135,7 @@ func declared(sc *smdschema.Schema, tr smdschema.TypeRef, p Path) bool {
 		case !ok:
 			return false
 		case pe.FieldName != nil && atom.Map != nil:
-			if sf, found := atom.Map.FindField(*pe.FieldName); found {
+			if sf, found := atom.FindField(*pe.FieldName); found {
 				tr = sf.Type
 			} else {
 				tr = atom.Map.ElementType
