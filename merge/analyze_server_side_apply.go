@@ -188,6 +188,9 @@ func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, ap
 	f := newFinder()
 	ow := a.ownershipOf(mfs)
 	out := []FieldFact{}
+	if unplacedOwner(mfs, ow, objs.result) {
+		return out
+	}
 	inExtra := func(fp fieldpath.Path) bool { return !applied.Has(fp) && resultSet.Has(fp) }
 	seen := map[string]bool{}
 	builtIn := a.scheme.Recognizes((&unstructured.Unstructured{Object: objs.result}).GroupVersionKind())

@@ -190,7 +190,8 @@ func appliedByAnotherTool(ows []Owner) bool {
 // /scale write set, wherever the kind keeps it), alone or inside a struct. A
 // field that an applier owns (server defaults included) or that nobody
 // owns is never an orphan, nor is a field of a built-in kind whose value is the one the
-// server defaults it to (isServerDefault). A struct that is wholly outside
+// server defaults it to (isServerDefault). No field is one when an entry
+// of another version owns fields live does not place (unplacedOwner). A struct that is wholly outside
 // known is one orphan (see wholeStruct); resultTV is result's typed value, for its schema.
 //
 // Live's managedFields (liveManaged) are decoded for the first candidate
@@ -209,6 +210,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 		ow        ownership
 		decoded   bool
 		decodeErr error
+		unplaced  bool
 	)
 	// decode reads live's managedFields and their ownership on its first
 	// call; it reports whether they decoded.
@@ -221,6 +223,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 			return false
 		}
 		ow = a.ownershipOf(mfs)
+		unplaced = unplacedOwner(mfs, ow, live)
 		if !savedRecord || !builtIn {
 			return true
 		}
@@ -260,7 +263,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 		if !v.ok || isEmpty(v.v) || changedByAdmission(p, before, v) {
 			return
 		}
-		if !decode() {
+		if !decode() || unplaced {
 			return
 		}
 		ows := contentOwners(mfs, p, granular)

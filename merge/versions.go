@@ -2,6 +2,7 @@ package merge
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 // An object reaches apply-hygiene in one version of its kind: the one the
@@ -30,4 +31,30 @@ func sameVersion(manifest, obj *unstructured.Unstructured) bool {
 	}
 	kind := obj.GetKind()
 	return kind != "Ingress" && manifest.GetAPIVersion() == "extensions/v1beta1" && movedKinds[kind] == obj.GroupVersionKind().Group
+}
+
+// unplacedOwner reports whether an entry of mfs that is not a person's (an
+// applier's or a controller's, on the main resource) is of another version
+// than obj and owns a field that obj does not have: a field in that
+// version's terms (autoscaling/v1's targetCPUUtilizationPercentage) that
+// obj holds under another name (autoscaling/v2's spec.metrics). Which of
+// obj's fields the entry owns is then unknown, so none is proved to be
+// people's alone (an orphan). An entry whose every field obj has names
+// them as obj does, and one without an apiVersion (which the API server
+// never writes) counts as obj's version.
+func unplacedOwner(mfs []ManagedFields, ow ownership, obj map[string]any) bool {
+	apiVersion, _ := obj["apiVersion"].(string)
+	for _, mf := range mfs {
+		if mf.APIVersion == "" || mf.APIVersion == apiVersion || mf.Subresource != "" || mf.Fields == nil || ow.isPerson(mf.Owner) {
+			continue
+		}
+		placed := true
+		mf.Fields.Leaves().Iterate(func(fp fieldpath.Path) {
+			placed = placed && at(obj, Path(fp)).ok
+		})
+		if !placed {
+			return true
+		}
+	}
+	return false
 }

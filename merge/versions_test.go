@@ -1,9 +1,12 @@
 package merge
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // TestApplyInAnotherVersion: kubectl computes its three-way patch in the
@@ -114,5 +117,72 @@ func TestServerSideApplyInAnotherVersion(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string(nil), paths(an.Orphans)); diff != "" {
 		t.Errorf("orphans (-want +got):\n%s", diff)
+	}
+}
+
+// TestOwnerInAnotherVersion: an orphan is a field that people alone own,
+// and a managedFields entry of another version names its fields in that
+// version's terms. hpa-tuner owns autoscaling/v1's
+// targetCPUUtilizationPercentage, which no autoscaling/v2 path of the
+// object is: part of spec.metrics, which it manages with kubectl edit, and
+// which is then no orphan of the apply nor of the audit (pruned, the
+// controller's CPU target would go). Without that entry spec.metrics is
+// an orphan (hpa-applied-as-v2).
+func TestOwnerInAnotherVersion(t *testing.T) {
+	tests := map[string]struct {
+		dir         string
+		wantOrphans []string
+	}{
+		"a controller's entry of autoscaling/v1 that no path of the object places": {dir: "versions/hpa-tuned-as-v1"},
+		"people alone own the metrics": {dir: "versions/hpa-applied-as-v2", wantOrphans: []string{"spec.metrics"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			live := readObject(t, tc.dir, "live.yaml")
+			an, err := NewAnalyzer().AnalyzeClientSideApply(live, readObject(t, tc.dir, "result.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ex, err := NewAnalyzer().Explain(live)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string][]string{"apply": tc.wantOrphans, "explain": tc.wantOrphans}
+			got := map[string][]string{"apply": paths(an.Orphans), "explain": paths(ex.Analysis.Orphans)}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("orphans (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestServerSideOwnerInAnotherVersion is TestOwnerInAnotherVersion for a
+// server-side apply (gitops, autoscaling/v2, without the metrics): with
+// hpa-tuner's autoscaling/v1 entry spec.metrics is no orphan; without it,
+// people alone own it.
+func TestServerSideOwnerInAnotherVersion(t *testing.T) {
+	const dir = "versions/hpa-tuned-server-side"
+	withoutTuner := func(obj *unstructured.Unstructured) *unstructured.Unstructured {
+		obj.SetManagedFields(slices.DeleteFunc(obj.GetManagedFields(), func(e metav1.ManagedFieldsEntry) bool { return e.Manager == "hpa-tuner" }))
+		return obj
+	}
+	tests := map[string]struct {
+		edit        func(*unstructured.Unstructured) *unstructured.Unstructured
+		wantOrphans []string
+	}{
+		"a controller's entry of autoscaling/v1 that no path of the object places": {edit: func(o *unstructured.Unstructured) *unstructured.Unstructured { return o }},
+		"people alone own the metrics": {edit: withoutTuner, wantOrphans: []string{"spec.metrics"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			old, new := tc.edit(readObject(t, dir, "old.yaml")), tc.edit(readObject(t, dir, "new.yaml"))
+			an, err := NewAnalyzer().AnalyzeServerSideApply(old, new, "gitops")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.wantOrphans, paths(an.Orphans)); diff != "" {
+				t.Errorf("orphans (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
