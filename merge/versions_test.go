@@ -134,7 +134,7 @@ func TestOwnerInAnotherVersion(t *testing.T) {
 		wantOrphans []string
 	}{
 		"a controller's entry of autoscaling/v1 that no path of the object places": {dir: "versions/hpa-tuned-as-v1"},
-		"people alone own the metrics": {dir: "versions/hpa-applied-as-v2", wantOrphans: []string{"spec.metrics"}},
+		"people alone own the metrics":                                             {dir: "versions/hpa-applied-as-v2", wantOrphans: []string{"spec.metrics"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -171,7 +171,7 @@ func TestServerSideOwnerInAnotherVersion(t *testing.T) {
 		wantOrphans []string
 	}{
 		"a controller's entry of autoscaling/v1 that no path of the object places": {edit: func(o *unstructured.Unstructured) *unstructured.Unstructured { return o }},
-		"people alone own the metrics": {edit: withoutTuner, wantOrphans: []string{"spec.metrics"}},
+		"people alone own the metrics":                                             {edit: withoutTuner, wantOrphans: []string{"spec.metrics"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
