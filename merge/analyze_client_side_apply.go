@@ -73,6 +73,13 @@ func (a *Analyzer) analyzeAppliedUpdate(old, new, original *unstructured.Unstruc
 	if err != nil {
 		return an, nil //nolint:nilerr // an unusable new annotation is reported by the next write
 	}
+	if manifest.GetAPIVersion() != new.GetAPIVersion() {
+		// kubectl computed its patch in the manifest's version, and the
+		// API server converted the object to another: not judged (see
+		// sameVersion). The previous manifest's version does not matter:
+		// kubectl uses it as it is, as the analysis does.
+		return an, nil
+	}
 	in := applyInput{kind: new.GetKind(), live: old, manifest: manifest, result: new,
 		originalParsed: parsed, manifestParsed: manifestParsed, liveManaged: lazyManagedFields(old)}
 	if original != nil {

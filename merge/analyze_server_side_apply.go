@@ -43,7 +43,7 @@ func (a *Analyzer) AnalyzeServerSideApply(old, new *unstructured.Unstructured, m
 		return nil, err
 	}
 	applied := appliedFields(mfs, manager)
-	if applied == nil || manager == LastAppliedManager {
+	if applied == nil || manager == LastAppliedManager || appliedInAnotherVersion(mfs, manager, new.GetAPIVersion()) {
 		return an, nil
 	}
 	tvs, err := a.fieldSets(written(old.Object), written(new.Object))
@@ -92,6 +92,21 @@ func appliedFields(mfs []ManagedFields, manager string) *fieldpath.Set {
 		out = out.Union(mf.Fields)
 	}
 	return out
+}
+
+// appliedInAnotherVersion reports whether one of manager's Apply entries
+// on the main resource names its fields in another version than
+// apiVersion, the object's: the configuration it applied cannot be read
+// from the object path by path (see sameVersion). An entry without an
+// apiVersion, which the API server never writes, counts as the object's.
+func appliedInAnotherVersion(mfs []ManagedFields, manager, apiVersion string) bool {
+	for _, mf := range mfs {
+		if mf.Manager == manager && mf.Operation == string(metav1.ManagedFieldsOperationApply) && mf.Subresource == "" &&
+			mf.APIVersion != "" && mf.APIVersion != apiVersion {
+			return true
+		}
+	}
+	return false
 }
 
 // ssaObjects are the objects of a server-side apply: the object before
@@ -173,6 +188,9 @@ func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, ap
 	f := newFinder()
 	ow := a.ownershipOf(mfs)
 	out := []FieldFact{}
+	if unplacedOwner(mfs, ow, objs.result) {
+		return out
+	}
 	inExtra := func(fp fieldpath.Path) bool { return !applied.Has(fp) && resultSet.Has(fp) }
 	seen := map[string]bool{}
 	builtIn := a.scheme.Recognizes((&unstructured.Unstructured{Object: objs.result}).GroupVersionKind())
@@ -188,7 +206,7 @@ func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, ap
 			return
 		}
 		ows, held := owners(mfs, p), contentOwners(mfs, p, objs.granular)
-		if objs.migratedAway(held) || builtIn && isServerDefault(kind, objs.result, p, v.v) {
+		if holdsScaledCount(ows) || objs.migratedAway(held) || builtIn && isServerDefault(kind, objs.result, p, v.v) {
 			// Removed, a server default comes back: no orphan, as in
 			// a client-side apply's (orphans).
 			return

@@ -64,6 +64,11 @@ func (a *Analyzer) analyzeUpdate(old, new *unstructured.Unstructured) (*Analysis
 }
 
 func (a *Analyzer) imperativeChanges(lastApplied *unstructured.Unstructured, parsed *parsedLastApplied, old, new *unstructured.Unstructured) ([]FieldFact, error) {
+	if !sameVersion(lastApplied, new) {
+		// The next apply of last-applied is computed in its version, not
+		// in the one the write is seen in (see sameVersion).
+		return []FieldFact{}, nil
+	}
 	kind := new.GetKind()
 	original := secretData(kind, lastApplied.Object)
 	if !a.withoutPruning && ownedUnchanged(original, old.Object, new.Object) {

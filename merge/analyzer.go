@@ -190,11 +190,15 @@ func convertAll(tc managedfields.TypeConverter, srcs []source) ([]*typed.TypedVa
 	return out, nil
 }
 
-// kindOf is the kind of the first non-nil source.
+// kindOf is the kind of the last non-nil source. Every caller lists the
+// object as the API server holds it last (after last-applied and the
+// manifest), so its version's schema reads them all: the version kubectl
+// computes its patch in, which a previous manifest of another version
+// (example.com/v1beta1 before the manifest moved to v1) does not name.
 func kindOf(srcs []source) schema.GroupVersionKind {
-	for _, src := range srcs {
-		if src.obj != nil {
-			return (&unstructured.Unstructured{Object: src.obj}).GroupVersionKind()
+	for i := len(srcs) - 1; i >= 0; i-- {
+		if srcs[i].obj != nil {
+			return (&unstructured.Unstructured{Object: srcs[i].obj}).GroupVersionKind()
 		}
 	}
 	return schema.GroupVersionKind{}

@@ -203,10 +203,12 @@ func appliedByAnotherTool(ows []Owner) bool {
 // the previous last-applied) that a person set outside apply (see
 // ownership.setByPerson), except server-managed ones, empty values and
 // the workload's state (workloadState: spec.replicas, spec.paused, a
-// StatefulSet's partition, spec.suspend), alone or inside a struct. A
+// StatefulSet's partition, spec.suspend; holdsScaledCount: the count a
+// /scale write set, wherever the kind keeps it), alone or inside a struct. A
 // field that an applier owns (server defaults included) or that nobody
 // owns is never an orphan, nor is a field of a built-in kind whose value is the one the
-// server defaults it to (isServerDefault). A struct that is wholly outside
+// server defaults it to (isServerDefault). No field is one when an entry
+// of another version owns fields live does not place (unplacedOwner). A struct that is wholly outside
 // known is one orphan (see wholeStruct); resultTV is result's typed value, for its schema.
 //
 // Live's managedFields (liveManaged) are decoded for the first candidate
@@ -225,6 +227,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 		ow        ownership
 		decoded   bool
 		decodeErr error
+		unplaced  bool
 	)
 	// decode reads live's managedFields and their ownership on its first
 	// call; it reports whether they decoded.
@@ -237,6 +240,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 			return false
 		}
 		ow = a.ownershipOf(mfs)
+		unplaced = unplacedOwner(mfs, ow, live)
 		if !savedRecord || !builtIn {
 			return true
 		}
@@ -276,11 +280,11 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 		if !v.ok || isEmpty(v.v) || changedByAdmission(p, before, v) {
 			return
 		}
-		if !decode() {
+		if !decode() || unplaced {
 			return
 		}
 		ows := contentOwners(mfs, p, granular)
-		if !ow.setByPerson(ows) || builtIn && isServerDefault(kind, result, p, v.v) {
+		if holdsScaledCount(ows) || !ow.setByPerson(ows) || builtIn && isServerDefault(kind, result, p, v.v) {
 			return
 		}
 		out = append(out, a.fact(kind, p, factValues{live: before, result: v}, ows))

@@ -52,7 +52,10 @@ func (a *Analyzer) explain(live *unstructured.Unstructured) (*Explanation, error
 	an.AnnotationsBytes = AnnotationsSize(live)
 	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold
 	ex := &Explanation{Analysis: an, Fields: []FieldInfo{}}
-	if info.Status == LastAppliedInvalid {
+	if info.Status == LastAppliedInvalid || original != nil && !sameVersion(original, live) {
+		// A last-applied of another version is compared with nothing (see
+		// sameVersion): its fields are neither drift nor what makes the
+		// others orphans.
 		return ex, nil
 	}
 	var orig map[string]any
@@ -112,7 +115,7 @@ func (a *Analyzer) drift(lastApplied, live *unstructured.Unstructured, laTV, liv
 		}
 		an.Drift = append(an.Drift, a.fact(kind, p, factValues{live: at(live.Object, p), lastApplied: la}, owners(mfs, p)))
 	}
-	an.Drift = a.putBack(lastApplied, live, an.Drift)
+	an.Drift = a.putBack(lastApplied, live, a.declaredOnly(live, an.Drift))
 	return nil
 }
 

@@ -121,6 +121,18 @@ func workloadState(key string) bool {
 
 var workloadStateKeys = []string{"spec.replicas", "spec.paused", "spec.updateStrategy.rollingUpdate.partition", "spec.suspend"}
 
+// holdsScaledCount reports whether one of ows, the owners of a field (or
+// of a field inside it), wrote through the /scale subresource: the field
+// is the count that /scale sets, the workload's state as spec.replicas is
+// (workloadState), wherever the kind keeps it. A custom resource's CRD
+// names the field (specReplicasPath: .spec.size), which merge does not
+// read; the API server records a /scale write at that field of the parent,
+// with subresource scale (kubectl scale under the user agent's manager
+// kubectl, an autoscaler under its own).
+func holdsScaledCount(ows []Owner) bool {
+	return slices.ContainsFunc(ows, func(o Owner) bool { return o.Subresource == "scale" })
+}
+
 // holdsWorkloadState reports whether obj has, strictly below p, a field
 // that is the workload's state (workloadState).
 func holdsWorkloadState(p Path, obj map[string]any) bool {

@@ -35,7 +35,7 @@ const (
 // apply's. An object made that way has no last-applied, which the
 // missing-last-applied rule reports.
 var creatorManagers = map[string]bool{
-	"kubectl-create": true, "kubectl-run": true, "kubectl-expose": true,
+	"kubectl-create": true, "kubectl-run": true, "kubectl-expose": true, "kubectl-autoscale": true,
 }
 
 // recreatorManager is the field manager of `kubectl replace`, which

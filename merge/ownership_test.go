@@ -42,3 +42,19 @@ func TestPersonFieldManagers(t *testing.T) {
 		})
 	}
 }
+
+// kubectl autoscale only creates an HPA, as kubectl create does: its
+// entry owns the server's defaults too (metrics, a CPU utilization of 80,
+// when --cpu-percent is not given), which the first apply of a manifest
+// that leaves them to the server keeps. They are no orphan, and pruning
+// them would only bring the default back.
+func TestAutoscaleCreatesAsKubectlCreate(t *testing.T) {
+	f := loadFixture(t, "autoscaled-first-apply")
+	_, an, err := NewAnalyzer().predictApply(f.live, f.modified)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string(nil), paths(an.Orphans)); diff != "" {
+		t.Errorf("orphans (-want +got):\n%s", diff)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
+	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 )
 
 // SchemaSource gives the structural schema of kinds that have no Go type,
@@ -94,4 +95,57 @@ func outsideLists(lastApplied map[string]any, facts []FieldFact) []FieldFact {
 		}
 	}
 	return out
+}
+
+// declaredOnly drops the facts at a path that the schema of obj's kind
+// from the SchemaSource (a CRD's, as the API server publishes it) does not
+// declare: the API server prunes such a field from every write of a custom
+// resource, so a last-applied that has it (applied with --validate=false,
+// or before the CRD dropped the field) differs from live there although
+// nobody changed it, and the next apply does not set it back. A kind
+// without such a schema keeps every fact: the scheme's Go types may lag
+// the server's, and a deduced schema declares everything.
+func (a *Analyzer) declaredOnly(obj *unstructured.Unstructured, facts []FieldFact) []FieldFact {
+	gvk := obj.GroupVersionKind()
+	tc, fromSource := a.converterFor(gvk)
+	if !fromSource || len(facts) == 0 {
+		return facts
+	}
+	t, err := tc.ObjectToTyped(withKind(nil, gvk))
+	if err != nil {
+		return facts
+	}
+	out := facts[:0:0]
+	for _, f := range facts {
+		if declared(t.Schema(), t.TypeRef(), f.Path) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// declared reports whether the schema sc, from the type tr, declares the
+// field at p: each name is a field of its struct or a key of a map (of
+// any key: x-kubernetes-preserve-unknown-fields is such a map), and each
+// element one of a list.
+func declared(sc *smdschema.Schema, tr smdschema.TypeRef, p Path) bool {
+	for _, pe := range p {
+		atom, ok := sc.Resolve(tr)
+		switch {
+		case !ok:
+			return false
+		case pe.FieldName != nil && atom.Map != nil:
+			if sf, found := atom.FindField(*pe.FieldName); found {
+				tr = sf.Type
+			} else {
+				tr = atom.Map.ElementType
+			}
+		case pe.FieldName == nil && atom.List != nil:
+			tr = atom.List.ElementType
+		default:
+			return false
+		}
+	}
+	atom, ok := sc.Resolve(tr)
+	return ok && (atom.Scalar != nil || atom.List != nil || atom.Map != nil)
 }

@@ -342,3 +342,63 @@ func FuzzSchemaPrunedEqualsOracle(f *testing.F) {
 		oracle: NewAnalyzer(WithSchemas(src), withoutPruning(), WithLastAppliedCacheSize(0))},
 		"schemas/route-orphan", "schemas/route-revert")
 }
+
+// TestSchemaOfTheObjectsVersion: the field sets of an apply follow the
+// schema of the version the object is in, which kubectl's patch and the
+// manifest share. A previous manifest of another version (here
+// example.com/v1beta1, which the manifest moved from and the API server no
+// longer publishes) is read in the object's version too, as kubectl reads
+// it: the facts are those of route-orphan, not the deduced ones (none).
+func TestSchemaOfTheObjectsVersion(t *testing.T) {
+	f := loadFixture(t, "schemas/route-orphan")
+	live := f.live.DeepCopy()
+	original := f.original.DeepCopy()
+	original.SetAPIVersion("example.com/v1beta1")
+	setLastApplied(t, live, original)
+	_, an, err := NewAnalyzer(WithSchemas(routeSchemas(t))).predictApply(live, f.modified)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"spec.routes[name=canary]"}, schemaFactPaths(an.Orphans)); diff != "" {
+		t.Errorf("orphans (-want +got):\n%s", diff)
+	}
+}
+
+// TestSchemaPrunedFieldIsNoDrift: the API server prunes from a custom
+// resource every field its CRD's schema does not declare, so a
+// last-applied that has one (applied with --validate=false, or before the
+// CRD dropped the field) differs from live there although nobody changed
+// it, and the next apply does not set it back: no drift, which the audit
+// reports as an imperative edit. The host that differs from last-applied,
+// a field the schema declares, is drift. Without the schema nothing tells
+// that the server pruned the other.
+func TestSchemaPrunedFieldIsNoDrift(t *testing.T) {
+	f := loadFixture(t, "schemas/route-orphan")
+	live := f.live.DeepCopy()
+	original := f.original.DeepCopy()
+	if err := unstructured.SetNestedField(original.Object, "30s", "spec", "timeout"); err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedField(original.Object, "old.example.com", "spec", "host"); err != nil {
+		t.Fatal(err)
+	}
+	setLastApplied(t, live, original)
+	tests := map[string]struct {
+		a    *Analyzer
+		want []string
+	}{
+		"with the schema the pruned field is no drift": {a: NewAnalyzer(WithSchemas(routeSchemas(t))), want: []string{"spec.host"}},
+		"without it, it is":                            {a: NewAnalyzer(), want: []string{"spec.host", "spec.timeout"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			an, err := tc.a.AnalyzeLive(live)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, schemaFactPaths(an.Drift)); diff != "" {
+				t.Errorf("drift (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -78,3 +78,28 @@ func TestStrategyHoldingAPartitionIsNoOrphan(t *testing.T) {
 		t.Errorf("orphans (-want +got):\n%s", diff)
 	}
 }
+
+// A custom resource's /scale subresource may keep its count elsewhere than
+// spec.replicas (a CRD's specReplicasPath: .spec.size). What kubectl scale
+// wrote there is the workload's state as spec.replicas is: a manifest that
+// leaves it out hands it to kubectl scale or an autoscaler, and removing
+// it (the orphan's command, or prune) would reset the count. Neither the
+// apply nor explain reports it; the entry of the /scale write says which
+// field it is.
+func TestScaledCountIsNoOrphan(t *testing.T) {
+	f := loadFixture(t, "scaled-widget-size")
+	_, an, err := NewAnalyzer().predictApply(f.live, f.modified)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string(nil), paths(an.Orphans)); diff != "" {
+		t.Errorf("orphans of the apply (-want +got):\n%s", diff)
+	}
+	ex, err := NewAnalyzer().Explain(f.live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string(nil), paths(ex.Analysis.Orphans)); diff != "" {
+		t.Errorf("orphans of explain (-want +got):\n%s", diff)
+	}
+}
