@@ -305,6 +305,13 @@ func orphanApplyRequest(t *testing.T, kind string, gvr schema.GroupVersionResour
 // whose value changes from "a" to "c".
 func orphanApplyOf(t *testing.T, build func(value string) *unstructured.Unstructured, gvk metav1.GroupVersionKind, gvr schema.GroupVersionResource) admissionv1.AdmissionRequest {
 	t.Helper()
+	// The entries name the object's own version, as the API server
+	// writes them: merge judges no orphan while an applier's entry of
+	// another version owns fields the object does not place.
+	apiVersion := gvk.Version
+	if gvk.Group != "" {
+		apiVersion = gvk.Group + "/" + gvk.Version
+	}
 	object := func(image, at string) map[string]any {
 		w := build(image)
 		// A manifest has no uid (a last-applied with the object's own uid
@@ -318,10 +325,10 @@ func orphanApplyOf(t *testing.T, build func(value string) *unstructured.Unstruct
 		w.SetAnnotations(map[string]string{"kubectl.kubernetes.io/last-applied-configuration": string(la)})
 		w.SetLabels(map[string]string{"debug": "1"})
 		w.SetManagedFields([]metav1.ManagedFieldsEntry{
-			{Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1",
+			{Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: apiVersion,
 				Time: &metav1.Time{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, FieldsType: "FieldsV1",
 				FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}}},"f:spec":{"f:replicas":{}}}`)},
-			{Manager: "kubectl-label", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1",
+			{Manager: "kubectl-label", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: apiVersion,
 				Time: &metav1.Time{Time: time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC)}, FieldsType: "FieldsV1",
 				FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{".":{},"f:debug":{}}}}`)},
 		})
