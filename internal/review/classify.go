@@ -447,13 +447,7 @@ func onlyTemplateChanged(old, new *unstructured.Unstructured) bool {
 		!equalExcept(oldMeta, newMeta, "managedFields", "resourceVersion", "generation", "annotations") {
 		return false
 	}
-	if new.GetKind() == "Deployment" {
-		return true
-	}
-	oldAnn, _ := oldMeta["annotations"].(map[string]any)
-	newAnn, _ := newMeta["annotations"].(map[string]any)
-	return equalExcept(oldAnn, newAnn, daemonSetGeneration) ||
-		equalExcept(oldAnn, newAnn, append(restamped(old, new, oldAnn, newAnn), daemonSetGeneration)...)
+	return new.GetKind() == "Deployment" || annotationsEqualExcept(old, new, daemonSetGeneration)
 }
 
 // isServiceAccount reports whether user is a service account.
@@ -486,14 +480,21 @@ func restartedAt(obj *unstructured.Unstructured) string {
 func onlyLastAppliedChanged(old, new *unstructured.Unstructured) bool {
 	oldMeta, _ := old.Object["metadata"].(map[string]any)
 	newMeta, _ := new.Object["metadata"].(map[string]any)
+	return equalExcept(old.Object, new.Object, "metadata", "status") &&
+		equalExcept(oldMeta, newMeta, "annotations", "managedFields", "resourceVersion", "generation") &&
+		annotationsEqualExcept(old, new, lastAppliedAnnotation)
+}
+
+// annotationsEqualExcept reports whether old's and new's annotations are
+// equal but for skip and those another mutating webhook re-stamped
+// (restamped), which it reads (managedFields) only when the others differ.
+func annotationsEqualExcept(old, new *unstructured.Unstructured, skip ...string) bool {
+	oldMeta, _ := old.Object["metadata"].(map[string]any)
+	newMeta, _ := new.Object["metadata"].(map[string]any)
 	oldAnn, _ := oldMeta["annotations"].(map[string]any)
 	newAnn, _ := newMeta["annotations"].(map[string]any)
-	if !equalExcept(old.Object, new.Object, "metadata", "status") ||
-		!equalExcept(oldMeta, newMeta, "annotations", "managedFields", "resourceVersion", "generation") {
-		return false
-	}
-	return equalExcept(oldAnn, newAnn, lastAppliedAnnotation) ||
-		equalExcept(oldAnn, newAnn, append(restamped(old, new, oldAnn, newAnn), lastAppliedAnnotation)...)
+	return equalExcept(oldAnn, newAnn, skip...) ||
+		equalExcept(oldAnn, newAnn, append(restamped(old, new, oldAnn, newAnn), skip...)...)
 }
 
 // restamped are the annotations that old and new both have, with other
