@@ -177,7 +177,9 @@ type Rollback struct {
 	// RepairedLastApplied is the annotation value to write, in kubectl's
 	// format: the old last-applied with only the restored fields that the
 	// repair proves a manifest's changed. Empty when the object had no
-	// usable last-applied.
+	// usable last-applied, or when written it would take the object's
+	// annotations beyond AnnotationsLimit (the API server would refuse
+	// the undo for it); StaleLastApplied still says whether it is stale.
 	RepairedLastApplied string `json:"repairedLastApplied,omitempty"`
 	// Changes lists the template fields that the undo changed.
 	Changes []FieldFact `json:"changes"`

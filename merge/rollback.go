@@ -113,12 +113,32 @@ func (a *Analyzer) repair(rb *Rollback, rev revision, old, new, original *unstru
 	if err != nil {
 		return fmt.Errorf("encoding repaired last-applied: %w", err)
 	}
-	rb.RepairSource, rb.RepairedLastApplied = "rebuilt", string(raw)+"\n"
+	rb.StaleLastApplied = !jsonEqual(repaired, original.Object)
+	value := string(raw) + "\n"
+	if !fitsAnnotations(new, value) {
+		// Written, it would have the API server refuse the undo itself,
+		// which validates the object after the mutating webhooks
+		// ("metadata.annotations: Too long"), and the audit's fix
+		// likewise: last-applied stays stale, and the rule warns.
+		return nil
+	}
+	rb.RepairSource, rb.RepairedLastApplied = "rebuilt", value
 	if pr.manifest != nil {
 		rb.RepairSource = "controllerRevision"
 	}
-	rb.StaleLastApplied = !jsonEqual(repaired, original.Object)
 	return nil
+}
+
+// fitsAnnotations reports whether obj's annotations, with lastApplied as
+// the last-applied annotation's value, stay within AnnotationsLimit.
+func fitsAnnotations(obj *unstructured.Unstructured, lastApplied string) bool {
+	size := AnnotationsSize(obj) + len(lastApplied)
+	if cur, ok := obj.GetAnnotations()[LastAppliedAnnotation]; ok {
+		size -= len(cur)
+	} else {
+		size += len(LastAppliedAnnotation)
+	}
+	return size <= AnnotationsLimit
 }
 
 // restoredPaths lists what the undo from old to new changed among what an
