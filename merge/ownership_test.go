@@ -58,3 +58,31 @@ func TestAutoscaleCreatesAsKubectlCreate(t *testing.T) {
 		t.Errorf("orphans (-want +got):\n%s", diff)
 	}
 }
+
+// oc, OpenShift's CLI, runs kubectl's rollout undo under its own user
+// agent, so its entry may be an undo's; but oc set env, volumes and probe
+// write under the same name, so only kubectl's entry proves one (the
+// audit's stale-last-applied repair stands on that proof).
+func TestUndoManagers(t *testing.T) {
+	type verdict struct{ MayBe, Proves bool }
+	tests := map[string]struct {
+		owner Owner
+		want  verdict
+	}{
+		"kubectl rollout undo":          {owner: Owner{Manager: "kubectl", Operation: "Update"}, want: verdict{MayBe: true, Proves: true}},
+		"kubectl.exe rollout undo":      {owner: Owner{Manager: "kubectl.exe", Operation: "Update"}, want: verdict{MayBe: true, Proves: true}},
+		"oc rollout undo or oc set env": {owner: Owner{Manager: "oc", Operation: "Update"}, want: verdict{MayBe: true}},
+		"oc.exe on Windows":             {owner: Owner{Manager: "oc.exe", Operation: "Update"}, want: verdict{MayBe: true}},
+		"kubectl scale":                 {owner: Owner{Manager: "kubectl", Operation: "Update", Subresource: "scale"}},
+		"a server-side apply as oc":     {owner: Owner{Manager: "oc", Operation: "Apply"}},
+		"another tool":                  {owner: Owner{Manager: "k9s", Operation: "Update"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := verdict{MayBe: MayBeUndoEntry(tc.owner), Proves: IsUndoEntry(tc.owner)}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -403,27 +403,28 @@ func undoCandidate(w write) bool {
 }
 
 // undoLike reports whether w looks like kubectl rollout undo, whether or
-// not its template matches a revision: an Update by kubectl without field
-// manager that replaces the pod template, leaves last-applied as it was,
-// and changes nothing else but what the server maintains and, for a
-// Deployment, the annotations that kubectl restores from the ReplicaSet
+// not its template matches a revision: an Update without field manager by
+// kubectl, or by oc, which builds kubectl's undo in
+// (merge.MayBeUndoManager), that replaces the pod template, leaves
+// last-applied as it was, and changes nothing else but what the server
+// maintains and, for a Deployment, the annotations that kubectl restores from the ReplicaSet
 // (k8s.io/kubectl/pkg/polymorphichelpers/rollback.go patches
 // /spec/template and /metadata/annotations; for a StatefulSet or DaemonSet
 // it patches spec.template only).
 func undoLike(w write) bool {
-	return undoCandidate(w) && (merge.IsUndoManager(w.manager) || hasUndoEntry(w.new)) && w.operation == metav1.ManagedFieldsOperationUpdate &&
+	return undoCandidate(w) && (merge.MayBeUndoManager(w.manager) || hasUndoEntry(w.new)) && w.operation == metav1.ManagedFieldsOperationUpdate &&
 		lastApplied(w.old) == lastApplied(w.new) && onlyTemplateChanged(w.old, w.new)
 }
 
-// hasUndoEntry reports whether obj has an Update entry of kubectl without
-// field manager (merge.IsUndoEntry). A rollout undo that restores fields this
-// entry already owns leaves it as it was; the entries that change are
-// those that lose the restored fields (kubectl apply's), so the write's
-// effective manager names one of those instead.
+// hasUndoEntry reports whether obj has an Update entry of kubectl or oc
+// without field manager (merge.MayBeUndoEntry). A rollout undo that
+// restores fields this entry already owns leaves it as it was; the entries
+// that change are those that lose the restored fields (kubectl apply's),
+// so the write's effective manager names one of those instead.
 func hasUndoEntry(obj *unstructured.Unstructured) bool {
 	entries, _ := merge.ReadManagedFields(obj)
 	for _, e := range entries {
-		if merge.IsUndoEntry(e.Owner) {
+		if merge.MayBeUndoEntry(e.Owner) {
 			return true
 		}
 	}
