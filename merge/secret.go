@@ -9,11 +9,18 @@ import (
 // encoded, as the API server does when it stores the Secret: live Secrets
 // never have stringData. Facts compare the manifest and last-applied with
 // live in that form, so a key applied through stringData is owned as
-// data.<key> (not an orphan) and not drifted. Other kinds, and Secrets
-// without stringData, are returned as they are; obj is never modified.
+// data.<key> (not an orphan) and not drifted. data is stored as the
+// server does too (storedBase64): a manifest's base64 wrapped on several
+// lines is the one line the server keeps. Other kinds, and Secrets whose
+// data is already as stored and that have no stringData, are returned as
+// they are; obj is never modified.
 func secretData(kind string, obj map[string]any) map[string]any {
-	sd, ok := obj["stringData"].(map[string]any)
-	if kind != "Secret" || !ok {
+	if kind != "Secret" {
+		return obj
+	}
+	sd, hasStringData := obj["stringData"].(map[string]any)
+	d, _ := obj["data"].(map[string]any)
+	if !hasStringData && !restoredData(d) {
 		return obj
 	}
 	out := make(map[string]any, len(obj))
@@ -22,11 +29,9 @@ func secretData(kind string, obj map[string]any) map[string]any {
 			out[k] = v
 		}
 	}
-	data := map[string]any{}
-	if d, ok := obj["data"].(map[string]any); ok {
-		for k, v := range d {
-			data[k] = v
-		}
+	data := make(map[string]any, len(d)+len(sd))
+	for k, v := range d {
+		data[k] = storedBase64(v)
 	}
 	for k, v := range sd {
 		if s, ok := v.(string); ok {
@@ -35,6 +40,33 @@ func secretData(kind string, obj map[string]any) map[string]any {
 	}
 	out["data"] = data
 	return out
+}
+
+// restoredData reports whether a value of data is stored otherwise than
+// written (storedBase64).
+func restoredData(data map[string]any) bool {
+	for _, v := range data {
+		if s, ok := v.(string); ok && storedBase64(s) != s {
+			return true
+		}
+	}
+	return false
+}
+
+// storedBase64 is v, a Secret's data value, as the API server stores it:
+// it decodes the base64 into bytes (encoding/json's []byte, which ignores
+// line breaks and padding bits that are not zero) and encodes them again.
+// A value that is not base64 (the server refuses it) is v.
+func storedBase64(v any) any {
+	s, ok := v.(string)
+	if !ok {
+		return v
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return v
+	}
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 // droppedStringData returns the keys that a Secret's previous manifest

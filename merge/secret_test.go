@@ -106,3 +106,53 @@ data:
 type: Opaque
 `)
 }
+
+// The API server decodes a Secret's data into bytes and stores them
+// encoded again: a manifest's base64 wrapped at 76 characters, as the
+// base64 command prints it, is stored on one line, and padding bits that
+// are not zero become zero. The same bytes spelled otherwise are no drift,
+// and an edit that puts them back is no imperative change; other bytes
+// still are (fixture secret-wrapped-base64).
+func TestSecretDataComparesByBytes(t *testing.T) {
+	tests := map[string]struct {
+		// old and new are the stored data.flag before and after the
+		// write; new "" analyzes the stored object at old.
+		old, new string
+		want     []string
+	}{
+		"the stored Secret has the manifest's bytes":        {old: "YQ=="},
+		"other bytes are drift":                             {old: "Yg==", want: []string{"data.flag"}},
+		"an edit back to last-applied's bytes changes none": {old: "Yg==", new: "YQ=="},
+		"an edit to other bytes is an imperative change":    {old: "YQ==", new: "Yw==", want: []string{"data.flag"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := loadFixture(t, "secret-wrapped-base64")
+			old := f.live.DeepCopy()
+			if err := unstructured.SetNestedField(old.Object, tc.old, "data", "flag"); err != nil {
+				t.Fatal(err)
+			}
+			var (
+				an  *Analysis
+				err error
+			)
+			if tc.new == "" {
+				an, err = NewAnalyzer().AnalyzeLive(old)
+			} else {
+				written := old.DeepCopy()
+				if err := unstructured.SetNestedField(written.Object, tc.new, "data", "flag"); err != nil {
+					t.Fatal(err)
+				}
+				withOwner(t, written, "kubectl-edit", `{"f:data":{"f:flag":{}}}`)
+				an, err = NewAnalyzer().AnalyzeUpdate(old, written)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := append(paths(an.Drift), paths(an.ImperativeChanges)...)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("drift and imperative changes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

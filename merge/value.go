@@ -245,33 +245,107 @@ func truncate(v any, n int) any {
 
 // sameAt is same, except that resource quantities compare by amount: a
 // manifest's cpu: 0.5 is stored as "500m", memory: 1024 as "1Ki"… and an
-// integer 1 as "1".
+// integer 1 as "1". Quantities inside a value compare so too: an HPA's
+// metrics, an atomic list, hold targets stored as "30" for a manifest's
+// averageValue: 30.
 func sameAt(p Path, a, b presence) bool {
 	if same(a, b) {
 		return true
 	}
-	if !a.ok || !b.ok || !isQuantityPath(p) {
+	if !a.ok || !b.ok {
 		return false
 	}
-	qa, okA := quantity(a.v)
-	qb, okB := quantity(b.v)
+	parent, name := lastNames(p)
+	return sameAmounts(parent, name, a.v, b.v)
+}
+
+// sameAmounts is jsonEqual, except that the leaves of quantity fields
+// (isQuantityField, by the names of the field and of its parent) compare
+// by amount.
+func sameAmounts(parent, name string, a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !sameAmounts(name, k, xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			// A list element has no field name: its fields' parent is
+			// none.
+			if !sameAmounts("", "", x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	switch b.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	if sameByValue(a, b) {
+		return true
+	}
+	if !isQuantityField(parent, name) {
+		return false
+	}
+	qa, okA := quantity(a)
+	qb, okB := quantity(b)
 	return okA && okB && qa.Cmp(qb) == 0
 }
 
-// isQuantityPath reports whether p is an entry of a map of quantities
-// (resources.requests.cpu) or a quantity field (emptyDir.sizeLimit).
-func isQuantityPath(p Path) bool {
-	if len(p) == 0 || p[len(p)-1].FieldName == nil {
-		return false
+// lastNames returns the field names of p's last element and of the one
+// before it, "" where an element is a list element.
+func lastNames(p Path) (parent, name string) {
+	if len(p) > 0 && p[len(p)-1].FieldName != nil {
+		name = *p[len(p)-1].FieldName
 	}
-	if *p[len(p)-1].FieldName == "sizeLimit" {
+	if len(p) > 1 && p[len(p)-2].FieldName != nil {
+		parent = *p[len(p)-2].FieldName
+	}
+	return parent, name
+}
+
+// isQuantityField reports whether a field name inside a field parent
+// holds a resource quantity in a built-in kind: an entry of a map of
+// quantities (requests.cpu, a LimitRange's maxLimitRequestRatio.cpu, a
+// RuntimeClass's podFixed.memory), or a quantity field (emptyDir's
+// sizeLimit, resourceFieldRef's divisor, an HPA target's averageValue and
+// value, an HPA behavior's tolerance, a CSIStorageCapacity's capacity and
+// maximumVolumeSize). The fields were listed from the k8s.io/api types.
+func isQuantityField(parent, name string) bool {
+	switch name {
+	case "":
+		return false
+	case "sizeLimit", "divisor", "maximumVolumeSize":
 		return true
+	case "averageValue", "value":
+		if parent == "target" {
+			return true
+		}
+	case "tolerance":
+		if parent == "scaleUp" || parent == "scaleDown" {
+			return true
+		}
+	case "capacity":
+		if parent == "" {
+			return true
+		}
 	}
-	if len(p) < 2 || p[len(p)-2].FieldName == nil {
-		return false
-	}
-	switch *p[len(p)-2].FieldName {
-	case "requests", "limits", "capacity", "allocatable", "overhead", "hard", "min", "max", "default", "defaultRequest":
+	switch parent {
+	case "requests", "limits", "capacity", "allocatable", "overhead", "hard", "min", "max", "default", "defaultRequest",
+		"maxLimitRequestRatio", "podFixed":
 		return true
 	}
 	return false
