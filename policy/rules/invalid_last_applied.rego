@@ -1,11 +1,17 @@
 # invalid-last-applied: the last-applied annotation is not JSON, or names
-# another object. The request is allowed; the analysis is skipped.
+# another object. The request is allowed; the analysis is skipped. Not on
+# a save-config write, which replaces it.
 package applyhygiene.rules.invalid_last_applied
 
 import data.applyhygiene.lib
 
 decisions contains lib.fixed(lib.decision("invalid-last-applied", message, [lib.last_applied_path]), set_last_applied) if {
 	input.analysis.lastApplied.status == "invalid"
+	# A save-config write (kubectl apply set-last-applied, which the
+	# message prescribes, edit-last-applied, replace --save-config)
+	# replaces the stored annotation, which is what the rule judges, with
+	# the user's manifest: nothing is left to rewrite.
+	input.classification != "save-config"
 }
 
 reason := input.analysis.lastApplied.error if {

@@ -14,6 +14,14 @@ test_invalid_last_applied_is_warned_for_any_write if {
 	contains(d.message, `(invalid kubectl.kubernetes.io/last-applied-configuration annotation: it names "web", not "nginx")`)
 }
 
+# kubectl apply set-last-applied (which the message prescribes),
+# edit-last-applied and replace --save-config replace the stored
+# annotation the rule judges.
+test_save_config_replacing_it_no_decision if {
+	ds := invalid_last_applied.decisions with input as t.make_input("save-config", "", invalid)
+	count(ds) == 0
+}
+
 test_reason_unknown if {
 	ds := invalid_last_applied.decisions with input as t.make_input("imperative", "", {"lastApplied": {"status": "invalid", "bytes": 3}})
 	some d in ds
