@@ -263,10 +263,11 @@ func sameKeys(la, old, new map[string]any, descend func(k string, lv, ov, nv any
 // equalValues reports whether a and b, decoded JSON, are the same value of
 // the same types (an int64 never equals a float64, unlike jsonEqual), without
 // allocating.
-func equalValues(a, b any) bool { return equalJSON(a, b, sameTyped) }
+func equalValues(a, b any) bool { return equalJSON("", "", a, b, sameTyped) }
 
-// sameTyped compares two leaves of decoded JSON by type and value.
-func sameTyped(a, b any) bool {
+// sameTyped compares two leaves of decoded JSON by type and value,
+// whatever their field.
+func sameTyped(_, _ string, a, b any) bool {
 	switch x := a.(type) {
 	case nil:
 		return b == nil

@@ -128,12 +128,14 @@ func number(v any) (float64, bool) {
 // anything else as reflect.DeepEqual does: the same as comparing with
 // reflect.DeepEqual copies whose numbers are all float64, without copying
 // the values (TestJSONEqualMatchesNormalize).
-func jsonEqual(a, b any) bool { return equalJSON(a, b, sameByValue) }
+func jsonEqual(a, b any) bool { return equalJSON("", "", a, b, sameByValue) }
 
 // equalJSON walks two decoded JSON values together, maps by key and lists
-// by index, without allocating, and compares the leaves with leaf. A map
-// or a list never equals a leaf.
-func equalJSON(a, b any, leaf func(a, b any) bool) bool {
+// by index, without allocating, and compares the leaves with leaf, which
+// gets the names of the leaf's field and of its parent ("" for a list
+// element, which has no field name). parent and name are a and b's own. A
+// map or a list never equals a leaf.
+func equalJSON(parent, name string, a, b any, leaf func(parent, name string, a, b any) bool) bool {
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
@@ -142,7 +144,7 @@ func equalJSON(a, b any, leaf func(a, b any) bool) bool {
 		}
 		for k, xv := range x {
 			yv, ok := y[k]
-			if !ok || !equalJSON(xv, yv, leaf) {
+			if !ok || !equalJSON(name, k, xv, yv, leaf) {
 				return false
 			}
 		}
@@ -153,7 +155,7 @@ func equalJSON(a, b any, leaf func(a, b any) bool) bool {
 			return false
 		}
 		for i := range x {
-			if !equalJSON(x[i], y[i], leaf) {
+			if !equalJSON("", "", x[i], y[i], leaf) {
 				return false
 			}
 		}
@@ -163,11 +165,11 @@ func equalJSON(a, b any, leaf func(a, b any) bool) bool {
 	case map[string]any, []any:
 		return false
 	}
-	return leaf(a, b)
+	return leaf(parent, name, a, b)
 }
 
-// sameByValue compares two leaves, numbers by value.
-func sameByValue(a, b any) bool {
+// sameByValue compares two leaves, numbers by value, whatever their field.
+func sameByValue(_, _ string, a, b any) bool {
 	fa, aNum := normalNumber(a)
 	fb, bNum := normalNumber(b)
 	if aNum || bNum {
@@ -263,38 +265,13 @@ func sameAt(p Path, a, b presence) bool {
 // (isQuantityField, by the names of the field and of its parent) compare
 // by amount.
 func sameAmounts(parent, name string, a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !sameAmounts(name, k, xv, yv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			// A list element has no field name: its fields' parent is
-			// none.
-			if !sameAmounts("", "", x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	switch b.(type) {
-	case map[string]any, []any:
-		return false
-	}
-	if sameByValue(a, b) {
+	return equalJSON(parent, name, a, b, sameAmount)
+}
+
+// sameAmount compares two leaves as sameByValue does, and those of a
+// quantity field by amount.
+func sameAmount(parent, name string, a, b any) bool {
+	if sameByValue(parent, name, a, b) {
 		return true
 	}
 	if !isQuantityField(parent, name) {
