@@ -51,8 +51,8 @@ func setBack(reverts []FieldFact, kind string, result, lastApplied map[string]an
 	if len(reverts) == 0 {
 		return reverts
 	}
-	manifest := secretData(kind, lastApplied)
-	result = secretData(kind, result)
+	manifest := storedForm(kind, lastApplied)
+	result = storedForm(kind, result)
 	out := []FieldFact{}
 	for _, f := range reverts {
 		if m := at(manifest, f.Path); !m.ok || heldWithDefaults(result, f.Path, m, at(result, f.Path)) || digestPinned(f.Path, m, at(result, f.Path)) {

@@ -70,7 +70,7 @@ func (a *Analyzer) imperativeChanges(lastApplied *unstructured.Unstructured, par
 		return []FieldFact{}, nil
 	}
 	kind := new.GetKind()
-	original := secretData(kind, lastApplied.Object)
+	original := storedForm(kind, lastApplied.Object)
 	if !a.withoutPruning && ownedUnchanged(original, old.Object, new.Object) {
 		return []FieldFact{}, nil
 	}

@@ -94,14 +94,15 @@ func (a *Analyzer) analyzeApplyOnce(in applyInput, an *Analysis) error {
 	return nil
 }
 
-// asStored is in with a Secret's previous manifest, manifest and result as
-// the API server stores them: stringData folded into data (secretData),
-// so that a manifest's stringData.password is the data.password the facts
-// name.
+// asStored is in with the previous manifest, manifest and result as the
+// API server stores them (storedForm): a Secret's stringData folded into
+// data, so that a manifest's stringData.password is the data.password the
+// facts name, and base64 bytes (a Secret's data, a ConfigMap's binaryData)
+// encoded as the server encodes them.
 func (in applyInput) asStored() applyInput {
-	in.original = secretData(in.kind, in.original)
-	in.manifest = &unstructured.Unstructured{Object: secretData(in.kind, in.manifest.Object)}
-	in.result = &unstructured.Unstructured{Object: secretData(in.kind, in.result.Object)}
+	in.original = storedForm(in.kind, in.original)
+	in.manifest = &unstructured.Unstructured{Object: storedForm(in.kind, in.manifest.Object)}
+	in.result = &unstructured.Unstructured{Object: storedForm(in.kind, in.result.Object)}
 	return in
 }
 

@@ -72,7 +72,7 @@ func (a *Analyzer) applyOwnedChanges(old, new, lastApplied *unstructured.Unstruc
 	kind, f := new.GetKind(), newFinder()
 	v := applierView{f: f}
 	if lastApplied != nil {
-		v.lastApplied = secretData(kind, lastApplied.Object)
+		v.lastApplied = storedForm(kind, lastApplied.Object)
 	}
 	granularOld, granularNew := granularIn(tvs[0]), granularIn(tvs[1])
 	changed := cmp.Modified.Union(cmp.Removed)

@@ -60,7 +60,7 @@ func (a *Analyzer) explain(live *unstructured.Unstructured) (*Explanation, error
 	}
 	var orig map[string]any
 	if original != nil {
-		orig = secretData(live.GetKind(), original.Object)
+		orig = storedForm(live.GetKind(), original.Object)
 	}
 	tvs, err := a.fieldSets(a.writtenLastApplied(live.GetKind(), orig, parsed), written(live.Object))
 	if err != nil {
@@ -102,7 +102,7 @@ func withUndoRestored(facts []FieldFact) []FieldFact {
 }
 
 func (a *Analyzer) drift(lastApplied, live *unstructured.Unstructured, laTV, liveTV *typed.TypedValue, mfs []ManagedFields, an *Analysis) error {
-	orig := secretData(live.GetKind(), lastApplied.Object)
+	orig := storedForm(live.GetKind(), lastApplied.Object)
 	cmp, err := laTV.Compare(liveTV)
 	if err != nil {
 		return fmt.Errorf("comparing last-applied and live: %w", err)

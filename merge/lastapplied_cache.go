@@ -24,7 +24,7 @@ import (
 // Everything in an entry is shared between concurrent analyses and never
 // changed: the analyses only read last-applied (they copy before they
 // change: withoutLastApplied, ModifiedConfiguration, LastAppliedValue,
-// secretData, and facts hold truncated copies of values), and the exported
+// storedForm, and facts hold truncated copies of values), and the exported
 // ParseLastApplied still decodes a fresh object for callers that may
 // change it.
 
@@ -105,10 +105,12 @@ func (p *parsedLastApplied) manifest() *typedOnce {
 }
 
 // writtenLastApplied is written(obj) for last-applied (obj, after
-// secretData) with the cache of its typed value. A Secret's obj may have
-// its stringData folded: it is converted without the cache.
+// storedForm) with the cache of its typed value. A Secret's obj may have
+// its stringData folded, and any obj that is not stored as written
+// (storedAsWritten) is another object than the cached one: it is converted
+// without the cache.
 func (a *Analyzer) writtenLastApplied(kind string, obj map[string]any, p *parsedLastApplied) source {
-	if p == nil || kind == "Secret" {
+	if p == nil || kind == "Secret" || !storedAsWritten(kind, p.obj.Object) {
 		return written(obj)
 	}
 	return source{obj: p.obj.Object, cached: p.original(), build: func() map[string]any { return p.obj.Object }}
@@ -116,9 +118,10 @@ func (a *Analyzer) writtenLastApplied(kind string, obj map[string]any, p *parsed
 
 // writtenManifest is written(withoutLastApplied(obj)) for the manifest
 // obj, with the cache of its typed value when obj is a cached last-applied
-// (p); the source's obj is then shared.
+// (p) stored as written (see writtenLastApplied); the source's obj is
+// then shared.
 func (a *Analyzer) writtenManifest(kind string, obj map[string]any, p *parsedLastApplied) source {
-	if p == nil || kind == "Secret" {
+	if p == nil || kind == "Secret" || !storedAsWritten(kind, p.obj.Object) {
 		return written(withoutLastApplied(obj))
 	}
 	t := p.manifest()

@@ -109,3 +109,40 @@ func BenchmarkAnalyzeUpdateEdit(b *testing.B) {
 		}
 	})
 }
+
+// TestWrittenLastAppliedIsStoredForm holds the source of a cached
+// last-applied to the object compared: a ConfigMap whose binaryData is
+// wrapped base64 is stored otherwise than the cached parse (storedForm),
+// so its typed value is not the cache's.
+func TestWrittenLastAppliedIsStoredForm(t *testing.T) {
+	tests := map[string]struct {
+		source func(a *Analyzer, obj map[string]any, p *parsedLastApplied) source
+		want   func(obj map[string]any) map[string]any
+	}{
+		"last-applied as the previous manifest": {
+			source: func(a *Analyzer, obj map[string]any, p *parsedLastApplied) source {
+				return a.writtenLastApplied("ConfigMap", obj, p)
+			},
+			want: func(obj map[string]any) map[string]any { return obj },
+		},
+		"last-applied as the manifest": {
+			source: func(a *Analyzer, obj map[string]any, p *parsedLastApplied) source {
+				return a.writtenManifest("ConfigMap", obj, p)
+			},
+			want: withoutLastApplied,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			a := NewAnalyzer()
+			la, p, err := a.parseLastApplied(loadFixture(t, "configmap-wrapped-base64").live)
+			if err != nil {
+				t.Fatal(err)
+			}
+			obj := storedForm("ConfigMap", la.Object)
+			if diff := cmp.Diff(tc.want(obj), tc.source(a, obj, p).obj); diff != "" {
+				t.Errorf("source object (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

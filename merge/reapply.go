@@ -57,7 +57,7 @@ func (a *Analyzer) putBack(la, live *unstructured.Unstructured, facts []FieldFac
 //     each fact's path (imperativeChanges and drift skip the others);
 //   - apiVersion, kind and metadata.name, which decide the patch type and
 //     kubectl's checks, are always kept;
-//   - a Secret's stringData is folded into data (secretData) across keys:
+//   - a Secret's stringData is folded into data (storedForm) across keys:
 //     Secrets are never pruned.
 //
 // Recomputing on the whole objects fails where they do not fit the kind
@@ -111,7 +111,7 @@ func (a *Analyzer) keptAfterApply(la, live *unstructured.Unstructured, facts []F
 		return nil, err
 	}
 	kind := live.GetKind()
-	result, original := secretData(kind, res.Result.Object), secretData(kind, la.Object)
+	result, original := storedForm(kind, res.Result.Object), storedForm(kind, la.Object)
 	f := newFinder()
 	out := []FieldFact{}
 	for _, fact := range facts {

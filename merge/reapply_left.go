@@ -31,7 +31,7 @@ func (a *Analyzer) LeftByReapply(old *unstructured.Unstructured, facts []FieldFa
 		return out
 	}
 	kind := old.GetKind()
-	result, current := secretData(kind, res.Result.Object), secretData(kind, old.Object)
+	result, current := storedForm(kind, res.Result.Object), storedForm(kind, old.Object)
 	f := newFinder()
 	for _, fact := range facts {
 		if sameAt(fact.Path, f.at(result, fact.Path), f.at(current, fact.Path)) {

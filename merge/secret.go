@@ -3,32 +3,39 @@ package merge
 import (
 	"encoding/base64"
 	"sort"
+	"strings"
 )
 
-// secretData folds a Secret manifest's stringData into data, base64
-// encoded, as the API server does when it stores the Secret: live Secrets
-// never have stringData. Facts compare the manifest and last-applied with
-// live in that form, so a key applied through stringData is owned as
-// data.<key> (not an orphan) and not drifted. data is stored as the
-// server does too (storedBase64): a manifest's base64 wrapped on several
-// lines is the one line the server keeps. Other kinds, and Secrets whose
-// data is already as stored and that have no stringData, are returned as
-// they are; obj is never modified.
-func secretData(kind string, obj map[string]any) map[string]any {
-	if kind != "Secret" {
+// base64Fields names, for each kind that has one, the map whose values
+// are bytes ([]byte, base64 in JSON): a Secret's data, a ConfigMap's
+// binaryData.
+var base64Fields = map[string]string{"Secret": "data", "ConfigMap": "binaryData"}
+
+// storedForm is obj, a manifest or last-applied of kind, as the API server
+// stores it. A Secret's stringData is folded into data, base64 encoded:
+// live Secrets never have stringData, so a key applied through stringData
+// is owned as data.<key> (not an orphan) and not drifted. The values of
+// base64Fields are stored as the server stores them (storedBase64): a
+// manifest's base64 wrapped on several lines is the one line the server
+// keeps. Facts compare the manifest and last-applied with live in that
+// form. obj is returned as it is when it is stored as written
+// (storedAsWritten), and is never modified.
+func storedForm(kind string, obj map[string]any) map[string]any {
+	if storedAsWritten(kind, obj) {
 		return obj
 	}
-	sd, hasStringData := obj["stringData"].(map[string]any)
-	d, _ := obj["data"].(map[string]any)
-	if !hasStringData && !restoredData(d) {
-		return obj
+	field := base64Fields[kind]
+	var sd map[string]any // stringData: a Secret's only
+	if kind == "Secret" {
+		sd, _ = obj["stringData"].(map[string]any)
 	}
 	out := make(map[string]any, len(obj))
 	for k, v := range obj {
-		if k != "stringData" {
+		if k != "stringData" || kind != "Secret" {
 			out[k] = v
 		}
 	}
+	d, _ := obj[field].(map[string]any)
 	data := make(map[string]any, len(d)+len(sd))
 	for k, v := range d {
 		data[k] = storedBase64(v)
@@ -38,25 +45,61 @@ func secretData(kind string, obj map[string]any) map[string]any {
 			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
 		}
 	}
-	out["data"] = data
+	out[field] = data
 	return out
 }
 
-// restoredData reports whether a value of data is stored otherwise than
-// written (storedBase64).
+// storedAsWritten reports whether the API server stores obj, of kind, as
+// it is written (storedForm returns it as it is): it is not a Secret with
+// stringData, and no value of its base64 field is stored otherwise
+// (restoredData).
+func storedAsWritten(kind string, obj map[string]any) bool {
+	field, ok := base64Fields[kind]
+	if !ok {
+		return true
+	}
+	if _, ok := obj["stringData"].(map[string]any); ok && kind == "Secret" {
+		return false
+	}
+	d, _ := obj[field].(map[string]any)
+	return !restoredData(d)
+}
+
+// restoredData reports whether a value of data, a map of base64 values,
+// is stored otherwise than written (storedBase64). Only a value that
+// could be (respellable) is decoded.
 func restoredData(data map[string]any) bool {
 	for _, v := range data {
-		if s, ok := v.(string); ok && storedBase64(s) != s {
+		if s, ok := v.(string); ok && respellable(s) && storedBase64(s) != s {
 			return true
 		}
 	}
 	return false
 }
 
-// storedBase64 is v, a Secret's data value, as the API server stores it:
-// it decodes the base64 into bytes (encoding/json's []byte, which ignores
-// line breaks and padding bits that are not zero) and encodes them again.
-// A value that is not base64 (the server refuses it) is v.
+// respellable reports whether s, if it is base64, may be stored otherwise
+// than written: it has a line break, or padding bits that are not zero
+// (the last character before "==" carries 4 of them, before "=" 2).
+// base64 without either is the encoding of its bytes, as stored.
+func respellable(s string) bool {
+	if strings.ContainsAny(s, "\r\n") {
+		return true
+	}
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	switch {
+	case strings.HasSuffix(s, "==") && len(s) >= 3:
+		return strings.IndexByte(alphabet, s[len(s)-3])&0xF != 0
+	case strings.HasSuffix(s, "=") && len(s) >= 2:
+		return strings.IndexByte(alphabet, s[len(s)-2])&0x3 != 0
+	}
+	return false
+}
+
+// storedBase64 is v, a value of a Secret's data or a ConfigMap's
+// binaryData, as the API server stores it: it decodes the base64 into
+// bytes (encoding/json's []byte, which ignores line breaks and padding
+// bits that are not zero) and encodes them again. A value that is not
+// base64 (the server refuses it) is v.
 func storedBase64(v any) any {
 	s, ok := v.(string)
 	if !ok {

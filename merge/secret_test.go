@@ -156,3 +156,67 @@ func TestSecretDataComparesByBytes(t *testing.T) {
 		})
 	}
 }
+
+func TestConfigMapBinaryDataComparesByBytes(t *testing.T) {
+	tests := map[string]struct {
+		// old and new are the stored binaryData.b before and after the
+		// write; operation "live" analyzes the stored object at old.
+		old, new  string
+		operation string
+		want      []string
+	}{
+		"the stored ConfigMap has the manifest's bytes":         {old: "YWJjZGVm", operation: "live"},
+		"other bytes are drift":                                 {old: "Z2hp", operation: "live", want: []string{"binaryData.b"}},
+		"an edit back to last-applied's bytes changes none":     {old: "Z2hp", new: "YWJjZGVm", operation: "update"},
+		"an edit to other bytes is an imperative change":        {old: "YWJjZGVm", new: "Z2hp", operation: "update", want: []string{"binaryData.b"}},
+		"an apply that keeps the manifest's bytes reverts none": {old: "YWJjZGVm", new: "YWJjZGVm", operation: "apply"},
+		"an apply that sets edited bytes back reverts them":     {old: "Z2hp", new: "YWJjZGVm", operation: "apply", want: []string{"binaryData.b"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			f := loadFixture(t, "configmap-wrapped-base64")
+			old := f.live.DeepCopy()
+			if err := unstructured.SetNestedField(old.Object, tc.old, "binaryData", "b"); err != nil {
+				t.Fatal(err)
+			}
+			written := old.DeepCopy()
+			if err := unstructured.SetNestedField(written.Object, tc.new, "binaryData", "b"); err != nil {
+				t.Fatal(err)
+			}
+			var (
+				an  *Analysis
+				err error
+			)
+			switch tc.operation {
+			case "live":
+				an, err = NewAnalyzer().AnalyzeLive(old)
+			case "update":
+				withOwner(t, written, "kubectl-edit", `{"f:binaryData":{"f:b":{}}}`)
+				an, err = NewAnalyzer().AnalyzeUpdate(old, written)
+			case "apply":
+				withOwner(t, old, "kubectl-edit", `{"f:binaryData":{"f:b":{}}}`)
+				an, err = NewAnalyzer().AnalyzeClientSideApply(old, written)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := append(append(paths(an.Drift), paths(an.ImperativeChanges)...), paths(an.Reverts)...)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("drift, imperative changes and reverts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// FuzzRespellable holds restoredData's shortcut to storedBase64: base64
+// that respellable passes over is stored as written.
+func FuzzRespellable(f *testing.F) {
+	for _, s := range []string{"", "YQ==", "YR==", "YWI=", "YWJ=", "YWJj", "YWJj\nZGVm", "YWJj\r\nZGVm", "=", "==", "Y===", "not base64"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !respellable(s) && storedBase64(s) != s {
+			t.Errorf("respellable(%q) = false, but it is stored as %q", s, storedBase64(s))
+		}
+	})
+}
