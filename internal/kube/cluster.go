@@ -82,15 +82,19 @@ func (c *Cluster) Object(ctx context.Context, gvr schema.GroupVersionResource, n
 
 // Revisions returns the ReplicaSets (Deployment) or ControllerRevisions
 // (StatefulSet, DaemonSet) that obj controls: it lists by the object's own
-// selector and keeps what the object controls.
+// selector and keeps what the object controls. An object whose
+// spec.selector is no label selector (a custom resource with a pod
+// template of its own and no selector, or one of another shape) has none:
+// nothing it controls can be found by it, so no write of its template is
+// proven a rollback.
 func (c *Cluster) Revisions(ctx context.Context, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	gvr := controllerRevisionsGVR
 	if obj.GetKind() == "Deployment" {
 		gvr = replicaSetsGVR
 	}
-	selector, err := labelSelector(obj)
-	if err != nil {
-		return nil, err
+	selector, ok := labelSelector(obj)
+	if !ok {
+		return nil, nil
 	}
 	list, err := c.client.Resource(gvr).Namespace(obj.GetNamespace()).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
@@ -134,20 +138,22 @@ func (c *Cluster) NamespaceLabels(ctx context.Context, name string) (map[string]
 	return labels, nil
 }
 
-func labelSelector(obj *unstructured.Unstructured) (string, error) {
+// labelSelector returns obj's spec.selector as a label selector's string;
+// false when spec.selector is missing or no label selector.
+func labelSelector(obj *unstructured.Unstructured) (string, bool) {
 	raw, found, err := unstructured.NestedMap(obj.Object, "spec", "selector")
 	if err != nil || !found {
-		return "", fmt.Errorf("reading spec.selector of %s %s/%s: not a label selector", obj.GetKind(), obj.GetNamespace(), obj.GetName())
+		return "", false
 	}
 	var sel metav1.LabelSelector
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &sel); err != nil {
-		return "", fmt.Errorf("reading spec.selector of %s %s/%s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+		return "", false
 	}
 	s, err := metav1.LabelSelectorAsSelector(&sel)
 	if err != nil {
-		return "", fmt.Errorf("reading spec.selector of %s %s/%s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+		return "", false
 	}
-	return s.String(), nil
+	return s.String(), true
 }
 
 func controlledBy(obj, owner *unstructured.Unstructured) bool {

@@ -343,15 +343,19 @@ matchConditions:
   # it (imperative-edit needs the fields last-applied owns, the other rules
   # an apply, a save-config, an undo or a last-applied to read). A policy
   # of your own that decides on such writes needs
-  # reviewWritesWithoutLastApplied=true.
+  # reviewWritesWithoutLastApplied=true. A custom resource's spec need
+  # not be an object (a list or a string where its CRD allows one): spec
+  # is read only when it is a map, as has() on a list's field is an error,
+  # which failurePolicy Fail would turn into a denial.
   - name: may-have-a-decision
     expression: >-
       (has(request.subResource) && request.subResource != '')
       || (has(request.options) && has(request.options.fieldManager) && request.options.fieldManager != '')
       || (has(object.metadata.annotations) && 'kubectl.kubernetes.io/last-applied-configuration' in object.metadata.annotations)
       || (has(oldObject.metadata.annotations) && 'kubectl.kubernetes.io/last-applied-configuration' in oldObject.metadata.annotations)
-      || (has(object.spec) && has(object.spec.template)
-      && (!has(oldObject.spec) || !has(oldObject.spec.template) || object.spec.template != oldObject.spec.template))
+      || (has(object.spec) && type(object.spec) == map && has(object.spec.template)
+      && (!has(oldObject.spec) || type(oldObject.spec) != map || !has(oldObject.spec.template)
+      || object.spec.template != oldObject.spec.template))
   {{- end }}
   {{- if .mutating }}
   # Writes the mutating webhook may repair (repairable in
@@ -359,13 +363,15 @@ matchConditions:
   # a field manager, or changes last-applied) and rollout undo (no field
   # manager, a new pod template). Not kubectl's in-place commands (edit,
   # patch, set, label, annotate, scale, rollout restart/pause/resume).
+  # spec is read only when it is a map, as in may-have-a-decision.
   - name: may-be-repairable
     expression: >-
       has(request.options) && has(request.options.fieldManager) && request.options.fieldManager != ''
       ? !(request.options.fieldManager in ['kubectl-edit', 'kubectl-patch', 'kubectl-set',
       'kubectl-label', 'kubectl-annotate', 'kubectl-scale', 'kubectl-rollout'])
-      : (has(object.spec) && has(object.spec.template)
-      && (!has(oldObject.spec) || !has(oldObject.spec.template) || object.spec.template != oldObject.spec.template))
+      : (has(object.spec) && type(object.spec) == map && has(object.spec.template)
+      && (!has(oldObject.spec) || type(oldObject.spec) != map || !has(oldObject.spec.template)
+      || object.spec.template != oldObject.spec.template))
       || (has(object.metadata.annotations) && 'kubectl.kubernetes.io/last-applied-configuration' in object.metadata.annotations
       ? object.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'] : '')
       != (has(oldObject.metadata.annotations) && 'kubectl.kubernetes.io/last-applied-configuration' in oldObject.metadata.annotations
