@@ -5,7 +5,9 @@
 # A write that only looks like an undo (analysis.rollback.confirmed false:
 # its template matches no revision exactly, because another mutating webhook
 # changed it or the revision predates a default the server now adds) is
-# never denied nor repaired: the rule warns that last-applied may be stale.
+# never denied nor repaired: the rule warns that last-applied may be stale,
+# when there is one (a template-only write without field manager to an
+# object without a usable last-applied has none that could be).
 package applyhygiene.rules.stale_last_applied
 
 import data.applyhygiene.lib
@@ -38,6 +40,7 @@ remedy(a) := {"patch": [{"op": "add", "path": lib.last_applied_pointer, "value":
 decisions contains d if {
 	input.classification == "rollout-undo"
 	unconfirmed
+	input.analysis.lastApplied.status == "present"
 	a := at_most_warn(lib.action("stale-last-applied"))
 	d := {"rule": "stale-last-applied", "action": a, "message": unconfirmed_message, "paths": paths, "fix": lib.explain}
 }

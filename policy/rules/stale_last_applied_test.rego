@@ -72,7 +72,7 @@ unconfirmed := {
 	"changes": rollback.changes,
 }
 
-unconfirmed_undo := t.make_input("rollout-undo", "kubectl", {"operation": "update", "rollback": unconfirmed})
+unconfirmed_undo := t.make_input("rollout-undo", "kubectl", {"operation": "update", "lastApplied": {"status": "present", "bytes": 120}, "rollback": unconfirmed})
 
 test_unconfirmed_undo_warns if {
 	ds := stale_last_applied.decisions with input as unconfirmed_undo
@@ -98,6 +98,17 @@ test_unconfirmed_undo_follows_dryrun_and_off if {
 	off := stale_last_applied.decisions with input as unconfirmed_undo
 		with data.applyhygiene.config as {"rules": {"stale-last-applied": {"action": "off"}}}
 	count(off) == 0
+}
+
+# A write that looks like an undo of an object without a usable
+# last-applied (kubectl patch --field-manager= of its template) has no
+# last-applied that could be stale: nothing to say (invalid-last-applied
+# speaks of an unusable one).
+test_unconfirmed_undo_without_last_applied_no_decision if {
+	every status in ["missing", "invalid"] {
+		count(stale_last_applied.decisions) == 0 with input as unconfirmed_undo
+			with input.analysis.lastApplied.status as status
+	}
 }
 
 test_unconfirmed_undo_of_a_service_account_warns if {
