@@ -86,7 +86,9 @@ func TestFixKeepsLastAppliedWithItsClientSideManager(t *testing.T) {
 	framework.WantLines(t, res.Stdout,
 		sts+" fixed: last-applied's pod template set to the one that ControllerRevision "+revision+" (revision 3) kept (as field manager kubectl-client-side-apply, which owns last-applied)",
 		"1 object fixed, 0 findings left to you.")
-	framework.WantLines(t, k.JSONPath(t, sts, `{range .metadata.managedFields[*]}{.manager}{" "}{.operation}{" "}{.fieldsV1.f:metadata.f:annotations}{"\n"}{end}`),
+	// Sorted: the undo's entry and the controller's status entry come in
+	// the order of their times, to the second.
+	framework.WantLines(t, framework.SortedLines(k.JSONPath(t, sts, `{range .metadata.managedFields[*]}{.manager}{" "}{.operation}{" "}{.fieldsV1.f:metadata.f:annotations}{"\n"}{end}`)),
 		"kube-controller-manager Update ",
 		"kubectl Update ",
 		`kubectl-client-side-apply Update {".":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}}`)

@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,15 @@ func WantLines(t *testing.T, output string, want ...string) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("output lines mismatch (-want +got):\n%s", diff)
 	}
+}
+
+// SortedLines returns output with its lines sorted, for output whose order
+// the API server decides (warnings of two webhooks; managedFields entries,
+// which it orders by time to the second and then by manager).
+func SortedLines(output string) string {
+	lines := strings.Split(strings.TrimSuffix(output, "\n"), "\n")
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
 }
 
 // WantMatch checks that output is exactly one line per pattern, each

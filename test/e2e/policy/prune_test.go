@@ -2,7 +2,6 @@ package policy_test
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +38,7 @@ func TestPruneModeRemovesOrphanOfAnUndoBeforeInstall(t *testing.T) {
 
 	apply := k.Run(t, "apply", "-f", seeds+"seed004-v3.yaml").MustSucceed(t)
 	framework.WantLines(t, apply.Stdout, sts+" configured")
-	framework.WantMatch(t, sortedLines(apply.Stderr),
+	framework.WantMatch(t, framework.SortedLines(apply.Stderr),
 		quote("Warning: [apply-reverts-drift] StatefulSet "+f.Namespace+`/my-wonderhoy-app: this apply sets spec.template.spec.containers[name=nginx].image back to "nginx:a-fixed-version", discarding "nginx:latest" set by `)+".*",
 		quote("Warning: [orphaned-field] StatefulSet "+f.Namespace+"/my-wonderhoy-app: spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED] "+
 			`({"name":"TO_BE_DELETED","value":"needs to be deleted!"}, set by `)+`kubectl[a-z-]* at `+timestamp+
@@ -75,12 +74,4 @@ func TestPruneRemovesServiceAccountNameWithItsAlias(t *testing.T) {
 	if got := k.JSONPath(t, deploy, "{.spec.template.spec.serviceAccountName}{.spec.template.spec.serviceAccount}"); got != "" {
 		t.Errorf("after the prune: %q, want both gone", got)
 	}
-}
-
-// sortedLines returns output with its lines sorted: the order of warnings
-// from the mutating and the validating webhook is the API server's.
-func sortedLines(output string) string {
-	lines := strings.Split(strings.TrimSuffix(output, "\n"), "\n")
-	slices.Sort(lines)
-	return strings.Join(lines, "\n")
 }
