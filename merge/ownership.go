@@ -101,18 +101,24 @@ func IsUndoManager(name string) bool {
 // patch and set write under their own names (kubectl-edit, kubectl-patch,
 // kubectl-set).
 func IsUndoEntry(o Owner) bool {
-	return undoManagers[o.Manager] && o.Operation == string(metav1.ManagedFieldsOperationUpdate) && o.Subresource == ""
+	return undoManagers[o.Manager] && updatesObject(o)
 }
 
-// undoLikeManagers are the effective field managers that kubectl's
-// rollout undo code writes under: kubectl's own (undoManagers) and those of
-// OpenShift's CLI, oc, which builds that command in (openshift/oc's
+// updatesObject reports whether o is an Update entry of the object itself,
+// not of a subresource: what a rollout undo writes.
+func updatesObject(o Owner) bool {
+	return o.Operation == string(metav1.ManagedFieldsOperationUpdate) && o.Subresource == ""
+}
+
+// undoLikeManagers are the other effective field managers that kubectl's
+// rollout undo code writes under, besides kubectl's own (undoManagers):
+// those of OpenShift's CLI, oc, which builds that command in (openshift/oc's
 // pkg/cli/rollout wraps k8s.io/kubectl/pkg/cmd/rollout) and names itself
 // in its user agent (oc.exe on Windows). oc's own commands (oc set env,
 // set volumes, set probe) also patch without a field manager under that
 // name, so an oc entry proves no undo (IsUndoEntry); it only makes a write
 // one that may be.
-var undoLikeManagers = map[string]bool{"kubectl": true, "kubectl.exe": true, "oc": true, "oc.exe": true}
+var undoLikeManagers = map[string]bool{"oc": true, "oc.exe": true}
 
 // MayBeUndoManager reports whether a field manager name is one that the
 // API server records for kubectl's rollout undo, in kubectl or in oc: the
@@ -120,14 +126,14 @@ var undoLikeManagers = map[string]bool{"kubectl": true, "kubectl.exe": true, "oc
 // them that looks like an undo may be one; a write under any other name is
 // another tool's.
 func MayBeUndoManager(name string) bool {
-	return undoLikeManagers[name]
+	return undoManagers[name] || undoLikeManagers[name]
 }
 
 // MayBeUndoEntry reports whether o may be the managedFields entry of a
 // rollout undo: an Update by a manager that MayBeUndoManager accepts to
 // the object itself. Only IsUndoEntry's entries prove one.
 func MayBeUndoEntry(o Owner) bool {
-	return undoLikeManagers[o.Manager] && o.Operation == string(metav1.ManagedFieldsOperationUpdate) && o.Subresource == ""
+	return MayBeUndoManager(o.Manager) && updatesObject(o)
 }
 
 // ownership classifies the managedFields entries of one object. Its zero
