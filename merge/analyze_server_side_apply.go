@@ -36,6 +36,7 @@ func (a *Analyzer) AnalyzeServerSideApply(old, new *unstructured.Unstructured, m
 	an := newAnalysis(new, "apply")
 	var original *unstructured.Unstructured
 	an.LastApplied, original, _ = a.lastAppliedInfo(old)
+	an.LastApplied.Replaced = LastAppliedReplaced(old, new)
 	an.AnnotationsBytes = AnnotationsSize(new)
 	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold
 	mfs, err := DecodeManagedFields(new)
