@@ -36,6 +36,7 @@ func (a *Analyzer) AnalyzeServerSideApply(old, new *unstructured.Unstructured, m
 	an := newAnalysis(new, "apply")
 	var original *unstructured.Unstructured
 	an.LastApplied, original, _ = a.lastAppliedInfo(old)
+	an.LastApplied.Replaced = LastAppliedReplaced(old, new)
 	an.AnnotationsBytes = AnnotationsSize(new)
 	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold
 	mfs, err := DecodeManagedFields(new)
@@ -64,6 +65,9 @@ func (a *Analyzer) AnalyzeServerSideApply(old, new *unstructured.Unstructured, m
 		recorded = original.Object
 	}
 	objs := ssaObjects{live: old.Object, result: new.Object, lastApplied: recorded, migrated: migratedManagers(old), granular: granularIn(tvs[1])}
+	if kept, _, err := a.parseLastApplied(new); err == nil {
+		objs.keptLastApplied = kept.Object
+	}
 	an.Orphans = a.serverSideOrphans(kind, objs, result, applied, mfs)
 	oldMFs, err := DecodeManagedFields(old)
 	if err != nil {
@@ -114,6 +118,11 @@ func appliedInAnotherVersion(mfs []ManagedFields, manager, apiVersion string) bo
 // apply (nil when there is none).
 type ssaObjects struct {
 	live, result, lastApplied map[string]any
+	// keptLastApplied is the last-applied manifest that result keeps
+	// (nil when it has none, or none that names it): old's, unless the
+	// API server rewrote it from the applied configuration, as it does
+	// for kubectl's own server-side apply (the field manager kubectl).
+	keptLastApplied map[string]any
 	// migrated are the managers whose fields kubectl moves to the applier
 	// right after the apply (see migratedManagers).
 	migrated map[string]bool
@@ -212,7 +221,12 @@ func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, ap
 			return
 		}
 		leftover := ow.onlyClientSideAppliers(held) && f.at(objs.lastApplied, p).ok
-		byPerson := ow.setByPerson(ows) && len(held) > 0
+		// A field that the last-applied the result keeps has is the next
+		// client-side apply's to set back, not an orphan: a tool's apply
+		// of another field (cert-manager's cainjector applies caBundle
+		// alone) leaves last-applied as it was, and a person's value of
+		// a field it has is drift, not a field no manifest declares.
+		byPerson := ow.setByPerson(ows) && len(held) > 0 && !f.at(objs.keptLastApplied, p).ok
 		if !byPerson && !leftover {
 			return
 		}

@@ -72,6 +72,15 @@ func TestAnalyzeServerSideApplyFixtures(t *testing.T) {
 			dir: "ssa-mesh-stamp-replace-annotations-map", manager: "argocd-controller",
 			orphans: []string{"metadata.annotations[gen.example.com/annotate-12]"},
 		},
+		// A tool's server-side apply of one field (cert-manager's
+		// cainjector applies caBundle alone) leaves last-applied as it
+		// was: a label that last-applied has and kubectl label
+		// --overwrite changed is the next client-side apply's to set
+		// back, no orphan of this apply; pruned, the tool's write
+		// removed the person's value of a field last-applied owns.
+		"a field last-applied has is no orphan of a tool's apply of another field": {
+			dir: "ssa-partial-apply-label-in-last-applied", manager: "cainjector",
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

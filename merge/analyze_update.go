@@ -28,6 +28,7 @@ func (a *Analyzer) AnalyzeUpdate(old, new *unstructured.Unstructured) (*Analysis
 func (a *Analyzer) updateAnalysis(old, new *unstructured.Unstructured) (*Analysis, *unstructured.Unstructured, *parsedLastApplied) {
 	an := newAnalysis(new, "update")
 	info, original, parsed := a.lastAppliedInfo(old)
+	info.Replaced = LastAppliedReplaced(old, new)
 	an.LastApplied = info
 	an.AnnotationsBytes = AnnotationsSize(new)
 	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold

@@ -49,6 +49,20 @@ type LastAppliedInfo struct {
 	Error string `json:"error,omitempty"`
 	// Bytes is the size of the annotation value.
 	Bytes int `json:"bytes"`
+	// Replaced is set when the write leaves another annotation than this
+	// one: it rewrote or removed it. What is said of this one then holds
+	// of the stored object no more.
+	Replaced bool `json:"replaced,omitempty"`
+}
+
+// LastAppliedReplaced reports whether the write that turned old into new
+// left another last-applied annotation than old's: another value, or
+// none where old had one (or one where old had none). The analyses set
+// LastAppliedInfo.Replaced with it.
+func LastAppliedReplaced(old, new *unstructured.Unstructured) bool {
+	before, had := old.GetAnnotations()[LastAppliedAnnotation]
+	after, has := new.GetAnnotations()[LastAppliedAnnotation]
+	return had != has || before != after
 }
 
 // ParseLastApplied decodes obj's last-applied annotation. It returns an

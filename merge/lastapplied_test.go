@@ -152,3 +152,32 @@ func TestAnalyzeApplyWithLastAppliedOfMovedGroup(t *testing.T) {
 		t.Errorf("reverts (-apps/v1 +extensions/v1beta1):\n%s", diff)
 	}
 }
+
+// A write replaces last-applied when it leaves another value, or takes it
+// away, or adds one; an empty annotation is one as well.
+func TestLastAppliedReplaced(t *testing.T) {
+	with := func(annotations map[string]string) *unstructured.Unstructured {
+		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}}
+		obj.SetAnnotations(annotations)
+		return obj
+	}
+	tests := map[string]struct {
+		old, new map[string]string
+		want     bool
+	}{
+		"left as it was":       {old: map[string]string{LastAppliedAnnotation: "{}"}, new: map[string]string{LastAppliedAnnotation: "{}", "team": "a"}},
+		"neither has one":      {old: map[string]string{"team": "a"}, new: nil},
+		"rewritten":            {old: map[string]string{LastAppliedAnnotation: "{}"}, new: map[string]string{LastAppliedAnnotation: "{}\n"}, want: true},
+		"removed":              {old: map[string]string{LastAppliedAnnotation: "{}"}, new: nil, want: true},
+		"added":                {old: nil, new: map[string]string{LastAppliedAnnotation: "{}"}, want: true},
+		"emptied, not removed": {old: map[string]string{LastAppliedAnnotation: "x"}, new: map[string]string{LastAppliedAnnotation: ""}, want: true},
+		"empty one taken away": {old: map[string]string{LastAppliedAnnotation: ""}, new: nil, want: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := LastAppliedReplaced(with(tc.old), with(tc.new)); got != tc.want {
+				t.Errorf("LastAppliedReplaced = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

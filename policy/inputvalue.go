@@ -170,6 +170,9 @@ func analysisValue(a *merge.Analysis) (ast.Value, error) {
 		la = append(la, item("error", str(a.LastApplied.Error)))
 	}
 	la = append(la, item("bytes", number(int64(a.LastApplied.Bytes))))
+	if a.LastApplied.Replaced {
+		la = append(la, item("replaced", boolean(true)))
+	}
 	b := newObjectBuilder(15)
 	b.add("object", refValue(a.Object))
 	b.add("operation", str(a.Operation))

@@ -66,7 +66,7 @@ var silentShapes = []struct {
 		unknowns: []string{
 			"input.request", "input.namespace",
 			"input.analysis.object", "input.analysis.operation", "input.analysis.strategy",
-			"input.analysis.lastApplied.bytes", "input.analysis.annotationsBytes", "input.analysis.drift",
+			"input.analysis.lastApplied.bytes", "input.analysis.lastApplied.replaced", "input.analysis.annotationsBytes", "input.analysis.drift",
 		},
 	},
 }

@@ -138,7 +138,7 @@ func TestFullEvaluationIsSilentForNothing(t *testing.T) {
 func TestEmptyAnalysisCoversEveryField(t *testing.T) {
 	checked := []string{"lastApplied.status", "lastApplied.error", "lastAppliedTooLarge",
 		"imperativeChanges", "applyOwnedChanges", "appliers", "reverts", "orphans", "defaultedDependents", "replicasReset", "rollback"}
-	unknown := []string{"object", "operation", "strategy", "lastApplied.bytes", "annotationsBytes", "drift"}
+	unknown := []string{"object", "operation", "strategy", "lastApplied.bytes", "lastApplied.replaced", "annotationsBytes", "drift"}
 	var fields []string
 	for name, typ := range map[string]reflect.Type{"": reflect.TypeFor[merge.Analysis](), "lastApplied.": reflect.TypeFor[merge.LastAppliedInfo]()} {
 		for f := range typ.Fields() {

@@ -20,8 +20,9 @@ import (
 // changes last-applied alone under kubectl-client-side-apply is an apply
 // of a manifest the object already matches, which kubectl computed with
 // the unusable one: warned.) Each case is a captured review
-// (testdata/reviews) whose oldObject's last-applied is set to stored, as
-// the API server would send the same command on that object.
+// (testdata/reviews) whose oldObject's last-applied is set to stored, and
+// its object's too when the command leaves last-applied as it was (kept),
+// as the API server would send the same command on that object.
 func TestInvalidStoredLastAppliedOverHTTP(t *testing.T) {
 	const (
 		notJSON   = `{"apiVersion":"apps/v1","kind":`
@@ -36,6 +37,7 @@ func TestInvalidStoredLastAppliedOverHTTP(t *testing.T) {
 	allowed := answer{Status: http.StatusOK, Allowed: true}
 	tests := map[string]struct {
 		review, stored string
+		kept           bool
 		want           answer
 	}{
 		"set-last-applied over a last-applied that is no JSON":        {review: "deployment-set-last-applied", stored: notJSON, want: allowed},
@@ -44,15 +46,15 @@ func TestInvalidStoredLastAppliedOverHTTP(t *testing.T) {
 		"edit-last-applied over a JSON array":                         {review: "deployment-edit-last-applied", stored: "[]", want: allowed},
 		"replace --save-config over a JSON number":                    {review: "deployment-replace-save-config", stored: "42", want: allowed},
 		"set-last-applied over null, kubectl's no manifest":           {review: "deployment-set-last-applied", stored: "null", want: allowed},
-		"a label leaves the unusable last-applied: warned":            {review: "deployment-label", stored: notJSON, want: warned},
-		"an annotation leaves a JSON string: warned":                  {review: "deployment-annotate", stored: `"x"`, want: warned},
+		"a label leaves the unusable last-applied: warned":            {review: "deployment-label", stored: notJSON, kept: true, want: warned},
+		"an annotation leaves a JSON string: warned":                  {review: "deployment-annotate", stored: `"x"`, kept: true, want: warned},
 		"an apply computed with another object's manifest: warned":    {review: "deployment-apply", stored: otherName, want: warned},
-		"a rollout restart leaves the manifest of another object too": {review: "deployment-rollout-restart", stored: otherName, want: warned},
+		"a rollout restart leaves the manifest of another object too": {review: "deployment-rollout-restart", stored: otherName, kept: true, want: warned},
 	}
 	engine := newEngine(t)
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			body := withStoredLastApplied(t, tc.review, tc.stored)
+			body := withStoredLastApplied(t, tc.review, tc.stored, tc.kept)
 			r := NewReviewer(engine, loadCluster(t, filepath.Join("testdata", "reviews", tc.review+".cluster.json")))
 			req := httptest.NewRequest(http.MethodPost, "/validate", bytes.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
@@ -70,8 +72,9 @@ func TestInvalidStoredLastAppliedOverHTTP(t *testing.T) {
 }
 
 // withStoredLastApplied returns testdata/reviews/<review>.json with the
-// last-applied of its oldObject set to stored.
-func withStoredLastApplied(t *testing.T, review, stored string) []byte {
+// last-applied of its oldObject set to stored, and of its object too when
+// kept.
+func withStoredLastApplied(t *testing.T, review, stored string, kept bool) []byte {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("testdata", "reviews", review+".json"))
 	if err != nil {
@@ -81,13 +84,19 @@ func withStoredLastApplied(t *testing.T, review, stored string) []byte {
 	if err := json.Unmarshal(raw, &r); err != nil {
 		t.Fatal(err)
 	}
-	meta := r["request"].(map[string]any)["oldObject"].(map[string]any)["metadata"].(map[string]any)
-	annotations, _ := meta["annotations"].(map[string]any)
-	if annotations == nil {
-		annotations = map[string]any{}
-		meta["annotations"] = annotations
+	objects := []string{"oldObject"}
+	if kept {
+		objects = append(objects, "object")
 	}
-	annotations[lastAppliedAnnotation] = stored
+	for _, o := range objects {
+		meta := r["request"].(map[string]any)[o].(map[string]any)["metadata"].(map[string]any)
+		annotations, _ := meta["annotations"].(map[string]any)
+		if annotations == nil {
+			annotations = map[string]any{}
+			meta["annotations"] = annotations
+		}
+		annotations[lastAppliedAnnotation] = stored
+	}
 	out, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)

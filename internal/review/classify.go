@@ -412,7 +412,7 @@ func undoCandidate(w write) bool {
 // /spec/template and /metadata/annotations; for a StatefulSet or DaemonSet
 // it patches spec.template only).
 func undoLike(w write) bool {
-	return undoCandidate(w) && (merge.MayBeUndoManager(w.manager) || hasUndoEntry(w.new)) && w.operation == metav1.ManagedFieldsOperationUpdate &&
+	return undoCandidate(w) && (merge.MayBeUndoManager(w.manager) || hasUndoEntry(w.new) && !entryMoved(w)) && w.operation == metav1.ManagedFieldsOperationUpdate &&
 		lastApplied(w.old) == lastApplied(w.new) && onlyTemplateChanged(w.old, w.new)
 }
 
@@ -420,13 +420,35 @@ func undoLike(w write) bool {
 // without field manager (merge.MayBeUndoEntry). A rollout undo that
 // restores fields this entry already owns leaves it as it was; the entries
 // that change are those that lose the restored fields (kubectl apply's),
-// so the write's effective manager names one of those instead.
+// so the write's effective manager names one of those instead. Such an
+// entry is not only an undo's (kubectl apply set-last-applied writes under
+// kubectl too, and an undo's stays after it): undoLike reads it only when
+// the write's own entry did not move (entryMoved).
 func hasUndoEntry(obj *unstructured.Unstructured) bool {
 	entries, _ := merge.ReadManagedFields(obj)
 	for _, e := range entries {
 		if merge.MayBeUndoEntry(e.Owner) {
 			return true
 		}
+	}
+	return false
+}
+
+// entryMoved reports whether w's effective manager has an entry in new
+// that old lacks or that has another time there: the API server moves the
+// time of the entry of the manager whose write changes a field, so that
+// manager wrote w, under its own name (the Python client, a controller
+// without field manager). An entry that kept its time only lost fields to
+// w. Unreadable managedFields count as none.
+func entryMoved(w write) bool {
+	oldEntries, _ := merge.ReadManagedFields(w.old)
+	newEntries, _ := merge.ReadManagedFields(w.new)
+	for _, e := range newEntries {
+		if e.Manager != w.manager || e.Operation != string(w.operation) || e.Subresource != w.subresource {
+			continue
+		}
+		i := slices.IndexFunc(oldEntries, func(o merge.ManagedFieldsEntry) bool { return entryKey(o) == entryKey(e) })
+		return i < 0 || !oldEntries[i].Time.Equal(e.Time)
 	}
 	return false
 }

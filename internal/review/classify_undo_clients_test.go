@@ -90,3 +90,27 @@ func TestTemplateEditByOtherToolIsImperative(t *testing.T) {
 		t.Errorf("classification (-want +got):\n%s", diff)
 	}
 }
+
+// kubectl's entry without field manager is not only a rollout undo's:
+// kubectl apply set-last-applied writes under it too, and an undo's stays
+// after the undo. A later write by another client without field manager
+// names its own manager in the entry the API server gave it (new, or with
+// the write's time), so it is no undo, whatever entries kubectl left (the
+// Python client's patch of an image that last-applied owns was warned
+// about as "looks like a rollout undo" instead of reviewed as the edit it
+// is; a controller's added env var got the same warning).
+func TestTemplateWriteByAnotherClientBesideKubectlsEntryIsNoUndo(t *testing.T) {
+	tests := map[string]classifyCase{
+		"the Python client's patch of the image after kubectl apply set-last-applied": {
+			old:  fixture(t, "template-write-after-set-last-applied", "old"),
+			new:  fixture(t, "template-write-after-set-last-applied", "new"),
+			want: classified{Class: policy.Imperative, Paths: []string{"spec.template.spec.containers[name=nginx].image"}},
+		},
+		"a controller's env var after kubectl rollout undo": {
+			old:  fixture(t, "template-write-after-undo", "old"),
+			new:  fixture(t, "template-write-after-undo", "new"),
+			want: classified{Class: policy.Imperative, Paths: []string{}},
+		},
+	}
+	checkClassified(t, tests)
+}

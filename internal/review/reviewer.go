@@ -304,6 +304,11 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 	if err != nil {
 		return nil, err
 	}
+	// The analysis may have seen the objects with another last-applied
+	// than the write's (an edit judged against the one it changed, an
+	// undo under apply-hygiene's repair): whether the write left another
+	// one is the write's own fact.
+	an.LastApplied.Replaced = merge.LastAppliedReplaced(w.old, w.new)
 	if len(an.ImperativeChanges) > 0 && !lastAppliedIsKubectls(w) {
 		an.ImperativeChanges = []merge.FieldFact{}
 	}

@@ -12,7 +12,18 @@ decisions contains lib.fixed(lib.decision("invalid-last-applied", message, [lib.
 	# replaces the stored annotation, which is what the rule judges, with
 	# the user's manifest: nothing is left to rewrite.
 	input.classification != "save-config"
+	judged
 }
+
+# judged is true when the write used or leaves the unusable annotation: a
+# client-side apply computed its patch with it, whatever it records next;
+# any other write is judged by what it leaves, and one that removed it
+# (kubectl annotate …last-applied-configuration-, Flux's clean-up,
+# kubectl replace of a manifest without it) or put another in its place
+# (kubectl edit, a server-side apply of kubectl's) leaves it no more.
+judged if input.classification == "client-side-apply"
+
+judged if not input.analysis.lastApplied.replaced
 
 reason := input.analysis.lastApplied.error if {
 	input.analysis.lastApplied.error != ""

@@ -22,6 +22,22 @@ test_save_config_replacing_it_no_decision if {
 	count(ds) == 0
 }
 
+# A write that removes the unusable annotation or puts another in its
+# place leaves nothing to rewrite; a client-side apply computed its patch
+# with it all the same.
+test_replaced_by_the_write_no_decision if {
+	replaced := {"lastApplied": object.union(invalid.lastApplied, {"replaced": true})}
+	some classification in ["imperative", "server-side-apply", "rollout-undo"]
+	ds := invalid_last_applied.decisions with input as t.make_input(classification, "", replaced)
+	count(ds) == 0
+}
+
+test_replaced_by_a_client_side_apply_is_warned if {
+	replaced := {"lastApplied": object.union(invalid.lastApplied, {"replaced": true})}
+	ds := invalid_last_applied.decisions with input as t.make_input("client-side-apply", "", replaced)
+	t.actions(ds) == {["invalid-last-applied", "warn"]}
+}
+
 test_reason_unknown if {
 	ds := invalid_last_applied.decisions with input as t.make_input("imperative", "", {"lastApplied": {"status": "invalid", "bytes": 3}})
 	some d in ds
