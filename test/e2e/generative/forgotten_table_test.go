@@ -23,7 +23,9 @@ const (
 
 // An orphaned-field finding of a label that a person's kubectl edit
 // --save-config set is true once a write dropped the last-applied that
-// recorded it: the next apply records a manifest without it, and no apply
+// recorded it (Flux's clean-up, a person's kubectl annotate of
+// last-applied-configuration-) or recorded a manifest without it (kubectl
+// apply set-last-applied): the next apply records a manifest without it, and no apply
 // can remove it. It is allowed, never required, at that apply, at a later
 // one and at a dry run, as long as the label keeps the edit's value. While
 // the save's last-applied stands, the apply removes the label: false. A
@@ -34,6 +36,8 @@ func TestJudgeApplyForgottenSave(t *testing.T) {
 	editSave := step{Writer: "kubectl edit --save-config", As: alice, Kind: write, Args: []string{"edit", "deployment/frontend", "-o", "json", "--save-config"}, RewritesLastApplied: true}
 	cleanUp := step{Writer: "Flux last-applied clean-up", As: flux, Kind: write, Args: []string{"patch", "deployment/frontend", "--type=json"}}
 	relabel := step{Writer: "a label robot", As: robot, Kind: write, Args: []string{"patch", "deployment/frontend", "--type=merge"}}
+	drop := step{Writer: dropLastApplied, As: alice, Kind: write, Args: []string{"annotate", "deployment/frontend", lastAppliedKey + "-"}}
+	setLA := step{Writer: setLastApplied, As: alice, Kind: write, Args: []string{"apply", "set-last-applied", "-f", "-"}, Stdin: forgottenManifest, RewritesLastApplied: true}
 	type write struct {
 		s             step
 		before, after func(t *testing.T) map[string]any
@@ -58,6 +62,26 @@ func TestJudgeApplyForgottenSave(t *testing.T) {
 		"the apply that records last-applied again, silent": {
 			writes: []write{saved, cleaned},
 			before: obj(forgottenEdited, ""), after: obj(forgottenEdited, forgottenManifest),
+		},
+		"a person's kubectl annotate removed last-applied, warned": {
+			writes: []write{saved, {drop, obj(forgottenEdited, forgottenSaved), obj(forgottenEdited, "")}},
+			before: obj(forgottenEdited, ""), after: obj(forgottenEdited, forgottenManifest),
+			got: warning,
+		},
+		"kubectl apply set-last-applied recorded a manifest without the label, warned": {
+			writes: []write{saved, {setLA, obj(forgottenEdited, forgottenSaved), obj(forgottenEdited, forgottenManifest)}},
+			before: obj(forgottenEdited, forgottenManifest), after: obj(forgottenEdited, forgottenManifest),
+			got: warning,
+		},
+		"kubectl apply set-last-applied recorded a manifest without the label, silent": {
+			writes: []write{saved, {setLA, obj(forgottenEdited, forgottenSaved), obj(forgottenEdited, forgottenManifest)}},
+			before: obj(forgottenEdited, forgottenManifest), after: obj(forgottenEdited, forgottenManifest),
+		},
+		"kubectl apply set-last-applied recorded a manifest with the label: the apply removes it": {
+			writes: []write{saved, {setLA, obj(forgottenEdited, forgottenSaved), obj(forgottenEdited, forgottenSaved)}},
+			before: obj(forgottenEdited, forgottenSaved), after: obj(forgottenApplied, forgottenManifest),
+			got:  warning,
+			want: []string{"finding-true " + warning[0].Line},
 		},
 		"a later apply, warned": {
 			writes: []write{saved, cleaned},

@@ -93,6 +93,9 @@ type runner struct {
 	// awaitScan holds the next step until a scan that started after the
 	// last step is recorded (after bob's exempt undo).
 	awaitScan bool
+	// binaries are the paths of kubectl under other file names (oc), by
+	// name (binary).
+	binaries map[string]string
 }
 
 // setField is a field a writer set outside client-side apply.
@@ -270,7 +273,7 @@ func (r *runner) run(i int, s step) bool {
 		r.runRemedies(i)
 		return true
 	}
-	if s.Kind == undo {
+	if s.Kind == undo || s.Kind == dryRunUndo {
 		r.waitObserved()
 	}
 	before := r.get(r.f.Namespace)
@@ -329,7 +332,7 @@ func (r *runner) run(i int, s step) bool {
 	default:
 		r.judgeWrite(i, s, res, got, before, after)
 	}
-	if judged && res.ExitCode != 0 && !denied && !broken && s.Kind != undo {
+	if judged && res.ExitCode != 0 && !denied && !broken && s.Kind != undo && s.Kind != dryRunUndo {
 		r.judgeFailure(i, s, before)
 	}
 	r.judgePrune(i, s, res, before, after)
@@ -466,7 +469,7 @@ func (r *runner) record(s step, before, after map[string]any) {
 		if after != nil && s.Kind == serverSideApply {
 			r.ssa = append(r.ssa, decodeManifest(s.Stdin))
 		}
-	case s.Kind == dryRunApply:
+	case s.Kind == dryRunApply || s.Kind == dryRunUndo:
 	case s.RewritesLastApplied && sameRecord(before, after):
 		// A --save-config that records the manifest last-applied already
 		// has (Argo CD's Replace=true of an unchanged Git manifest) leaves
@@ -530,28 +533,30 @@ func (r *runner) noteReplacedDefaults(s step, before, after map[string]any) {
 
 // forgetSaves turns the values that a person's kubectl edit --save-config
 // recorded (savedEdits) back into fields set outside apply, allowed, never
-// required, once a write removed last-applied from the object (Flux's
-// clean-up patch): nothing records the save any more, and managedFields
-// name kubectl-edit for the value, after the last client-side apply. An
-// apply that then overwrites it may warn that it discards a value
-// kubectl-edit set since the last apply, which is what happened (soak seed
-// 271126, sequence 332), and an apply that leaves it out may call it
-// orphaned: it records a last-applied without it and can never remove it
-// (unattributedByPeople; sequence 413).
+// required, once a write left a last-applied without them while they
+// stayed: one that removed last-applied from the object (Flux's clean-up
+// patch, kubectl annotate's removal of it) or recorded a manifest without
+// them (kubectl apply set-last-applied). Nothing records the save any
+// more, and managedFields name kubectl-edit for the value, after the last
+// client-side apply. An apply that then overwrites it may warn that it
+// discards a value kubectl-edit set since the last apply, which is what
+// happened (soak seed 271126, sequence 332), and an apply that leaves it
+// out may call it orphaned: it records a last-applied without it and can
+// never remove it (unattributedByPeople; sequence 413).
 func (r *runner) forgetSaves(before, after map[string]any) {
-	annotation := framework.Path("metadata", "annotations").Key(lastAppliedKey)
 	if before == nil || after == nil || recreated(before, after) {
 		return
 	}
-	if _, had := annotation.Lookup(before); !had {
-		return
-	}
-	if _, has := annotation.Lookup(after); has {
-		return
-	}
+	annotation := framework.Path("metadata", "annotations").Key(lastAppliedKey)
+	_, had := annotation.Lookup(before)
+	_, has := annotation.Lookup(after)
+	was, is := lastApplied(before), lastApplied(after)
 	for _, e := range r.savedEdits {
+		_, recorded := e.path.Lookup(was)
+		_, still := e.path.Lookup(is)
 		_, known := r.fields[e.path.String()]
-		if v, ok := e.path.Lookup(after); ok && !known && framework.SameAt(e.path, e.after, after) && v != nil {
+		forgotten := had && !has || recorded && !still
+		if v, ok := e.path.Lookup(after); ok && forgotten && !known && framework.SameAt(e.path, e.after, after) && v != nil {
 			r.fields[e.path.String()] = setField{path: e.path, person: true, unattributed: true}
 		}
 	}

@@ -1,0 +1,103 @@
+package generative_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// The objects around kubectl rollout undo --dry-run=server of a
+// Deployment that kubectl apply applied with image a:1 and kubectl set
+// image moved to a:2.
+const (
+	dryUndoLastApplied = `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`
+	dryUndoBefore      = `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`
+	dryUndoUndone      = `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`
+)
+
+// A server-side dry run of kubectl rollout undo writes nothing and must
+// pass: it may be told what the undo would leave stale, nothing else; it
+// records no field and is no undo of the sequence (a repair of
+// last-applied after it is proven by no undo).
+func TestJudgeDryRunUndo(t *testing.T) {
+	image := framework.ContainersPath.Named("app").Key("image")
+	finding := func(action, rule string) []framework.Reported {
+		return []framework.Reported{{Finding: framework.Finding{Action: action, Rule: rule, Path: image.String()}, Line: "[" + rule + "] " + image.String()}}
+	}
+	tests := map[string]struct {
+		got           []framework.Reported
+		before, after func(t *testing.T) map[string]any
+		want          []string
+	}{
+		"nothing said": {},
+		"told that the undo would leave last-applied stale": {got: finding(framework.Warn, "stale-last-applied")},
+		"warned of an edit": {
+			got:  finding(framework.Warn, "imperative-edit"),
+			want: []string{"finding-true false warning"},
+		},
+		"denied": {
+			got:    finding(framework.Deny, "imperative-edit"),
+			before: func(*testing.T) map[string]any { return nil },
+			want:   []string{"must-pass false denial"},
+		},
+		"the template changed": {
+			after: func(t *testing.T) map[string]any { return withLastApplied(t, dryUndoUndone, dryUndoLastApplied) },
+			want:  []string{"dry-run-writes-nothing "},
+		},
+		"last-applied changed": {
+			after: func(t *testing.T) map[string]any { return withLastApplied(t, dryUndoBefore, dryUndoBefore) },
+			want:  []string{"dry-run-writes-nothing "},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{t: t, fields: map[string]setField{}}
+			s := step{Writer: "kubectl rollout undo --dry-run=server", As: alice, Kind: dryRunUndo, Args: []string{"rollout", "undo", "deployment/web", "--dry-run=server"}}
+			before := withLastApplied(t, dryUndoBefore, dryUndoLastApplied)
+			if tc.before != nil {
+				before = tc.before(t)
+			}
+			after := withLastApplied(t, dryUndoBefore, dryUndoLastApplied)
+			if tc.after != nil {
+				after = tc.after(t)
+			}
+			r.judgeWrite(0, s, framework.Result{}, tc.got, before, after)
+			var failed []string
+			for _, f := range r.failures {
+				failed = append(failed, f.check+" "+f.counted)
+			}
+			if diff := cmp.Diff(tc.want, failed); diff != "" {
+				t.Errorf("failed checks (-want +got):\n%s", diff)
+			}
+			r.record(s, before, after)
+			r.noteUndo(s, before, after)
+			if len(r.fields) > 0 || r.undone {
+				t.Errorf("after the dry run, fields %v and undone %v, want none and false", r.fields, r.undone)
+			}
+		})
+	}
+}
+
+// oc rollout undo runs kubectl's undo under the file name oc; the script
+// makes that name for kubectl.
+func TestScriptOfOc(t *testing.T) {
+	steps := []step{{Writer: ocUndo, As: alice, Kind: undo, Args: []string{"rollout", "undo", "deployment/web"}, Binary: "oc"}}
+	want := []string{
+		"",
+		"# 1. oc rollout undo, as alice",
+		"# (wait until the controller has recorded the current revision)",
+		`ln -sf "$(command -v kubectl)" ./oc`,
+		"./oc --as=alice -n demo rollout undo deployment/web",
+		"",
+	}
+	lines := strings.Split(script(steps), "\n")
+	if diff := cmp.Diff(want, lines[len(lines)-len(want):]); diff != "" {
+		t.Errorf("script (-want +got):\n%s", diff)
+	}
+	if got := steps[0].command(); got != "oc rollout undo deployment/web" {
+		t.Errorf("command() = %q, want oc rollout undo deployment/web", got)
+	}
+}
