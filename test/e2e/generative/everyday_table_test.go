@@ -101,3 +101,62 @@ func TestScriptOfOc(t *testing.T) {
 		t.Errorf("command() = %q, want oc rollout undo deployment/web", got)
 	}
 }
+
+// The objects of soak seed 281140, sequence 010: bob's exempt undo of a
+// StatefulSet removed the template annotation gen.example.com/t that
+// last-applied has, kubectl apply set-last-applied recorded a manifest
+// that still has it (last-applied's text changed, not that value), and
+// Argo CD's apply put it back.
+const (
+	setLAApplied  = `{"metadata":{"labels":{"a":"1"}},"spec":{"template":{"metadata":{"annotations":{"gen.example.com/t":"10"}}}}}`
+	setLARecorded = `{"metadata":{"labels":{"a":"2"}},"spec":{"template":{"metadata":{"annotations":{"gen.example.com/t":"10"}}}}}`
+	setLAWithout  = `{"metadata":{"labels":{"a":"2"}}}`
+	setLAUndone   = `{"metadata":{"labels":{"a":"1"}},"spec":{"template":{"metadata":{}}}}`
+	setLAPutBack  = `{"metadata":{"labels":{"a":"2"}},"spec":{"template":{"metadata":{"annotations":{"gen.example.com/t":"10"}}}}}`
+)
+
+// kubectl apply set-last-applied writes nothing but last-applied: a field
+// an undo removed stays drift while the recorded last-applied has a value
+// there, and the next apply may say it puts it back (a person's must);
+// once the record leaves it out, it is no drift.
+func TestSetLastAppliedKeepsDrift(t *testing.T) {
+	annotation := framework.TemplatePath.Key("metadata").Key("annotations").Key("gen.example.com/t")
+	reverted := []framework.Reported{{Finding: framework.Finding{Action: framework.Warn, Rule: "apply-reverts-drift", Path: annotation.String()},
+		Line: "Warning: [apply-reverts-drift] " + annotation.String()}}
+	undoStep := step{Writer: "kubectl rollout undo (exempt)", As: bob, Kind: undo, Args: []string{"rollout", "undo", "statefulset/web"}}
+	setLA := step{Writer: setLastApplied, As: alice, Kind: write, Args: []string{"apply", "set-last-applied", "-f", "-"}, RewritesLastApplied: true}
+	tests := map[string]struct {
+		recorded string
+		as       who
+		got      []framework.Reported
+		want     []string
+	}{
+		"recorded with the value, Argo CD's apply warned":  {recorded: setLARecorded, as: argocd, got: reverted},
+		"recorded with the value, a person's apply warned": {recorded: setLARecorded, as: alice, got: reverted},
+		"recorded with the value, a person's apply silent": {
+			recorded: setLARecorded, as: alice,
+			want: []string{"apply-reverts-drift-reported miss"},
+		},
+		"recorded without it: no drift": {
+			recorded: setLAWithout, as: alice, got: reverted,
+			want: []string{"finding-true false warning"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{t: t, fields: map[string]setField{}, restored: func(fieldPath, map[string]any) bool { return false }}
+			r.record(undoStep, withLastApplied(t, setLAApplied, setLAApplied), withLastApplied(t, setLAUndone, setLAApplied))
+			r.record(setLA, withLastApplied(t, setLAUndone, setLAApplied), withLastApplied(t, setLAUndone, tc.recorded))
+			apply := step{Writer: "kubectl apply", As: tc.as, Kind: clientSideApply, Args: []string{"apply", "-f", "-"}, Stdin: setLAPutBack}
+			r.judgeApply(0, apply, framework.Result{Stdout: "statefulset.apps/web configured"}, tc.got,
+				withLastApplied(t, setLAUndone, tc.recorded), withLastApplied(t, setLAPutBack, setLAPutBack))
+			var failed []string
+			for _, f := range r.failures {
+				failed = append(failed, f.check+" "+f.counted)
+			}
+			if diff := cmp.Diff(tc.want, failed); diff != "" {
+				t.Errorf("failed checks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -19,6 +19,10 @@ const (
 	forgottenEdited   = `{"metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/k-8":"7"}},"spec":{"replicas":1}}`
 	forgottenSaved    = `{"metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/k-8":"7"}}}`
 	forgottenRobot    = `{"metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/k-8":"9"}},"spec":{"replicas":1}}`
+	// forgottenOther is a manifest with another value of the label, and
+	// forgottenReverted the object after its apply.
+	forgottenOther    = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/k-8":"1"}}}`
+	forgottenReverted = `{"metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/k-8":"1"}},"spec":{"replicas":1}}`
 )
 
 // An orphaned-field finding of a label that a person's kubectl edit
@@ -33,6 +37,8 @@ const (
 func TestJudgeApplyForgottenSave(t *testing.T) {
 	label := framework.Path("metadata", "labels").Key("gen.example.com/k-8")
 	warning := []framework.Reported{{Finding: framework.Orphan(label), Line: "Warning: [orphaned-field] metadata.labels[gen.example.com/k-8]"}}
+	reverted := []framework.Reported{{Finding: framework.Finding{Action: framework.Warn, Rule: "apply-reverts-drift", Path: label.String()},
+		Line: "Warning: [apply-reverts-drift] metadata.labels[gen.example.com/k-8]"}}
 	editSave := step{Writer: "kubectl edit --save-config", As: alice, Kind: write, Args: []string{"edit", "deployment/frontend", "-o", "json", "--save-config"}, RewritesLastApplied: true}
 	cleanUp := step{Writer: "Flux last-applied clean-up", As: flux, Kind: write, Args: []string{"patch", "deployment/frontend", "--type=json"}}
 	relabel := step{Writer: "a label robot", As: robot, Kind: write, Args: []string{"patch", "deployment/frontend", "--type=merge"}}
@@ -51,6 +57,7 @@ func TestJudgeApplyForgottenSave(t *testing.T) {
 		writes        []write
 		before, after func(t *testing.T) map[string]any
 		dryRun        bool
+		manifest      string
 		got           []framework.Reported
 		want          []string
 	}{
@@ -76,6 +83,17 @@ func TestJudgeApplyForgottenSave(t *testing.T) {
 		"kubectl apply set-last-applied recorded a manifest without the label, silent": {
 			writes: []write{saved, {setLA, obj(forgottenEdited, forgottenSaved), obj(forgottenEdited, forgottenManifest)}},
 			before: obj(forgottenEdited, forgottenManifest), after: obj(forgottenEdited, forgottenManifest),
+		},
+		"kubectl apply set-last-applied recorded another value of the label: the apply that sets it says it discards the edit's": {
+			writes: []write{saved, {setLA, obj(forgottenEdited, forgottenSaved), obj(forgottenEdited, forgottenOther)}},
+			before: obj(forgottenEdited, forgottenOther), after: obj(forgottenReverted, forgottenOther),
+			manifest: forgottenOther,
+			got:      reverted,
+		},
+		"kubectl apply set-last-applied recorded another value of the label, silent": {
+			writes: []write{saved, {setLA, obj(forgottenEdited, forgottenSaved), obj(forgottenEdited, forgottenOther)}},
+			before: obj(forgottenEdited, forgottenOther), after: obj(forgottenReverted, forgottenOther),
+			manifest: forgottenOther,
 		},
 		"kubectl apply set-last-applied recorded a manifest with the label: the apply removes it": {
 			writes: []write{saved, {setLA, obj(forgottenEdited, forgottenSaved), obj(forgottenEdited, forgottenSaved)}},
@@ -120,6 +138,9 @@ func TestJudgeApplyForgottenSave(t *testing.T) {
 				r.record(w.s, w.before(t), w.after(t))
 			}
 			apply := step{Writer: "kubectl apply", As: alice, Kind: clientSideApply, Args: []string{"apply", "-f", "-"}, Stdin: forgottenManifest}
+			if tc.manifest != "" {
+				apply.Stdin = tc.manifest
+			}
 			if tc.dryRun {
 				apply.Kind = dryRunApply
 				r.judgeDryRun(0, apply, tc.got, tc.before(t))

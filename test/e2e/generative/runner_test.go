@@ -492,7 +492,14 @@ func (r *runner) record(s step, before, after map[string]any) {
 		}
 		for key, f := range r.fields {
 			_, live := f.path.Lookup(after)
-			if !live || !framework.SameAt(f.path, before, after) {
+			// A removal that the recorded last-applied still has a value
+			// for stays drift: kubectl apply set-last-applied writes
+			// nothing but last-applied (soak seed 281140, sequence 010: a
+			// template annotation that bob's undo removed, then
+			// set-last-applied of a manifest that has it).
+			_, recorded := f.path.Lookup(lastApplied(after))
+			gone := !live && (s.Kind == clientSideApply || !recorded)
+			if gone || !framework.SameAt(f.path, before, after) {
 				// Gone, or the apply's value now.
 				delete(r.fields, key)
 			}
@@ -536,7 +543,9 @@ func (r *runner) noteReplacedDefaults(s step, before, after map[string]any) {
 // required, once a write left a last-applied without them while they
 // stayed: one that removed last-applied from the object (Flux's clean-up
 // patch, kubectl annotate's removal of it) or recorded a manifest without
-// them (kubectl apply set-last-applied). Nothing records the save any
+// them or with another value there (kubectl apply set-last-applied; soak
+// seed 281140, sequence 009: the next apply sets the edited image back,
+// and says it discards kubectl-edit's value). Nothing records the save any
 // more, and managedFields name kubectl-edit for the value, after the last
 // client-side apply. An apply that then overwrites it may warn that it
 // discards a value kubectl-edit set since the last apply, which is what
@@ -552,8 +561,8 @@ func (r *runner) forgetSaves(before, after map[string]any) {
 	_, has := annotation.Lookup(after)
 	was, is := lastApplied(before), lastApplied(after)
 	for _, e := range r.savedEdits {
-		_, recorded := e.path.Lookup(was)
-		_, still := e.path.Lookup(is)
+		recorded := framework.SameAt(e.path, was, e.after)
+		still := framework.SameAt(e.path, is, after)
 		_, known := r.fields[e.path.String()]
 		forgotten := had && !has || recorded && !still
 		if v, ok := e.path.Lookup(after); ok && forgotten && !known && framework.SameAt(e.path, e.after, after) && v != nil {

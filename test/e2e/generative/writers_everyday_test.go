@@ -35,7 +35,7 @@ var everydayWriters = []writer{
 		}
 		return step{As: alice, Kind: serverSideApply, Args: []string{"apply", "--server-side", "-f", "-"}, Stdin: encode(m)}
 	}},
-	{name: setLastApplied, weight: 1, make: func(g *gen) step {
+	{name: setLastApplied, weight: 2, make: func(g *gen) step {
 		// It records the manifest as last-applied and changes nothing
 		// else; without last-applied it needs --create-annotation (which
 		// missing-last-applied's audit message prescribes).
@@ -46,19 +46,19 @@ var everydayWriters = []writer{
 		s.Stdin, s.RewritesLastApplied = encode(g.manifest), true
 		return s
 	}},
-	{name: dropLastApplied, weight: 1, fits: func(g *gen) bool { return g.lastApplied }, make: func(g *gen) step {
+	{name: dropLastApplied, weight: 2, fits: func(g *gen) bool { return g.lastApplied }, make: func(g *gen) step {
 		return person("annotate", g.o.ref(), lastAppliedKey+"-")
 	}},
-	{name: ocUndo, weight: 1, fits: undoable, make: func(g *gen) step {
+	{name: ocUndo, weight: 2, fits: undoable, make: func(g *gen) step {
 		s := person("rollout", "undo", g.o.ref())
 		s.Kind, s.Binary = undo, "oc"
 		return s
 	}},
-	{name: "kubectl set env NAME- of a variable of the manifest", weight: 1, fits: func(g *gen) bool { return workload(g) && len(g.manifestEnvs()) > 0 }, make: func(g *gen) step {
+	{name: "kubectl set env NAME- of a variable of the manifest", weight: 2, fits: func(g *gen) bool { return workload(g) && len(g.manifestEnvs()) > 0 }, make: func(g *gen) step {
 		names := g.manifestEnvs()
 		return person("set", "env", g.o.ref(), "-c", g.container(), names[g.rng.IntN(len(names))]+"-")
 	}},
-	{name: "kubectl rollout undo --dry-run=server", weight: 1, fits: undoable, make: func(g *gen) step {
+	{name: "kubectl rollout undo --dry-run=server", weight: 2, fits: undoable, make: func(g *gen) step {
 		s := person("rollout", "undo", g.o.ref(), "--dry-run=server")
 		s.Kind = dryRunUndo
 		return s
