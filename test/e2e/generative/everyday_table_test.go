@@ -102,8 +102,8 @@ func TestScriptOfOc(t *testing.T) {
 	}
 }
 
-// The objects of soak seed 281140, sequence 010: bob's exempt undo of a
-// StatefulSet removed the template annotation gen.example.com/t that
+// The objects of generative seed 281140, sequence 010: bob's exempt undo
+// of a StatefulSet removed the template annotation gen.example.com/t that
 // last-applied has, kubectl apply set-last-applied recorded a manifest
 // that still has it (last-applied's text changed, not that value), and
 // Argo CD's apply put it back.

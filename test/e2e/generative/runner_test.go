@@ -494,8 +494,8 @@ func (r *runner) record(s step, before, after map[string]any) {
 			_, live := f.path.Lookup(after)
 			// A removal that the recorded last-applied still has a value
 			// for stays drift: kubectl apply set-last-applied writes
-			// nothing but last-applied (soak seed 281140, sequence 010: a
-			// template annotation that bob's undo removed, then
+			// nothing but last-applied (generative seed 281140, sequence
+			// 010: a template annotation that bob's undo removed, then
 			// set-last-applied of a manifest that has it).
 			_, recorded := f.path.Lookup(lastApplied(after))
 			gone := !live && (s.Kind == clientSideApply || !recorded)
@@ -543,15 +543,15 @@ func (r *runner) noteReplacedDefaults(s step, before, after map[string]any) {
 // required, once a write left a last-applied without them while they
 // stayed: one that removed last-applied from the object (Flux's clean-up
 // patch, kubectl annotate's removal of it) or recorded a manifest without
-// them or with another value there (kubectl apply set-last-applied; soak
-// seed 281140, sequence 009: the next apply sets the edited image back,
-// and says it discards kubectl-edit's value). Nothing records the save any
-// more, and managedFields name kubectl-edit for the value, after the last
-// client-side apply. An apply that then overwrites it may warn that it
-// discards a value kubectl-edit set since the last apply, which is what
-// happened (soak seed 271126, sequence 332), and an apply that leaves it
-// out may call it orphaned: it records a last-applied without it and can
-// never remove it (unattributedByPeople; sequence 413).
+// them or with another value there (kubectl apply set-last-applied;
+// generative seed 281140, sequence 009: the next apply sets the edited
+// image back, and says it discards kubectl-edit's value). Nothing records
+// the save any more, and managedFields name kubectl-edit for the value,
+// after the last client-side apply. An apply that then overwrites it may
+// warn that it discards a value kubectl-edit set since the last apply,
+// which is what happened (soak seed 271126, sequence 332), and an apply
+// that leaves it out may call it orphaned: it records a last-applied
+// without it and can never remove it (unattributedByPeople; sequence 413).
 func (r *runner) forgetSaves(before, after map[string]any) {
 	if before == nil || after == nil || recreated(before, after) {
 		return
