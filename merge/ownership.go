@@ -164,11 +164,49 @@ func (a *Analyzer) ownershipOf(mfs []ManagedFields) ownership {
 			}
 			o.recreations[ownerKey(mf.Owner)] = true
 		}
-		if mf.Fields != nil && mf.Fields.Has(fieldpath.Path(lastAppliedField)) {
+		if mf.Fields != nil && mf.Fields.Has(fieldpath.Path(lastAppliedField)) && !undoAndRecordOnly(mf) {
 			o.recordedManifest[ownerKey(mf.Owner)] = true
 		}
 	}
 	return o
+}
+
+// undoAndRecordOnly reports whether mf is rollout undo's entry
+// (IsUndoEntry) and owns nothing but the pod template and annotations:
+// what the undo writes, with last-applied that kubectl apply
+// set-last-applied (which sends no field manager either) or
+// apply-hygiene's repair of the undo wrote under the same entry. Such an
+// entry wrote no manifest: the template fields it owns are the undo's,
+// orphans when no manifest has them. An entry of that name that owns
+// other fields too is an older kubectl's client-side apply, whose fields
+// (their defaults included) are a manifest's.
+func undoAndRecordOnly(mf ManagedFields) bool {
+	if !IsUndoEntry(mf.Owner) {
+		return false
+	}
+	only := true
+	mf.Fields.Leaves().Iterate(func(p fieldpath.Path) {
+		if !underAny(Path(p), templateField, annotationsField) {
+			only = false
+		}
+	})
+	return only
+}
+
+// templateField and annotationsField are where rollout undo writes.
+var (
+	templateField    = Path{fieldName("spec"), fieldName("template")}
+	annotationsField = Path{fieldName("metadata"), fieldName("annotations")}
+)
+
+// underAny reports whether p is at or below one of prefixes.
+func underAny(p Path, prefixes ...Path) bool {
+	for _, prefix := range prefixes {
+		if len(p) >= len(prefix) && fieldpath.Path(p[:len(prefix)]).Equals(fieldpath.Path(prefix)) {
+			return true
+		}
+	}
+	return false
 }
 
 func ownerKey(o Owner) string {

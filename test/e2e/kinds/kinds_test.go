@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
@@ -66,7 +67,8 @@ func TestEveryKind(t *testing.T) {
 }
 
 // grantBreakGlass lets the break-glass group change everything, cluster-
-// scoped kinds and RBAC included.
+// scoped kinds and RBAC included; the binding is the package's, made by
+// its first test.
 func grantBreakGlass(t *testing.T) {
 	t.Helper()
 	f := framework.New(t)
@@ -75,7 +77,7 @@ func grantBreakGlass(t *testing.T) {
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: breakGlassGroup}},
 	}
-	if _, err := f.Client.RbacV1().ClusterRoleBindings().Create(t.Context(), crb, metav1.CreateOptions{}); err != nil {
+	if _, err := f.Client.RbacV1().ClusterRoleBindings().Create(t.Context(), crb, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("binding cluster-admin to %s: %v", breakGlassGroup, err)
 	}
 }
