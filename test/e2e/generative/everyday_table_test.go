@@ -160,3 +160,52 @@ func TestSetLastAppliedKeepsDrift(t *testing.T) {
 		})
 	}
 }
+
+// The objects of generative seed 37964, sequence 000: a kubectl replace
+// of the manifest dropped Helm's annotation, and a rollout undo put it
+// back from the older ReplicaSet (kubectl's undo of a Deployment copies
+// the revision's annotations).
+const (
+	undoApplied  = `{"metadata":{"labels":{"a":"1"}}}`
+	undoRestored = `{"metadata":{"labels":{"a":"1"},"annotations":{"meta.helm.sh/release-name":"gen"}}}`
+)
+
+// A field that kubectl's rollout undo restored is a person's: an apply
+// that leaves it out must call it orphaned. oc rollout undo writes under
+// the field manager oc, which apply-hygiene counts as a person's only when
+// configured (--person-field-managers; docs/merge.md lists kubectl's
+// names): managedFields then give the field to a tool, and a finding of
+// it is allowed, never required (generative seed 37964, sequence 000,
+// steps 19 and 25).
+func TestJudgeOrphanOfOcUndo(t *testing.T) {
+	annotation := framework.Path("metadata", "annotations").Key("meta.helm.sh/release-name")
+	orphaned := []framework.Reported{{Finding: framework.Finding{Action: framework.Warn, Rule: "orphaned-field", Path: annotation.String()},
+		Line: "Warning: [orphaned-field] " + annotation.String()}}
+	tests := map[string]struct {
+		binary string
+		got    []framework.Reported
+		want   []string
+	}{
+		"kubectl's undo, warned": {got: orphaned},
+		"kubectl's undo, silent": {want: []string{"orphaned-field-reported miss"}},
+		"oc's undo, warned":      {binary: "oc", got: orphaned},
+		"oc's undo, silent":      {binary: "oc"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{t: t, fields: map[string]setField{}, restored: func(fieldPath, map[string]any) bool { return false }}
+			undoStep := step{Writer: "kubectl rollout undo", As: alice, Kind: undo, Args: []string{"rollout", "undo", "deployment/web"}, Binary: tc.binary}
+			r.record(undoStep, withLastApplied(t, undoApplied, undoApplied), withLastApplied(t, undoRestored, undoApplied))
+			apply := step{Writer: "kubectl apply", As: alice, Kind: clientSideApply, Args: []string{"apply", "-f", "-"}, Stdin: undoApplied}
+			r.judgeApply(0, apply, framework.Result{Stdout: "deployment.apps/web configured"}, tc.got,
+				withLastApplied(t, undoRestored, undoApplied), withLastApplied(t, undoRestored, undoApplied))
+			var failed []string
+			for _, f := range r.failures {
+				failed = append(failed, f.check+" "+f.counted)
+			}
+			if diff := cmp.Diff(tc.want, failed); diff != "" {
+				t.Errorf("failed checks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

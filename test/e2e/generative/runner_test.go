@@ -118,7 +118,12 @@ type setField struct {
 	// apply --server-side's migration alone dropped (migratedOnly:
 	// removed, or the server's default, which no entry owns). No later
 	// write can tell otherwise, so findings of it are allowed but not
-	// required. Also what a --save-config that recorded the last-applied
+	// required. Also what oc rollout undo restored: managedFields name oc,
+	// which apply-hygiene counts as a person's only when configured
+	// (--person-field-managers; docs/merge.md names kubectl's managers),
+	// so for them oc is a tool (generative seed 37964, sequence 000: Helm's
+	// annotations that oc's undo of a Deployment put back, owned by oc
+	// alone). Also what a --save-config that recorded the last-applied
 	// already there changed, by a person or not: the sequence knows it for
 	// an apply's, managedFields say an edit's.
 	unattributed bool
@@ -513,7 +518,7 @@ func (r *runner) record(s step, before, after map[string]any) {
 		}
 		for _, q := range changed(before, after) {
 			r.fields[q.String()] = setField{path: q, person: s.As.setsAsAPerson() && !meshStamped(q), undo: s.Kind == undo, applied: s.Kind == serverSideApply,
-				unattributed: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply") || scaledThroughZero(s, q, before, after) || scaledUnowned(s, q, after) ||
+				unattributed: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply") || s.Binary == "oc" || scaledThroughZero(s, q, before, after) || scaledUnowned(s, q, after) ||
 					s.Kind == serverSideApply && s.Manager == "" && migratedOnly(q, decodeManifest(s.Stdin), before, after)}
 		}
 	}
