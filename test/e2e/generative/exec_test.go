@@ -22,6 +22,7 @@ import (
 func (r *runner) execute(k framework.Kubectl, ns string, s step) framework.Result {
 	r.t.Helper()
 	s = r.kustomized(s)
+	k = r.binary(k, s)
 	if ns == "" {
 		ns = k.Namespace
 	}

@@ -19,11 +19,17 @@ const (
 	forgottenEdited   = `{"metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/k-8":"7"}},"spec":{"replicas":1}}`
 	forgottenSaved    = `{"metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/k-8":"7"}}}`
 	forgottenRobot    = `{"metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/k-8":"9"}},"spec":{"replicas":1}}`
+	// forgottenOther is a manifest with another value of the label, and
+	// forgottenReverted the object after its apply.
+	forgottenOther    = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/k-8":"1"}}}`
+	forgottenReverted = `{"metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/k-8":"1"}},"spec":{"replicas":1}}`
 )
 
 // An orphaned-field finding of a label that a person's kubectl edit
 // --save-config set is true once a write dropped the last-applied that
-// recorded it: the next apply records a manifest without it, and no apply
+// recorded it (Flux's clean-up, a person's kubectl annotate of
+// last-applied-configuration-) or recorded a manifest without it (kubectl
+// apply set-last-applied): the next apply records a manifest without it, and no apply
 // can remove it. It is allowed, never required, at that apply, at a later
 // one and at a dry run, as long as the label keeps the edit's value. While
 // the save's last-applied stands, the apply removes the label: false. A
@@ -31,9 +37,13 @@ const (
 func TestJudgeApplyForgottenSave(t *testing.T) {
 	label := framework.Path("metadata", "labels").Key("gen.example.com/k-8")
 	warning := []framework.Reported{{Finding: framework.Orphan(label), Line: "Warning: [orphaned-field] metadata.labels[gen.example.com/k-8]"}}
+	reverted := []framework.Reported{{Finding: framework.Finding{Action: framework.Warn, Rule: "apply-reverts-drift", Path: label.String()},
+		Line: "Warning: [apply-reverts-drift] metadata.labels[gen.example.com/k-8]"}}
 	editSave := step{Writer: "kubectl edit --save-config", As: alice, Kind: write, Args: []string{"edit", "deployment/frontend", "-o", "json", "--save-config"}, RewritesLastApplied: true}
 	cleanUp := step{Writer: "Flux last-applied clean-up", As: flux, Kind: write, Args: []string{"patch", "deployment/frontend", "--type=json"}}
 	relabel := step{Writer: "a label robot", As: robot, Kind: write, Args: []string{"patch", "deployment/frontend", "--type=merge"}}
+	drop := step{Writer: dropLastApplied, As: alice, Kind: write, Args: []string{"annotate", "deployment/frontend", lastAppliedKey + "-"}}
+	setLA := step{Writer: setLastApplied, As: alice, Kind: write, Args: []string{"apply", "set-last-applied", "-f", "-"}, Stdin: forgottenManifest, RewritesLastApplied: true}
 	type write struct {
 		s             step
 		before, after func(t *testing.T) map[string]any
@@ -47,6 +57,7 @@ func TestJudgeApplyForgottenSave(t *testing.T) {
 		writes        []write
 		before, after func(t *testing.T) map[string]any
 		dryRun        bool
+		manifest      string
 		got           []framework.Reported
 		want          []string
 	}{
@@ -58,6 +69,37 @@ func TestJudgeApplyForgottenSave(t *testing.T) {
 		"the apply that records last-applied again, silent": {
 			writes: []write{saved, cleaned},
 			before: obj(forgottenEdited, ""), after: obj(forgottenEdited, forgottenManifest),
+		},
+		"a person's kubectl annotate removed last-applied, warned": {
+			writes: []write{saved, {drop, obj(forgottenEdited, forgottenSaved), obj(forgottenEdited, "")}},
+			before: obj(forgottenEdited, ""), after: obj(forgottenEdited, forgottenManifest),
+			got: warning,
+		},
+		"kubectl apply set-last-applied recorded a manifest without the label, warned": {
+			writes: []write{saved, {setLA, obj(forgottenEdited, forgottenSaved), obj(forgottenEdited, forgottenManifest)}},
+			before: obj(forgottenEdited, forgottenManifest), after: obj(forgottenEdited, forgottenManifest),
+			got: warning,
+		},
+		"kubectl apply set-last-applied recorded a manifest without the label, silent": {
+			writes: []write{saved, {setLA, obj(forgottenEdited, forgottenSaved), obj(forgottenEdited, forgottenManifest)}},
+			before: obj(forgottenEdited, forgottenManifest), after: obj(forgottenEdited, forgottenManifest),
+		},
+		"kubectl apply set-last-applied recorded another value of the label: the apply that sets it says it discards the edit's": {
+			writes: []write{saved, {setLA, obj(forgottenEdited, forgottenSaved), obj(forgottenEdited, forgottenOther)}},
+			before: obj(forgottenEdited, forgottenOther), after: obj(forgottenReverted, forgottenOther),
+			manifest: forgottenOther,
+			got:      reverted,
+		},
+		"kubectl apply set-last-applied recorded another value of the label, silent": {
+			writes: []write{saved, {setLA, obj(forgottenEdited, forgottenSaved), obj(forgottenEdited, forgottenOther)}},
+			before: obj(forgottenEdited, forgottenOther), after: obj(forgottenReverted, forgottenOther),
+			manifest: forgottenOther,
+		},
+		"kubectl apply set-last-applied recorded a manifest with the label: the apply removes it": {
+			writes: []write{saved, {setLA, obj(forgottenEdited, forgottenSaved), obj(forgottenEdited, forgottenSaved)}},
+			before: obj(forgottenEdited, forgottenSaved), after: obj(forgottenApplied, forgottenManifest),
+			got:  warning,
+			want: []string{"finding-true " + warning[0].Line},
 		},
 		"a later apply, warned": {
 			writes: []write{saved, cleaned},
@@ -96,6 +138,9 @@ func TestJudgeApplyForgottenSave(t *testing.T) {
 				r.record(w.s, w.before(t), w.after(t))
 			}
 			apply := step{Writer: "kubectl apply", As: alice, Kind: clientSideApply, Args: []string{"apply", "-f", "-"}, Stdin: forgottenManifest}
+			if tc.manifest != "" {
+				apply.Stdin = tc.manifest
+			}
 			if tc.dryRun {
 				apply.Kind = dryRunApply
 				r.judgeDryRun(0, apply, tc.got, tc.before(t))

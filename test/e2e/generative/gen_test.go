@@ -103,7 +103,7 @@ func (g *gen) step() step {
 	}
 	var fit []writer
 	total := 0
-	for _, w := range slices.Concat(catalogue, moreWriters) {
+	for _, w := range slices.Concat(catalogue, moreWriters, everydayWriters) {
 		if w.fits == nil || w.fits(g) {
 			fit = append(fit, w)
 			total += w.weight
@@ -151,8 +151,10 @@ func (g *gen) observe(s step, passed bool) {
 		if meta, ok := g.manifest["metadata"].(map[string]any); ok {
 			delete(meta, "finalizers")
 		}
-	case s.Writer == fluxCleanUp:
+	case s.Writer == fluxCleanUp || s.Writer == dropLastApplied:
 		g.lastApplied = false
+	case s.Kind == dryRunUndo:
+		// It writes nothing.
 	case s.Writer == "kubectl replace":
 		g.lastApplied = false
 	case s.Writer == "kubectl rollout pause":

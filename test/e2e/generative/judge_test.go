@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
@@ -337,7 +339,8 @@ func (r *runner) judgeApplyFindings(i int, got []framework.Reported, before, man
 func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework.Reported, before, after map[string]any) {
 	_, deleting := framework.Path("metadata", "deletionTimestamp").Lookup(before)
 	quiet := deleting || s.Kind == deletion || s.Kind == finalizerRemoval || s.As.controller()
-	mustPass := !s.As.person() || s.Kind == undo || quiet
+	undoing := s.Kind == undo || s.Kind == dryRunUndo
+	mustPass := !s.As.person() || undoing || quiet
 	effect, reapplied := after, map[string]any(nil)
 	denied := slices.ContainsFunc(got, func(g framework.Reported) bool { return g.Action == framework.Deny })
 	if denied && before != nil {
@@ -347,7 +350,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 	if s.namesApplier() {
 		moves = undriftedBefore(moves, before)
 	}
-	if s.Kind == serverSideApply && s.Manager == "" {
+	if s.Kind == serverSideApply && s.Manager == "" && !s.syncsLastApplied() {
 		moves = movedFrom(before, effect) // kubectl's, migration included
 	}
 	if s.RewritesLastApplied {
@@ -375,7 +378,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 			r.fail(i, "denial-owned", falseDenial, "%s names no field of last-applied that the write moves away from it: %s", g.Path, g.Line)
 		case g.Action == framework.Deny:
 			r.putsBack(i, g, before, reapplied, moves)
-		case g.Rule == "stale-last-applied" && s.Kind == undo:
+		case g.Rule == "stale-last-applied" && undoing:
 		case (g.Rule == "imperative-edit" || g.Rule == "server-side-owned") && !quiet && namesAny(g.Path, allowed):
 		case restartArgoMayUndo(s, g, before):
 		case s.Kind == serverSideApply && r.autoscaledTrue(g, decodeManifest(s.Stdin)):
@@ -383,7 +386,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 			r.fail(i, "finding-true", falseWarning, "%s", g.Line)
 		}
 	}
-	if res.ExitCode == 0 && s.As.person() && !quiet && s.Kind != undo {
+	if res.ExitCode == 0 && s.As.person() && !quiet && !undoing {
 		rules := []string{"imperative-edit"}
 		if s.Kind == serverSideApply {
 			rules = append(rules, "server-side-owned")
@@ -405,6 +408,28 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 			r.fail(i, "repair-proves", falseWarning, "the undo's repair changed last-applied at %s beyond the restored template, or to a value no applied manifest had", c)
 		}
 	}
+	if s.Kind == dryRunUndo {
+		for _, c := range dryRunWrote(before, after) {
+			r.fail(i, "dry-run-writes-nothing", "", "%s changed %s", s.command(), c)
+		}
+	}
+}
+
+// dryRunWrote lists what a server-side dry run of kubectl rollout undo
+// changed of what the undo (and apply-hygiene's repair of it) would
+// write: the pod template, and last-applied.
+func dryRunWrote(before, after map[string]any) []string {
+	var out []string
+	if before == nil || after == nil {
+		return nil
+	}
+	if !framework.SameAt(framework.TemplatePath, before, after) {
+		out = append(out, framework.TemplatePath.String())
+	}
+	if !cmp.Equal(lastApplied(before), lastApplied(after)) {
+		out = append(out, "metadata.annotations["+lastAppliedKey+"]")
+	}
+	return out
 }
 
 // putsBack checks, in the replay, that the next apply of last-applied

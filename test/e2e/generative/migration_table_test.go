@@ -186,3 +186,54 @@ func TestJudgeServerSideApplyRecordLeftOut(t *testing.T) {
 		})
 	}
 }
+
+// kubectl apply --server-side under kubectl's default field manager, of
+// an object that kubectl apply applied (migrationBefore): the API server
+// rewrites last-applied to the manifest in the apply itself (and kubectl
+// keeps it through the migration), so the apply moves nothing away from
+// last-applied. Nothing is required, and a finding that says it edits
+// what last-applied owns is false; under another manager the migration
+// drops last-applied and the manifest's change must be reported
+// (TestJudgeMigratingServerSideApply).
+func TestJudgeServerSideApplyUnderKubectl(t *testing.T) {
+	const image = `{"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"app","image":"a:2","env":[{"name":"A","value":"1"}]}]}}}}`
+	imagePath := framework.ContainersPath.Named("app").Key("image")
+	warning := []framework.Reported{{Finding: framework.Finding{Action: framework.Warn, Rule: "imperative-edit", Path: imagePath.String()}, Line: "Warning: [imperative-edit] " + imagePath.String()}}
+	tests := map[string]struct {
+		args    []string
+		laAfter string
+		got     []framework.Reported
+		want    []string
+	}{
+		"an image the manifest changes, last-applied rewritten": {
+			args: []string{"apply", "--server-side", "-f", "-"}, laAfter: image,
+		},
+		"an image the manifest changes, warned as an edit": {
+			args: []string{"apply", "--server-side", "-f", "-"}, laAfter: image,
+			got:  warning,
+			want: []string{"finding-true false warning"},
+		},
+		"--field-manager=kubectl is the default": {
+			args: []string{"apply", "--server-side", "--field-manager=kubectl", "-f", "-"}, laAfter: image,
+		},
+		"another manager: the migration dropped last-applied": {
+			args: []string{"apply", "--server-side", "--field-manager=platform", "-f", "-"},
+			want: []string{"imperative-edit-reported miss"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{t: t, fields: map[string]setField{}}
+			s := step{As: alice, Kind: serverSideApply, Args: tc.args, Stdin: image}
+			before, after := withLastApplied(t, migrationBefore, migrationLastApplied), withLastApplied(t, image, tc.laAfter)
+			r.judgeWrite(0, s, framework.Result{}, tc.got, before, after)
+			var failed []string
+			for _, f := range r.failures {
+				failed = append(failed, f.check+" "+f.counted)
+			}
+			if diff := cmp.Diff(tc.want, failed); diff != "" {
+				t.Errorf("failed checks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -93,6 +93,9 @@ type runner struct {
 	// awaitScan holds the next step until a scan that started after the
 	// last step is recorded (after bob's exempt undo).
 	awaitScan bool
+	// binaries are the paths of kubectl under other file names (oc), by
+	// name (binary).
+	binaries map[string]string
 }
 
 // setField is a field a writer set outside client-side apply.
@@ -115,7 +118,12 @@ type setField struct {
 	// apply --server-side's migration alone dropped (migratedOnly:
 	// removed, or the server's default, which no entry owns). No later
 	// write can tell otherwise, so findings of it are allowed but not
-	// required. Also what a --save-config that recorded the last-applied
+	// required. Also what oc rollout undo restored: managedFields name oc,
+	// which apply-hygiene counts as a person's only when configured
+	// (--person-field-managers; docs/merge.md names kubectl's managers),
+	// so for them oc is a tool (generative seed 37964, sequence 000: Helm's
+	// annotations that oc's undo of a Deployment put back, owned by oc
+	// alone). Also what a --save-config that recorded the last-applied
 	// already there changed, by a person or not: the sequence knows it for
 	// an apply's, managedFields say an edit's.
 	unattributed bool
@@ -270,7 +278,7 @@ func (r *runner) run(i int, s step) bool {
 		r.runRemedies(i)
 		return true
 	}
-	if s.Kind == undo {
+	if s.Kind == undo || s.Kind == dryRunUndo {
 		r.waitObserved()
 	}
 	before := r.get(r.f.Namespace)
@@ -329,7 +337,7 @@ func (r *runner) run(i int, s step) bool {
 	default:
 		r.judgeWrite(i, s, res, got, before, after)
 	}
-	if judged && res.ExitCode != 0 && !denied && !broken && s.Kind != undo {
+	if judged && res.ExitCode != 0 && !denied && !broken && s.Kind != undo && s.Kind != dryRunUndo {
 		r.judgeFailure(i, s, before)
 	}
 	r.judgePrune(i, s, res, before, after)
@@ -466,7 +474,7 @@ func (r *runner) record(s step, before, after map[string]any) {
 		if after != nil && s.Kind == serverSideApply {
 			r.ssa = append(r.ssa, decodeManifest(s.Stdin))
 		}
-	case s.Kind == dryRunApply:
+	case s.Kind == dryRunApply || s.Kind == dryRunUndo:
 	case s.RewritesLastApplied && sameRecord(before, after):
 		// A --save-config that records the manifest last-applied already
 		// has (Argo CD's Replace=true of an unchanged Git manifest) leaves
@@ -489,7 +497,14 @@ func (r *runner) record(s step, before, after map[string]any) {
 		}
 		for key, f := range r.fields {
 			_, live := f.path.Lookup(after)
-			if !live || !framework.SameAt(f.path, before, after) {
+			// A removal that the recorded last-applied still has a value
+			// for stays drift: kubectl apply set-last-applied writes
+			// nothing but last-applied (generative seed 281140, sequence
+			// 010: a template annotation that bob's undo removed, then
+			// set-last-applied of a manifest that has it).
+			_, recorded := f.path.Lookup(lastApplied(after))
+			gone := !live && (s.Kind == clientSideApply || !recorded)
+			if gone || !framework.SameAt(f.path, before, after) {
 				// Gone, or the apply's value now.
 				delete(r.fields, key)
 			}
@@ -503,7 +518,7 @@ func (r *runner) record(s step, before, after map[string]any) {
 		}
 		for _, q := range changed(before, after) {
 			r.fields[q.String()] = setField{path: q, person: s.As.setsAsAPerson() && !meshStamped(q), undo: s.Kind == undo, applied: s.Kind == serverSideApply,
-				unattributed: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply") || scaledThroughZero(s, q, before, after) || scaledUnowned(s, q, after) ||
+				unattributed: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply") || s.Binary == "oc" || scaledThroughZero(s, q, before, after) || scaledUnowned(s, q, after) ||
 					s.Kind == serverSideApply && s.Manager == "" && migratedOnly(q, decodeManifest(s.Stdin), before, after)}
 		}
 	}
@@ -530,28 +545,32 @@ func (r *runner) noteReplacedDefaults(s step, before, after map[string]any) {
 
 // forgetSaves turns the values that a person's kubectl edit --save-config
 // recorded (savedEdits) back into fields set outside apply, allowed, never
-// required, once a write removed last-applied from the object (Flux's
-// clean-up patch): nothing records the save any more, and managedFields
-// name kubectl-edit for the value, after the last client-side apply. An
-// apply that then overwrites it may warn that it discards a value
-// kubectl-edit set since the last apply, which is what happened (soak seed
-// 271126, sequence 332), and an apply that leaves it out may call it
-// orphaned: it records a last-applied without it and can never remove it
-// (unattributedByPeople; sequence 413).
+// required, once a write left a last-applied without them while they
+// stayed: one that removed last-applied from the object (Flux's clean-up
+// patch, kubectl annotate's removal of it) or recorded a manifest without
+// them or with another value there (kubectl apply set-last-applied;
+// generative seed 281140, sequence 009: the next apply sets the edited
+// image back, and says it discards kubectl-edit's value). Nothing records
+// the save any more, and managedFields name kubectl-edit for the value,
+// after the last client-side apply. An apply that then overwrites it may
+// warn that it discards a value kubectl-edit set since the last apply,
+// which is what happened (soak seed 271126, sequence 332), and an apply
+// that leaves it out may call it orphaned: it records a last-applied
+// without it and can never remove it (unattributedByPeople; sequence 413).
 func (r *runner) forgetSaves(before, after map[string]any) {
-	annotation := framework.Path("metadata", "annotations").Key(lastAppliedKey)
 	if before == nil || after == nil || recreated(before, after) {
 		return
 	}
-	if _, had := annotation.Lookup(before); !had {
-		return
-	}
-	if _, has := annotation.Lookup(after); has {
-		return
-	}
+	annotation := framework.Path("metadata", "annotations").Key(lastAppliedKey)
+	_, had := annotation.Lookup(before)
+	_, has := annotation.Lookup(after)
+	was, is := lastApplied(before), lastApplied(after)
 	for _, e := range r.savedEdits {
+		recorded := framework.SameAt(e.path, was, e.after)
+		still := framework.SameAt(e.path, is, after)
 		_, known := r.fields[e.path.String()]
-		if v, ok := e.path.Lookup(after); ok && !known && framework.SameAt(e.path, e.after, after) && v != nil {
+		forgotten := had && !has || recorded && !still
+		if v, ok := e.path.Lookup(after); ok && forgotten && !known && framework.SameAt(e.path, e.after, after) && v != nil {
 			r.fields[e.path.String()] = setField{path: e.path, person: true, unattributed: true}
 		}
 	}

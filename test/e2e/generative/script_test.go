@@ -33,8 +33,13 @@ func script(steps []step) string {
 		case remedy:
 			b.WriteString("# run each \"Remove it with: kubectl patch …\" command that the warnings of the apply above print\n")
 			continue
-		case undo:
+		case undo, dryRunUndo:
 			b.WriteString("# (wait until the controller has recorded the current revision)\n")
+		}
+		if s.Binary != "" {
+			// kubectl under the file name of another client (oc): its
+			// user agent, and so its field manager, is that name.
+			fmt.Fprintf(&b, "ln -sf \"$(command -v kubectl)\" ./%s\n", s.Binary)
 		}
 		switch {
 		case s.Manager != "":
@@ -51,6 +56,8 @@ func script(steps []step) string {
 			// script's admin runs it.
 			fmt.Fprintf(&b, "kubectl %s -n %s\n", shellJoin(s.Args), scriptNamespace)
 			continue
+		case s.Binary != "":
+			fmt.Fprintf(&b, "./%s --as=%s -n %s %s", s.Binary, s.As.username(scriptNamespace), scriptNamespace, shellJoin(s.Args))
 		case s.Edit != "":
 			fmt.Fprintf(&b, "cat > editor.sh <<'EOF'\n%sEOF\nchmod +x editor.sh\n", editorScript(s.Edit))
 			b.WriteString("KUBE_EDITOR=./editor.sh ")

@@ -81,8 +81,12 @@ const (
 	dryRunApply
 	// serverSideApply is kubectl apply --server-side of Stdin.
 	serverSideApply
-	// undo is kubectl rollout undo.
+	// undo is kubectl rollout undo (or oc's, which is kubectl's code:
+	// Binary).
 	undo
+	// dryRunUndo is kubectl rollout undo --dry-run=server: the API
+	// server runs the undo through admission and writes nothing.
+	dryRunUndo
 	// remedy runs the commands that the previous apply's
 	// orphaned-field warnings print.
 	remedy
@@ -115,9 +119,13 @@ type step struct {
 	// tool that is not kubectl sends it (Args only print it).
 	Manager string
 	// RewritesLastApplied marks a write that also sets last-applied
-	// (edit or replace with --save-config): it moves nothing away from
-	// last-applied.
+	// (edit or replace with --save-config, kubectl apply
+	// set-last-applied): it moves nothing away from last-applied.
 	RewritesLastApplied bool
+	// Binary, when set, is the file name kubectl runs under ("oc"):
+	// client-go names the user agent, and so the field manager of a
+	// write that sends none, after it (runner.binary).
+	Binary string
 }
 
 // command renders the step as kubectl's command line.
@@ -131,7 +139,31 @@ func (s step) command() string {
 	if s.Edit != "" {
 		return "KUBE_EDITOR=<jq " + s.Edit + "> kubectl " + strings.Join(s.Args, " ")
 	}
-	return "kubectl " + strings.Join(s.Args, " ")
+	return s.binary() + " " + strings.Join(s.Args, " ")
+}
+
+// binary is the name of the command the step runs: kubectl, or kubectl
+// under another file name (Binary).
+func (s step) binary() string {
+	if s.Binary != "" {
+		return s.Binary
+	}
+	return "kubectl"
+}
+
+// syncsLastApplied reports whether s is kubectl apply --server-side under
+// kubectl's default field manager, kubectl: the API server then rewrites
+// a last-applied the object has to the applied manifest in the apply
+// itself (apimachinery's lastAppliedUpdater, for the manager kubectl
+// only), and kubectl keeps it through its migration of client-side
+// apply's fields (under kubectl-last-applied). Such an apply moves
+// nothing away from last-applied, as a client-side apply moves nothing;
+// under any other manager the migration drops last-applied after the
+// apply (movedFrom).
+func (s step) syncsLastApplied() bool {
+	return s.Kind == serverSideApply && s.Manager == "" && !slices.ContainsFunc(s.Args, func(a string) bool {
+		return strings.HasPrefix(a, "--field-manager=") && a != "--field-manager=kubectl"
+	})
 }
 
 // namesApplier reports whether the step writes under kubectl apply's
