@@ -49,7 +49,10 @@ build() {
   mkdir -p "$bin"
   for spec in "$@"; do
     name=${spec%%=*}
-    ln -sfn "$dir/$name" "$bin/$name"
+    # Relative to the real directories: a worktree's or a clone's .cache is
+    # often a link to one shared cache, and an absolute link would break
+    # when the checkout that last linked it is removed.
+    ln -sfn "$(realpath -m --relative-to="$(realpath -m "$bin")" "$(realpath -m "$dir/$name")")" "$bin/$name"
   done
   printf '%s=%s\n' "$tool" "$dir"
 }
