@@ -63,13 +63,20 @@ func TestJudgeWriteUnderAppliersName(t *testing.T) {
 			before, after := withLastApplied(t, applierBefore, tc.la), withLastApplied(t, applierAfter, tc.la)
 			got := []framework.Reported{{Finding: framework.Orphan(annotation), Line: "Warning: [orphaned-field] metadata.annotations[a]"}}
 			r.judgeWrite(0, person(tc.args...), framework.Result{}, got, before, after)
-			var failed []string
-			for _, f := range r.failures {
-				failed = append(failed, f.check+" "+f.counted)
-			}
-			if diff := cmp.Diff(tc.want, failed); diff != "" {
-				t.Errorf("failed checks (-want +got):\n%s", diff)
-			}
+			r.wantFailed(t, tc.want)
 		})
+	}
+}
+
+// wantFailed checks the runner's failed checks, each as "check counted",
+// against want.
+func (r *runner) wantFailed(t *testing.T, want []string) {
+	t.Helper()
+	var failed []string
+	for _, f := range r.failures {
+		failed = append(failed, f.check+" "+f.counted)
+	}
+	if diff := cmp.Diff(want, failed); diff != "" {
+		t.Errorf("failed checks (-want +got):\n%s", diff)
 	}
 }

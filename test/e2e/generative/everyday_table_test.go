@@ -65,13 +65,7 @@ func TestJudgeDryRunUndo(t *testing.T) {
 				after = tc.after(t)
 			}
 			r.judgeWrite(0, s, framework.Result{}, tc.got, before, after)
-			var failed []string
-			for _, f := range r.failures {
-				failed = append(failed, f.check+" "+f.counted)
-			}
-			if diff := cmp.Diff(tc.want, failed); diff != "" {
-				t.Errorf("failed checks (-want +got):\n%s", diff)
-			}
+			r.wantFailed(t, tc.want)
 			r.record(s, before, after)
 			r.noteUndo(s, before, after)
 			if len(r.fields) > 0 || r.undone {
@@ -150,13 +144,7 @@ func TestSetLastAppliedKeepsDrift(t *testing.T) {
 			apply := step{Writer: "kubectl apply", As: tc.as, Kind: clientSideApply, Args: []string{"apply", "-f", "-"}, Stdin: setLAPutBack}
 			r.judgeApply(0, apply, framework.Result{Stdout: "statefulset.apps/web configured"}, tc.got,
 				withLastApplied(t, setLAUndone, tc.recorded), withLastApplied(t, setLAPutBack, setLAPutBack))
-			var failed []string
-			for _, f := range r.failures {
-				failed = append(failed, f.check+" "+f.counted)
-			}
-			if diff := cmp.Diff(tc.want, failed); diff != "" {
-				t.Errorf("failed checks (-want +got):\n%s", diff)
-			}
+			r.wantFailed(t, tc.want)
 		})
 	}
 }
@@ -199,13 +187,7 @@ func TestJudgeOrphanOfOcUndo(t *testing.T) {
 			apply := step{Writer: "kubectl apply", As: alice, Kind: clientSideApply, Args: []string{"apply", "-f", "-"}, Stdin: undoApplied}
 			r.judgeApply(0, apply, framework.Result{Stdout: "deployment.apps/web configured"}, tc.got,
 				withLastApplied(t, undoRestored, undoApplied), withLastApplied(t, undoRestored, undoApplied))
-			var failed []string
-			for _, f := range r.failures {
-				failed = append(failed, f.check+" "+f.counted)
-			}
-			if diff := cmp.Diff(tc.want, failed); diff != "" {
-				t.Errorf("failed checks (-want +got):\n%s", diff)
-			}
+			r.wantFailed(t, tc.want)
 		})
 	}
 }

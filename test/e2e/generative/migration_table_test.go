@@ -176,13 +176,7 @@ func TestJudgeServerSideApplyRecordLeftOut(t *testing.T) {
 			before, after := withLastApplied(t, recordBefore, recordLastApplied), withLastApplied(t, tc.after, tc.laAfter)
 			got := []framework.Reported{{Finding: framework.Orphan(minReady), Line: "Warning: [orphaned-field] spec.minReadySeconds"}}
 			r.judgeWrite(0, s, framework.Result{}, got, before, after)
-			var failed []string
-			for _, f := range r.failures {
-				failed = append(failed, f.check+" "+f.counted)
-			}
-			if diff := cmp.Diff(tc.want, failed); diff != "" {
-				t.Errorf("failed checks (-want +got):\n%s", diff)
-			}
+			r.wantFailed(t, tc.want)
 		})
 	}
 }
@@ -227,13 +221,7 @@ func TestJudgeServerSideApplyUnderKubectl(t *testing.T) {
 			s := step{As: alice, Kind: serverSideApply, Args: tc.args, Stdin: image}
 			before, after := withLastApplied(t, migrationBefore, migrationLastApplied), withLastApplied(t, image, tc.laAfter)
 			r.judgeWrite(0, s, framework.Result{}, tc.got, before, after)
-			var failed []string
-			for _, f := range r.failures {
-				failed = append(failed, f.check+" "+f.counted)
-			}
-			if diff := cmp.Diff(tc.want, failed); diff != "" {
-				t.Errorf("failed checks (-want +got):\n%s", diff)
-			}
+			r.wantFailed(t, tc.want)
 		})
 	}
 }
