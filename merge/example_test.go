@@ -139,6 +139,40 @@ func ExampleAnalyzer_DetectRollback() {
 	// {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"template":{"spec":{"containers":[{"image":"web:1","name":"web"}]}}}}
 }
 
+// The validating pass of an undo that the mutating pass repaired, after a
+// mutating webhook called later labelled the restored pod template: the
+// template is no revision's, but last-applied is exactly the repair.
+func ExampleAnalyzer_RepairedRollback() {
+	tpl := func(image, team string) string {
+		return `{"metadata":{"labels":{"app":"web"` + team + `}},"spec":{"containers":[{"name":"web","image":"` + image + `"}]}}`
+	}
+	la := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"template":{"spec":{"containers":[{"name":"web","image":"web:2"}]}}}}`
+	deploy := func(image, team string) *unstructured.Unstructured {
+		obj := object(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"template":` + tpl(image, team) + `}}`)
+		merge.SetLastApplied(obj, la)
+		return obj
+	}
+	revisions := []*unstructured.Unstructured{object(`{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web-1",
+	  "annotations":{"deployment.kubernetes.io/revision":"1"}},"spec":{"template":` + tpl("web:1", "") + `}}`)}
+	a := merge.NewAnalyzer()
+	old := deploy("web:2", "")
+	undo, err := a.DetectRollback(old, deploy("web:1", ""), revisions)
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	labelled := deploy("web:1", `,"policy.example.com/team":"web"`)
+	merge.SetLastApplied(labelled, undo.RepairedLastApplied)
+	rb, err := a.RepairedRollback(old, labelled, revisions)
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println(rb.RevisionName, rb.Confirmed, rb.StaleLastApplied)
+	// Output:
+	// web-1 true false
+}
+
 // A Deployment as the audit finds it after `kubectl rollout undo`: its pod
 // template is revision 1 again (the ReplicaSet web-1, renumbered 3), while
 // last-applied still describes revision 2. managedFields prove the undo:
