@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -169,15 +168,6 @@ func revisionWithoutDefault(n int64) func(c *fakeCluster) {
 // which only the captured kubectl set sent.
 func editObject(t *testing.T, req *admission.Request, edit func(obj map[string]any)) {
 	t.Helper()
-	var obj map[string]any
-	if err := json.Unmarshal(req.Object.Raw, &obj); err != nil {
-		t.Fatal(err)
-	}
-	edit(obj)
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Object.Raw, req.Object.Object = raw, nil
+	editRequestObject(t, req, edit)
 	req.Options.Raw = []byte(`{"kind":"UpdateOptions","apiVersion":"meta.k8s.io/v1"}`)
 }
