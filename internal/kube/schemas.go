@@ -109,8 +109,9 @@ func (s *Schemas) TypeConverter(gvk schema.GroupVersionKind) (managedfields.Type
 	e, ok := s.gvs[path]
 	switch {
 	case ok && e.kinds[gvk.Kind]:
+		tc := e.tc // read under the lock: Refresh replaces it
 		s.mu.Unlock()
-		return e.tc, true
+		return tc, true
 	case !ok && len(s.gvs) >= s.opts.MaxGroupVersions:
 		s.mu.Unlock()
 		return nil, false
