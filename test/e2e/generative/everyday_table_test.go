@@ -191,3 +191,59 @@ func TestJudgeOrphanOfOcUndo(t *testing.T) {
 		})
 	}
 }
+
+// The objects of generative seed 281142, sequence 001, steps 22–25: no
+// last-applied (a kubectl replace dropped it), bob's rollout undo put
+// image a:1 back, a server-side apply of a manifest with a:1 followed,
+// and a person's client-side apply of a:3.
+const (
+	heldMoved   = `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:2"}]}}}}`
+	heldUndone  = `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`
+	heldApplied = `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:3"}]}}}}`
+)
+
+// A value that a person's kubectl apply --server-side (manager kubectl)
+// applied is that manifest's, whoever wrote it first: kubectl's Apply
+// entry owns it beside the undo's, so a client-side apply that changes it
+// changes a manifest's value, and a warning of it is allowed, never
+// required. Another tool's server-side apply of it is no person's
+// manifest: the client-side apply discards what that tool holds and must
+// say so (generative seed 281142, sequence 001, step 25).
+func TestJudgeRevertOfAValueAServerSideApplyHeld(t *testing.T) {
+	image := framework.ContainersPath.Named("app").Key("image")
+	reverted := []framework.Reported{{Finding: framework.Finding{Action: framework.Warn, Rule: "apply-reverts-drift", Path: image.String()},
+		Line: "Warning: [apply-reverts-drift] " + image.String()}}
+	tests := map[string]struct {
+		ssa  *step
+		got  []framework.Reported
+		want []string
+	}{
+		"no server-side apply, silent": {want: []string{"apply-reverts-drift-reported miss"}},
+		"no server-side apply, warned": {got: reverted},
+		"kubectl's server-side apply, silent": {
+			ssa: &step{Writer: "kubectl apply --server-side", As: alice, Kind: serverSideApply, Args: []string{"apply", "--server-side", "-f", "-"}, Stdin: heldUndone},
+		},
+		"kubectl's server-side apply, warned": {
+			ssa: &step{Writer: "kubectl apply --server-side", As: alice, Kind: serverSideApply, Args: []string{"apply", "--server-side", "-f", "-"}, Stdin: heldUndone},
+			got: reverted,
+		},
+		"Argo CD's server-side apply, silent": {
+			ssa:  &step{Writer: "Argo CD server-side apply", As: argocd, Kind: serverSideApply, Manager: "argocd-controller", Stdin: heldUndone},
+			want: []string{"apply-reverts-drift-reported miss"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{t: t, fields: map[string]setField{}, restored: func(fieldPath, map[string]any) bool { return false }}
+			undoStep := step{Writer: "kubectl rollout undo (exempt)", As: bob, Kind: undo, Args: []string{"rollout", "undo", "deployment/web", "--to-revision=1"}}
+			r.record(undoStep, withLastApplied(t, heldMoved, ""), withLastApplied(t, heldUndone, ""))
+			if tc.ssa != nil {
+				r.record(*tc.ssa, withLastApplied(t, heldUndone, ""), withLastApplied(t, heldUndone, ""))
+			}
+			apply := step{Writer: "kubectl apply", As: alice, Kind: clientSideApply, Args: []string{"apply", "-f", "-"}, Stdin: heldApplied}
+			r.judgeApply(0, apply, framework.Result{Stdout: "deployment.apps/web configured"}, tc.got,
+				withLastApplied(t, heldUndone, ""), withLastApplied(t, heldApplied, heldApplied))
+			r.wantFailed(t, tc.want)
+		})
+	}
+}

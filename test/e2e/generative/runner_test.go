@@ -32,6 +32,10 @@ type runner struct {
 	fields map[string]setField
 	// ssa are the manifests applied server-side since the creation.
 	ssa []map[string]any
+	// kubectlSSA are those of ssa applied under kubectl's own field
+	// manager, kubectl (kubectl apply --server-side, kubectl hygiene
+	// migrate): a person's manifests.
+	kubectlSSA []map[string]any
 	// applied are every manifest applied in the sequence (client- or
 	// server-side, or saved as last-applied), for what an undo may
 	// restore.
@@ -291,6 +295,7 @@ func (r *runner) run(i int, s step) bool {
 			// then on they are a server-side apply's (soak seed 271126,
 			// sequences 067, 071, 098: [server-side-owned] after it).
 			r.ssa = append(r.ssa, lastApplied(before))
+			r.kubectlSSA = append(r.kubectlSSA, lastApplied(before))
 		}
 		r.webhookErrors(i, res)
 		r.judgeSelfWrite(i, s, res, before, r.get(r.f.Namespace))
@@ -470,9 +475,9 @@ func (r *runner) record(s step, before, after map[string]any) {
 		// A creation, a deletion, or a re-creation (kubectl replace
 		// --force): what was set on the old object is gone, and what the
 		// server defaults on the new one is nobody's.
-		r.fields, r.ssa, r.savedEdits = map[string]setField{}, nil, nil
+		r.fields, r.ssa, r.kubectlSSA, r.savedEdits = map[string]setField{}, nil, nil, nil
 		if after != nil && s.Kind == serverSideApply {
-			r.ssa = append(r.ssa, decodeManifest(s.Stdin))
+			r.recordServerSideApply(s)
 		}
 	case s.Kind == dryRunApply || s.Kind == dryRunUndo:
 	case s.RewritesLastApplied && sameRecord(before, after):
@@ -514,7 +519,7 @@ func (r *runner) record(s step, before, after map[string]any) {
 		}
 	default:
 		if s.Kind == serverSideApply {
-			r.ssa = append(r.ssa, decodeManifest(s.Stdin))
+			r.recordServerSideApply(s)
 		}
 		for _, q := range changed(before, after) {
 			r.fields[q.String()] = setField{path: q, person: s.As.setsAsAPerson() && !meshStamped(q), undo: s.Kind == undo, applied: s.Kind == serverSideApply,
@@ -524,6 +529,16 @@ func (r *runner) record(s step, before, after map[string]any) {
 	}
 	r.forgetSaves(before, after)
 	r.recordMesh(before, after)
+}
+
+// recordServerSideApply keeps the manifest of a server-side apply s (in
+// ssa, and in kubectlSSA when kubectl's own field manager applied it).
+func (r *runner) recordServerSideApply(s step) {
+	m := decodeManifest(s.Stdin)
+	r.ssa = append(r.ssa, m)
+	if s.syncsLastApplied() {
+		r.kubectlSSA = append(r.kubectlSSA, m)
+	}
 }
 
 // noteReplacedDefaults keeps the spec of a re-creation by kubectl replace
