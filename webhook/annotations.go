@@ -24,25 +24,13 @@ const (
 // actionAllow is the audit action of a review no rule acted on.
 const actionAllow = "allow"
 
-// allowedAnnotations are the annotations of a review no rule acted on, one
-// map per classification made once: the common answer allocates nothing.
-// A response's annotations are only read (encoded) after it is built.
-var allowedAnnotations = func() map[policy.Classification]map[string]string {
-	m := map[policy.Classification]map[string]string{}
-	for _, c := range []policy.Classification{policy.ClientSideApply, policy.ServerSideApply, policy.Imperative,
-		policy.RolloutUndo, policy.RolloutRestart, policy.Scale, policy.SaveConfig, policy.Controller} {
-		m[c] = map[string]string{AuditAction: actionAllow, AuditClassification: string(c)}
-	}
-	return m
-}()
-
 // auditAnnotations are the audit annotations of a review classified class
 // on which acted acted.
 func auditAnnotations(class policy.Classification, acted []policy.Decision) map[string]string {
 	if len(acted) == 0 {
-		if m, ok := allowedAnnotations[class]; ok {
-			return m
-		}
+		// A new map for each answer, never one shared between answers:
+		// the caller of Validating or Mutating owns the answer and may add
+		// to its annotations, also while other reviews are answered.
 		return map[string]string{AuditAction: actionAllow, AuditClassification: string(class)}
 	}
 	rules := make([]string, 0, len(acted))

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -183,5 +184,45 @@ func TestSchemasConcurrent(t *testing.T) {
 			}
 		}()
 	}
+	wg.Wait()
+}
+
+// TestSchemasLookupWhileRefreshing looks a kind up in tight loops while
+// refreshes replace its converter (a new document hash each time), so
+// that lookups and replacements meet on every refresh (go test -race):
+// TypeConverter once read a hit's converter after releasing the lock
+// (CI's race run caught it in TestSchemasConcurrent about one run in 30).
+func TestSchemasLookupWhileRefreshing(t *testing.T) {
+	srv, client := newOpenAPIServer(t, "route-v1.json", "0")
+	s := NewSchemas(client, SchemasOptions{Interval: time.Hour, MissWait: time.Millisecond})
+	s.TypeConverter(routeGVK) // asks for example.com/v1: no refresh runs, so a miss
+	if err := s.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if tc, ok := s.TypeConverter(routeGVK); !ok || tc == nil {
+					t.Error("no type converter for Route while refreshing")
+					return
+				}
+			}
+		})
+	}
+	for i := range 20 {
+		srv.serve(t, []string{"route-v2.json", "route-v1.json"}[i%2], strconv.Itoa(i+1))
+		if err := s.Refresh(t.Context()); err != nil {
+			t.Error(err)
+			break
+		}
+	}
+	close(stop)
 	wg.Wait()
 }
