@@ -1,9 +1,15 @@
 package review
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 
 	"github.com/apply-hygiene/apply-hygiene/policy"
 )
@@ -45,8 +51,44 @@ func TestSubresourceWritesAreNotReviewed(t *testing.T) {
 				t.Fatal(err)
 			}
 			if rv != nil {
-				t.Errorf("reviewed as %q with decisions %v; want no review", rv.Input.Classification, decisionsOf(rv))
+				t.Errorf("ReviewUpdate: reviewed as %q with decisions %v; want no review", rv.Input.Classification, decisionsOf(rv))
+			}
+			rv, err = r.Review(t.Context(), requestOf(t, u), tc.pass)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rv != nil {
+				t.Errorf("Review: reviewed as %q with decisions %v; want no review", rv.Input.Classification, decisionsOf(rv))
 			}
 		})
+	}
+}
+
+// requestOf is the AdmissionRequest in which kube-apiserver sends u to a
+// webhook of the object's resource (the plural of its kind) or of u's
+// subresource of it.
+func requestOf(t *testing.T, u Update) *admissionv1.AdmissionRequest {
+	t.Helper()
+	object, err := json.Marshal(u.New.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldObject, err := json.Marshal(u.Old.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	options, err := json.Marshal(metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{Kind: "UpdateOptions", APIVersion: "meta.k8s.io/v1"}, FieldManager: u.FieldManager})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gvk := u.New.GroupVersionKind()
+	kind := metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}
+	resource := metav1.GroupVersionResource{Group: gvk.Group, Version: gvk.Version, Resource: strings.ToLower(gvk.Kind) + "s"}
+	return &admissionv1.AdmissionRequest{
+		UID: "status-apply", Kind: kind, Resource: resource, SubResource: u.Subresource,
+		RequestKind: &kind, RequestResource: &resource, RequestSubResource: u.Subresource,
+		Name: u.New.GetName(), Namespace: u.New.GetNamespace(), Operation: admissionv1.Update, UserInfo: u.User,
+		Object: runtime.RawExtension{Raw: object}, OldObject: runtime.RawExtension{Raw: oldObject},
+		DryRun: ptr.To(false), Options: runtime.RawExtension{Raw: options},
 	}
 }
