@@ -93,7 +93,7 @@ func (a *Analyzer) imperativeChanges(lastApplied *unstructured.Unstructured, par
 	granular := granularIn(tvs[2])
 	for _, p := range units(cmp.Modified.Union(cmp.Removed)) {
 		la := f.at(original, p)
-		if !owned.Has(fieldpath.Path(p)) || serverManaged(p) || isEmpty(la.v) || sameAt(p, f.at(new.Object, p), la) {
+		if !owned.Has(fieldpath.Path(p)) || serverManaged(p) || isEmpty(la.v) || sameAt(p, f.at(new.Object, p), la) || followsSource(new.Object, p) {
 			continue
 		}
 		mfs, err := newMfs.get()
@@ -110,6 +110,24 @@ func (a *Analyzer) imperativeChanges(lastApplied *unstructured.Unstructured, par
 		out = append(out, a.fact(kind, p, factValues{live: f.at(old.Object, p), result: f.at(new.Object, p), lastApplied: la}, owners(mfs, p)))
 	}
 	return a.putBack(lastApplied, new, out), nil
+}
+
+// followsSource reports whether p, a field of obj, is one the API server
+// copies from another on every write (mirroredFrom: the pod spec's
+// deprecated serviceAccount, from serviceAccountName) whose source obj
+// has set: whatever the next apply writes at p, the server sets p back to
+// the source's value, so a change of p is never put back by it (kubectl
+// set serviceaccount under a manifest that writes the alias alone); the
+// source's own change is reported at the source when last-applied owns
+// it. Without a source the server copies p into it instead, and the
+// apply's value stays.
+func followsSource(obj map[string]any, p Path) bool {
+	src, ok := mirroredFrom(obj, p)
+	if !ok {
+		return false
+	}
+	name, _ := at(obj, src).v.(string)
+	return name != ""
 }
 
 // admissionChanged reports whether the write's change of p is a mutating

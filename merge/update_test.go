@@ -73,6 +73,33 @@ func TestAnalyzeUpdate(t *testing.T) {
 			operation: "update",
 			want:      []FieldFact{},
 		},
+		// The API server keeps the deprecated serviceAccount equal to
+		// serviceAccountName, the name winning (SetDefaults_PodSpec in
+		// 1.37, the v1 conversion before): the next apply of a manifest
+		// with the alias alone sets the alias, which the server sets back
+		// to the name that the write left. Nothing is put back.
+		"kubectl set serviceaccount under a manifest with the deprecated alias alone": {
+			prepare:   serviceAccounts(t, map[string]any{"serviceAccount": "web"}, "web"),
+			edit:      serviceAccounts(t, nil, "builder"),
+			operation: "update",
+			want:      []FieldFact{},
+		},
+		"kubectl set serviceaccount under a manifest with the name and its alias is the name's change": {
+			prepare:   serviceAccounts(t, map[string]any{"serviceAccount": "web", "serviceAccountName": "web"}, "web"),
+			edit:      serviceAccounts(t, nil, "builder"),
+			operation: "update",
+			want: []FieldFact{{Path: mustPath(t, "spec.template.spec.serviceAccountName"),
+				Live: "web", Result: "builder", LastApplied: "web"}},
+		},
+		// Without the name the server writes the alias's value into it:
+		// the next apply of the alias puts it back in both.
+		"kubectl edit removing the name and its alias under a manifest with the alias alone": {
+			prepare:   serviceAccounts(t, map[string]any{"serviceAccount": "web"}, "web"),
+			edit:      serviceAccounts(t, nil, ""),
+			operation: "update",
+			want: []FieldFact{{Path: mustPath(t, "spec.template.spec.serviceAccount"),
+				Live: "web", LastApplied: "web"}},
+		},
 		"an apply changes last-applied and is analyzed as an apply": {
 			prepare: func(obj *unstructured.Unstructured) {
 				obj.SetLabels(map[string]string{"team": "a"})
@@ -122,6 +149,36 @@ func setContainer(obj *unstructured.Unstructured, field string, v any) {
 		return
 	}
 	c[field] = v
+}
+
+// serviceAccounts returns a change of an object that sets the pod
+// template's serviceAccountName and its deprecated alias serviceAccount
+// to name ("": removes both), as the API server stores them, and, when
+// manifest is set, records last-applied with manifest's pod spec fields
+// added.
+func serviceAccounts(t *testing.T, manifest map[string]any, name string) func(*unstructured.Unstructured) {
+	return func(obj *unstructured.Unstructured) {
+		t.Helper()
+		if manifest != nil {
+			la, err := ParseLastApplied(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			la = la.DeepCopy()
+			for k, v := range manifest {
+				if err := unstructured.SetNestedField(la.Object, v, "spec", "template", "spec", k); err != nil {
+					t.Fatal(err)
+				}
+			}
+			setLastApplied(t, obj, la)
+		}
+		podSpec := obj.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+		delete(podSpec, "serviceAccount")
+		delete(podSpec, "serviceAccountName")
+		if name != "" {
+			podSpec["serviceAccount"], podSpec["serviceAccountName"] = name, name
+		}
+	}
 }
 
 func TestAnalyzeUpdateWithoutLastApplied(t *testing.T) {

@@ -97,8 +97,8 @@ type Review struct {
 // Review decodes, classifies, analyzes and evaluates req, whose objects
 // are raw (DecodeObjects decodes them; ReviewDecoded reviews them). It
 // returns nil (and no error) for requests it has no opinion on (anything
-// but UPDATE, a controller's write, a /scale write whose count field
-// cannot be known: see ScaleCluster) and for those that the pass does not
+// but UPDATE, a subresource other than /scale, a controller's write, a
+// /scale write whose count field cannot be known: see ScaleCluster) and for those that the pass does not
 // review. An error that wraps ErrBadRequest means req itself is malformed.
 func (r *Reviewer) Review(ctx context.Context, req *admissionv1.AdmissionRequest, pass Pass) (*Review, error) {
 	if err := checkRequest(req); err != nil || req.Operation != admissionv1.Update {
@@ -119,7 +119,7 @@ func (r *Reviewer) ReviewDecoded(ctx context.Context, req *admissionv1.Admission
 	if err := checkRequest(req); err != nil {
 		return nil, err
 	}
-	if req.Operation != admissionv1.Update {
+	if req.Operation != admissionv1.Update || !reviewsSubresource(req.SubResource) {
 		return nil, nil
 	}
 	if objs == nil {

@@ -47,7 +47,8 @@ type Update struct {
 
 // ReviewUpdate classifies, analyzes and evaluates u, exactly as Review
 // does an UPDATE request once decoded: Review ends here. It returns nil
-// (and no error) for a write to an object being deleted (beingDeleted),
+// (and no error) for a write to a subresource other than /scale
+// (reviewsSubresource), a write to an object being deleted (beingDeleted),
 // apply-hygiene's own removal proofs, a write that only hands field
 // ownership over (handsOverOwnership), a controller's write and writes
 // that the pass does not review.
@@ -55,7 +56,7 @@ func (r *Reviewer) ReviewUpdate(ctx context.Context, u Update, pass Pass) (*Revi
 	if u.Old == nil || u.New == nil {
 		return nil, errors.New("reviewing an update needs the old and the new object")
 	}
-	if beingDeleted(u.Old) {
+	if !reviewsSubresource(u.Subresource) || beingDeleted(u.Old) {
 		return nil, nil
 	}
 	if u.DryRun && u.FieldManager == kube.DryRunFieldManager {
@@ -140,6 +141,24 @@ func resourceOf(gvr schema.GroupVersionResource) *policy.GroupResource {
 		return nil
 	}
 	return &policy.GroupResource{Group: gvr.Group, Resource: gvr.Resource}
+}
+
+// reviewsSubresource reports whether a write to subresource is reviewed:
+// the object itself ("") and /scale, whose count is the object's own
+// field, set in the object as the next apply sets it. Any other
+// subresource (/status, a pod's /resize or /ephemeralcontainers, a
+// custom resource's) is not the object's write: the API server keeps of
+// it only the subresource's fields (a /status write keeps the stored
+// spec, a custom resource's its metadata too), which the next apply does
+// not write or, like a pod's resources, cannot; and an Apply entry of the
+// subresource is no configuration of the object (AnalyzeServerSideApply
+// reads the main resource's). Judged as the object's write, kubectl apply
+// --server-side --subresource=status was a server-side apply that
+// warned of the earlier apply's orphans and, with prune, removed one in a
+// request whose spec the API server throws away. The chart's presets
+// intercept no other subresource; extraKinds may.
+func reviewsSubresource(subresource string) bool {
+	return subresource == "" || subresource == "scale"
 }
 
 // beingDeleted reports whether obj is being deleted: the API server has
