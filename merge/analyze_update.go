@@ -120,7 +120,8 @@ func (a *Analyzer) imperativeChanges(lastApplied *unstructured.Unstructured, par
 // set serviceaccount under a manifest that writes the alias alone); the
 // source's own change is reported at the source when last-applied owns
 // it. Without a source the server copies p into it instead, and the
-// apply's value stays.
+// apply's value stays. A stored object's drift (Explain) reads it the
+// same way: the next apply of the alias is set back to the name.
 func followsSource(obj map[string]any, p Path) bool {
 	src, ok := mirroredFrom(obj, p)
 	if !ok {

@@ -110,7 +110,7 @@ func (a *Analyzer) drift(lastApplied, live *unstructured.Unstructured, laTV, liv
 	kind := live.GetKind()
 	for _, p := range units(cmp.Modified.Union(cmp.Removed)) {
 		la := at(orig, p)
-		if serverManaged(p) || isEmpty(la.v) || sameAt(p, la, at(live.Object, p)) {
+		if serverManaged(p) || isEmpty(la.v) || sameAt(p, la, at(live.Object, p)) || followsSource(live.Object, p) {
 			continue
 		}
 		an.Drift = append(an.Drift, a.fact(kind, p, factValues{live: at(live.Object, p), lastApplied: la}, owners(mfs, p)))
