@@ -212,3 +212,40 @@ func objectMetaMaps(p fieldpath.Path) bool {
 	}
 	return false
 }
+
+// OwnersKeptButTheWriters reports whether the write from old to new left
+// the owners of p (contentOwners) as they were but for the writer's own
+// entry's time: the same managers, operations and subresources, none
+// added or dropped, each with its old time or the write's (the newest of
+// new's entries). Unlike ChangedByAdmission it cannot tell the writer's
+// change of p from a mutating webhook's, when the writer's entry owned p
+// already: apply-hygiene's review asks it only with what the write
+// recorded in last-applied as the other witness. False when p is not set
+// in both or new has no managedFields.
+func OwnersKeptButTheWriters(old, new *unstructured.Unstructured, p Path) (bool, error) {
+	if !at(old.Object, p).ok || !at(new.Object, p).ok {
+		return false, nil
+	}
+	mfs, err := DecodeManagedFields(new)
+	if err != nil || len(mfs) == 0 {
+		return false, err
+	}
+	oldMfs, err := DecodeManagedFields(old)
+	if err != nil {
+		return false, err
+	}
+	before, after := contentOwners(oldMfs, p, objectMetaMaps), contentOwners(mfs, p, objectMetaMaps)
+	newest := newestTime(mfs)
+	if len(before) != len(after) {
+		return false, nil
+	}
+	for _, o := range after {
+		if !slices.ContainsFunc(before, func(b Owner) bool {
+			return b.Manager == o.Manager && b.Operation == o.Operation && b.Subresource == o.Subresource &&
+				(b.Time.Equal(o.Time) || o.Time.Equal(newest))
+		}) {
+			return false, nil
+		}
+	}
+	return true, nil
+}

@@ -498,39 +498,49 @@ func restartedAt(obj *unstructured.Unstructured) string {
 // `kubectl apply set-last-applied` and `edit-last-applied` do. An
 // annotation that another mutating webhook changed after the API server
 // tracked the write (restamped) is not the write's change either: a mesh
-// injector that stamps every write does not make a hand-over an apply.
-// It compares in place, level by level, without copying either object.
+// injector that stamps every write does not make a hand-over an apply,
+// even when the writer's own entry owns the stamp
+// (stampedBesideLastApplied). It compares in place, level by level,
+// without copying either object.
 func onlyLastAppliedChanged(old, new *unstructured.Unstructured) bool {
 	oldMeta, _ := old.Object["metadata"].(map[string]any)
 	newMeta, _ := new.Object["metadata"].(map[string]any)
 	return equalExcept(old.Object, new.Object, "metadata", "status") &&
 		equalExcept(oldMeta, newMeta, "annotations", "managedFields", "resourceVersion", "generation") &&
-		annotationsEqualExcept(old, new, lastAppliedAnnotation)
+		annotationsEqualBut(old, new, stampedBesideLastApplied, lastAppliedAnnotation)
 }
 
 // annotationsEqualExcept reports whether old's and new's annotations are
 // equal but for skip and those another mutating webhook re-stamped
-// (restamped), which it reads (managedFields) only when the others differ.
+// (restamped with annotationStamped), which it reads (managedFields) only
+// when the others differ.
 func annotationsEqualExcept(old, new *unstructured.Unstructured, skip ...string) bool {
+	return annotationsEqualBut(old, new, annotationStamped, skip...)
+}
+
+// annotationsEqualBut reports whether old's and new's annotations are
+// equal but for skip and those that stamped says a mutating webhook
+// re-stamped (restamped), asked only when the others differ.
+func annotationsEqualBut(old, new *unstructured.Unstructured, stamped func(old, new *unstructured.Unstructured, k string) bool, skip ...string) bool {
 	oldMeta, _ := old.Object["metadata"].(map[string]any)
 	newMeta, _ := new.Object["metadata"].(map[string]any)
 	oldAnn, _ := oldMeta["annotations"].(map[string]any)
 	newAnn, _ := newMeta["annotations"].(map[string]any)
 	return equalExcept(oldAnn, newAnn, skip...) ||
-		equalExcept(oldAnn, newAnn, append(restamped(old, new, oldAnn, newAnn), skip...)...)
+		equalExcept(oldAnn, newAnn, append(restamped(old, new, oldAnn, newAnn, stamped), skip...)...)
 }
 
 // restamped are the annotations that old and new both have, with other
-// values, that a mutating webhook changed after the API server tracked
-// the write's fields (merge.ChangedByAdmission); none without
-// managedFields.
-func restamped(old, new *unstructured.Unstructured, oldAnn, newAnn map[string]any) []string {
+// values, that stamped says a mutating webhook changed after the API
+// server tracked the write's fields (annotationStamped:
+// merge.ChangedByAdmission); none without managedFields.
+func restamped(old, new *unstructured.Unstructured, oldAnn, newAnn map[string]any, stamped func(old, new *unstructured.Unstructured, k string) bool) []string {
 	var out []string
 	for k, v := range newAnn {
 		if ov, ok := oldAnn[k]; !ok || k == lastAppliedAnnotation || equality.Semantic.DeepEqual(ov, v) {
 			continue
 		}
-		if annotationStamped(old, new, k) {
+		if stamped(old, new, k) {
 			out = append(out, k)
 		}
 	}
