@@ -99,6 +99,17 @@ func TestClassifyLastAppliedAloneBesideTheStampsOwner(t *testing.T) {
 			new:  withEntries(deployment(t, "nginx:1", manifest), entry("kubectl", appliedImageFields, 30)),
 			want: policy.ClientSideApply,
 		},
+		"kubectl apply under its own manager that changes the stamp to its manifest's is an apply": {
+			manager: merge.ClientSideApplyManager,
+			old:     restampedDeployment(t, manifestStamped("r1"), "r1", entry(merge.ClientSideApplyManager, undoLastAppliedFields, 10)),
+			new:     restampedDeployment(t, manifestStamped("r5"), "r5", entry(merge.ClientSideApplyManager, undoLastAppliedFields, 30)),
+			want:    policy.ClientSideApply,
+		},
+		"a client's write (curl) of last-applied and the stamp it owns, both to one value, is an apply": {
+			old:  restampedDeployment(t, manifestStamped("r1"), "r1", entry("curl", undoLastAppliedFields, 10)),
+			new:  restampedDeployment(t, manifestStamped("r5"), "r5", entry("curl", undoLastAppliedFields, 30)),
+			want: policy.ClientSideApply,
+		},
 		"kubectl edit of last-applied and the stamp, both to one value, is an edit": {
 			manager: "kubectl-edit",
 			old:     restampedDeployment(t, manifestStamped("r1"), "r1", entry("kubectl-edit", undoLastAppliedFields, 10)),
