@@ -186,18 +186,26 @@ func newestTime(mfs []ManagedFields) time.Time {
 // --save-config recorded and a mesh injector re-stamped. Without
 // managedFields in new, or when p is not set in both, it is false.
 func ChangedByAdmission(old, new *unstructured.Unstructured, p Path) (bool, error) {
+	before, after, newest, ok, err := ownersAcross(old, new, p)
+	return ok && ownersKept(before, after, newest), err
+}
+
+// ownersAcross returns the owners of p (contentOwners) in old and in new
+// and the time of the write (the newest of new's entries); ok is false
+// when p is not set in both or new has no managedFields.
+func ownersAcross(old, new *unstructured.Unstructured, p Path) (before, after []Owner, newest time.Time, ok bool, err error) {
 	if !at(old.Object, p).ok || !at(new.Object, p).ok {
-		return false, nil
+		return nil, nil, time.Time{}, false, nil
 	}
 	mfs, err := DecodeManagedFields(new)
 	if err != nil || len(mfs) == 0 {
-		return false, err
+		return nil, nil, time.Time{}, false, err
 	}
 	oldMfs, err := DecodeManagedFields(old)
 	if err != nil {
-		return false, err
+		return nil, nil, time.Time{}, false, err
 	}
-	return ownersKept(contentOwners(oldMfs, p, objectMetaMaps), contentOwners(mfs, p, objectMetaMaps), newestTime(mfs)), nil
+	return contentOwners(oldMfs, p, objectMetaMaps), contentOwners(mfs, p, objectMetaMaps), newestTime(mfs), true, nil
 }
 
 // objectMetaMaps reports whether p is metadata or its annotations or
@@ -223,21 +231,9 @@ func objectMetaMaps(p fieldpath.Path) bool {
 // recorded in last-applied as the other witness. False when p is not set
 // in both or new has no managedFields.
 func OwnersKeptButTheWriters(old, new *unstructured.Unstructured, p Path) (bool, error) {
-	if !at(old.Object, p).ok || !at(new.Object, p).ok {
-		return false, nil
-	}
-	mfs, err := DecodeManagedFields(new)
-	if err != nil || len(mfs) == 0 {
+	before, after, newest, ok, err := ownersAcross(old, new, p)
+	if !ok || err != nil || len(before) != len(after) {
 		return false, err
-	}
-	oldMfs, err := DecodeManagedFields(old)
-	if err != nil {
-		return false, err
-	}
-	before, after := contentOwners(oldMfs, p, objectMetaMaps), contentOwners(mfs, p, objectMetaMaps)
-	newest := newestTime(mfs)
-	if len(before) != len(after) {
-		return false, nil
 	}
 	for _, o := range after {
 		if !slices.ContainsFunc(before, func(b Owner) bool {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -222,8 +223,28 @@ func (cp *ControlPlane) AddUser(name string, groups []string) (string, error) {
 	cfg.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: name, Namespace: "default"}
 	cfg.CurrentContext = "local"
 	path := filepath.Join(cp.dir, "kubeconfig-"+file)
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+	data, err := clientcmd.Write(*cfg)
+	if err != nil {
+		return "", fmt.Errorf("encoding kubeconfig for %q: %w", name, err)
+	}
+	// Written aside and renamed: tests running in parallel may add the
+	// same user while a kubectl of another reads its kubeconfig, which
+	// must never see half a file (kinds' TestValuesTheServerRespellsAreNoChange
+	// read "yaml: line 21: could not find expected ':'").
+	tmp, err := os.CreateTemp(cp.dir, "kubeconfig-"+file+".*")
+	if err != nil {
 		return "", fmt.Errorf("writing kubeconfig for %q: %w", name, err)
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		_ = os.Remove(tmp.Name())
+		return "", fmt.Errorf("writing kubeconfig for %q: %w", name, werr)
 	}
 	return path, nil
 }
