@@ -54,4 +54,8 @@
 // once (4):
 //
 //	APPLY_HYGIENE_E2E=required GENERATIVE_SEED=42 GENERATIVE_STEPS=500 go test ./test/e2e/generative/
+//
+// GENERATIVE_KUBECTL=path[,path…] gives the sequence's people those kubectl
+// binaries in turn instead of the one hack/ builds (older releases: their
+// field managers and patches differ).
 package generative

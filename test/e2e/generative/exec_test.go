@@ -3,6 +3,7 @@ package generative_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,7 @@ import (
 func (r *runner) execute(k framework.Kubectl, ns string, s step) framework.Result {
 	r.t.Helper()
 	s = r.kustomized(s)
+	args := r.spelledFor(k, s.Args)
 	k = r.binary(k, s)
 	if ns == "" {
 		ns = k.Namespace
@@ -36,7 +38,24 @@ func (r *runner) execute(k framework.Kubectl, ns string, s step) framework.Resul
 		editor := framework.WriteFile(r.t, "editor.sh", editorScript(s.Edit), 0o755)
 		k.Env = append(append([]string{}, k.Env...), "EDITOR="+editor, "KUBE_EDITOR="+editor)
 	}
-	return k.RunWithInput(r.t, s.Stdin, s.Args...)
+	return k.RunWithInput(r.t, s.Stdin, args...)
+}
+
+// spelledFor returns args as k's kubectl spells them: the one hack/ builds
+// takes them as generated; an older client (GENERATIVE_KUBECTL) takes
+// kubectl autoscale's target as --cpu-percent=N, its name before
+// kubectl 1.33's --cpu=N%.
+func (r *runner) spelledFor(k framework.Kubectl, args []string) []string {
+	if k.Path == r.f.Kubectl.Path || len(args) == 0 || args[0] != "autoscale" {
+		return args
+	}
+	out := slices.Clone(args)
+	for i, a := range out {
+		if v, ok := strings.CutPrefix(a, "--cpu="); ok {
+			out[i] = "--cpu-percent=" + strings.TrimSuffix(v, "%")
+		}
+	}
+	return out
 }
 
 // editorScript is the KUBE_EDITOR of kubectl edit -o json: it rewrites

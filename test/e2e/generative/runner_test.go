@@ -27,6 +27,10 @@ type runner struct {
 	o       object
 	p       *framework.Predictor
 	kubectl map[who]framework.Kubectl
+	// people counts the sequence's people so far (personsClient).
+	people int
+	// clients names the GENERATIVE_KUBECTL client behind each path.
+	clients map[string]string
 	// fields are the fields set outside apply that are still live, by
 	// path, with who set them.
 	fields map[string]setField
@@ -171,6 +175,7 @@ func (r *runner) as(w who) framework.Kubectl {
 	switch ns := w.namespaceOf(); ns {
 	case "":
 		k = r.f.Kubectl
+		k.Path = r.personsClient(k.Path)
 		k.Kubeconfig = personKubeconfig(r.t, r.f, string(w))
 		r.f.Grant(r.t, "edit", rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: string(w)})
 	case ".":
@@ -180,6 +185,45 @@ func (r *runner) as(w who) framework.Kubectl {
 	}
 	r.kubectl[w] = k
 	return k
+}
+
+// personsClient returns the kubectl binary the next person of the
+// sequence runs: built, the one hack/ builds, or, with
+// GENERATIVE_KUBECTL=path[,path…], those clients in turn by the order in
+// which the sequence's people first write (a person keeps hers), so that
+// older kubectl releases (their field managers, their patches) meet the
+// same oracle. The order depends only on the sequence, so a replay runs the
+// same clients.
+func (r *runner) personsClient(built string) string {
+	list := os.Getenv("GENERATIVE_KUBECTL")
+	if list == "" {
+		return built
+	}
+	clients := strings.Split(list, ",")
+	r.people++
+	client := clients[(r.people-1)%len(clients)]
+	// Under its own name, kubectl: the API server names the field manager
+	// of a write that sends none (rollout undo, scale) after the binary
+	// (its User-Agent), and kubectl.1.27 would be a renamed kubectl,
+	// another writer ("oc" steps rename the person's client).
+	path := filepath.Join(r.t.TempDir(), "kubectl")
+	if err := linkOrCopy(client, path); err != nil {
+		r.t.Fatalf("GENERATIVE_KUBECTL: %v", err)
+	}
+	if r.clients == nil {
+		r.clients = map[string]string{}
+	}
+	r.clients[path] = filepath.Base(client)
+	return path
+}
+
+// clientOf names the kubectl binary w runs when it is not the one hack/
+// builds, for the step's log line.
+func (r *runner) clientOf(w who) string {
+	if k, ok := r.kubectl[w]; ok && r.clients[k.Path] != "" {
+		return " with " + r.clients[k.Path]
+	}
+	return ""
 }
 
 // people holds the kubeconfig of each person, written once: writing it
@@ -316,7 +360,7 @@ func (r *runner) run(i int, s step) bool {
 	}
 	res := r.execute(r.as(s.As), "", s)
 	before = r.afterAutoscale(i, s, res, before)
-	r.t.Logf("STEP %d: %s, as %s: exit %d (last-applied before: %v)", i+1, s.Writer, s.As, res.ExitCode, lastApplied(before) != nil)
+	r.t.Logf("STEP %d: %s, as %s%s: exit %d (last-applied before: %v)", i+1, s.Writer, s.As, r.clientOf(s.As), res.ExitCode, lastApplied(before) != nil)
 	if s.Kind == finalizerRemoval && res.ExitCode == 0 {
 		r.waitGone()
 	}

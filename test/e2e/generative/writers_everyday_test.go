@@ -103,13 +103,16 @@ func (r *runner) binary(k framework.Kubectl, s step) framework.Kubectl {
 	if r.binaries == nil {
 		r.binaries = map[string]string{}
 	}
-	path, ok := r.binaries[s.Binary]
+	// The person's own kubectl under the other name (GENERATIVE_KUBECTL
+	// may give people older clients).
+	key := s.Binary + " " + k.Path
+	path, ok := r.binaries[key]
 	if !ok {
 		path = filepath.Join(r.t.TempDir(), s.Binary)
-		if err := linkOrCopy(framework.KubectlPath(), path); err != nil {
+		if err := linkOrCopy(k.Path, path); err != nil {
 			r.t.Fatalf("making kubectl %s: %v", s.Binary, err)
 		}
-		r.binaries[s.Binary] = path
+		r.binaries[key] = path
 	}
 	k.Path = path
 	return k
