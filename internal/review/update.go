@@ -155,8 +155,9 @@ func resourceOf(gvr schema.GroupVersionResource) *policy.GroupResource {
 // reads the main resource's). Judged as the object's write, kubectl apply
 // --server-side --subresource=status was a server-side apply that
 // warned of the earlier apply's orphans and, with prune, removed one in a
-// request whose spec the API server throws away. The chart's presets
-// intercept no other subresource; extraKinds may.
+// request whose spec the API server throws away. The chart intercepts no
+// other subresource: its presets list /scale alone, and it rejects any
+// other in extraKinds (test/chart matchconditions_test.go).
 func reviewsSubresource(subresource string) bool {
 	return subresource == "" || subresource == "scale"
 }

@@ -254,6 +254,10 @@ func TestTemplateRejectsContradictions(t *testing.T) {
 				"webhook.extraMatchConditions[0].name=not-argocd,webhook.extraMatchConditions[0].expression=true"},
 			wantErr: "audit.fix and webhook.extraMatchConditions exclude each other",
 		},
+		"an extra kind's subresource other than scale, which the server never reviews": {
+			args:    []string{"--set", "extraKinds[0].group=apps,extraKinds[0].version=v1,extraKinds[0].resource=replicasets,extraKinds[0].subresources={scale,status}"},
+			wantErr: "extraKinds[0].subresources: replicasets/status: only scale can be listed",
+		},
 		"an extra env var the chart sets": {
 			args:    []string{"--set", "extraEnv[0].name=POD_NAME,extraEnv[0].value=x"},
 			wantErr: "extraEnv: POD_NAME is set by the chart and cannot be redefined",

@@ -94,6 +94,13 @@ neither cert-manager nor, in url mode, a caBundle of the user's own. */}}
 {{- if and .Values.audit.enabled .Values.audit.fix .Values.webhook.extraMatchConditions }}
 {{- fail "audit.fix and webhook.extraMatchConditions exclude each other: the periodic audit fix cannot evaluate the conditions (they are CEL on the API server's admission request), so it would write objects they keep the webhooks away from. Exclude objects from both with webhook.objectSelector (labels), excludeNamespaces or the apply-hygiene.io/ignore namespace label, or leave audit.fix off and fix with kubectl hygiene audit --fix (docs/audit.md)" }}
 {{- end }}
+{{- range $i, $kind := (default list .Values.extraKinds) }}
+{{- range (default list $kind.subresources) }}
+{{- if ne . "scale" }}
+{{- fail (printf "extraKinds[%d].subresources: %s/%s: only scale can be listed. apply-hygiene reviews the writes of an object and of its /scale, and lets every other subresource's write (/status, a pod's /resize or /ephemeralcontainers, a custom resource's) through unreviewed: the API server would call the webhooks for nothing (docs/install.md)" $i $kind.resource .) }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- range (default list .Values.extraEnv) }}
 {{- if has .name (list "POD_NAMESPACE" "POD_NAME" "GOMEMLIMIT") }}
 {{- fail (printf "extraEnv: %s is set by the chart and cannot be redefined (GOMEMLIMIT follows resources.limits.memory)" .name) }}
@@ -127,8 +134,8 @@ ClusterRoleBinding). The all preset is rendered by apply-hygiene.allRules.
 {{/*
 The all preset: every resource of every group and version the API server
 serves (the API server itself never calls webhooks on the webhook and
-admission-policy configurations), plus the /scale of the built-in kinds
-that have one. What must never be intercepted is kept away by the
+admission-policy configurations; "*" is no subresource of them), plus the
+/scale of the built-in kinds that have one. What must never be intercepted is kept away by the
 never-intercepted match condition: admission rules cannot exclude.
 */}}
 {{- define "apply-hygiene.allRules" -}}
@@ -236,7 +243,13 @@ extraKinds resource.
 {{- if ne . "core" }}{{ . }}{{ end }}
 {{- end }}
 
-{{/* The admission rules of the chosen kinds and extraKinds. */}}
+{{/*
+The admission rules of the chosen kinds and extraKinds. No subresource but
+/scale: the server reviews the writes of an object and of its /scale only
+(reviewsSubresource in internal/review/update.go) and lets any other
+through, so apply-hygiene.validate rejects any other in extraKinds, and
+the all preset's "*" matches no subresource.
+*/}}
 {{- define "apply-hygiene.rules" -}}
 rules:
   {{- if eq .Values.kinds "all" }}
@@ -349,7 +362,7 @@ matchConditions:
   # which failurePolicy Fail would turn into a denial.
   - name: may-have-a-decision
     expression: >-
-      (has(request.subResource) && request.subResource != '')
+      (has(request.subResource) && request.subResource == 'scale')
       || (has(request.options) && has(request.options.fieldManager) && request.options.fieldManager != '')
       || (has(object.metadata.annotations) && 'kubectl.kubernetes.io/last-applied-configuration' in object.metadata.annotations)
       || (has(oldObject.metadata.annotations) && 'kubectl.kubernetes.io/last-applied-configuration' in oldObject.metadata.annotations)
