@@ -42,6 +42,14 @@ var catalogue = []writer{
 		s.Args = []string{"apply", "--overwrite=false", "-f", "-"}
 		return s
 	}},
+	{name: "kubectl apply --field-manager=ci-deployer", weight: 2, make: func(g *gen) step {
+		// A pipeline's client-side apply under a field manager of its
+		// own: the same three-way patch and last-applied, the write's
+		// managedFields entry under another name than kubectl apply's.
+		s := g.mutatedApply()
+		s.Args = []string{"apply", "--field-manager=ci-deployer", "-f", "-"}
+		return s
+	}},
 	{name: "kubectl apply --server-side --force-conflicts --field-manager=platform", weight: 2, make: func(g *gen) step {
 		return ssa(alice, "platform", g.mutated())
 	}},
