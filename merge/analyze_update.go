@@ -109,7 +109,7 @@ func (a *Analyzer) imperativeChanges(lastApplied *unstructured.Unstructured, par
 		}
 		out = append(out, a.fact(kind, p, factValues{live: f.at(old.Object, p), result: f.at(new.Object, p), lastApplied: la}, owners(mfs, p)))
 	}
-	return a.putBack(lastApplied, new, out), nil
+	return withRevertsRefused(original, old.Object, new.Object, a.putBack(lastApplied, new, out)), nil
 }
 
 // followsSource reports whether p, a field of obj, is one the API server

@@ -76,6 +76,12 @@ type FieldFact struct {
 	// as Reloader's, comes back with the template). A removal would write
 	// beyond what that proves. Admission's analyses never set it.
 	RestoredByUndo bool `json:"restoredByUndo,omitempty"`
+	// RevertRefused, for an imperative change, is set when the API server
+	// refuses the update that puts LastApplied back over Result, so the
+	// next kubectl apply of last-applied fails instead of reverting the
+	// change (revertRefused: for now a PersistentVolumeClaim's storage
+	// request that the apply would shrink).
+	RevertRefused bool `json:"revertRefused,omitempty"`
 }
 
 // Analysis lists the facts about one write to one object. Its JSON form is

@@ -1,10 +1,11 @@
 # imperative-edit: a write other than apply (kubectl edit, patch, set,
 # label, annotate, scale, rollout restart) changes or removes fields that
-# last-applied owns, so the next kubectl apply silently reverts it. A
-# server-side apply by a manager other than the one that owns last-applied
-# that moves such a field away from it is warned about (never denied: it
-# is an apply, and the next client-side apply that reverts it warns with
-# apply-reverts-drift).
+# last-applied owns, so the next kubectl apply silently reverts it, or
+# fails when the API server refuses the revert (a claim's storage request,
+# which it does not shrink). A server-side apply by a manager other than
+# the one that owns last-applied that moves such a field away from it is
+# warned about (never denied: it is an apply, and the next client-side
+# apply that reverts it warns with apply-reverts-drift).
 package applyhygiene.rules.imperative_edit
 
 import data.applyhygiene.lib
@@ -45,15 +46,58 @@ writer := sprintf("this write by %s (field manager %s)", [input.request.user.use
 	input.request.fieldManager != ""
 } else := sprintf("this write by %s", [input.request.user.username])
 
+# message says what the next kubectl apply does: puts the last-applied
+# values back, or, when the API server refuses to put one back
+# (revertRefused), fails.
 message := sprintf(
+	"[imperative-edit] %s: %s changes fields that last-applied owns: %s; the next kubectl apply %s. Put %s in your manifest and run kubectl apply",
+	[lib.describe, writer, fields, fails, put_in],
+) if {
+	refused[0]
+} else := sprintf(
 	"[imperative-edit] %s: %s changes fields that last-applied owns: %s; the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, or hand a field over to its new writer by deleting it from last-applied first with: %s%s",
 	[lib.describe, writer, fields, lib.handover(paths), lib.handover_more(paths)],
 )
 
 server_side_message := sprintf(
-	"[imperative-edit] %s: this server-side apply by %s (field manager %s) changes fields that last-applied owns: %s; the next client-side kubectl apply puts the last-applied values back. Put the change in the manifest you apply with kubectl apply, or apply it with kubectl apply --server-side from now on",
-	[lib.describe, input.request.user.username, input.request.fieldManager, fields],
+	"[imperative-edit] %s: this server-side apply by %s (field manager %s) changes fields that last-applied owns: %s; the next client-side kubectl apply %s. Put the change in the manifest you apply with kubectl apply, or apply it with kubectl apply --server-side from now on",
+	[lib.describe, input.request.user.username, input.request.fieldManager, fields, server_side_consequence],
 )
+
+server_side_consequence := fails if refused[0] else := "puts the last-applied values back"
+
+# refused are the changes whose last-applied value the API server refuses
+# to take back (merge's revertRefused): a claim's storage request the
+# apply would shrink.
+refused := [c | some c in changes; c.revertRefused]
+
+# fails says why the next apply fails. The apply is one request: once the
+# API server refuses a field of it, it puts none of the others back
+# either.
+fails := sprintf("fails: %s", [reasons]) if {
+	count(refused) == count(changes)
+} else := sprintf("fails and puts none of them back: %s", [reasons])
+
+reasons := concat("; ", {refusal(c) | some c in refused})
+
+refusal(c) := "the API server does not shrink a claim's storage request" if {
+	claim_storage(c)
+} else := sprintf("the API server refuses to set %s back", [c.path])
+
+# claim_storage(c) holds for a change of a core claim's storage request.
+claim_storage(c) if {
+	lib.obj.apiVersion == "v1"
+	lib.obj.kind == "PersistentVolumeClaim"
+	c.path == "spec.resources.requests.storage"
+}
+
+# put_in is what the remedy puts in the manifest. No hand-over: with the
+# field gone from last-applied, a manifest that keeps it (a claim needs
+# its storage request) would shrink it all the same.
+put_in := "the new size" if {
+	count(changes) == 1
+	claim_storage(changes[0])
+} else := "the changes"
 
 # The audit: a field of a stored object that a person changed away from
 # last-applied.

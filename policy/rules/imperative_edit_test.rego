@@ -131,3 +131,94 @@ test_server_side_apply_without_changes_is_silent if {
 	ds := imperative_edit.decisions with input as t.make_input("server-side-apply", "kubectl", {"imperativeChanges": []})
 	count(ds) == 0
 }
+
+claim := {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "namespace": "default", "name": "data"}
+
+# claim_input(classification, manager, changes) is a write by alice to
+# PersistentVolumeClaim default/data with changes as its imperative ones.
+claim_input(classification, manager, changes) := object.union(
+	t.make_input(classification, manager, {"object": claim, "imperativeChanges": changes}),
+	{"request": {"object": claim, "resource": {"group": "", "resource": "persistentvolumeclaims"}}},
+)
+
+# kubectl patch pvc data -p '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}'
+# under a manifest of 1Gi: merge marks the revert refused.
+expanded := {
+	"path": "spec.resources.requests.storage",
+	"live": "1Gi",
+	"result": "2Gi",
+	"lastApplied": "1Gi",
+	"revertRefused": true,
+}
+
+# The same field shrunk in live (were it to reach us): the next apply
+# grows it back, which the API server allows.
+shrunk := {"path": "spec.resources.requests.storage", "live": "2Gi", "result": "1Gi", "lastApplied": "2Gi"}
+
+tier := {"path": "metadata.labels.tier", "live": "db", "result": "cache", "lastApplied": "db"}
+
+# The API server does not shrink a claim's storage request: the next
+# kubectl apply fails, it puts nothing back. The finding and its decision
+# stay; only the consequence changes.
+test_claim_expansion_says_the_next_apply_fails if {
+	ds := imperative_edit.decisions with input as claim_input("imperative", "kubectl-patch", [expanded])
+	t.actions(ds) == {["imperative-edit", "deny"]}
+	t.paths(ds) == {expanded.path}
+	some d in ds
+	d.fix == "kubectl hygiene handover persistentvolumeclaims/data -n default spec.resources.requests.storage"
+	d.message == concat("", [
+		"[imperative-edit] PersistentVolumeClaim default/data: this write by alice (field manager kubectl-patch) changes fields that last-applied owns: ",
+		`spec.resources.requests.storage (last-applied "1Gi", now "2Gi"); `,
+		"the next kubectl apply fails: the API server does not shrink a claim's storage request. ",
+		"Put the new size in your manifest and run kubectl apply",
+	])
+}
+
+# One refused field fails the whole apply, a single request: the other
+# fields are not put back either.
+test_claim_expansion_with_another_field_puts_none_back if {
+	ds := imperative_edit.decisions with input as claim_input("imperative", "kubectl-edit", [tier, expanded])
+	t.paths(ds) == {tier.path, expanded.path}
+	some d in ds
+	contains(d.message, `; the next kubectl apply fails and puts none of them back: the API server does not shrink a claim's storage request. Put the changes in your manifest and run kubectl apply`)
+	not contains(d.message, "without a word")
+}
+
+test_claim_shrunk_in_live_keeps_the_put_back_message if {
+	ds := imperative_edit.decisions with input as claim_input("imperative", "kubectl-patch", [shrunk])
+	some d in ds
+	contains(d.message, `spec.resources.requests.storage (last-applied "2Gi", now "1Gi"); the next kubectl apply puts the last-applied values back without a word.`)
+	not contains(d.message, "fails")
+}
+
+test_deployment_image_keeps_the_put_back_message if {
+	ds := imperative_edit.decisions with input as t.make_input("imperative", "kubectl-set", {"imperativeChanges": [image]})
+	some d in ds
+	d.message == concat("", [
+		"[imperative-edit] Deployment default/nginx: this write by alice (field manager kubectl-set) changes fields that last-applied owns: ",
+		`spec.template.spec.containers[name=nginx].image (last-applied "nginx:1.14.2", now "nginx:1.16.1"); `,
+		"the next kubectl apply puts the last-applied values back without a word. ",
+		"Put the change in your manifest and run kubectl apply, or hand a field over to its new writer by deleting it from last-applied first with: ",
+		"kubectl hygiene handover deployments.apps/nginx -n default 'spec.template.spec.containers[name=nginx].image'",
+	])
+}
+
+test_server_side_apply_of_claim_expansion_says_the_next_apply_fails if {
+	ds := imperative_edit.decisions with input as claim_input("server-side-apply", "storage-bot", [expanded])
+	t.actions(ds) == {["imperative-edit", "warn"]}
+	some d in ds
+	d.message == concat("", [
+		"[imperative-edit] PersistentVolumeClaim default/data: this server-side apply by alice (field manager storage-bot) changes fields that last-applied owns: ",
+		`spec.resources.requests.storage (last-applied "1Gi", now "2Gi"); `,
+		"the next client-side kubectl apply fails: the API server does not shrink a claim's storage request. ",
+		"Put the change in the manifest you apply with kubectl apply, or apply it with kubectl apply --server-side from now on",
+	])
+}
+
+# A refused revert of another field (none yet: merge marks only a claim's
+# storage) names the field.
+test_other_refused_revert_names_the_field if {
+	ds := imperative_edit.decisions with input as t.make_input("imperative", "kubectl-edit", {"imperativeChanges": [object.union(image, {"revertRefused": true})]})
+	some d in ds
+	contains(d.message, "; the next kubectl apply fails: the API server refuses to set spec.template.spec.containers[name=nginx].image back. Put the changes in your manifest and run kubectl apply")
+}
