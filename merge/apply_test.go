@@ -104,6 +104,16 @@ func TestAnalyzeApplySeeds(t *testing.T) {
 			orphans:  []string{"spec.template.spec.containers[name=nginx].env[name=TO_BE_DELETED]"},
 			reverts:  []string{"spec.template.spec.containers[name=nginx].image"},
 		},
+		// kubectl never reads the previous manifest's apiVersion or kind
+		// (kubectl patcher.go:126-188, strategicpatch CreateThreeWayMergePatch):
+		// its deletions are computed all the same.
+		"a last-applied without apiVersion or kind still deletes replicas and minReadySeconds": {
+			dir: "last-applied-without-kind", replicas: true,
+		},
+		"a custom resource's last-applied without apiVersion or kind gets the same JSON merge patch": {
+			dir: "last-applied-without-kind-crd", strategy: JSONMergePatch, orphans: []string{"spec.color"},
+			reverts: []string{"spec.items"},
+		},
 		"a custom resource gets a JSON merge patch that replaces lists": {
 			dir: "crd-json-merge", strategy: JSONMergePatch, orphans: []string{"spec.color"},
 			reverts: []string{"spec.items"},
@@ -116,6 +126,9 @@ func TestAnalyzeApplySeeds(t *testing.T) {
 			res, an, err := a.predictApply(f.live, f.modified)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if res == nil {
+				t.Fatalf("no apply computed: last-applied %+v", an.LastApplied)
 			}
 			want, got := withoutAnnotation(f.expected), withoutAnnotation(res.Result)
 			if tc.captured {

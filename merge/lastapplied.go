@@ -41,12 +41,33 @@ const (
 	LastAppliedInvalid LastAppliedStatus = "invalid"
 )
 
+// LastAppliedFault says why an invalid last-applied is unusable, and so
+// what kubectl apply does with it.
+type LastAppliedFault string
+
+const (
+	// FaultNotAnObject means the annotation is not a JSON object: not JSON,
+	// or a JSON list, string, number or boolean. kubectl apply cannot
+	// decode it into its previous manifest and fails on the object.
+	FaultNotAnObject LastAppliedFault = "not-an-object"
+	// FaultAnotherObject means the annotation names another kind (or group)
+	// or another name than the object: kubectl apply does not check them
+	// and computes its deletions from that other object's manifest.
+	FaultAnotherObject LastAppliedFault = "another-object"
+	// FaultMetadataNotAnObject means the annotation's metadata is not an
+	// object: kubectl apply ignores it, so deletes no label or annotation
+	// that the previous manifest set.
+	FaultMetadataNotAnObject LastAppliedFault = "metadata-not-an-object"
+)
+
 // LastAppliedInfo describes an object's last-applied annotation.
 type LastAppliedInfo struct {
 	// Status is present, missing or invalid.
 	Status LastAppliedStatus `json:"status"`
 	// Error says why the annotation is invalid.
 	Error string `json:"error,omitempty"`
+	// Fault is the kind of fault of an invalid annotation.
+	Fault LastAppliedFault `json:"fault,omitempty"`
 	// Bytes is the size of the annotation value.
 	Bytes int `json:"bytes"`
 	// Replaced is set when the write leaves another annotation than this
@@ -72,7 +93,9 @@ func LastAppliedReplaced(old, new *unstructured.Unstructured) bool {
 // object or when its kind or name differ from obj's, or its API group is
 // neither obj's nor one that obj's kind moved from (extensions/v1beta1 for
 // an apps/v1 Deployment): kubectl uses such an annotation as it is, and the
-// API server serves an object in any version of its group.
+// API server serves an object in any version of its group. An annotation
+// without apiVersion, kind or name is obj's: kubectl computes its patch
+// with it all the same.
 func ParseLastApplied(obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	raw, ok := obj.GetAnnotations()[LastAppliedAnnotation]
 	if !ok || raw == "" {
@@ -88,18 +111,43 @@ func ParseLastApplied(obj *unstructured.Unstructured) (*unstructured.Unstructure
 	return p.obj, nil
 }
 
+// sameObject returns an error when la, obj's last-applied, names another
+// object. kubectl never reads the annotation's apiVersion, kind or name
+// (it hands the annotation to CreateThreeWayMergePatch as it is, and its
+// JSON merge patch's preconditions judge the patch, in which a field of
+// the previous manifest is never more than a deletion): only those that
+// la has can name another object, and a group is judged with a kind.
 func sameObject(obj, la *unstructured.Unstructured) error {
 	if _, ok := la.Object["metadata"].(map[string]any); !ok && la.Object["metadata"] != nil {
-		return errors.New("metadata is not an object")
+		return &faultError{FaultMetadataNotAnObject, errors.New("metadata is not an object")}
 	}
 	want, got := obj.GroupVersionKind(), la.GroupVersionKind()
-	if got.Kind != want.Kind || !sameOrMovedGroup(got.Kind, got.Group, want.Group) {
-		return fmt.Errorf("it is for %s, not %s", describeGVK(got), describeGVK(want))
+	if got.Kind != "" && (got.Kind != want.Kind || la.GetAPIVersion() != "" && !sameOrMovedGroup(got.Kind, got.Group, want.Group)) {
+		return &faultError{FaultAnotherObject, fmt.Errorf("it is for %s, not %s", describeGVK(got), describeGVK(want))}
 	}
-	if la.GetName() != obj.GetName() {
-		return fmt.Errorf("it names %q, not %q", la.GetName(), obj.GetName())
+	if name := la.GetName(); name != "" && name != obj.GetName() {
+		return &faultError{FaultAnotherObject, fmt.Errorf("it names %q, not %q", name, obj.GetName())}
 	}
 	return nil
+}
+
+// faultError is an error of an invalid last-applied with its fault.
+type faultError struct {
+	fault LastAppliedFault
+	err   error
+}
+
+func (e *faultError) Error() string { return e.err.Error() }
+
+func (e *faultError) Unwrap() error { return e.err }
+
+// faultOf returns the fault that err, of an invalid last-applied, names.
+func faultOf(err error) LastAppliedFault {
+	var fe *faultError
+	if errors.As(err, &fe) {
+		return fe.fault
+	}
+	return ""
 }
 
 // movedKinds are the kinds that moved out of the extensions group, by the
@@ -122,8 +170,8 @@ func sameOrMovedGroup(kind, a, b string) bool {
 }
 
 func describeGVK(gvk schema.GroupVersionKind) string {
-	if gvk.Kind == "" {
-		return "no kind"
+	if gvk.GroupVersion().Empty() {
+		return gvk.Kind
 	}
 	return gvk.Kind + " in " + gvk.GroupVersion().String()
 }
@@ -139,6 +187,7 @@ func (a *Analyzer) lastAppliedInfo(obj *unstructured.Unstructured) (info LastApp
 	case err != nil:
 		info.Status = LastAppliedInvalid
 		info.Error = err.Error()
+		info.Fault = faultOf(err)
 	default:
 		info.Status = LastAppliedPresent
 	}

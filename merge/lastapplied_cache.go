@@ -193,7 +193,7 @@ func (c *lastAppliedCache) decode(obj *unstructured.Unstructured, raw string) *p
 func decodeLastApplied(raw string) *parsedLastApplied {
 	var m map[string]any
 	if err := json.Unmarshal([]byte(raw), &m); err != nil {
-		return &parsedLastApplied{err: fmt.Errorf("%w: decoding last-applied: %w", ErrInvalidLastApplied, err)}
+		return &parsedLastApplied{err: fmt.Errorf("%w: decoding last-applied: %w", ErrInvalidLastApplied, &faultError{FaultNotAnObject, err})}
 	}
 	if m == nil {
 		return &parsedLastApplied{err: ErrMissingLastApplied}

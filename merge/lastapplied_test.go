@@ -52,6 +52,22 @@ func TestParseLastApplied(t *testing.T) {
 		"metadata that is no object is invalid": {
 			obj: obj(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":"web"}`, true), wantErr: ErrInvalidLastApplied,
 		},
+		// kubectl never reads the annotation's apiVersion, kind or name
+		// (patcher.go, CreateThreeWayMergePatch): only those it has can
+		// name another object.
+		"no apiVersion and no kind parses":  {obj: obj(`{"metadata":{"name":"web","namespace":"default"},"spec":{"replicas":2}}`, true)},
+		"no name parses":                    {obj: obj(`{"spec":{"replicas":2}}`, true)},
+		"an empty object parses":            {obj: obj(`{}`, true)},
+		"a kind without apiVersion parses":  {obj: obj(`{"kind":"Deployment","metadata":{"name":"web"}}`, true)},
+		"an apiVersion without kind parses": {obj: obj(`{"apiVersion":"apps/v1","metadata":{"name":"web"}}`, true)},
+		"another kind without apiVersion is invalid": {
+			obj: obj(`{"kind":"Service","metadata":{"name":"web"}}`, true), wantErr: ErrInvalidLastApplied,
+			wantMsg: "it is for Service, not Deployment in apps/v1",
+		},
+		"another name without kind is invalid": {
+			obj: obj(`{"metadata":{"name":"api"}}`, true), wantErr: ErrInvalidLastApplied, wantMsg: `it names "api", not "web"`,
+		},
+		"a JSON string is invalid": {obj: obj(`"web"`, true), wantErr: ErrInvalidLastApplied, wantMsg: "decoding last-applied"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -76,6 +92,78 @@ func TestAnalyzeApplyInvalidLastApplied(t *testing.T) {
 	}
 	if res != nil || an.LastApplied.Status != LastAppliedInvalid || an.LastApplied.Error == "" {
 		t.Errorf("result %v, last-applied %+v; want no result and an invalid status", res, an.LastApplied)
+	}
+}
+
+// TestAnalyzeApplyOfUnusualLastApplied applies seed001-delete-fields'
+// manifest, which drops replicas and minReadySeconds, over live with each
+// annotation kubectl may meet, and says what kubectl does with it.
+func TestAnalyzeApplyOfUnusualLastApplied(t *testing.T) {
+	tests := map[string]struct {
+		annotation string
+		status     LastAppliedStatus
+		fault      LastAppliedFault
+		// deleted is set when the apply deletes replicas (kubectl computes
+		// its deletions from the annotation).
+		deleted bool
+	}{
+		"a manifest without apiVersion or kind is used as it is": {
+			annotation: `{"metadata":{"name":"nginx-deployment","namespace":"default"},"spec":{"replicas":2,"minReadySeconds":3}}`,
+			status:     LastAppliedPresent, deleted: true,
+		},
+		"a manifest without metadata is used as it is": {
+			annotation: `{"spec":{"replicas":2}}`, status: LastAppliedPresent, deleted: true,
+		},
+		"an empty object deletes nothing":    {annotation: `{}`, status: LastAppliedPresent},
+		"JSON null is no manifest":           {annotation: `null`, status: LastAppliedMissing},
+		"an empty annotation is no manifest": {annotation: ``, status: LastAppliedMissing},
+		"a JSON list makes kubectl fail":     {annotation: `[]`, status: LastAppliedInvalid, fault: FaultNotAnObject},
+		"a JSON string makes kubectl fail":   {annotation: `"web"`, status: LastAppliedInvalid, fault: FaultNotAnObject},
+		"text that is not JSON makes kubectl fail": {
+			annotation: `{not json`, status: LastAppliedInvalid, fault: FaultNotAnObject,
+		},
+		"another kind's manifest is another object's": {
+			annotation: `{"apiVersion":"v1","kind":"Service","metadata":{"name":"nginx-deployment"}}`,
+			status:     LastAppliedInvalid, fault: FaultAnotherObject,
+		},
+		"another name's manifest is another object's": {
+			annotation: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":2}}`,
+			status:     LastAppliedInvalid, fault: FaultAnotherObject,
+		},
+		"metadata that is not an object": {
+			annotation: `{"metadata":"web","spec":{"replicas":2}}`, status: LastAppliedInvalid, fault: FaultMetadataNotAnObject,
+		},
+	}
+	f := loadFixture(t, "seed001-delete-fields")
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			live := f.live.DeepCopy()
+			live.SetAnnotations(map[string]string{LastAppliedAnnotation: tc.annotation})
+			res, an, err := NewAnalyzer().predictApply(live, f.modified)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := struct {
+				Status  LastAppliedStatus
+				Fault   LastAppliedFault
+				Deleted bool
+			}{Status: an.LastApplied.Status, Fault: an.LastApplied.Fault}
+			if res != nil {
+				_, kept, _ := unstructured.NestedFieldNoCopy(res.Result.Object, "spec", "replicas")
+				got.Deleted = !kept
+			}
+			want := struct {
+				Status  LastAppliedStatus
+				Fault   LastAppliedFault
+				Deleted bool
+			}{tc.status, tc.fault, tc.deleted}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("last-applied (-want +got):\n%s", diff)
+			}
+			if (res == nil) != (tc.status == LastAppliedInvalid) {
+				t.Errorf("result %v with status %q: want one unless the annotation is invalid", res != nil, an.LastApplied.Status)
+			}
+		})
 	}
 }
 

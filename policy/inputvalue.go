@@ -169,6 +169,9 @@ func analysisValue(a *merge.Analysis) (ast.Value, error) {
 	if a.LastApplied.Error != "" {
 		la = append(la, item("error", str(a.LastApplied.Error)))
 	}
+	if a.LastApplied.Fault != "" {
+		la = append(la, item("fault", str(string(a.LastApplied.Fault))))
+	}
 	la = append(la, item("bytes", number(int64(a.LastApplied.Bytes))))
 	if a.LastApplied.Replaced {
 		la = append(la, item("replaced", boolean(true)))

@@ -75,6 +75,7 @@ func everyField(t *testing.T) *Input {
 	in.Namespace.Labels = map[string]string{"env": "prod", "bad\xff": "v\xff"}
 	in.Analysis.Strategy = merge.StrategicMergePatch
 	in.Analysis.LastApplied.Error = "not JSON"
+	in.Analysis.LastApplied.Fault = merge.FaultNotAnObject
 	in.Analysis.LastApplied.Replaced = true
 	in.Analysis.Drift = nil
 	in.Analysis.Reverts = []merge.FieldFact{fact}

@@ -29,8 +29,8 @@ const (
 	RuleReplicasReset RuleID = "replicas-reset"
 	// RuleMissingLastApplied: the object has no last-applied.
 	RuleMissingLastApplied RuleID = "missing-last-applied"
-	// RuleInvalidLastApplied: last-applied is not JSON or names another
-	// object.
+	// RuleInvalidLastApplied: last-applied is not a JSON object, names
+	// another object or has metadata that is not an object.
 	RuleInvalidLastApplied RuleID = "invalid-last-applied"
 	// RuleLastAppliedTooLarge: the annotations near the size limit.
 	RuleLastAppliedTooLarge RuleID = "last-applied-too-large"

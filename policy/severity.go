@@ -15,8 +15,8 @@ const (
 //   - high: the next apply silently does something other than the manifest
 //     says to the running workload. A stale last-applied
 //     (stale-last-applied) makes it compute deletions against the wrong
-//     manifest; an unusable one (invalid-last-applied) makes it compute
-//     wrong deletions and hides every other check; dropping replicas
+//     manifest; an unusable one (invalid-last-applied) makes it fail or
+//     compute wrong deletions and hides every other check; dropping replicas
 //     (replicas-reset) collapses a scaled workload to one replica.
 //   - medium: a change someone made on purpose is lost or kept wrongly,
 //     but the object stays what a manifest said at some point. The next

@@ -33,7 +33,7 @@ func emptyAnalysis(a *merge.Analysis) bool {
 	if a == nil {
 		return true
 	}
-	return a.LastApplied.Status == merge.LastAppliedPresent && a.LastApplied.Error == "" &&
+	return a.LastApplied.Status == merge.LastAppliedPresent && a.LastApplied.Error == "" && a.LastApplied.Fault == "" &&
 		!a.LastAppliedTooLarge &&
 		emptyList(a.ImperativeChanges) && emptyList(a.ApplyOwnedChanges) && a.Appliers != nil && len(a.Appliers) == 0 && emptyList(a.Reverts) && emptyList(a.Orphans) &&
 		emptyList(a.DefaultedDependents) &&

@@ -136,7 +136,7 @@ func TestFullEvaluationIsSilentForNothing(t *testing.T) {
 // known in the partial evaluation) or unknown there: a new field must be
 // added to one of them.
 func TestEmptyAnalysisCoversEveryField(t *testing.T) {
-	checked := []string{"lastApplied.status", "lastApplied.error", "lastAppliedTooLarge",
+	checked := []string{"lastApplied.status", "lastApplied.error", "lastApplied.fault", "lastAppliedTooLarge",
 		"imperativeChanges", "applyOwnedChanges", "appliers", "reverts", "orphans", "defaultedDependents", "replicasReset", "rollback"}
 	unknown := []string{"object", "operation", "strategy", "lastApplied.bytes", "lastApplied.replaced", "annotationsBytes", "drift"}
 	var fields []string

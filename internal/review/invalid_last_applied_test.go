@@ -44,3 +44,35 @@ func TestInvalidLastAppliedIsJudgedAsTheWriteLeavesIt(t *testing.T) {
 		})
 	}
 }
+
+// kubectl apply never reads the previous manifest's apiVersion or kind
+// (kubectl patcher.go hands the annotation to the three-way patch as it
+// is): an apply over a last-applied without them is reviewed as over a
+// whole one, and only one that names another kind is invalid.
+func TestApplyOverLastAppliedWithoutKindIsReviewedAsKubectlComputesIt(t *testing.T) {
+	const dir = "replicas-reset-widget"
+	tests := map[string]struct {
+		live string
+		want []policy.RuleID
+	}{
+		"a whole last-applied":                      {live: "live", want: []policy.RuleID{policy.RuleReplicasReset}},
+		"a last-applied without apiVersion or kind": {live: "live-without-kind", want: []policy.RuleID{policy.RuleReplicasReset}},
+		"another kind's last-applied":               {live: "live-of-another-kind", want: []policy.RuleID{policy.RuleInvalidLastApplied}},
+	}
+	r := NewReviewer(nil, engine(t, policy.Config{}), cluster{})
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			rv, err := r.ReviewUpdate(t.Context(), apply(fixture(t, dir, tc.live), fixture(t, dir, "applied")), Validate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []policy.RuleID
+			for _, d := range rv.Decisions {
+				got = append(got, d.Rule)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("rules (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -38,6 +38,35 @@ test_replaced_by_a_client_side_apply_is_warned if {
 	t.actions(ds) == {["invalid-last-applied", "warn"]}
 }
 
+# The message says what kubectl apply does with the annotation, by its
+# fault (merge.LastAppliedFault).
+test_consequence_by_fault if {
+	every fault, want in {
+		"not-an-object": "kubectl apply fails on this object, for it cannot decode the annotation",
+		"another-object": "kubectl apply deletes every field it sets that your manifest lacks, as if this object's previous manifest had set it",
+		"metadata-not-an-object": "kubectl apply ignores its metadata, so it deletes no label or annotation that you drop from your manifest",
+	} {
+		contains(message_with_fault(fault), want)
+		contains(message_with_fault(fault), "apply-hygiene skipped its checks")
+		not contains(message_with_fault(fault), "may fail")
+	}
+}
+
+message_with_fault(fault) := d.message if {
+	la := {"lastApplied": object.union(invalid.lastApplied, {"fault": fault})}
+	ds := invalid_last_applied.decisions with input as t.make_input("client-side-apply", "", la)
+	t.actions(ds) == {["invalid-last-applied", "warn"]}
+	some d in ds
+}
+
+# An input without a fault (written before it existed) claims no more than
+# that kubectl apply may fail or compute wrong deletions.
+test_consequence_without_fault if {
+	ds := invalid_last_applied.decisions with input as t.make_input("client-side-apply", "", invalid)
+	some d in ds
+	contains(d.message, "kubectl apply may fail on this object or compute wrong deletions")
+}
+
 test_reason_unknown if {
 	ds := invalid_last_applied.decisions with input as t.make_input("imperative", "", {"lastApplied": {"status": "invalid", "bytes": 3}})
 	some d in ds
