@@ -71,12 +71,13 @@ func (a *Analyzer) DetectRollback(old, new *unstructured.Unstructured, revisions
 // UnconfirmedRollback describes a write that looks like a rollout undo but
 // whose pod template equals none of the object's revisions, so the revision
 // it restored is not proven: another mutating webhook changed the template
-// in the same request, or the revision was written before the server added
-// a default that the restored template now has. It names no revision and
-// has no repair (Confirmed and StaleLastApplied are false); Changes lists
-// the template fields that the write changed. Whether the write looks like
-// an undo is the caller's judgement: UnconfirmedRollback only checks that
-// the template changed.
+// in the same request, the revision was written before the server added
+// a default that the restored template now has, or an older kubectl
+// dropped the template fields it does not know (RestoresRevisionLessFields).
+// It names no revision and has no repair (Confirmed and StaleLastApplied
+// are false); Changes lists the template fields that the write changed.
+// Whether the write looks like an undo is the caller's judgement:
+// UnconfirmedRollback only checks that the template changed.
 func (a *Analyzer) UnconfirmedRollback(old, new *unstructured.Unstructured) (*Rollback, error) {
 	changes, err := a.undoChanges(old, new)
 	if err != nil {

@@ -392,7 +392,8 @@ func lastAppliedIsKubectls(w write) bool {
 // undoCandidate reports whether the write may be a rollout undo: kubectl
 // sends no field manager for it, and it replaces the pod template. A
 // candidate is an undo when its template equals a revision (the reviewer
-// checks), and an unconfirmed undo when it is undoLike.
+// checks), and an unconfirmed undo when it is undoLike or, under any
+// manager's name, undoDroppingFields.
 func undoCandidate(w write) bool {
 	if w.optionsManager != "" || w.subresource != "" || w.old == nil || w.new == nil {
 		return false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/apply-hygiene/apply-hygiene/merge"
@@ -15,22 +16,26 @@ import (
 // between old and new: the templates are then compared under the repaired
 // last-applied, and when a mutating webhook called after that pass changed
 // the restored template, the undo is recognized by that repair
-// (rollback). A write that looks like an undo (undoLike) but whose
-// template matches no revision is an unconfirmed undo: rules warn about it
-// and never deny nor repair it.
+// (rollback). A write that looks like an undo (undoLike, or
+// undoDroppingFields) but whose template matches no revision is an
+// unconfirmed undo: rules warn about it and never deny nor repair it.
 func (r *Reviewer) undo(ctx context.Context, w write) (*unstructured.Unstructured, *merge.Rollback, error) {
 	if !undoCandidate(w) {
 		return w.old, nil, nil
 	}
+	revisions, err := r.cluster.Revisions(ctx, w.new)
+	if err != nil {
+		return nil, nil, err
+	}
 	old := withLastApplied(w.old, lastApplied(w.new))
-	rb, err := r.rollback(ctx, w, old)
+	rb, err := r.rollback(w, old, revisions)
 	if err != nil {
 		return nil, nil, err
 	}
 	if rb != nil {
 		return old, rb, nil
 	}
-	if !undoLike(w) {
+	if !undoLike(w) && !undoDroppingFields(w, revisions) {
 		return w.old, nil, nil
 	}
 	rb, err = r.analyzer.UnconfirmedRollback(w.old, w.new)
@@ -41,19 +46,15 @@ func (r *Reviewer) undo(ctx context.Context, w write) (*unstructured.Unstructure
 }
 
 // rollback returns the rollout undo that w is, nil when its template
-// matches no revision: the template equals a revision's (DetectRollback,
+// matches none of revisions (the object's): the template equals a revision's (DetectRollback,
 // with old, w's old object under w's new last-applied), or, when a
 // mutating webhook and not the writer changed last-applied
 // (lastAppliedRepaired), that last-applied is the mutating pass's repair
 // of the undo to a revision, whose template a webhook called after that
 // pass changed (merge.RepairedRollback): judged as the writer's, that
 // repair made the undo a client-side apply of it.
-func (r *Reviewer) rollback(ctx context.Context, w write, old *unstructured.Unstructured) (*merge.Rollback, error) {
+func (r *Reviewer) rollback(w write, old *unstructured.Unstructured, revisions []*unstructured.Unstructured) (*merge.Rollback, error) {
 	new := w.new
-	revisions, err := r.cluster.Revisions(ctx, new)
-	if err != nil {
-		return nil, err
-	}
 	rb, err := r.analyzer.DetectRollback(old, new, revisions)
 	if err == nil && rb == nil && lastAppliedRepaired(w) {
 		rb, err = r.analyzer.RepairedRollback(w.old, new, revisions)
@@ -62,6 +63,18 @@ func (r *Reviewer) rollback(ctx context.Context, w write, old *unstructured.Unst
 		return nil, fmt.Errorf("detecting a rollback of %s %s/%s: %w", new.GetKind(), new.GetNamespace(), new.GetName(), err)
 	}
 	return rb, nil
+}
+
+// undoDroppingFields reports whether w has the shape of an undo (as
+// undoLike: an Update that leaves last-applied as it was and changes
+// nothing but the template and what an undo restores) and restores a
+// revision's template less some fields (merge.RestoresRevisionLessFields),
+// whatever its manager's name: an older kubectl's rollout undo drops the
+// fields newer than it, and a renamed or symlinked kubectl binary
+// (kubectl.1.32, k) names the write after itself. undoCandidate holds.
+func undoDroppingFields(w write, revisions []*unstructured.Unstructured) bool {
+	return w.operation == metav1.ManagedFieldsOperationUpdate && lastApplied(w.old) == lastApplied(w.new) &&
+		onlyTemplateChanged(w.old, w.new) && merge.RestoresRevisionLessFields(w.old, w.new, revisions)
 }
 
 // lastAppliedRepaired reports whether a mutating webhook, not the writer,

@@ -4,7 +4,8 @@
 #
 # A write that only looks like an undo (analysis.rollback.confirmed false:
 # its template matches no revision exactly, because another mutating webhook
-# changed it or the revision predates a default the server now adds) is
+# changed it, the revision predates a default the server now adds, or an
+# older kubectl dropped the template fields it does not know) is
 # never denied nor repaired: the rule warns that last-applied may be stale,
 # when there is one (a template-only write without field manager to an
 # object without a usable last-applied has none that could be).
@@ -73,7 +74,7 @@ message(a) := sprintf(
 )
 
 unconfirmed_message := sprintf(
-	"[stale-last-applied] %s: this write looks like a rollout undo, but its pod template matches none of the revisions exactly (another mutating webhook may have changed it, or the revision predates a default the server now adds), so apply-hygiene left last-applied as it was. It may still describe the newer manifest; then the next kubectl apply will not delete what the restored template has and your manifest does not. See where live differs from last-applied with: %s",
+	"[stale-last-applied] %s: this write looks like a rollout undo, but its pod template matches none of the revisions exactly (another mutating webhook may have changed it, the revision predates a default the server now adds, or an older kubectl dropped template fields it does not know), so apply-hygiene left last-applied as it was. It may still describe the newer manifest; then the next kubectl apply will not delete what the restored template has and your manifest does not. See where live differs from last-applied with: %s",
 	[lib.describe, lib.explain],
 )
 

@@ -1,0 +1,127 @@
+package review
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/apply-hygiene/apply-hygiene/policy"
+)
+
+// revisionsCluster is a cluster whose objects have revisions.
+type revisionsCluster struct {
+	cluster
+	revisions []*unstructured.Unstructured
+}
+
+func (c revisionsCluster) Revisions(context.Context, *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	return c.revisions, nil
+}
+
+// fixtureObjects reads the objects of a multi-document fixture.
+func fixtureObjects(t *testing.T, dir, name string) []*unstructured.Unstructured {
+	t.Helper()
+	raw, err := fixtures.ReadFile("testdata/" + dir + "/" + name + ".yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*unstructured.Unstructured
+	for _, doc := range strings.Split(string(raw), "\n---\n") {
+		out = append(out, object(t, doc))
+	}
+	return out
+}
+
+// renamedManager returns obj with the managedFields entries of manager
+// from renamed to manager to.
+func renamedManager(obj *unstructured.Unstructured, from, to string) *unstructured.Unstructured {
+	entries := obj.GetManagedFields()
+	for i := range entries {
+		if entries[i].Manager == from {
+			entries[i].Manager = to
+		}
+	}
+	obj.SetManagedFields(entries)
+	return obj
+}
+
+// undoOutcome is what a review decided about a write that may be an undo.
+type undoOutcome struct {
+	Class     policy.Classification
+	Confirmed bool
+	Repaired  bool
+	// Decisions are "action rule", sorted.
+	Decisions []string
+}
+
+// An older kubectl (1.32 against a 1.37 server) decodes the ReplicaSet
+// into its own types in rollout undo, so the template it restores lacks
+// the fields newer than it (hostnameOverride, GA in 1.37) and matches no
+// revision exactly. Under a renamed binary's manager (kubectl.1.32), with
+// the undo's own entry moved, such an undo was denied as an imperative
+// edit: a template that is a revision's less some fields is an unconfirmed
+// undo whatever the manager's name (warned about, never denied nor
+// repaired). A person's write that removes a field from the current
+// template is no such undo: the revision it is a subset of is the one the
+// object already had.
+func TestUndoByOlderKubectlDroppingFieldsIsAnUnconfirmedUndo(t *testing.T) {
+	const dir = "undo-older-kubectl"
+	tests := map[string]struct {
+		new  *unstructured.Unstructured
+		want undoOutcome
+	}{
+		"kubectl 1.32 renamed kubectl.1.32 restores revision 1 without hostnameOverride": {
+			new:  fixture(t, dir, "undo-dropping-fields"),
+			want: undoOutcome{Class: policy.RolloutUndo, Decisions: []string{"warn stale-last-applied"}},
+		},
+		"kubectl 1.32 as kubectl restores revision 1 without hostnameOverride": {
+			new:  renamedManager(fixture(t, dir, "undo-dropping-fields"), "kubectl.1.32", "kubectl"),
+			want: undoOutcome{Class: policy.RolloutUndo, Decisions: []string{"warn stale-last-applied"}},
+		},
+		"a person's write under kubectl.1.32 removes hostnameOverride from the current template": {
+			new:  fixture(t, dir, "removed-field"),
+			want: undoOutcome{Class: policy.Imperative, Decisions: []string{"deny imperative-edit"}},
+		},
+		"kubectl.1.32 restores revision 1 exactly": {
+			new:  fixture(t, dir, "undo-exact"),
+			want: undoOutcome{Class: policy.RolloutUndo, Confirmed: true, Repaired: true, Decisions: []string{"repair stale-last-applied"}},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := NewReviewer(nil, engine(t, policy.Config{}), revisionsCluster{revisions: fixtureObjects(t, dir, "revisions")})
+			rv, err := r.ReviewUpdate(t.Context(), Update{User: authenticationv1.UserInfo{Username: "alice"}, Old: fixture(t, dir, "old"), New: tc.new}, Validate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := undoOutcome{Class: rv.Classification()}
+			if rb := rv.Input.Analysis.Rollback; rb != nil {
+				got.Confirmed, got.Repaired = rb.Confirmed, rb.RepairedLastApplied != ""
+			}
+			for _, d := range rv.Decisions {
+				got.Decisions = append(got.Decisions, string(d.Action)+" "+string(d.Rule))
+			}
+			slices.Sort(got.Decisions)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("review (-want +got):\n%s", diff)
+			}
+			if tc.want.Repaired {
+				return
+			}
+			mutated, err := r.ReviewUpdate(t.Context(), Update{User: authenticationv1.UserInfo{Username: "alice"}, Old: fixture(t, dir, "old"), New: tc.new}, Mutate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range mutated.Decisions {
+				if len(d.Patch) > 0 {
+					t.Errorf("the mutating pass patched the write: %v", d)
+				}
+			}
+		})
+	}
+}

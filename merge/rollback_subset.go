@@ -1,0 +1,78 @@
+package merge
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// RestoresRevisionLessFields reports whether the write that turned old
+// into new restored a revision's pod template less some fields: the new
+// template is a strict subset of the template of one of revisions (the
+// object's ReplicaSets or ControllerRevisions, as stored, owned by new)
+// that is not old's own template. It is what a rollout undo by an older
+// kubectl writes: kubectl decodes the revision into its own Go types and
+// sends the template back without the fields newer than it (a 1.32 kubectl
+// against a 1.37 server drops spec.template.spec.hostnameOverride), so the
+// template matches no revision exactly (DetectRollback). The revision whose
+// template is old's does not count: a write that only removes fields from
+// the current template is an edit of it, no undo.
+//
+// It proves no undo: it names no revision and repairs nothing; a write
+// with it only looks like an undo by a client that drops the fields it
+// does not know (see UnconfirmedRollback).
+func RestoresRevisionLessFields(old, new *unstructured.Unstructured, revisions []*unstructured.Unstructured) bool {
+	tplPath := Path{fieldName("spec"), fieldName("template")}
+	oldT, newT := at(old.Object, tplPath), at(new.Object, tplPath)
+	if !newT.ok {
+		return false
+	}
+	current, restored := stripNulls(oldT.v), stripNulls(newT.v)
+	for _, r := range revisions {
+		rev, ok := revisionOf(r)
+		if !ok || !ownedBy(r, new) {
+			continue
+		}
+		tpl := stripNulls(rev.template)
+		if oldT.ok && jsonEqual(tpl, current) || jsonEqual(tpl, restored) {
+			continue
+		}
+		if fieldsWithin(restored, tpl) {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldsWithin reports whether every field of sub is in sup with the same
+// value: maps by key (sup may have more keys), lists by index and of the
+// same length (as DetectRollback compares templates, with jsonEqual: a
+// client that drops the fields it does not know drops no list element),
+// leaves by jsonEqual. Unequal values within it mean sup has a field that
+// sub lacks.
+func fieldsWithin(sub, sup any) bool {
+	switch x := sub.(type) {
+	case map[string]any:
+		y, ok := sup.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !fieldsWithin(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := sup.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !fieldsWithin(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return jsonEqual(sub, sup)
+}

@@ -1,0 +1,87 @@
+package merge
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// A template that is a revision's less some fields is what an older
+// kubectl's rollout undo restores (fixtures: kubectl 1.32 drops
+// hostnameOverride, which both revisions have); any other difference, or
+// a subset of the template the object already had, is none.
+func TestRestoresRevisionLessFields(t *testing.T) {
+	const dir = "undo-older-kubectl"
+	revisions := readObjects(t, dir, "revisions.yaml")
+	undo := func() *unstructured.Unstructured { return readObject(t, dir, "undo-dropping-fields.yaml") }
+	set := func(obj *unstructured.Unstructured, value any, path ...string) *unstructured.Unstructured {
+		t.Helper()
+		if err := unstructured.SetNestedField(obj.Object, value, path...); err != nil {
+			t.Fatal(err)
+		}
+		return obj
+	}
+	containers := func(obj *unstructured.Unstructured) []any {
+		t.Helper()
+		c, _, err := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	ownedByAnother := func() []*unstructured.Unstructured {
+		var out []*unstructured.Unstructured
+		for _, r := range revisions {
+			r = r.DeepCopy()
+			refs := r.GetOwnerReferences()
+			refs[0].UID = "u-2"
+			r.SetOwnerReferences(refs)
+			out = append(out, r)
+		}
+		return out
+	}
+	tests := map[string]struct {
+		new       *unstructured.Unstructured
+		revisions []*unstructured.Unstructured
+		want      bool
+	}{
+		"revision 1 without hostnameOverride": {
+			new: undo(), revisions: revisions, want: true,
+		},
+		"revision 1 exactly is DetectRollback's, not a subset": {
+			new: readObject(t, dir, "undo-exact.yaml"), revisions: revisions,
+		},
+		"the current template without hostnameOverride": {
+			new: readObject(t, dir, "removed-field.yaml"), revisions: revisions,
+		},
+		"revision 1 without hostnameOverride and with another image": {
+			new:       set(undo(), []any{map[string]any{"name": "web", "image": "nginx:3"}}, "spec", "template", "spec", "containers"),
+			revisions: revisions,
+		},
+		"revision 1 without hostnameOverride and with a label no revision has": {
+			new: set(undo(), "blue", "spec", "template", "metadata", "labels", "track"), revisions: revisions,
+		},
+		"revision 1 without hostnameOverride and with a second container": {
+			new:       set(undo(), append(containers(undo()), map[string]any{"name": "sidecar", "image": "busybox"}), "spec", "template", "spec", "containers"),
+			revisions: revisions,
+		},
+		"revision 1 without hostnameOverride and without its container": {
+			new: set(undo(), []any{}, "spec", "template", "spec", "containers"), revisions: revisions,
+		},
+		"revisions of another Deployment": {
+			new: undo(), revisions: ownedByAnother(),
+		},
+		"no revisions": {
+			new: undo(),
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := RestoresRevisionLessFields(readObject(t, dir, "old.yaml"), tc.new, tc.revisions)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("RestoresRevisionLessFields (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
