@@ -101,7 +101,7 @@ note "the set image was silently reverted by the apply; the OnDelete apply was r
 say "═══ Part 2: with apply-hygiene ═══"
 fresh_namespace demo-with
 seed004
-note "the undo repaired last-applied (its warning says this supersedes kubectl's own 'will not update' warning above it), so v3's apply deleted TO_BE_DELETED"
+note "the undo repaired last-applied (its warning says so, after kubectl's own 'will not update' warning), so v3's apply deleted TO_BE_DELETED"
 seed003
 note "the apply warned about restartedAt, with the command that removes it:"
 cmd=$(printf '%s\n' "$restart_apply" | sed -n "s/.*Remove it with: //p" | head -1)

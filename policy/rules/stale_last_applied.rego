@@ -64,7 +64,7 @@ at_most_warn(a) := a if {
 paths := [c.path | some c in object.get(rollback, "changes", [])]
 
 message(a) := sprintf(
-	"[stale-last-applied] %s: rollout undo restored revision %d but last-applied still described the newer manifest; apply-hygiene rewrote last-applied to match revision %d (this supersedes kubectl's warning that rolling back will not update last-applied), so the next kubectl apply deletes what your manifest no longer has. Check with: %s",
+	"[stale-last-applied] %s: rollout undo restored revision %d but last-applied still described the newer manifest; apply-hygiene rewrote last-applied to match revision %d (kubectl's rollout undo does not), so the next kubectl apply deletes what your manifest no longer has. Check with: %s",
 	[lib.describe, rollback.revision, rollback.revision, lib.view_last_applied],
 ) if {
 	a == "repair"

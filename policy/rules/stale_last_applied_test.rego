@@ -26,7 +26,7 @@ test_stale_last_applied_is_repaired if {
 	t.paths(ds) == {c.path | some c in rollback.changes}
 	t.all_start_with_rule(ds)
 	some d in ds
-	d.message == "[stale-last-applied] Deployment default/nginx: rollout undo restored revision 1 but last-applied still described the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (this supersedes kubectl's warning that rolling back will not update last-applied), so the next kubectl apply deletes what your manifest no longer has. Check with: kubectl apply view-last-applied deployments.apps/nginx -n default"
+	d.message == "[stale-last-applied] Deployment default/nginx: rollout undo restored revision 1 but last-applied still described the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (kubectl's rollout undo does not), so the next kubectl apply deletes what your manifest no longer has. Check with: kubectl apply view-last-applied deployments.apps/nginx -n default"
 }
 
 test_warn_when_configured if {

@@ -42,8 +42,7 @@ func TestRolloutUndoAfterACompletedRolloutRepairsLastApplied(t *testing.T) {
 			"kubectl.kubernetes.io/last-applied-configuration annotation, which may cause unexpected behavior on future "+
 			"'kubectl apply' operations. Consider using 'kubectl apply' with your previous configuration file instead.",
 		fmt.Sprintf("Warning: [stale-last-applied] Deployment %s/web: rollout undo restored revision 1 but last-applied still described "+
-			"the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (this supersedes kubectl's warning that "+
-			"rolling back will not update last-applied), so the next kubectl apply deletes what "+
+			"the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (kubectl's rollout undo does not), so the next kubectl apply deletes what "+
 			"your manifest no longer has. Check with: kubectl apply view-last-applied deployments.apps/web -n %s", f.Namespace, f.Namespace))
 	rolledOut(t, k, "nginx:1.14.2")
 
@@ -107,8 +106,7 @@ func TestStatefulSetRolloutUndoAfterACompletedRolloutRepairsLastApplied(t *testi
 			"kubectl.kubernetes.io/last-applied-configuration annotation, which may cause unexpected behavior on future "+
 			"'kubectl apply' operations. Consider using 'kubectl apply' with your previous configuration file instead.",
 		fmt.Sprintf("Warning: [stale-last-applied] StatefulSet %s/my-wonderhoy-app: rollout undo restored revision 1 but last-applied still described "+
-			"the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (this supersedes kubectl's warning that "+
-			"rolling back will not update last-applied), so the next kubectl apply deletes what "+
+			"the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (kubectl's rollout undo does not), so the next kubectl apply deletes what "+
 			"your manifest no longer has. Check with: kubectl apply view-last-applied statefulsets.apps/my-wonderhoy-app -n %s", f.Namespace, f.Namespace))
 	statefulSetRolledOut(t, k, "nginx:latest")
 	wantLastApplied(t, k, "statefulset/my-wonderhoy-app", "nginx:latest",

@@ -113,8 +113,7 @@ func TestDeploymentUndoAfterRestartsLeavesRestartedAtOutOfLastApplied(t *testing
 // undo to revision 1.
 func staleRepairedWarning(kind, namespace, name, resource string) string {
 	return fmt.Sprintf("Warning: [stale-last-applied] %s %s/%s: rollout undo restored revision 1 but last-applied still described "+
-		"the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (this supersedes kubectl's warning that "+
-		"rolling back will not update last-applied), so the next kubectl apply deletes what "+
+		"the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (kubectl's rollout undo does not), so the next kubectl apply deletes what "+
 		"your manifest no longer has. Check with: kubectl apply view-last-applied %s -n %s", kind, namespace, name, resource, namespace)
 }
 

@@ -61,8 +61,7 @@ func TestRolloutUndoRepairsLastApplied(t *testing.T) {
 					"kubectl.kubernetes.io/last-applied-configuration annotation, which may cause unexpected behavior on future "+
 					"'kubectl apply' operations. Consider using 'kubectl apply' with your previous configuration file instead.", tc.resource, tc.name),
 				fmt.Sprintf("Warning: [stale-last-applied] %s %s/%s: rollout undo restored revision 1 but last-applied still described "+
-					"the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (this supersedes kubectl's warning that "+
-					"rolling back will not update last-applied), so the next kubectl apply deletes what "+
+					"the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (kubectl's rollout undo does not), so the next kubectl apply deletes what "+
 					"your manifest no longer has. Check with: kubectl apply view-last-applied %s -n %s", tc.kind, f.Namespace, tc.name, resource, f.Namespace))
 
 			// view-last-applied now shows v1's container.
