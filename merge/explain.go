@@ -115,7 +115,7 @@ func (a *Analyzer) drift(lastApplied, live *unstructured.Unstructured, laTV, liv
 		}
 		an.Drift = append(an.Drift, a.fact(kind, p, factValues{live: at(live.Object, p), lastApplied: la}, owners(mfs, p)))
 	}
-	an.Drift = a.putBack(lastApplied, live, a.declaredOnly(live, an.Drift))
+	an.Drift = withRevertsRefused(orig, live.Object, live.Object, a.putBack(lastApplied, live, a.declaredOnly(live, an.Drift)))
 	return nil
 }
 

@@ -5,7 +5,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// withRevertsRefused sets RevertRefused on each imperative change whose
+// withRevertsRefused sets RevertRefused on each imperative change (or a
+// stored object's drift, old and new both the object) whose
 // field the API server refuses to set back from new's value to its value
 // in lastApplied (revertRefused), old being the object before the write.
 func withRevertsRefused(lastApplied, old, new map[string]any, facts []FieldFact) []FieldFact {

@@ -70,6 +70,19 @@ func TestRevertRefused(t *testing.T) {
 			if diff := cmp.Diff(want, an.ImperativeChanges, pathString); diff != "" {
 				t.Errorf("imperative changes (-want +got):\n%s", diff)
 			}
+			// The audit reads the stored claim after the write: its drift
+			// says the same (imperative-edit's audit message).
+			live, err := NewAnalyzer().AnalyzeLive(new)
+			if err != nil {
+				t.Fatal(err)
+			}
+			refused := map[string]bool{}
+			for _, f := range live.Drift {
+				refused[f.Path.String()] = f.RevertRefused
+			}
+			if got, ok := refused[storage]; tc.lastApplied != tc.new && (!ok || got != tc.refused) {
+				t.Errorf("the stored claim's drift at %s: revertRefused %v (reported %v), want %v", storage, got, ok, tc.refused)
+			}
 		})
 	}
 }

@@ -59,6 +59,24 @@ test_edited_field_is_an_imperative_edit if {
 	d.fix == "kubectl hygiene handover deployments.apps/nginx -n default 'spec.template.spec.containers[name=nginx].image'"
 }
 
+# A stored claim whose storage a person expanded past its manifest: the
+# next apply would shrink it, which the API server refuses (merge's
+# revertRefused), so the message cannot say the apply puts it back.
+test_expanded_claim_says_the_next_apply_fails if {
+	claim := {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "name": "data", "namespace": "default"}
+	expanded := {
+		"path": "spec.resources.requests.storage",
+		"live": "2Gi",
+		"lastApplied": "1Gi",
+		"revertRefused": true,
+		"owners": [{"manager": "kubectl-patch", "operation": "Update", "time": "2024-05-01T10:00:00Z"}],
+	}
+	ds := applyhygiene.decisions with input as object.union(stored({"drift": [expanded]}), {"request": {"object": claim}})
+	t.actions(ds) == {["imperative-edit", "deny"]}
+	some d in ds
+	d.message == `[imperative-edit] PersistentVolumeClaim default/data: spec.resources.requests.storage was changed outside kubectl apply by kubectl-patch at 2024-05-01T10:00:00Z (last-applied "1Gi", now "2Gi"); the next kubectl apply fails: the API server does not shrink a claim's storage request. Put the new size in your manifest and run kubectl apply`
+}
+
 test_one_decision_per_drifted_field if {
 	other := object.union(edited, {"path": "spec.minReadySeconds", "live": null, "lastApplied": 5})
 	ds := applyhygiene.decisions with input as stored({"drift": [edited, other]})

@@ -94,10 +94,11 @@ claim_storage(c) if {
 # put_in is what the remedy puts in the manifest. No hand-over: with the
 # field gone from last-applied, a manifest that keeps it (a claim needs
 # its storage request) would shrink it all the same.
-put_in := "the new size" if {
-	count(changes) == 1
-	claim_storage(changes[0])
-} else := "the changes"
+put_in := put_in_one(changes[0]) if count(changes) == 1 else := "the changes"
+
+# put_in_one(c) is what the remedy of one refused change puts in the
+# manifest.
+put_in_one(c) := "the new size" if claim_storage(c) else := "the change"
 
 # The audit: a field of a stored object that a person changed away from
 # last-applied.
@@ -110,6 +111,11 @@ decisions contains lib.fixed(lib.decision("imperative-edit", audit_message(f), [
 when(f) := sprintf(" by %s", [lib.who(f)]) if lib.changer(f) else := ""
 
 audit_message(f) := sprintf(
+	"[imperative-edit] %s: %s was changed outside kubectl apply%s (last-applied %s, now %s); the next kubectl apply fails: %s. Put %s in your manifest and run kubectl apply",
+	[lib.describe, f.path, when(f), lib.show(f, "lastApplied"), lib.show_or(f, "live", "removed"), refusal(f), put_in_one(f)],
+) if {
+	f.revertRefused
+} else := sprintf(
 	"[imperative-edit] %s: %s was changed outside kubectl apply%s (last-applied %s, now %s); the next kubectl apply puts the last-applied value back without a word. Put the change in your manifest and run kubectl apply, or hand the field over to its new writer by deleting it from last-applied first with: %s",
 	[lib.describe, f.path, when(f), lib.show(f, "lastApplied"), lib.show_or(f, "live", "removed"), lib.handover([f.path])],
 )

@@ -220,5 +220,5 @@ test_server_side_apply_of_claim_expansion_says_the_next_apply_fails if {
 test_other_refused_revert_names_the_field if {
 	ds := imperative_edit.decisions with input as t.make_input("imperative", "kubectl-edit", {"imperativeChanges": [object.union(image, {"revertRefused": true})]})
 	some d in ds
-	contains(d.message, "; the next kubectl apply fails: the API server refuses to set spec.template.spec.containers[name=nginx].image back. Put the changes in your manifest and run kubectl apply")
+	contains(d.message, "; the next kubectl apply fails: the API server refuses to set spec.template.spec.containers[name=nginx].image back. Put the change in your manifest and run kubectl apply")
 }
