@@ -35,20 +35,21 @@ func RestoresRevisionLessFields(old, new *unstructured.Unstructured, revisions [
 		if oldT.ok && jsonEqual(tpl, current) || jsonEqual(tpl, restored) {
 			continue
 		}
-		if fieldsWithin(restored, tpl) {
+		if FieldsWithin(restored, tpl) {
 			return true
 		}
 	}
 	return false
 }
 
-// fieldsWithin reports whether every field of sub is in sup with the same
-// value: maps by key (sup may have more keys), lists by index and of the
-// same length (as DetectRollback compares templates, with jsonEqual: a
-// client that drops the fields it does not know drops no list element),
-// leaves by jsonEqual. Unequal values within it mean sup has a field that
-// sub lacks.
-func fieldsWithin(sub, sup any) bool {
+// FieldsWithin reports whether every field of sub, a decoded JSON value,
+// is in sup with the same value: maps by key (sup may have more keys),
+// lists by index and of the same length (as DetectRollback compares
+// templates, with jsonEqual: a client that drops the fields it does not
+// know drops no list element), leaves by jsonEqual (numbers by value).
+// Unequal values within it mean sup has a field that sub lacks. The
+// review's classifier asks it too (is a saved config the object sent?).
+func FieldsWithin(sub, sup any) bool {
 	switch x := sub.(type) {
 	case map[string]any:
 		y, ok := sup.(map[string]any)
@@ -57,7 +58,7 @@ func fieldsWithin(sub, sup any) bool {
 		}
 		for k, v := range x {
 			w, ok := y[k]
-			if !ok || !fieldsWithin(v, w) {
+			if !ok || !FieldsWithin(v, w) {
 				return false
 			}
 		}
@@ -68,7 +69,7 @@ func fieldsWithin(sub, sup any) bool {
 			return false
 		}
 		for i := range x {
-			if !fieldsWithin(x[i], y[i]) {
+			if !FieldsWithin(x[i], y[i]) {
 				return false
 			}
 		}

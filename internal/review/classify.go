@@ -292,7 +292,7 @@ func stampedAnnotations(old, obj *unstructured.Unstructured, saved, objAnnotatio
 	}
 	var out []string
 	for k, v := range saved {
-		if ov, ok := objAnnotations[k]; !ok || subsetValue(v, ov) {
+		if ov, ok := objAnnotations[k]; !ok || merge.FieldsWithin(v, ov) {
 			continue
 		}
 		if !ownedIn(entries, k) {
@@ -323,48 +323,20 @@ func ownedIn(entries []merge.ManagedFieldsEntry, k string) bool {
 const daemonSetGeneration = "deprecated.daemonset.template.generation"
 
 // subsetExcept reports whether every field of sub but the keys skip has
-// the same value in obj: maps recursively (obj may have more keys, the
-// server's defaults), lists element by element, other values equal as
-// JSON numbers compare (an int64 and a float64 of the same value are one).
+// the same value in obj (merge.FieldsWithin: maps recursively, obj may
+// have more keys, the server's defaults; lists element by element; numbers
+// by value).
 func subsetExcept(sub, obj map[string]any, skip ...string) bool {
 	for k, v := range sub {
 		if slices.Contains(skip, k) {
 			continue
 		}
 		ov, ok := obj[k]
-		if !ok || !subsetValue(v, ov) {
+		if !ok || !merge.FieldsWithin(v, ov) {
 			return false
 		}
 	}
 	return true
-}
-
-func subsetValue(sub, obj any) bool {
-	switch s := sub.(type) {
-	case map[string]any:
-		o, ok := obj.(map[string]any)
-		return ok && subsetExcept(s, o)
-	case []any:
-		o, ok := obj.([]any)
-		if !ok || len(o) != len(s) {
-			return false
-		}
-		for i := range s {
-			if !subsetValue(s[i], o[i]) {
-				return false
-			}
-		}
-		return true
-	case float64:
-		switch o := obj.(type) {
-		case int64:
-			return float64(o) == s
-		case float64:
-			return o == s
-		}
-		return false
-	}
-	return equality.Semantic.DeepEqual(sub, obj)
 }
 
 // lastAppliedIsKubectls reports whether the last-applied of w's old
