@@ -34,13 +34,7 @@ func TestInvalidLastAppliedIsJudgedAsTheWriteLeavesIt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []policy.RuleID
-			for _, d := range rv.Decisions {
-				got = append(got, d.Rule)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("rules (-want +got):\n%s", diff)
-			}
+			wantRules(t, rv, tc.want)
 		})
 	}
 }
@@ -66,13 +60,19 @@ func TestApplyOverLastAppliedWithoutKindIsReviewedAsKubectlComputesIt(t *testing
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []policy.RuleID
-			for _, d := range rv.Decisions {
-				got = append(got, d.Rule)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("rules (-want +got):\n%s", diff)
-			}
+			wantRules(t, rv, tc.want)
 		})
+	}
+}
+
+// wantRules checks the rules of rv's decisions, in order, against want.
+func wantRules(t *testing.T, rv *Review, want []policy.RuleID) {
+	t.Helper()
+	var got []policy.RuleID
+	for _, d := range rv.Decisions {
+		got = append(got, d.Rule)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rules (-want +got):\n%s", diff)
 	}
 }
