@@ -8,13 +8,17 @@ import (
 // into new restored a revision's pod template less some fields: the new
 // template is a strict subset of the template of one of revisions (the
 // object's ReplicaSets or ControllerRevisions, as stored, owned by new)
-// that is not old's own template. It is what a rollout undo by an older
+// that is not old's own template, and not a subset of old's template:
+// the write restores some value the current template does not have. It is
+// what a rollout undo by an older
 // kubectl writes: kubectl decodes the revision into its own Go types and
 // sends the template back without the fields newer than it (a 1.32 kubectl
 // against a 1.37 server drops spec.template.spec.hostnameOverride), so the
-// template matches no revision exactly (DetectRollback). The revision whose
-// template is old's does not count: a write that only removes fields from
-// the current template is an edit of it, no undo.
+// template matches no revision exactly (DetectRollback). A write that only
+// removes fields from the current template is an edit of it, no undo, even
+// where what is left also fits in an older revision. An older kubectl's
+// undo to a revision that the current template only adds to is missed:
+// it stays what its manager makes it.
 //
 // It proves no undo: it names no revision and repairs nothing; a write
 // with it only looks like an undo by a client that drops the fields it
@@ -26,6 +30,11 @@ func RestoresRevisionLessFields(old, new *unstructured.Unstructured, revisions [
 		return false
 	}
 	current, restored := stripNulls(oldT.v), stripNulls(newT.v)
+	if oldT.ok && FieldsWithin(restored, current) {
+		// Only fields removed from the current template: an edit (a Helm
+		// upgrade, a script) wherever else the rest fits.
+		return false
+	}
 	for _, r := range revisions {
 		rev, ok := revisionOf(r)
 		if !ok || !ownedBy(r, new) {
