@@ -58,31 +58,4 @@ func RestoresRevisionLessFields(old, new *unstructured.Unstructured, revisions [
 // know drops no list element), leaves by jsonEqual (numbers by value).
 // Unequal values within it mean sup has a field that sub lacks. The
 // review's classifier asks it too (is a saved config the object sent?).
-func FieldsWithin(sub, sup any) bool {
-	switch x := sub.(type) {
-	case map[string]any:
-		y, ok := sup.(map[string]any)
-		if !ok {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !FieldsWithin(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := sup.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !FieldsWithin(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return jsonEqual(sub, sup)
-}
+func FieldsWithin(sub, sup any) bool { return walkJSON("", "", sub, sup, true, sameByValue) }

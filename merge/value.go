@@ -136,15 +136,21 @@ func jsonEqual(a, b any) bool { return equalJSON("", "", a, b, sameByValue) }
 // element, which has no field name). parent and name are a and b's own. A
 // map or a list never equals a leaf.
 func equalJSON(parent, name string, a, b any, leaf func(parent, name string, a, b any) bool) bool {
+	return walkJSON(parent, name, a, b, false, leaf)
+}
+
+// walkJSON is equalJSON; within lets b's maps have more keys than a's
+// (FieldsWithin).
+func walkJSON(parent, name string, a, b any, within bool, leaf func(parent, name string, a, b any) bool) bool {
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
+		if !ok || !within && len(x) != len(y) {
 			return false
 		}
 		for k, xv := range x {
 			yv, ok := y[k]
-			if !ok || !equalJSON(name, k, xv, yv, leaf) {
+			if !ok || !walkJSON(name, k, xv, yv, within, leaf) {
 				return false
 			}
 		}
@@ -155,7 +161,7 @@ func equalJSON(parent, name string, a, b any, leaf func(parent, name string, a, 
 			return false
 		}
 		for i := range x {
-			if !equalJSON("", "", x[i], y[i], leaf) {
+			if !walkJSON("", "", x[i], y[i], within, leaf) {
 				return false
 			}
 		}
