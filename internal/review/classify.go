@@ -385,8 +385,14 @@ func undoCandidate(w write) bool {
 // /spec/template and /metadata/annotations; for a StatefulSet or DaemonSet
 // it patches spec.template only).
 func undoLike(w write) bool {
-	return undoCandidate(w) && (merge.MayBeUndoManager(w.manager) || hasUndoEntry(w.new) && !entryMoved(w)) && w.operation == metav1.ManagedFieldsOperationUpdate &&
-		lastApplied(w.old) == lastApplied(w.new) && onlyTemplateChanged(w.old, w.new)
+	return undoCandidate(w) && (merge.MayBeUndoManager(w.manager) || hasUndoEntry(w.new) && !entryMoved(w)) && undoShaped(w)
+}
+
+// undoShaped reports whether w writes what a rollout undo writes, whoever
+// sent it: an Update that leaves last-applied as it was and changes
+// nothing but the template and what an undo restores (onlyTemplateChanged).
+func undoShaped(w write) bool {
+	return w.operation == metav1.ManagedFieldsOperationUpdate && lastApplied(w.old) == lastApplied(w.new) && onlyTemplateChanged(w.old, w.new)
 }
 
 // hasUndoEntry reports whether obj has an Update entry of kubectl or oc

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/apply-hygiene/apply-hygiene/merge"
@@ -65,16 +64,14 @@ func (r *Reviewer) rollback(w write, old *unstructured.Unstructured, revisions [
 	return rb, nil
 }
 
-// undoDroppingFields reports whether w has the shape of an undo (as
-// undoLike: an Update that leaves last-applied as it was and changes
-// nothing but the template and what an undo restores) and restores a
+// undoDroppingFields reports whether w has the shape of an undo
+// (undoShaped) and restores a
 // revision's template less some fields (merge.RestoresRevisionLessFields),
 // whatever its manager's name: an older kubectl's rollout undo drops the
 // fields newer than it, and a renamed or symlinked kubectl binary
 // (kubectl.1.32, k) names the write after itself. undoCandidate holds.
 func undoDroppingFields(w write, revisions []*unstructured.Unstructured) bool {
-	return w.operation == metav1.ManagedFieldsOperationUpdate && lastApplied(w.old) == lastApplied(w.new) &&
-		onlyTemplateChanged(w.old, w.new) && merge.RestoresRevisionLessFields(w.old, w.new, revisions)
+	return undoShaped(w) && merge.RestoresRevisionLessFields(w.old, w.new, revisions)
 }
 
 // lastAppliedRepaired reports whether a mutating webhook, not the writer,
