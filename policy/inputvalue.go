@@ -213,7 +213,7 @@ func factsValue(facts []merge.FieldFact) (ast.Value, error) {
 }
 
 func factValue(f *merge.FieldFact) (ast.Value, error) {
-	b := newObjectBuilder(14)
+	b := newObjectBuilder(15)
 	b.add("path", str(f.Path.String()))
 	for _, kv := range []struct {
 		key string
@@ -249,6 +249,9 @@ func factValue(f *merge.FieldFact) (ast.Value, error) {
 	}
 	if f.Frozen {
 		b.add("frozen", boolean(true))
+	}
+	if f.RevertRefused {
+		b.add("revertRefused", boolean(true))
 	}
 	return b.object()
 }

@@ -85,6 +85,7 @@ func everyField(t *testing.T) *Input {
 	orphan.RemovedWith = []string{"/y", "/z~1\xff"}
 	orphan.RestoredByUndo = true
 	orphan.Frozen = true
+	orphan.RevertRefused = true
 	in.Analysis.Orphans = append(in.Analysis.Orphans, orphan, merge.FieldFact{Path: p("metadata.labels.x")})
 	in.Analysis.ReplicasReset = &fact
 	in.Analysis.Rollback = &merge.Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 3, Confirmed: true,
