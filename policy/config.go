@@ -26,6 +26,13 @@ type Config struct {
 	// BreakGlassGroups are groups whose members get each rule's
 	// BreakGlassAction. Default: none.
 	BreakGlassGroups []string `json:"breakGlassGroups,omitempty"`
+	// DeployTools are the field managers of deployment tools that apply
+	// their own manifests with Update writes rather than server-side apply
+	// (Helm 3's upgrade and rollback, a three-way patch under "helm"): a
+	// write under one of them is that tool's apply, whoever runs it, and
+	// gets each rule's DeployToolAction. Default: ["helm"]; a list given
+	// replaces it.
+	DeployTools []string `json:"deployTools,omitempty"`
 	// Exemptions are users and field managers whose writes get no
 	// decisions at all. Default: none.
 	Exemptions Exemptions `json:"exemptions,omitzero"`
@@ -44,8 +51,13 @@ type RuleConfig struct {
 	// ServiceAccountAction, when set, is the action for service accounts.
 	ServiceAccountAction Action `json:"serviceAccountAction,omitempty"`
 	// BreakGlassAction, when set, is the action for members of a
-	// break-glass group. It wins over ServiceAccountAction.
+	// break-glass group. It wins over DeployToolAction and
+	// ServiceAccountAction.
 	BreakGlassAction Action `json:"breakGlassAction,omitempty"`
+	// DeployToolAction, when set, is the action for writes whose field
+	// manager is one of Config's DeployTools. It wins over
+	// ServiceAccountAction. imperative-edit's default is warn.
+	DeployToolAction Action `json:"deployToolAction,omitempty"`
 	// AuditFix lets the audit fix (the server's --audit-fix) write this
 	// rule's fixes where the rule's action is warn, which otherwise only
 	// reports. Actions repair and prune always let the fix write; dryrun,
@@ -85,6 +97,7 @@ func (c Config) Validate() field.ErrorList {
 		errs = append(errs, validateAction(p.Child("action"), rc.Action)...)
 		errs = append(errs, validateAction(p.Child("serviceAccountAction"), rc.ServiceAccountAction)...)
 		errs = append(errs, validateAction(p.Child("breakGlassAction"), rc.BreakGlassAction)...)
+		errs = append(errs, validateAction(p.Child("deployToolAction"), rc.DeployToolAction)...)
 	}
 	sas := field.NewPath("exemptions", "serviceAccounts")
 	for i, sa := range c.Exemptions.ServiceAccounts {
@@ -93,15 +106,23 @@ func (c Config) Validate() field.ErrorList {
 			errs = append(errs, field.Invalid(sas.Index(i), sa, `must be "namespace/name" or "namespace/*"`))
 		}
 	}
-	fms := field.NewPath("exemptions", "fieldManagers")
-	for i, fm := range c.Exemptions.FieldManagers {
+	errs = append(errs, validateFieldManagers(field.NewPath("exemptions", "fieldManagers"), c.Exemptions.FieldManagers)...)
+	errs = append(errs, validateFieldManagers(field.NewPath("deployTools"), c.DeployTools)...)
+	return append(errs, validateOwnership(c.Ownership)...)
+}
+
+// validateFieldManagers checks names the API server accepts as field
+// managers: not empty, at most 128 printable characters.
+func validateFieldManagers(p *field.Path, names []string) field.ErrorList {
+	var errs field.ErrorList
+	for i, fm := range names {
 		if fm == "" {
-			errs = append(errs, field.Required(fms.Index(i), "a field manager name"))
+			errs = append(errs, field.Required(p.Index(i), "a field manager name"))
 			continue
 		}
-		errs = append(errs, metav1validation.ValidateFieldManager(fm, fms.Index(i))...)
+		errs = append(errs, metav1validation.ValidateFieldManager(fm, p.Index(i))...)
 	}
-	return append(errs, validateOwnership(c.Ownership)...)
+	return errs
 }
 
 func validateAction(p *field.Path, a Action) field.ErrorList {

@@ -31,6 +31,16 @@ func TestConfigValidate(t *testing.T) {
 			config: Config{Exemptions: Exemptions{FieldManagers: []string{"helm", ""}}},
 			want:   []string{"exemptions.fieldManagers[1]: Required value: a field manager name"},
 		},
+		"deployment tools and their action": {
+			config: Config{DeployTools: []string{"helm", "HashiCorp"}, Rules: map[string]RuleConfig{"imperative-edit": {DeployToolAction: "deny"}}},
+		},
+		"a deployment tool without a name, or with an unknown action, is refused": {
+			config: Config{DeployTools: []string{""}, Rules: map[string]RuleConfig{"imperative-edit": {DeployToolAction: "allow"}}},
+			want: []string{
+				`rules[imperative-edit].deployToolAction: Unsupported value: "allow": supported values: "deny", "warn", "dryrun", "repair", "prune", "off"`,
+				"deployTools[0]: Required value: a field manager name",
+			},
+		},
 		"a field manager the API server refuses is refused": {
 			config: Config{Exemptions: Exemptions{FieldManagers: []string{strings.Repeat("m", 129), "ci\tbot"}}},
 			want: []string{

@@ -5,7 +5,10 @@
 # which it does not shrink). A server-side apply by a manager other than
 # the one that owns last-applied that moves such a field away from it is
 # warned about (never denied: it is an apply, and the next client-side
-# apply that reverts it warns with apply-reverts-drift).
+# apply that reverts it warns with apply-reverts-drift). So is, by default,
+# a write by a deployment tool that applies with Update writes (Helm 3's
+# upgrade and rollback: lib.deploy_tool, deployToolAction), on an object
+# first applied with kubectl and later adopted by the tool.
 package applyhygiene.rules.imperative_edit
 
 import data.applyhygiene.lib
@@ -48,8 +51,15 @@ writer := sprintf("this write by %s (field manager %s)", [input.request.user.use
 
 # message says what the next kubectl apply does: puts the last-applied
 # values back, or, when the API server refuses to put one back
-# (revertRefused), fails.
+# (revertRefused), fails. A deployment tool's write (lib.deploy_tool) is
+# that tool's apply: its remedy is the hand-over, if the tool now manages
+# the fields.
 message := sprintf(
+	"[imperative-edit] %s: this write by %s (field manager %s, a deployment tool) changes fields that last-applied owns: %s; the next kubectl apply %s. If %s manages them now, hand them over to it by deleting them from last-applied with: %s%s",
+	[lib.describe, input.request.user.username, input.request.fieldManager, fields, tool_consequence, input.request.fieldManager, lib.handover(paths), lib.handover_more(paths)],
+) if {
+	lib.deploy_tool
+} else := sprintf(
 	"[imperative-edit] %s: %s changes fields that last-applied owns: %s; the next kubectl apply %s. Put %s in your manifest and run kubectl apply",
 	[lib.describe, writer, fields, fails, put_in],
 ) if {
@@ -65,6 +75,8 @@ server_side_message := sprintf(
 )
 
 server_side_consequence := fails if refused[0] else := "puts the last-applied values back"
+
+tool_consequence := fails if refused[0] else := "puts the last-applied values back without a word"
 
 # refused are the changes whose last-applied value the API server refuses
 # to take back (merge's revertRefused): a claim's storage request the

@@ -222,3 +222,74 @@ test_other_refused_revert_names_the_field if {
 	some d in ds
 	contains(d.message, "; the next kubectl apply fails: the API server refuses to set spec.template.spec.containers[name=nginx].image back. Put the change in your manifest and run kubectl apply")
 }
+
+# A deployment tool that writes with Update (Helm 3's upgrade and
+# rollback, field manager helm) applies its own manifests: a person's run
+# of it that changes fields kubectl's last-applied owns (an object first
+# applied with kubectl, then adopted by Helm) is warned about, not denied.
+test_deploy_tool_write_is_warned if {
+	ds := imperative_edit.decisions with input as t.make_input("imperative", "helm", {"imperativeChanges": [image]})
+	t.actions(ds) == {["imperative-edit", "warn"]}
+	t.paths(ds) == {image.path}
+	some d in ds
+	d.message == concat("", [
+		"[imperative-edit] Deployment default/nginx: this write by alice (field manager helm, a deployment tool) changes fields that last-applied owns: ",
+		`spec.template.spec.containers[name=nginx].image (last-applied "nginx:1.14.2", now "nginx:1.16.1"); `,
+		"the next kubectl apply puts the last-applied values back without a word. ",
+		"If helm manages them now, hand them over to it by deleting them from last-applied with: ",
+		"kubectl hygiene handover deployments.apps/nginx -n default 'spec.template.spec.containers[name=nginx].image'",
+	])
+	d.fix == "kubectl hygiene handover deployments.apps/nginx -n default 'spec.template.spec.containers[name=nginx].image'"
+}
+
+test_deploy_tool_action_is_configurable if {
+	ds := imperative_edit.decisions with input as t.make_input("imperative", "helm", {"imperativeChanges": [image]})
+		with data.applyhygiene.config.rules as {"imperative-edit": {"deployToolAction": "deny"}}
+	t.actions(ds) == {["imperative-edit", "deny"]}
+}
+
+test_deploy_tools_are_configurable if {
+	helm := imperative_edit.decisions with input as t.make_input("imperative", "helm", {"imperativeChanges": [image]})
+		with data.applyhygiene.config.deployTools as ["Terraform"]
+	t.actions(helm) == {["imperative-edit", "deny"]}
+	terraform := imperative_edit.decisions with input as t.make_input("imperative", "Terraform", {"imperativeChanges": [image]})
+		with data.applyhygiene.config.deployTools as ["Terraform"]
+	t.actions(terraform) == {["imperative-edit", "warn"]}
+}
+
+# Names are exact, and kubectl's own commands are never a deployment tool
+# by default.
+test_other_managers_are_no_deploy_tool if {
+	every manager in ["Helm", "kubectl-edit", "kubectl-patch", "helm-cli", ""] {
+		ds := imperative_edit.decisions with input as t.make_input("imperative", manager, {"imperativeChanges": [image]})
+		t.actions(ds) == {["imperative-edit", "deny"]}
+	}
+}
+
+# The deployment tool's action wins over the service account's: it says
+# what kind of write this is, whoever runs the tool.
+test_deploy_tool_action_wins_over_service_account if {
+	ds := imperative_edit.decisions with input as t.make_input("imperative", "helm", {"imperativeChanges": [image]})
+		with input.request.user as t.robot
+		with data.applyhygiene.config.rules as {"imperative-edit": {"serviceAccountAction": "deny"}}
+	t.actions(ds) == {["imperative-edit", "warn"]}
+}
+
+test_deploy_tool_in_dryrun_namespace_stays_dryrun if {
+	ds := imperative_edit.decisions with input as t.make_input("imperative", "helm", {"imperativeChanges": [image]})
+		with input.namespace.labels as {"apply-hygiene.io/enforcement": "dryrun"}
+	t.actions(ds) == {["imperative-edit", "dryrun"]}
+}
+
+test_deploy_tool_claim_expansion_says_the_next_apply_fails if {
+	ds := imperative_edit.decisions with input as claim_input("imperative", "helm", [expanded])
+	t.actions(ds) == {["imperative-edit", "warn"]}
+	some d in ds
+	d.message == concat("", [
+		"[imperative-edit] PersistentVolumeClaim default/data: this write by alice (field manager helm, a deployment tool) changes fields that last-applied owns: ",
+		`spec.resources.requests.storage (last-applied "1Gi", now "2Gi"); `,
+		"the next kubectl apply fails: the API server does not shrink a claim's storage request. ",
+		"If helm manages them now, hand them over to it by deleting them from last-applied with: ",
+		"kubectl hygiene handover persistentvolumeclaims/data -n default spec.resources.requests.storage",
+	])
+}

@@ -12,7 +12,7 @@ package applyhygiene.lib
 # section 4) and the defaults of the other settings.
 default_config := {
 	"rules": {
-		"imperative-edit": {"action": "deny", "serviceAccountAction": "warn", "breakGlassAction": "warn"},
+		"imperative-edit": {"action": "deny", "serviceAccountAction": "warn", "breakGlassAction": "warn", "deployToolAction": "warn"},
 		"apply-reverts-drift": {"action": "warn"},
 		"orphaned-field": {"action": "warn"},
 		"stale-last-applied": {"action": "repair"},
@@ -25,6 +25,7 @@ default_config := {
 		"replicas-autoscaled": {"action": "warn"},
 	},
 	"breakGlassGroups": [],
+	"deployTools": ["helm"],
 	"exemptions": {"users": [], "groups": [], "serviceAccounts": [], "fieldManagers": []},
 	"namespaceLabel": "apply-hygiene.io/enforcement",
 }
@@ -76,6 +77,17 @@ service_account_matches(entry) if {
 	startswith(input.request.user.username, concat(":", ["system:serviceaccount", ns, ""]))
 }
 
+# deploy_tool is true when the write's effective field manager is a
+# deployment tool that applies its own manifests with Update writes, not
+# server-side apply (config.deployTools; by default Helm 3's helm, whose
+# upgrade and rollback are three-way patches): the write is that tool's
+# apply, whoever runs it, not a person's edit. A write that names no
+# manager never is.
+deploy_tool if {
+	input.request.fieldManager != ""
+	input.request.fieldManager in config.deployTools
+}
+
 # break_glass is true when the user belongs to a break-glass group.
 break_glass if {
 	some group in input.request.user.groups
@@ -83,10 +95,14 @@ break_glass if {
 }
 
 # role_action(rc) picks, from a rule's configuration, the action for this
-# user: break-glass members first, then service accounts, then everyone.
+# write: break-glass members first, then a deployment tool's writes
+# (whoever runs it), then service accounts, then everyone.
 role_action(rc) := rc.breakGlassAction if {
 	break_glass
 	rc.breakGlassAction != ""
+} else := rc.deployToolAction if {
+	deploy_tool
+	rc.deployToolAction != ""
 } else := rc.serviceAccountAction if {
 	input.request.user.serviceAccount == true
 	rc.serviceAccountAction != ""

@@ -432,6 +432,7 @@ annotations:
 {{- $doc := dict "namespaceLabel" $p.namespaceLabel }}
 {{- with $p.rules }}{{ $_ := set $doc "rules" . }}{{ end }}
 {{- with $p.breakGlassGroups }}{{ $_ := set $doc "breakGlassGroups" . }}{{ end }}
+{{- with $p.deployTools }}{{ $_ := set $doc "deployTools" . }}{{ end }}
 {{- $ex := dict }}
 {{- range $k, $v := $p.exemptions }}{{ if $v }}{{ $_ := set $ex $k $v }}{{ end }}{{ end }}
 {{- with $ex }}{{ $_ := set $doc "exemptions" . }}{{ end }}
