@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -171,11 +172,12 @@ func helmIn(t *testing.T, f *framework.Framework) func(args ...string) string {
 }
 
 // wantWarned checks that helm's stderr is exactly the one warning, as
-// client-go's warning logger prints it.
+// Helm 3 logs it: a klog line whose message is the quoted "Warning: …".
 func wantWarned(t *testing.T, stderr, warning string) {
 	t.Helper()
+	want := "] " + strconv.Quote("Warning: "+warning)
 	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
-	if len(lines) != 1 || !strings.HasSuffix(lines[0], "] "+warning) {
-		t.Errorf("helm's stderr is not the one warning\n%s\nwant a line ending in\n] %s", stderr, warning)
+	if len(lines) != 1 || !strings.HasSuffix(lines[0], want) {
+		t.Errorf("helm's stderr is not the one warning\n%s\nwant a line ending in\n%s", stderr, want)
 	}
 }
