@@ -75,24 +75,8 @@ spec:
         image: {{ .Values.image }}
 `
 
-const adoptedManifest = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 2
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.14.2
-`
+// adoptedManifest is what kubectl applied: the chart at its default value.
+var adoptedManifest = strings.Replace(adoptedChart, "{{ .Values.image }}", "nginx:1.14.2", 1)
 
 // A person's helm install, upgrade and rollback of an object first applied
 // with kubectl and then adopted by Helm are that tool's applies (Helm 3
