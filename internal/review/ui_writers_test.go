@@ -145,6 +145,11 @@ func TestUIRestartIsNoFinding(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("review (-want +got):\n%s", diff)
 			}
+			// The mutating pass, which looks at every template write
+			// without field manager (undoCandidate), writes nothing.
+			if mutated := uiReview(t, fixture(t, uiUndoDir, "old"), tc.new, tc.user, tc.optionsManager, Mutate); len(mutated.Decisions) > 0 {
+				t.Errorf("mutating pass decisions %v", mutated.Decisions)
+			}
 		})
 	}
 }
