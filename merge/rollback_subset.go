@@ -59,3 +59,36 @@ func RestoresRevisionLessFields(old, new *unstructured.Unstructured, revisions [
 // Unequal values within it mean sup has a field that sub lacks. The
 // review's classifier asks it too (is a saved config the object sent?).
 func FieldsWithin(sub, sup any) bool { return walkJSON("", "", sub, sup, true, sameByValue) }
+
+// RestoresRevisionSpec reports whether new's pod template is old's with
+// the pod spec of one of revisions (the object's, not the current one):
+// the template's metadata as old had it, its spec a revision's spec
+// exactly. The Kubernetes Dashboard's rollback copies only the
+// ReplicaSet's template.spec, so after a kubectl rollout restart the
+// template keeps the restart's stamp and matches no revision exactly
+// (DetectRollback).
+//
+// It proves no undo: it names no revision and repairs nothing; a write
+// with it only looks like an undo (see UnconfirmedRollback).
+func RestoresRevisionSpec(old, new *unstructured.Unstructured, revisions []*unstructured.Unstructured) bool {
+	metaPath := Path{fieldName("spec"), fieldName("template"), fieldName("metadata")}
+	specPath := Path{fieldName("spec"), fieldName("template"), fieldName("spec")}
+	oldSpec, newSpec := at(old.Object, specPath), at(new.Object, specPath)
+	if !newSpec.ok || !oldSpec.ok {
+		return false
+	}
+	restored := stripNulls(newSpec.v)
+	if jsonEqual(stripNulls(oldSpec.v), restored) || !jsonEqual(stripNulls(at(old.Object, metaPath).v), stripNulls(at(new.Object, metaPath).v)) {
+		return false
+	}
+	for _, r := range revisions {
+		rev, ok := revisionOf(r)
+		if !ok || !ownedBy(r, new) {
+			continue
+		}
+		if tpl, ok := rev.template.(map[string]any); ok && jsonEqual(stripNulls(tpl["spec"]), restored) {
+			return true
+		}
+	}
+	return false
+}

@@ -97,3 +97,77 @@ func TestRestoresRevisionLessFields(t *testing.T) {
 		})
 	}
 }
+
+// A template whose metadata is as it was and whose pod spec is a
+// revision's is what the Kubernetes Dashboard's rollback writes (it copies
+// the ReplicaSet's template.spec alone): after a restart, the stamp stays.
+func TestRestoresRevisionSpec(t *testing.T) {
+	const dir = "undo-older-kubectl"
+	revisions := readObjects(t, dir, "revisions.yaml")
+	restarted := func(obj *unstructured.Unstructured) *unstructured.Unstructured {
+		t.Helper()
+		if err := unstructured.SetNestedField(obj.Object, "2026-11-27T09:00:00Z", "spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt"); err != nil {
+			t.Fatal(err)
+		}
+		return obj
+	}
+	old := func() *unstructured.Unstructured { return restarted(readObject(t, dir, "old.yaml")) }
+	rollback := func() *unstructured.Unstructured { return restarted(readObject(t, dir, "undo-exact.yaml")) }
+	set := func(obj *unstructured.Unstructured, value any, path ...string) *unstructured.Unstructured {
+		t.Helper()
+		if err := unstructured.SetNestedField(obj.Object, value, path...); err != nil {
+			t.Fatal(err)
+		}
+		return obj
+	}
+	ownedByAnother := func() []*unstructured.Unstructured {
+		var out []*unstructured.Unstructured
+		for _, r := range revisions {
+			r = r.DeepCopy()
+			refs := r.GetOwnerReferences()
+			refs[0].UID = "u-2"
+			r.SetOwnerReferences(refs)
+			out = append(out, r)
+		}
+		return out
+	}
+	tests := map[string]struct {
+		old, new  *unstructured.Unstructured
+		revisions []*unstructured.Unstructured
+		want      bool
+	}{
+		"revision 1's pod spec under the restarted template's metadata": {
+			old: old(), new: rollback(), revisions: revisions, want: true,
+		},
+		// DetectRollback decides an exact match first.
+		"revision 1 exactly, no restart": {
+			old: readObject(t, dir, "old.yaml"), new: readObject(t, dir, "undo-exact.yaml"), revisions: revisions, want: true,
+		},
+		"revision 1's pod spec with a label no revision has": {
+			old: old(), new: set(rollback(), "blue", "spec", "template", "metadata", "labels", "track"), revisions: revisions,
+		},
+		"revision 1's pod spec without the restart's stamp is DetectRollback's alone": {
+			old: old(), new: readObject(t, dir, "undo-exact.yaml"), revisions: revisions,
+		},
+		"a pod spec no revision has": {
+			old: old(), new: set(rollback(), []any{map[string]any{"name": "web", "image": "nginx:3"}}, "spec", "template", "spec", "containers"), revisions: revisions,
+		},
+		"the current pod spec": {
+			old: old(), new: old(), revisions: revisions,
+		},
+		"revisions of another Deployment": {
+			old: old(), new: rollback(), revisions: ownedByAnother(),
+		},
+		"no revisions": {
+			old: old(), new: rollback(),
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := RestoresRevisionSpec(tc.old, tc.new, tc.revisions)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("RestoresRevisionSpec (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

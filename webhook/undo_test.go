@@ -106,7 +106,7 @@ func TestUndoThatMatchesNoRevision(t *testing.T) {
 func unconfirmedWarning(kind, namespace, name string) string {
 	return "[stale-last-applied] " + kind + " " + namespace + "/" + name + ": this write looks like a rollout undo, but its pod template " +
 		"matches none of the revisions exactly (another mutating webhook may have changed it, the revision predates a default " +
-		"the server now adds, or an older kubectl dropped template fields it does not know), so apply-hygiene left last-applied as it was. It may still describe the newer manifest; then the " +
+		"the server now adds, an older kubectl dropped template fields it does not know, or a tool restored only the revision's pod spec), so apply-hygiene left last-applied as it was. It may still describe the newer manifest; then the " +
 		"next kubectl apply will not delete what the restored template has and your manifest does not. See where live differs " +
 		"from last-applied with: kubectl hygiene explain " + strings.ToLower(kind) + "s.apps/" + name + " -n " + namespace
 }

@@ -318,10 +318,12 @@ func TestUIEditRestoringARevisionAndScaling(t *testing.T) {
 // The Kubernetes Dashboard's rollback (deployment/rollout.go) copies only
 // the ReplicaSet's template.spec: after a restart the template keeps the
 // restart's stamp and matches no revision, and its manager
-// (dashboard-api:<version>) is none that runs kubectl's undo, so it is
-// judged an edit of the image last-applied owns and denied, where kubectl
-// rollout undo to the same revision is a repaired undo. Pinned as it is:
-// recognizing it needs a match on template.spec alone (see the report).
+// (dashboard-api:<version>) is none that runs kubectl's undo. It restores
+// a revision's pod spec under the template's metadata as it was
+// (merge.RestoresRevisionSpec): an unconfirmed undo, warned, never
+// denied nor repaired. It was denied as an edit of the image last-applied
+// owns, where kubectl rollout undo to the same revision is a repaired
+// undo.
 func TestDashboardRollbackAfterRestart(t *testing.T) {
 	old := restartedBy(t, "Mozilla", restartedAtAnnotation)
 	new := rolledBackBy(t, "dashboard-api:v7.10.0")
@@ -331,7 +333,7 @@ func TestDashboardRollbackAfterRestart(t *testing.T) {
 	}
 	new.SetManagedFields(append(new.GetManagedFields(), old.GetManagedFields()[len(old.GetManagedFields())-1]))
 	got := uiReview(t, old, new, alice, "", Validate)
-	if diff := cmp.Diff(undoOutcome{Class: policy.Imperative, Decisions: []string{"deny imperative-edit"}}, got); diff != "" {
+	if diff := cmp.Diff(undoOutcome{Class: policy.RolloutUndo, Decisions: []string{"warn stale-last-applied"}}, got); diff != "" {
 		t.Errorf("review (-want +got):\n%s", diff)
 	}
 }

@@ -15,8 +15,8 @@ import (
 // between old and new: the templates are then compared under the repaired
 // last-applied, and when a mutating webhook called after that pass changed
 // the restored template, the undo is recognized by that repair
-// (rollback). A write that looks like an undo (undoLike, or
-// undoDroppingFields) but whose template matches no revision is an
+// (rollback). A write that looks like an undo (undoLike,
+// undoDroppingFields or undoOfPodSpec) but whose template matches no revision is an
 // unconfirmed undo: rules warn about it and never deny nor repair it.
 func (r *Reviewer) undo(ctx context.Context, w write) (*unstructured.Unstructured, *merge.Rollback, error) {
 	if !undoCandidate(w) {
@@ -34,7 +34,7 @@ func (r *Reviewer) undo(ctx context.Context, w write) (*unstructured.Unstructure
 	if rb != nil {
 		return old, rb, nil
 	}
-	if !undoLike(w) && !undoDroppingFields(w, revisions) {
+	if !undoLike(w) && !undoDroppingFields(w, revisions) && !undoOfPodSpec(w, revisions) {
 		return w.old, nil, nil
 	}
 	rb, err = r.analyzer.UnconfirmedRollback(w.old, w.new)
@@ -72,6 +72,17 @@ func (r *Reviewer) rollback(w write, old *unstructured.Unstructured, revisions [
 // (kubectl.1.32, k) names the write after itself. undoCandidate holds.
 func undoDroppingFields(w write, revisions []*unstructured.Unstructured) bool {
 	return undoShaped(w) && merge.RestoresRevisionLessFields(w.old, w.new, revisions)
+}
+
+// undoOfPodSpec reports whether w has the shape of an undo (undoShaped)
+// and restores a revision's pod spec under the template's metadata as it
+// was (merge.RestoresRevisionSpec), whatever its manager's name: the
+// Kubernetes Dashboard's rollback copies only the ReplicaSet's
+// template.spec, so after a restart its template matches no revision.
+// undoCandidate holds: a client that names its field manager (kubectl set
+// image back to the previous image, kubectl edit) is no undo.
+func undoOfPodSpec(w write, revisions []*unstructured.Unstructured) bool {
+	return undoShaped(w) && merge.RestoresRevisionSpec(w.old, w.new, revisions)
 }
 
 // lastAppliedRepaired reports whether a mutating webhook, not the writer,

@@ -80,7 +80,7 @@ test_unconfirmed_undo_warns if {
 	t.paths(ds) == {c.path | some c in rollback.changes}
 	t.all_start_with_rule(ds)
 	some d in ds
-	d.message == "[stale-last-applied] Deployment default/nginx: this write looks like a rollout undo, but its pod template matches none of the revisions exactly (another mutating webhook may have changed it, the revision predates a default the server now adds, or an older kubectl dropped template fields it does not know), so apply-hygiene left last-applied as it was. It may still describe the newer manifest; then the next kubectl apply will not delete what the restored template has and your manifest does not. See where live differs from last-applied with: kubectl hygiene explain deployments.apps/nginx -n default"
+	d.message == "[stale-last-applied] Deployment default/nginx: this write looks like a rollout undo, but its pod template matches none of the revisions exactly (another mutating webhook may have changed it, the revision predates a default the server now adds, an older kubectl dropped template fields it does not know, or a tool restored only the revision's pod spec), so apply-hygiene left last-applied as it was. It may still describe the newer manifest; then the next kubectl apply will not delete what the restored template has and your manifest does not. See where live differs from last-applied with: kubectl hygiene explain deployments.apps/nginx -n default"
 }
 
 test_unconfirmed_undo_is_never_denied_nor_repaired if {
