@@ -15,13 +15,6 @@ func TestRestoresRevisionLessFields(t *testing.T) {
 	const dir = "undo-older-kubectl"
 	revisions := readObjects(t, dir, "revisions.yaml")
 	undo := func() *unstructured.Unstructured { return readObject(t, dir, "undo-dropping-fields.yaml") }
-	set := func(obj *unstructured.Unstructured, value any, path ...string) *unstructured.Unstructured {
-		t.Helper()
-		if err := unstructured.SetNestedField(obj.Object, value, path...); err != nil {
-			t.Fatal(err)
-		}
-		return obj
-	}
 	containers := func(obj *unstructured.Unstructured) []any {
 		t.Helper()
 		c, _, err := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
@@ -29,17 +22,6 @@ func TestRestoresRevisionLessFields(t *testing.T) {
 			t.Fatal(err)
 		}
 		return c
-	}
-	ownedByAnother := func() []*unstructured.Unstructured {
-		var out []*unstructured.Unstructured
-		for _, r := range revisions {
-			r = r.DeepCopy()
-			refs := r.GetOwnerReferences()
-			refs[0].UID = "u-2"
-			r.SetOwnerReferences(refs)
-			out = append(out, r)
-		}
-		return out
 	}
 	tests := map[string]struct {
 		new       *unstructured.Unstructured
@@ -63,26 +45,26 @@ func TestRestoresRevisionLessFields(t *testing.T) {
 				obj := readObject(t, dir, "removed-field.yaml")
 				c := containers(obj)
 				delete(c[0].(map[string]any), "image")
-				return set(obj, c, "spec", "template", "spec", "containers")
+				return setField(t, obj, c, "spec", "template", "spec", "containers")
 			}(),
 			revisions: revisions,
 		},
 		"revision 1 without hostnameOverride and with another image": {
-			new:       set(undo(), []any{map[string]any{"name": "web", "image": "nginx:3"}}, "spec", "template", "spec", "containers"),
+			new:       setField(t, undo(), []any{map[string]any{"name": "web", "image": "nginx:3"}}, "spec", "template", "spec", "containers"),
 			revisions: revisions,
 		},
 		"revision 1 without hostnameOverride and with a label no revision has": {
-			new: set(undo(), "blue", "spec", "template", "metadata", "labels", "track"), revisions: revisions,
+			new: setField(t, undo(), "blue", "spec", "template", "metadata", "labels", "track"), revisions: revisions,
 		},
 		"revision 1 without hostnameOverride and with a second container": {
-			new:       set(undo(), append(containers(undo()), map[string]any{"name": "sidecar", "image": "busybox"}), "spec", "template", "spec", "containers"),
+			new:       setField(t, undo(), append(containers(undo()), map[string]any{"name": "sidecar", "image": "busybox"}), "spec", "template", "spec", "containers"),
 			revisions: revisions,
 		},
 		"revision 1 without hostnameOverride and without its container": {
-			new: set(undo(), []any{}, "spec", "template", "spec", "containers"), revisions: revisions,
+			new: setField(t, undo(), []any{}, "spec", "template", "spec", "containers"), revisions: revisions,
 		},
 		"revisions of another Deployment": {
-			new: undo(), revisions: ownedByAnother(),
+			new: undo(), revisions: ownedByAnother(revisions),
 		},
 		"no revisions": {
 			new: undo(),
@@ -113,24 +95,6 @@ func TestRestoresRevisionSpec(t *testing.T) {
 	}
 	old := func() *unstructured.Unstructured { return restarted(readObject(t, dir, "old.yaml")) }
 	rollback := func() *unstructured.Unstructured { return restarted(readObject(t, dir, "undo-exact.yaml")) }
-	set := func(obj *unstructured.Unstructured, value any, path ...string) *unstructured.Unstructured {
-		t.Helper()
-		if err := unstructured.SetNestedField(obj.Object, value, path...); err != nil {
-			t.Fatal(err)
-		}
-		return obj
-	}
-	ownedByAnother := func() []*unstructured.Unstructured {
-		var out []*unstructured.Unstructured
-		for _, r := range revisions {
-			r = r.DeepCopy()
-			refs := r.GetOwnerReferences()
-			refs[0].UID = "u-2"
-			r.SetOwnerReferences(refs)
-			out = append(out, r)
-		}
-		return out
-	}
 	tests := map[string]struct {
 		old, new  *unstructured.Unstructured
 		revisions []*unstructured.Unstructured
@@ -144,19 +108,19 @@ func TestRestoresRevisionSpec(t *testing.T) {
 			old: readObject(t, dir, "old.yaml"), new: readObject(t, dir, "undo-exact.yaml"), revisions: revisions, want: true,
 		},
 		"revision 1's pod spec with a label no revision has": {
-			old: old(), new: set(rollback(), "blue", "spec", "template", "metadata", "labels", "track"), revisions: revisions,
+			old: old(), new: setField(t, rollback(), "blue", "spec", "template", "metadata", "labels", "track"), revisions: revisions,
 		},
 		"revision 1's pod spec without the restart's stamp is DetectRollback's alone": {
 			old: old(), new: readObject(t, dir, "undo-exact.yaml"), revisions: revisions,
 		},
 		"a pod spec no revision has": {
-			old: old(), new: set(rollback(), []any{map[string]any{"name": "web", "image": "nginx:3"}}, "spec", "template", "spec", "containers"), revisions: revisions,
+			old: old(), new: setField(t, rollback(), []any{map[string]any{"name": "web", "image": "nginx:3"}}, "spec", "template", "spec", "containers"), revisions: revisions,
 		},
 		"the current pod spec": {
 			old: old(), new: old(), revisions: revisions,
 		},
 		"revisions of another Deployment": {
-			old: old(), new: rollback(), revisions: ownedByAnother(),
+			old: old(), new: rollback(), revisions: ownedByAnother(revisions),
 		},
 		"no revisions": {
 			old: old(), new: rollback(),
@@ -170,4 +134,26 @@ func TestRestoresRevisionSpec(t *testing.T) {
 			}
 		})
 	}
+}
+
+// setField sets path of obj to value and returns obj.
+func setField(t *testing.T, obj *unstructured.Unstructured, value any, path ...string) *unstructured.Unstructured {
+	t.Helper()
+	if err := unstructured.SetNestedField(obj.Object, value, path...); err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+// ownedByAnother returns copies of revisions owned by another object.
+func ownedByAnother(revisions []*unstructured.Unstructured) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, r := range revisions {
+		r = r.DeepCopy()
+		refs := r.GetOwnerReferences()
+		refs[0].UID = "u-2"
+		r.SetOwnerReferences(refs)
+		out = append(out, r)
+	}
+	return out
 }

@@ -17,27 +17,11 @@ import (
 // frozenChart is a Helm chart whose Deployment template was copied from
 // kubectl get -o yaml of an object applied with kubectl: it carries that
 // apply's last-applied, frozen, while the image comes from the values.
-const frozenChart = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
+var frozenChart = strings.Replace(adoptedChart, "  name: web\n", `  name: web
   annotations:
     kubectl.kubernetes.io/last-applied-configuration: |
       {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{},"name":"web","namespace":"default"},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"image":"nginx:1.14.2","name":"nginx"}]}}}}
-spec:
-  replicas: 2
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: nginx
-        image: {{ .Values.image }}
-`
+`, 1)
 
 // A helm upgrade by a person of a chart whose template carries a frozen
 // last-applied (issue 25) passes without a word: Helm wrote that
