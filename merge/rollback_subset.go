@@ -35,11 +35,7 @@ func RestoresRevisionLessFields(old, new *unstructured.Unstructured, revisions [
 		// upgrade, a script) wherever else the rest fits.
 		return false
 	}
-	for _, r := range revisions {
-		rev, ok := revisionOf(r)
-		if !ok || !ownedBy(r, new) {
-			continue
-		}
+	for _, rev := range revisionsOf(revisions, new) {
 		tpl := stripNulls(rev.template)
 		if oldT.ok && jsonEqual(tpl, current) || jsonEqual(tpl, restored) {
 			continue
@@ -81,11 +77,7 @@ func RestoresRevisionSpec(old, new *unstructured.Unstructured, revisions []*unst
 	if jsonEqual(stripNulls(oldSpec.v), restored) || !jsonEqual(stripNulls(at(old.Object, metaPath).v), stripNulls(at(new.Object, metaPath).v)) {
 		return false
 	}
-	for _, r := range revisions {
-		rev, ok := revisionOf(r)
-		if !ok || !ownedBy(r, new) {
-			continue
-		}
+	for _, rev := range revisionsOf(revisions, new) {
 		if tpl, ok := rev.template.(map[string]any); ok && jsonEqual(stripNulls(tpl["spec"]), restored) {
 			return true
 		}
