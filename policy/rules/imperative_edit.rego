@@ -44,10 +44,17 @@ fields := lib.list([text |
 	text := sprintf("%s (last-applied %s, now %s)", [c.path, lib.show(c, "lastApplied"), lib.show_or(c, "result", "removed")])
 ])
 
-# writer names the request: its user and field manager.
-writer := sprintf("this write by %s (field manager %s)", [input.request.user.username, input.request.fieldManager]) if {
+# writer names the request: its user and field manager, and that the
+# manager is a deployment tool (lib.deploy_tool).
+writer := sprintf("this write by %s (field manager %s, a deployment tool)", [input.request.user.username, input.request.fieldManager]) if {
+	lib.deploy_tool
+} else := sprintf("this write by %s (field manager %s)", [input.request.user.username, input.request.fieldManager]) if {
 	input.request.fieldManager != ""
 } else := sprintf("this write by %s", [input.request.user.username])
+
+# puts_back is what the next kubectl apply does to the changes it can
+# take back.
+puts_back := "puts the last-applied values back without a word"
 
 # message says what the next kubectl apply does: puts the last-applied
 # values back, or, when the API server refuses to put one back
@@ -55,8 +62,8 @@ writer := sprintf("this write by %s (field manager %s)", [input.request.user.use
 # that tool's apply: its remedy is the hand-over, if the tool now manages
 # the fields.
 message := sprintf(
-	"[imperative-edit] %s: this write by %s (field manager %s, a deployment tool) changes fields that last-applied owns: %s; the next kubectl apply %s. If %s manages them now, hand them over to it by deleting them from last-applied with: %s%s",
-	[lib.describe, input.request.user.username, input.request.fieldManager, fields, tool_consequence, input.request.fieldManager, lib.handover(paths), lib.handover_more(paths)],
+	"[imperative-edit] %s: %s changes fields that last-applied owns: %s; the next kubectl apply %s. If %s manages them now, hand them over to it by deleting them from last-applied with: %s%s",
+	[lib.describe, writer, fields, tool_consequence, input.request.fieldManager, lib.handover(paths), lib.handover_more(paths)],
 ) if {
 	lib.deploy_tool
 } else := sprintf(
@@ -65,8 +72,8 @@ message := sprintf(
 ) if {
 	refused[0]
 } else := sprintf(
-	"[imperative-edit] %s: %s changes fields that last-applied owns: %s; the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, or hand a field over to its new writer by deleting it from last-applied first with: %s%s",
-	[lib.describe, writer, fields, lib.handover(paths), lib.handover_more(paths)],
+	"[imperative-edit] %s: %s changes fields that last-applied owns: %s; the next kubectl apply %s. Put the change in your manifest and run kubectl apply, or hand a field over to its new writer by deleting it from last-applied first with: %s%s",
+	[lib.describe, writer, fields, puts_back, lib.handover(paths), lib.handover_more(paths)],
 )
 
 server_side_message := sprintf(
@@ -76,7 +83,7 @@ server_side_message := sprintf(
 
 server_side_consequence := fails if refused[0] else := "puts the last-applied values back"
 
-tool_consequence := fails if refused[0] else := "puts the last-applied values back without a word"
+tool_consequence := fails if refused[0] else := puts_back
 
 # refused are the changes whose last-applied value the API server refuses
 # to take back (merge's revertRefused): a claim's storage request the
