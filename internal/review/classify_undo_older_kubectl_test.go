@@ -59,6 +59,26 @@ type undoOutcome struct {
 	Decisions []string
 }
 
+// outcomeOf is what rv decided about a write that may be an undo.
+func outcomeOf(rv *Review) undoOutcome {
+	got := undoOutcome{Class: rv.Classification()}
+	if rb := rv.Input.Analysis.Rollback; rb != nil {
+		got.Confirmed, got.Repaired = rb.Confirmed, rb.RepairedLastApplied != ""
+	}
+	got.Decisions = actionRules(rv)
+	slices.Sort(got.Decisions)
+	return got
+}
+
+// actionRules are rv's decisions as "action rule", in their order.
+func actionRules(rv *Review) []string {
+	var out []string
+	for _, d := range rv.Decisions {
+		out = append(out, string(d.Action)+" "+string(d.Rule))
+	}
+	return out
+}
+
 // An older kubectl (1.32 against a 1.37 server) decodes the ReplicaSet
 // into its own types in rollout undo, so the template it restores lacks
 // the fields newer than it (hostnameOverride, GA in 1.37) and matches no
@@ -99,15 +119,7 @@ func TestUndoByOlderKubectlDroppingFieldsIsAnUnconfirmedUndo(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := undoOutcome{Class: rv.Classification()}
-			if rb := rv.Input.Analysis.Rollback; rb != nil {
-				got.Confirmed, got.Repaired = rb.Confirmed, rb.RepairedLastApplied != ""
-			}
-			for _, d := range rv.Decisions {
-				got.Decisions = append(got.Decisions, string(d.Action)+" "+string(d.Rule))
-			}
-			slices.Sort(got.Decisions)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := cmp.Diff(tc.want, outcomeOf(rv)); diff != "" {
 				t.Errorf("review (-want +got):\n%s", diff)
 			}
 			if tc.want.Repaired {

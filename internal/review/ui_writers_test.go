@@ -86,19 +86,10 @@ func uiReview(t *testing.T, old, new *unstructured.Unstructured, user authentica
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := undoOutcome{}
 	if rv == nil {
-		return got
+		return undoOutcome{}
 	}
-	got.Class = rv.Classification()
-	if rb := rv.Input.Analysis.Rollback; rb != nil {
-		got.Confirmed, got.Repaired = rb.Confirmed, rb.RepairedLastApplied != ""
-	}
-	for _, d := range rv.Decisions {
-		got.Decisions = append(got.Decisions, string(d.Action)+" "+string(d.Rule))
-	}
-	slices.Sort(got.Decisions)
-	return got
+	return outcomeOf(rv)
 }
 
 var (
@@ -225,10 +216,7 @@ func TestUIScaleToZero(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, d := range rv.Decisions {
-				got = append(got, string(d.Action)+" "+string(d.Rule))
-			}
+			got := actionRules(rv)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("decisions (-want +got):\n%s", diff)
 			}
@@ -284,10 +272,7 @@ func TestApplyAfterUIRestart(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, d := range rv.Decisions {
-				got = append(got, string(d.Action)+" "+string(d.Rule))
-			}
+			got := actionRules(rv)
 			slices.Sort(got)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("decisions (-want +got):\n%s", diff)
