@@ -107,9 +107,9 @@ demo: demo-tools $(CLUSTER) ## Start the local control plane with apply-hygiene 
 test: tools test-unit test-race test-fuzz test-e2e ## Run every test: unit, race, 30 s of each fuzz target, then end-to-end against a real control plane.
 
 .PHONY: test-unit
-test-unit: tools ## Run the unit tests (the chart and certs tests also use the pinned helm and a control plane).
+test-unit: tools build ## Run the unit tests (the chart and certs tests also use the pinned helm and a control plane).
 	@echo "== unit tests"
-	APPLY_HYGIENE_E2E=required go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v /test/e2e)
+	APPLY_HYGIENE_PROJECT_BIN=$(CURDIR)/bin APPLY_HYGIENE_E2E=required go test $(GO_TEST_FLAGS) $$(go list ./... | grep -v /test/e2e)
 
 .PHONY: test-race
 test-race: ## Concurrent reviews under the race detector.
@@ -168,10 +168,12 @@ test-node: node-tools image ## Run only the node test: the image of make image o
 	APPLY_HYGIENE_E2E=required go test $(GO_TEST_FLAGS) -count=1 -timeout 15m ./test/e2e/node
 
 .PHONY: test-e2e
-test-e2e: control-plane-tools node-deps ## Run the end-to-end tests (each package starts its own control plane; test/e2e/node a node, as root).
+test-e2e: control-plane-tools node-deps build ## Run the end-to-end tests (each package starts its own control plane; test/e2e/node a node, as root).
 	@echo "== end-to-end tests (real etcd, kube-apiserver, kube-controller-manager and kubectl)"
 	@rm -f .cache/reports/realworld.txt .cache/reports/generative.txt
-	APPLY_HYGIENE_E2E=required APPLY_HYGIENE_REPORTS=$(CURDIR)/.cache/reports GENERATIVE_SEED=$(TEST_GENERATIVE_SEED) GENERATIVE_STEPS=$(TEST_GENERATIVE_STEPS) \
+	@# The packages run the binaries of make build (the release build)
+	@# instead of linking their own copies.
+	APPLY_HYGIENE_PROJECT_BIN=$(CURDIR)/bin APPLY_HYGIENE_E2E=required APPLY_HYGIENE_REPORTS=$(CURDIR)/.cache/reports GENERATIVE_SEED=$(TEST_GENERATIVE_SEED) GENERATIVE_STEPS=$(TEST_GENERATIVE_STEPS) \
 	  APPLY_HYGIENE_HA_APPLIES=$(TEST_HA_APPLIES) go test $(GO_TEST_FLAGS) -timeout $(E2E_TIMEOUT) $$(hack/e2e-packages.sh)
 	@for f in realworld generative; do if [[ -f .cache/reports/$$f.txt ]]; then cat .cache/reports/$$f.txt; fi; done
 

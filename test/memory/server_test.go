@@ -24,6 +24,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
 )
 
 var unbounded = flag.Bool("unbounded", false, "also run the server with --memory-budget=0 and log its peak RSS (no assertion)")
@@ -121,6 +123,12 @@ func chartGoMemLimit(t *testing.T) int64 {
 
 func buildServer(t *testing.T) string {
 	t.Helper()
+	if prebuilt, err := controlplane.ProjectBinary("apply-hygiene"); prebuilt != "" || err != nil {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return prebuilt
+	}
 	bin := filepath.Join(t.TempDir(), "apply-hygiene")
 	out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "github.com/apply-hygiene/apply-hygiene/cmd/apply-hygiene").CombinedOutput()
 	if err != nil {

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
 )
 
 // Predictor runs the built `kubectl hygiene diff -f <manifest> -o json`
@@ -53,6 +55,9 @@ func HygieneBinary(t *testing.T) string {
 	requireEnv(t)
 	shared.once.Do(func() {
 		shared.path = filepath.Join(env.home, "bin", "kubectl-hygiene")
+		if shared.err = linkPrebuilt(shared.path); shared.err != nil || fileExists(shared.path) {
+			return
+		}
 		out, err := exec.Command("go", "build", "-o", shared.path, "github.com/apply-hygiene/apply-hygiene/cmd/kubectl-hygiene").CombinedOutput()
 		if err != nil {
 			shared.err = fmt.Errorf("building kubectl-hygiene: %w\n%s", err, out)
@@ -407,4 +412,25 @@ var ruleOfMessage = regexp.MustCompile(`^\[([a-z-]+)\]`)
 func ApplyPredicted(t *testing.T, k Kubectl, file string) Result {
 	t.Helper()
 	return NewPredictor(t).Apply(t, k, file)
+}
+
+// linkPrebuilt links the prebuilt kubectl-hygiene
+// (controlplane.ProjectBinary), if there is one, to path.
+func linkPrebuilt(path string) error {
+	prebuilt, err := controlplane.ProjectBinary("kubectl-hygiene")
+	if prebuilt == "" || err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("linking the prebuilt kubectl-hygiene: %w", err)
+	}
+	if err := os.Symlink(prebuilt, path); err != nil {
+		return fmt.Errorf("linking the prebuilt kubectl-hygiene: %w", err)
+	}
+	return nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

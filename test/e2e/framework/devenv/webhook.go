@@ -160,10 +160,14 @@ func (w *Webhook) newReplica(cp *controlplane.ControlPlane, binary string, commo
 	return r, nil
 }
 
-// build compiles ./cmd/apply-hygiene into opts.Dir.
+// build compiles ./cmd/apply-hygiene into opts.Dir, unless a prebuilt
+// one is given (Options.Binary, or controlplane.ProjectBinary).
 func build(ctx context.Context, opts Options) (string, error) {
 	if opts.Binary != "" {
 		return opts.Binary, nil
+	}
+	if prebuilt, err := controlplane.ProjectBinary("apply-hygiene"); prebuilt != "" || err != nil {
+		return prebuilt, err
 	}
 	out := filepath.Join(opts.Dir, "apply-hygiene")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/apply-hygiene")
