@@ -104,7 +104,7 @@ demo: demo-tools $(CLUSTER) ## Start the local control plane with apply-hygiene 
 	@hack/demo.sh
 
 .PHONY: test
-test: tools test-unit test-race test-fuzz test-e2e ## Run every test: unit, race, 30 s of each fuzz target, then end-to-end against a real control plane.
+test: tools test-unit test-race test-fuzz test-e2e ## Run every test: unit, race, 20 s of each fuzz target, then end-to-end against a real control plane.
 
 .PHONY: test-unit
 test-unit: tools build ## Run the unit tests (the chart and certs tests also use the pinned helm and a control plane).
@@ -119,7 +119,7 @@ test-race: ## Concurrent reviews under the race detector.
 	@# (the webhook's tests above review concurrently through it).
 	go test -race $(GO_TEST_FLAGS) -run 'Concurrent' ./merge
 
-FUZZTIME ?= 30s
+FUZZTIME ?= 20s
 
 .PHONY: test-fuzz
 test-fuzz: ## Run each fuzz target for $(FUZZTIME) (docs/reliability.md has the long runs).
