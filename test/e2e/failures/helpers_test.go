@@ -72,7 +72,7 @@ func withServer(t *testing.T, opts devenv.Options) *devenv.Webhook {
 	opts.RepoRoot = root
 	opts.BinDir = filepath.Dir(framework.KubectlPath())
 	opts.Dir = t.TempDir()
-	opts.Binary = filepath.Join(filepath.Dir(w.LogPath), "apply-hygiene")
+	opts.Binary = w.Binary
 	opts.ServerArgs = append([]string{"--shadow-verify", fastStop}, opts.ServerArgs...)
 	opts.APIServer = func(string) (string, error) { return apiServer.URL(), nil }
 	other, err := devenv.Start(t.Context(), cp, opts)

@@ -34,7 +34,7 @@ func startWebhook(ctx context.Context, o mainOptions, dir string) (*devenv.Webho
 		APIServer:  o.apiServer,
 	})
 	if err == nil && env.serverBinary == "" {
-		env.serverBinary = filepath.Join(dir, "apply-hygiene")
+		env.serverBinary = w.Binary
 	}
 	return w, err
 }

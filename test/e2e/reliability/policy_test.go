@@ -15,7 +15,7 @@ import (
 // The server refuses to start with a user policy that calls http.send,
 // naming the file, the line and why.
 func TestServerRefusesPolicyCallingHTTPSend(t *testing.T) {
-	binary := filepath.Join(filepath.Dir(framework.Webhook(t).LogPath), "apply-hygiene")
+	binary := framework.Webhook(t).Binary
 	dir := t.TempDir()
 	src := "package applyhygiene.rules.exfiltrate\n\nx := http.send({\"method\": \"GET\", \"url\": \"http://example.com\"})\n"
 	if err := os.WriteFile(filepath.Join(dir, "exfiltrate.rego"), []byte(src), 0o600); err != nil {

@@ -74,6 +74,9 @@ type Webhook struct {
 	// MetricsURL and LogPath are the first replica's.
 	MetricsURL string
 	LogPath    string
+	// Binary is the server the replicas run: built into Options.Dir, or
+	// the prebuilt one.
+	Binary string
 }
 
 // Replicas returns the server processes.
@@ -100,7 +103,7 @@ func Start(ctx context.Context, cp *controlplane.ControlPlane, opts Options) (*W
 	if err != nil {
 		return nil, err
 	}
-	w := &Webhook{opts: opts, Port: ports[0], kubeEnv: []string{"KUBECONFIG=" + cp.KubeconfigPath()}}
+	w := &Webhook{opts: opts, Port: ports[0], Binary: binary, kubeEnv: []string{"KUBECONFIG=" + cp.KubeconfigPath()}}
 	if n > 1 {
 		w.Port = ports[3*n]
 	}
