@@ -183,9 +183,12 @@ type Rollback struct {
 	// RepairedLastApplied is the annotation value to write, in kubectl's
 	// format: the old last-applied with only the restored fields that the
 	// repair proves a manifest's changed. Empty when the object had no
-	// usable last-applied, or when written it would take the object's
+	// usable last-applied, when written it would take the object's
 	// annotations beyond AnnotationsLimit (the API server would refuse
-	// the undo for it); StaleLastApplied still says whether it is stale.
+	// the undo for it), or when the restored revision is a ReplicaSet of
+	// a kind other than Deployment (an Argo Rollout's, whose template
+	// holds what its controller and the API server added); StaleLastApplied
+	// still says whether it is stale.
 	RepairedLastApplied string `json:"repairedLastApplied,omitempty"`
 	// Changes lists the template fields that the undo changed.
 	Changes []FieldFact `json:"changes"`

@@ -6,12 +6,29 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 // podTemplateHashLabel is the label that the Deployment controller adds to
 // the template of each ReplicaSet; `rollout undo` removes it.
 const podTemplateHashLabel = "pod-template-hash"
+
+// replicaSetKeys are the template label and the annotations with which a
+// controller marks the ReplicaSets it makes for an object: the label that
+// the object's undo removes from the template it restores, the revision
+// number, and the numbers the ReplicaSet had before an undo renumbered it.
+type replicaSetKeys struct {
+	hashLabel, revision, history string
+}
+
+// deploymentKeys are the Deployment controller's.
+var deploymentKeys = replicaSetKeys{podTemplateHashLabel, deploymentRevisionAnnotation, revisionHistoryAnnotation}
+
+// rolloutKeys are Argo Rollouts' (argoproj.io Rollout; its
+// DefaultRolloutUniqueLabelKey and utils/annotations), which `kubectl argo
+// rollouts undo` removes and reads the same way.
+var rolloutKeys = replicaSetKeys{"rollouts-pod-template-hash", "rollout.argoproj.io/revision", "rollout.argoproj.io/revision-history"}
 
 // revision is a pod template that an object owned at some point.
 type revision struct {
@@ -38,7 +55,9 @@ type revision struct {
 // ControllerRevision kept in its annotations (StatefulSet, DaemonSet) when
 // that one matches the template, else by managedFields and the revisions
 // (always for a Deployment: ReplicaSets never carry last-applied). See
-// undoProof.
+// undoProof. The undo of another kind to one of its ReplicaSets (an Argo
+// Rollout's, read by rolloutKeys) is confirmed the same way but never
+// repaired (see repair).
 func (a *Analyzer) DetectRollback(old, new *unstructured.Unstructured, revisions []*unstructured.Unstructured) (*Rollback, error) {
 	tplPath := Path{fieldName("spec"), fieldName("template")}
 	oldT, newT := at(old.Object, tplPath), at(new.Object, tplPath)
@@ -115,6 +134,19 @@ func (a *Analyzer) repair(rb *Rollback, rev revision, old, new, original *unstru
 		return fmt.Errorf("encoding repaired last-applied: %w", err)
 	}
 	rb.StaleLastApplied = !jsonEqual(repaired, original.Object)
+	if rev.kind == "ReplicaSet" && new.GetKind() != "Deployment" {
+		// Only the Deployment controller's ReplicaSet template is the
+		// object's template as it was, plus the hash label. An Argo
+		// Rollout's is the Rollout's plus what the Rollout controller
+		// and the API server add: ephemeral canary or stable labels and
+		// annotations, the anti-affinity of the strategy's antiAffinity,
+		// and the pod defaults of a built-in kind, which a custom
+		// resource's template does not get; `kubectl argo rollouts undo`
+		// copies them all back. So a restored value proves no
+		// manifest's: last-applied stays as it was, and the rule warns
+		// when it is stale.
+		return nil
+	}
 	value := string(raw) + "\n"
 	if !fitsAnnotations(new, value) {
 		// Written, it would have the API server refuse the undo itself,
@@ -209,12 +241,16 @@ func revisionOf(r *unstructured.Unstructured) (revision, bool) {
 		if !ok {
 			return rev, false
 		}
+		keys := deploymentKeys
+		if rolloutReplicaSet(r) {
+			keys = rolloutKeys
+		}
 		tpl = runtimeDeepCopy(tpl)
-		unstructured.RemoveNestedField(tpl, "metadata", "labels", podTemplateHashLabel)
+		unstructured.RemoveNestedField(tpl, "metadata", "labels", keys.hashLabel)
 		rev.template = tpl
-		fmt.Sscan(r.GetAnnotations()[deploymentRevisionAnnotation], &rev.number) //nolint:errcheck // 0 when absent
-		rev.first = firstNumber(r.GetAnnotations())
-		rev.numbers = numbersOf(r.GetAnnotations())
+		fmt.Sscan(r.GetAnnotations()[keys.revision], &rev.number) //nolint:errcheck // 0 when absent
+		rev.first = firstNumber(r.GetAnnotations(), keys)
+		rev.numbers = numbersOf(r.GetAnnotations(), keys)
 	case "ControllerRevision":
 		tpl, ok := at(r.Object, Path{fieldName("data"), fieldName("spec"), fieldName("template")}).v.(map[string]any)
 		if !ok {
@@ -234,6 +270,20 @@ func revisionOf(r *unstructured.Unstructured) (revision, bool) {
 		return rev, false
 	}
 	return rev, true
+}
+
+// rolloutReplicaSet reports whether r, a ReplicaSet, is controlled by an
+// Argo Rollout (an argoproj.io Rollout is its controller owner reference):
+// its template carries rolloutKeys' hash label and its numbers rolloutKeys'
+// annotations. Every other ReplicaSet is read as a Deployment's.
+func rolloutReplicaSet(r *unstructured.Unstructured) bool {
+	for _, ref := range r.GetOwnerReferences() {
+		if ref.Controller != nil && *ref.Controller {
+			gv, err := schema.ParseGroupVersion(ref.APIVersion)
+			return err == nil && gv.Group == "argoproj.io" && ref.Kind == "Rollout"
+		}
+	}
+	return false
 }
 
 func runtimeDeepCopy(m map[string]any) map[string]any {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
@@ -192,47 +193,85 @@ func TestRollbackRepairRemovesOrphan(t *testing.T) {
 	}
 }
 
-func TestDetectRollbackDeployment(t *testing.T) {
-	tpl := func(image string, hash bool) map[string]any {
+// A ReplicaSet's template is restored less its controller's hash label
+// and numbered by its controller's annotations: the Deployment
+// controller's (kubectl rollout undo) or, for a ReplicaSet whose
+// controller is an Argo Rollout, Argo Rollouts' (kubectl argo rollouts
+// undo, which sends the template less rollouts-pod-template-hash). A
+// Rollout's undo is confirmed but not repaired: its ReplicaSet's template
+// also holds what the Rollout controller and the API server added, so no
+// restored value is proven a manifest's, and last-applied stays stale.
+func TestDetectRollbackOfReplicaSets(t *testing.T) {
+	tpl := func(image, hashLabel string) map[string]any {
 		labels := map[string]any{"app": "web"}
-		if hash {
-			labels[podTemplateHashLabel] = "abc"
+		if hashLabel != "" {
+			labels[hashLabel] = "abc"
 		}
 		return map[string]any{"metadata": map[string]any{"labels": labels},
 			"spec": map[string]any{"containers": []any{map[string]any{"name": "web", "image": image}}}}
 	}
-	deploy := func(image string, manifestImage string) *unstructured.Unstructured {
-		d := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+	type owner struct{ apiVersion, kind, hashLabel, revision string }
+	deployment := owner{"apps/v1", "Deployment", podTemplateHashLabel, "deployment.kubernetes.io/revision"}
+	rollout := owner{"argoproj.io/v1alpha1", "Rollout", "rollouts-pod-template-hash", "rollout.argoproj.io/revision"}
+	object := func(o owner, image string, manifestImage string) *unstructured.Unstructured {
+		d := &unstructured.Unstructured{Object: map[string]any{"apiVersion": o.apiVersion, "kind": o.kind,
 			"metadata": map[string]any{"name": "web", "namespace": "default"},
-			"spec":     map[string]any{"replicas": int64(2), "template": tpl(image, false)}}}
-		m := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+			"spec":     map[string]any{"replicas": int64(2), "template": tpl(image, "")}}}
+		if o.kind == "Rollout" {
+			d.SetUID("u-ro")
+		}
+		m := &unstructured.Unstructured{Object: map[string]any{"apiVersion": o.apiVersion, "kind": o.kind,
 			"metadata": map[string]any{"name": "web", "namespace": "default"},
-			"spec":     map[string]any{"template": tpl(manifestImage, false)}}}
+			"spec":     map[string]any{"template": tpl(manifestImage, "")}}}
 		setLastApplied(t, d, m)
 		return d
 	}
-	rs := func(image, revision string) *unstructured.Unstructured {
-		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "ReplicaSet",
-			"metadata": map[string]any{"name": "web-" + revision, "annotations": map[string]any{"deployment.kubernetes.io/revision": revision}},
-			"spec":     map[string]any{"template": tpl(image, true)}}}
+	rs := func(o owner, image, revision string) *unstructured.Unstructured {
+		r := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+			"metadata": map[string]any{"name": "web-" + revision, "annotations": map[string]any{o.revision: revision}},
+			"spec":     map[string]any{"template": tpl(image, o.hashLabel)}}}
+		if o.kind == "Rollout" {
+			controller := true
+			r.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: o.apiVersion, Kind: o.kind, Name: "web", UID: "u-ro", Controller: &controller}})
+		}
+		return r
 	}
-	old, live := deploy("web:2", "web:2"), deploy("web:1", "web:2")
-	rb, err := NewAnalyzer().DetectRollback(old, live, []*unstructured.Unstructured{rs("web:1", "1"), rs("web:2", "2")})
-	if err != nil || rb == nil {
-		t.Fatalf("DetectRollback = %v, %v", rb, err)
+	tests := map[string]struct {
+		owner owner
+		want  *Rollback
+	}{
+		"kubectl rollout undo of a Deployment to revision 1": {
+			owner: deployment,
+			want: &Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 1, Confirmed: true, StaleLastApplied: true, RepairSource: "rebuilt",
+				RepairedLastApplied: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{},"name":"web","namespace":"default"},"spec":{"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"image":"web:1","name":"web"}]}}}}` + "\n",
+				Changes:             []FieldFact{{Path: mustPath(t, "spec.template.spec.containers[name=web].image"), Live: "web:2", Result: "web:1"}}},
+		},
+		"kubectl argo rollouts undo of a Rollout to revision 1": {
+			owner: rollout,
+			want: &Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 1, Confirmed: true, StaleLastApplied: true,
+				Changes: []FieldFact{{Path: mustPath(t, "spec.template.spec.containers"),
+					Live: []any{map[string]any{"name": "web", "image": "web:2"}}, Result: []any{map[string]any{"name": "web", "image": "web:1"}}}}},
+		},
 	}
-	want := &Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 1, Confirmed: true, StaleLastApplied: true, RepairSource: "rebuilt",
-		RepairedLastApplied: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{},"name":"web","namespace":"default"},"spec":{"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"image":"web:1","name":"web"}]}}}}` + "\n",
-		Changes:             []FieldFact{{Path: mustPath(t, "spec.template.spec.containers[name=web].image"), Live: "web:2", Result: "web:1"}}}
-	if diff := cmp.Diff(want, rb, pathString); diff != "" {
-		t.Errorf("rollback (-want +got):\n%s", diff)
-	}
-	if rb, _ := NewAnalyzer().DetectRollback(old, old, nil); rb != nil {
-		t.Errorf("an unchanged template is an undo: %+v", rb)
-	}
-	applied := deploy("web:1", "web:1")
-	if rb, _ := NewAnalyzer().DetectRollback(old, applied, []*unstructured.Unstructured{rs("web:1", "1")}); rb != nil {
-		t.Errorf("an apply that changed last-applied is an undo: %+v", rb)
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			old, live := object(tc.owner, "web:2", "web:2"), object(tc.owner, "web:1", "web:2")
+			revisions := []*unstructured.Unstructured{rs(tc.owner, "web:1", "1"), rs(tc.owner, "web:2", "2")}
+			rb, err := NewAnalyzer().DetectRollback(old, live, revisions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, rb, pathString); diff != "" {
+				t.Errorf("rollback (-want +got):\n%s", diff)
+			}
+			if rb, _ := NewAnalyzer().DetectRollback(old, old, nil); rb != nil {
+				t.Errorf("an unchanged template is an undo: %+v", rb)
+			}
+			applied := object(tc.owner, "web:1", "web:1")
+			if rb, _ := NewAnalyzer().DetectRollback(old, applied, revisions[:1]); rb != nil {
+				t.Errorf("an apply that changed last-applied is an undo: %+v", rb)
+			}
+		})
 	}
 }
 

@@ -189,10 +189,11 @@ func restoredOlder(current, described revision, lastApplied string) bool {
 		!current.created.After(described.created)
 }
 
-// firstNumber is the smallest revision number a ReplicaSet has had.
-func firstNumber(annotations map[string]string) int64 {
+// firstNumber is the smallest revision number a ReplicaSet has had, by
+// its controller's keys.
+func firstNumber(annotations map[string]string, keys replicaSetKeys) int64 {
 	first := int64(-1)
-	for _, n := range numbersOf(annotations) {
+	for _, n := range numbersOf(annotations, keys) {
 		if first < 0 || n < first {
 			first = n
 		}
@@ -201,11 +202,11 @@ func firstNumber(annotations map[string]string) int64 {
 }
 
 // numbersOf lists every revision number a ReplicaSet has had: its
-// revision-history and its revision.
-func numbersOf(annotations map[string]string) []int64 {
+// revision-history and its revision, by its controller's keys.
+func numbersOf(annotations map[string]string, keys replicaSetKeys) []int64 {
 	var out []int64
-	values := strings.Split(annotations[revisionHistoryAnnotation], ",")
-	for _, s := range append(values, annotations[deploymentRevisionAnnotation]) {
+	values := strings.Split(annotations[keys.history], ",")
+	for _, s := range append(values, annotations[keys.revision]) {
 		if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
 			out = append(out, n)
 		}

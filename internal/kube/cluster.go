@@ -81,32 +81,44 @@ func (c *Cluster) Object(ctx context.Context, gvr schema.GroupVersionResource, n
 }
 
 // Revisions returns the ReplicaSets (Deployment) or ControllerRevisions
-// (StatefulSet, DaemonSet) that obj controls: it lists by the object's own
-// selector and keeps what the object controls. An object whose
+// (StatefulSet, DaemonSet) that obj controls, and both for any other kind
+// (an Argo Rollout's revisions are ReplicaSets; a custom kind's controller
+// may keep either): it lists by the object's own selector and keeps what
+// the object controls. An object whose
 // spec.selector is no label selector (a custom resource with a pod
 // template of its own and no selector, or one of another shape) has none:
 // nothing it controls can be found by it, so no write of its template is
 // proven a rollback.
 func (c *Cluster) Revisions(ctx context.Context, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
-	gvr := controllerRevisionsGVR
-	if obj.GetKind() == "Deployment" {
-		gvr = replicaSetsGVR
-	}
 	selector, ok := labelSelector(obj)
 	if !ok {
 		return nil, nil
 	}
-	list, err := c.client.Resource(gvr).Namespace(obj.GetNamespace()).List(ctx, metav1.ListOptions{LabelSelector: selector})
-	if err != nil {
-		return nil, fmt.Errorf("listing %s of %s %s/%s: %w", gvr.Resource, obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
-	}
 	var owned []*unstructured.Unstructured
-	for i := range list.Items {
-		if controlledBy(&list.Items[i], obj) {
-			owned = append(owned, &list.Items[i])
+	for _, gvr := range revisionResources(obj.GetKind()) {
+		list, err := c.client.Resource(gvr).Namespace(obj.GetNamespace()).List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err != nil {
+			return nil, fmt.Errorf("listing %s of %s %s/%s: %w", gvr.Resource, obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+		}
+		for i := range list.Items {
+			if controlledBy(&list.Items[i], obj) {
+				owned = append(owned, &list.Items[i])
+			}
 		}
 	}
 	return owned, nil
+}
+
+// revisionResources are the resources that hold the revisions of an
+// object of kind.
+func revisionResources(kind string) []schema.GroupVersionResource {
+	switch kind {
+	case "Deployment":
+		return []schema.GroupVersionResource{replicaSetsGVR}
+	case "StatefulSet", "DaemonSet":
+		return []schema.GroupVersionResource{controllerRevisionsGVR}
+	}
+	return []schema.GroupVersionResource{replicaSetsGVR, controllerRevisionsGVR}
 }
 
 // NamespaceLabels returns the labels of a namespace; nil for "" (a

@@ -3,6 +3,9 @@ package kube_test
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
@@ -32,6 +35,58 @@ func TestRevisionsOfAnObjectWithoutALabelSelector(t *testing.T) {
 			revisions, err := kube.NewCluster(client, 0).Revisions(t.Context(), obj)
 			if err != nil || revisions != nil {
 				t.Errorf("Revisions() = %v, %v; want none and no error", revisions, err)
+			}
+		})
+	}
+}
+
+// Revisions lists what the object's controller makes of its pod template:
+// a Deployment's ReplicaSets, a StatefulSet's or DaemonSet's
+// ControllerRevisions, and for any other kind both (an Argo Rollout's
+// revisions are ReplicaSets), keeping only those whose controller
+// reference is the object.
+func TestRevisionsByKind(t *testing.T) {
+	tests := map[string]struct {
+		apiVersion, kind string
+		want             []string
+	}{
+		"a Deployment's ReplicaSets":          {"apps/v1", "Deployment", []string{"web-rs"}},
+		"a StatefulSet's ControllerRevisions": {"apps/v1", "StatefulSet", []string{"web-cr"}},
+		"a DaemonSet's ControllerRevisions":   {"apps/v1", "DaemonSet", []string{"web-cr"}},
+		// Argo Rollouts makes ReplicaSets only; a ControllerRevision that a
+		// custom resource controls is its revision too.
+		"an Argo Rollout's ReplicaSets and ControllerRevisions": {"argoproj.io/v1alpha1", "Rollout", []string{"web-rs", "web-cr"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			obj := object(tc.apiVersion, tc.kind, "shop", "web", map[string]any{
+				"spec": map[string]any{"selector": map[string]any{"matchLabels": map[string]any{"app": "web"}}},
+			})
+			obj.SetUID("uid-web")
+			controller := true
+			controlled := func(kind, name string) *unstructured.Unstructured {
+				r := object("apps/v1", kind, "shop", name, map[string]any{})
+				r.SetLabels(map[string]string{"app": "web"})
+				r.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: tc.apiVersion, Kind: tc.kind, Name: "web", UID: "uid-web", Controller: &controller}})
+				return r
+			}
+			rs, cr := controlled("ReplicaSet", "web-rs"), controlled("ControllerRevision", "web-cr")
+			orphan := object("apps/v1", "ReplicaSet", "shop", "web-orphan", map[string]any{})
+			orphan.SetLabels(map[string]string{"app": "web"})
+			client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+				{Group: "apps", Version: "v1", Resource: "replicasets"}:         "ReplicaSetList",
+				{Group: "apps", Version: "v1", Resource: "controllerrevisions"}: "ControllerRevisionList",
+			}, obj, rs, cr, orphan)
+			revisions, err := kube.NewCluster(client, 0).Revisions(t.Context(), obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range revisions {
+				got = append(got, r.GetName())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Revisions() (-want +got):\n%s", diff)
 			}
 		})
 	}

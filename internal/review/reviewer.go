@@ -28,7 +28,8 @@ type Cluster interface {
 	// request).
 	Object(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error)
 	// Revisions returns the ReplicaSets (Deployment) or ControllerRevisions
-	// (StatefulSet, DaemonSet) that obj controls.
+	// (StatefulSet, DaemonSet) that obj controls, both for another kind
+	// (an Argo Rollout's ReplicaSets).
 	Revisions(ctx context.Context, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error)
 	// NamespaceLabels returns the labels of a namespace.
 	NamespaceLabels(ctx context.Context, name string) (map[string]string, error)
