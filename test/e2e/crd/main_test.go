@@ -4,8 +4,9 @@
 // changed CRD is used without a restart; and the /scale of a custom
 // resource sets the field its CRD's specReplicasPath names. apply-hygiene
 // is installed from the chart (url mode) with the Route resource and the
-// Queue resource with its scale subresource and a Deployment of example.com
-// (a kind named like apps's) as extraKinds entries, and the
+// Queue resource with its scale subresource, a Deployment of example.com
+// (a kind named like apps's) and Argo Rollouts' Rollout as extraKinds
+// entries, and the
 // server runs with the chart's service account: reading /openapi/v3 needs
 // no RBAC of its own, reading the Queue CRD the chart's get by name.
 package crd_test
@@ -20,5 +21,6 @@ func TestMain(m *testing.M) {
 	framework.Main(m, framework.WithWebhook(
 		"extraKinds[0].group=example.com", "extraKinds[0].version=v1", "extraKinds[0].resource=routes",
 		"extraKinds[1].group=example.com", "extraKinds[1].version=v1", "extraKinds[1].resource=queues", "extraKinds[1].subresources={scale}",
-		"extraKinds[2].group=example.com", "extraKinds[2].version=v1", "extraKinds[2].resource=deployments"))
+		"extraKinds[2].group=example.com", "extraKinds[2].version=v1", "extraKinds[2].resource=deployments",
+		"extraKinds[3].group=argoproj.io", "extraKinds[3].version=v1alpha1", "extraKinds[3].resource=rollouts"))
 }
