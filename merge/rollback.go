@@ -134,15 +134,9 @@ func (a *Analyzer) repair(rb *Rollback, rev revision, old, new, original *unstru
 		return fmt.Errorf("encoding repaired last-applied: %w", err)
 	}
 	rb.StaleLastApplied = !jsonEqual(repaired, original.Object)
-	if rev.kind == "ReplicaSet" && new.GetKind() != "Deployment" {
-		// Only the Deployment controller's ReplicaSet template is the
-		// object's template as it was, plus the hash label. An Argo
-		// Rollout's is the Rollout's plus what the Rollout controller
-		// and the API server add: ephemeral canary or stable labels and
-		// annotations, the anti-affinity of the strategy's antiAffinity,
-		// and the pod defaults of a built-in kind, which a custom
-		// resource's template does not get; `kubectl argo rollouts undo`
-		// copies them all back. So a restored value proves no
+	if !keepsOwnersTemplate(rev, new) {
+		// `kubectl argo rollouts undo` copies back all that the
+		// ReplicaSet's template holds, so a restored value proves no
 		// manifest's: last-applied stays as it was, and the rule warns
 		// when it is stale.
 		return nil
@@ -191,6 +185,19 @@ func (a *Analyzer) restoredPaths(old, new *unstructured.Unstructured) ([]Path, e
 		}
 	}
 	return out, nil
+}
+
+// keepsOwnersTemplate reports whether rev's template is owner's pod
+// template as it was: a ControllerRevision's, or a Deployment's
+// ReplicaSet's less its hash label. Another kind's ReplicaSet (an Argo
+// Rollout's) also holds what its controller and the API server added:
+// ephemeral canary or stable labels and annotations, the anti-affinity of
+// the strategy's antiAffinity, and the pod defaults of a built-in kind,
+// which a custom resource's template does not get. Such a revision is
+// matched only exactly (an undo copies all of it back), never by the undo
+// shapes of older clients, and proves no manifest's value for a repair.
+func keepsOwnersTemplate(rev revision, owner *unstructured.Unstructured) bool {
+	return rev.kind != "ReplicaSet" || owner.GetKind() == "Deployment"
 }
 
 // revisionsOf returns the revisions among rs that owner owns.

@@ -37,7 +37,7 @@ func RestoresRevisionLessFields(old, new *unstructured.Unstructured, revisions [
 	}
 	for _, rev := range revisionsOf(revisions, new) {
 		tpl := stripNulls(rev.template)
-		if oldT.ok && jsonEqual(tpl, current) || jsonEqual(tpl, restored) {
+		if oldT.ok && isCurrentRevision(rev, new, tpl, current) || jsonEqual(tpl, restored) {
 			continue
 		}
 		if FieldsWithin(restored, tpl) {
@@ -77,10 +77,26 @@ func RestoresRevisionSpec(old, new *unstructured.Unstructured, revisions []*unst
 	if jsonEqual(stripNulls(oldSpec.v), restored) || !jsonEqual(stripNulls(at(old.Object, metaPath).v), stripNulls(at(new.Object, metaPath).v)) {
 		return false
 	}
+	current := stripNulls(at(old.Object, Path{fieldName("spec"), fieldName("template")}).v)
 	for _, rev := range revisionsOf(revisions, new) {
-		if tpl, ok := rev.template.(map[string]any); ok && jsonEqual(stripNulls(tpl["spec"]), restored) {
+		tpl, ok := rev.template.(map[string]any)
+		if ok && jsonEqual(stripNulls(tpl["spec"]), restored) && !isCurrentRevision(rev, new, stripNulls(tpl), current) {
 			return true
 		}
 	}
 	return false
+}
+
+// isCurrentRevision reports whether rev, whose template is tpl, is the
+// revision of current, owner's template before the write: the same
+// template, or for a revision that does not keep its owner's template
+// (keepsOwnersTemplate: an Argo Rollout's ReplicaSet) one that holds all
+// of current and what its controller and the API server added to it. A
+// write that adds some of those additions to the template restores
+// nothing.
+func isCurrentRevision(rev revision, owner *unstructured.Unstructured, tpl, current any) bool {
+	if keepsOwnersTemplate(rev, owner) {
+		return jsonEqual(tpl, current)
+	}
+	return FieldsWithin(current, tpl)
 }

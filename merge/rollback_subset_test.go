@@ -157,3 +157,52 @@ func ownedByAnother(revisions []*unstructured.Unstructured) []*unstructured.Unst
 	}
 	return out
 }
+
+// A custom kind's ReplicaSet (an Argo Rollout's) holds its owner's template
+// and what its controller and the API server added (canary labels,
+// anti-affinity, the pod defaults a custom resource's template never
+// gets). A write that adds some of those additions to the Rollout's
+// template (a client that normalises it) fits in the current ReplicaSet's
+// template and restores nothing: no undo shape. A template that fits in
+// an older ReplicaSet's still is one (a CRD that prunes a field of the
+// restored template; internal/review's TestUndoOfARollout).
+func TestUndoShapesOfACustomKindSkipItsCurrentReplicaSet(t *testing.T) {
+	const dir = "undo-older-kubectl"
+	revisions := readObjects(t, dir, "revisions.yaml")
+	rollout := func(image string, drop ...string) *unstructured.Unstructured {
+		t.Helper()
+		obj := readObject(t, dir, "old.yaml")
+		obj.SetAPIVersion("argoproj.io/v1alpha1")
+		obj.SetKind("Rollout")
+		c, _, err := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c[0].(map[string]any)["image"] = image
+		for _, f := range drop {
+			delete(c[0].(map[string]any), f)
+		}
+		return setField(t, obj, c, "spec", "template", "spec", "containers")
+	}
+	// Revision 2's template is the current one with the pod defaults.
+	current := rollout("nginx:2", "imagePullPolicy", "terminationMessagePolicy")
+	tests := map[string]struct {
+		new                 *unstructured.Unstructured
+		lessFields, podSpec bool
+	}{
+		"a default of the current revision added":   {new: rollout("nginx:2", "terminationMessagePolicy")},
+		"every default of the current revision":     {new: rollout("nginx:2")},
+		"revision 1 less a field its CRD prunes":    {new: rollout("nginx:1", "terminationMessagePolicy"), lessFields: true},
+		"revision 1's pod spec, metadata unchanged": {new: rollout("nginx:1"), lessFields: false, podSpec: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := RestoresRevisionLessFields(current, tc.new, revisions); got != tc.lessFields {
+				t.Errorf("RestoresRevisionLessFields = %v, want %v", got, tc.lessFields)
+			}
+			if got := RestoresRevisionSpec(current, tc.new, revisions); got != tc.podSpec {
+				t.Errorf("RestoresRevisionSpec = %v, want %v", got, tc.podSpec)
+			}
+		})
+	}
+}
