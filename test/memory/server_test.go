@@ -123,16 +123,9 @@ func chartGoMemLimit(t *testing.T) int64 {
 
 func buildServer(t *testing.T) string {
 	t.Helper()
-	if prebuilt, err := controlplane.ProjectBinary("apply-hygiene"); prebuilt != "" || err != nil {
-		if err != nil {
-			t.Fatal(err)
-		}
-		return prebuilt
-	}
-	bin := filepath.Join(t.TempDir(), "apply-hygiene")
-	out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "github.com/apply-hygiene/apply-hygiene/cmd/apply-hygiene").CombinedOutput()
+	bin, err := controlplane.ProjectBinary(t.Context(), "apply-hygiene", t.TempDir())
 	if err != nil {
-		t.Fatalf("building apply-hygiene: %v\n%s", err, out)
+		t.Fatal(err)
 	}
 	return bin
 }

@@ -54,13 +54,19 @@ func HygieneBinary(t *testing.T) string {
 	t.Helper()
 	requireEnv(t)
 	shared.once.Do(func() {
-		shared.path = filepath.Join(env.home, "bin", "kubectl-hygiene")
-		if shared.err = linkPrebuilt(shared.path); shared.err != nil || fileExists(shared.path) {
+		dir := filepath.Join(env.home, "bin")
+		shared.path = filepath.Join(dir, "kubectl-hygiene")
+		if shared.err = os.MkdirAll(dir, 0o755); shared.err != nil {
 			return
 		}
-		out, err := exec.Command("go", "build", "-o", shared.path, "github.com/apply-hygiene/apply-hygiene/cmd/kubectl-hygiene").CombinedOutput()
-		if err != nil {
-			shared.err = fmt.Errorf("building kubectl-hygiene: %w\n%s", err, out)
+		bin, err := controlplane.ProjectBinary(t.Context(), "kubectl-hygiene", dir)
+		if err != nil || bin == shared.path {
+			shared.err = err
+			return
+		}
+		// The prebuilt one, linked into the directory of its own.
+		if err := os.Symlink(bin, shared.path); err != nil {
+			shared.err = fmt.Errorf("linking the prebuilt kubectl-hygiene: %w", err)
 		}
 	})
 	if shared.err != nil {
@@ -412,25 +418,4 @@ var ruleOfMessage = regexp.MustCompile(`^\[([a-z-]+)\]`)
 func ApplyPredicted(t *testing.T, k Kubectl, file string) Result {
 	t.Helper()
 	return NewPredictor(t).Apply(t, k, file)
-}
-
-// linkPrebuilt links the prebuilt kubectl-hygiene
-// (controlplane.ProjectBinary), if there is one, to path.
-func linkPrebuilt(path string) error {
-	prebuilt, err := controlplane.ProjectBinary("kubectl-hygiene")
-	if prebuilt == "" || err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("linking the prebuilt kubectl-hygiene: %w", err)
-	}
-	if err := os.Symlink(prebuilt, path); err != nil {
-		return fmt.Errorf("linking the prebuilt kubectl-hygiene: %w", err)
-	}
-	return nil
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }

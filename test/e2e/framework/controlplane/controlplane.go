@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -253,23 +254,33 @@ func FindBinDir() (string, error) {
 // copy, about ten seconds of a core per binary and package.
 const ProjectBinaryEnv = "APPLY_HYGIENE_PROJECT_BIN"
 
-// ProjectBinary returns the prebuilt binary name (apply-hygiene,
-// kubectl-hygiene) in $APPLY_HYGIENE_PROJECT_BIN; "" when the variable is
-// unset, and an error when it is set and the binary is not there, so that
-// a run never falls back to a build it was told not to make.
-func ProjectBinary(name string) (string, error) {
-	dir := os.Getenv(ProjectBinaryEnv)
-	if dir == "" {
-		return "", nil
+// ProjectBinary returns the project's binary name (apply-hygiene,
+// kubectl-hygiene): the prebuilt one in $APPLY_HYGIENE_PROJECT_BIN when
+// it is set (an error when the binary is not there, so that a run never
+// falls back to a build it was told not to make), else ./cmd/<name>
+// built into dir.
+func ProjectBinary(ctx context.Context, name, dir string) (string, error) {
+	if prebuilt := os.Getenv(ProjectBinaryEnv); prebuilt != "" {
+		path, err := filepath.Abs(filepath.Join(prebuilt, name))
+		if err != nil {
+			return "", fmt.Errorf("finding the prebuilt %s: %w", name, err)
+		}
+		if _, err := os.Stat(path); err != nil {
+			return "", fmt.Errorf("%s=%s has no %s (run make build): %w", ProjectBinaryEnv, prebuilt, name, err)
+		}
+		return path, nil
 	}
-	path, err := filepath.Abs(filepath.Join(dir, name))
+	root, err := RepoRoot()
 	if err != nil {
-		return "", fmt.Errorf("finding the prebuilt %s: %w", name, err)
+		return "", err
 	}
-	if _, err := os.Stat(path); err != nil {
-		return "", fmt.Errorf("%s=%s has no %s (run make build): %w", ProjectBinaryEnv, dir, name, err)
+	out := filepath.Join(dir, name)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/"+name)
+	cmd.Dir = root
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building %s: %w\n%s", name, err, msg)
 	}
-	return path, nil
+	return out, nil
 }
 
 // RepoRoot walks up from the working directory to the directory whose go.mod

@@ -163,22 +163,13 @@ func (w *Webhook) newReplica(cp *controlplane.ControlPlane, binary string, commo
 	return r, nil
 }
 
-// build compiles ./cmd/apply-hygiene into opts.Dir, unless a prebuilt
-// one is given (Options.Binary, or controlplane.ProjectBinary).
+// build returns Options.Binary, or controlplane.ProjectBinary: the
+// prebuilt server, or ./cmd/apply-hygiene built into opts.Dir.
 func build(ctx context.Context, opts Options) (string, error) {
 	if opts.Binary != "" {
 		return opts.Binary, nil
 	}
-	if prebuilt, err := controlplane.ProjectBinary("apply-hygiene"); prebuilt != "" || err != nil {
-		return prebuilt, err
-	}
-	out := filepath.Join(opts.Dir, "apply-hygiene")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/apply-hygiene")
-	cmd.Dir = opts.RepoRoot
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building apply-hygiene: %w\n%s", err, msg)
-	}
-	return out, nil
+	return controlplane.ProjectBinary(ctx, "apply-hygiene", opts.Dir)
 }
 
 // install runs helm install of the chart in url mode.
