@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -57,7 +56,7 @@ func TestArgoRolloutsUndoOfARolloutPasses(t *testing.T) {
 	framework.ApplyPredicted(t, k, "testdata/rollout-v2.yaml").MustSucceed(t)
 	makeRolloutReplicaSet(t, f, rollouts, 2)
 
-	warnings := &warningRecorder{}
+	warnings := &framework.WarningLog{}
 	cfg := restConfig(t, plugin)
 	cfg.WarningHandler = warnings
 	undo := dynamic.NewForConfigOrDie(cfg).Resource(rolloutsGVR).Namespace(f.Namespace)
@@ -74,7 +73,7 @@ func TestArgoRolloutsUndoOfARolloutPasses(t *testing.T) {
 	// Confirmed, not repaired: a Rollout's ReplicaSet template holds what
 	// its controller and the API server added, so no restored value is
 	// proven a manifest's, and last-applied stays as it was.
-	framework.WantLines(t, strings.Join(warnings.all(), "\n"), fmt.Sprintf("[stale-last-applied] Rollout %[1]s/web: rollout undo restored revision 1 "+
+	framework.WantLines(t, strings.TrimSpace(warnings.String()), fmt.Sprintf("Warning: [stale-last-applied] Rollout %[1]s/web: rollout undo restored revision 1 "+
 		"but last-applied still describes the newer manifest, so the next kubectl apply will not delete what revision 1 has and your manifest does not "+
 		"(spec.template.spec.containers, spec.template.spec.dnsPolicy, spec.template.spec.restartPolicy, spec.template.spec.schedulerName, "+
 		"spec.template.spec.securityContext and 1 more). Check with: kubectl apply view-last-applied rollouts.argoproj.io/web -n %[1]s", f.Namespace))
@@ -123,25 +122,6 @@ func makeRolloutReplicaSet(t *testing.T, f *framework.Framework, rollouts dynami
 		t.Fatalf("making the Rollout's ReplicaSet of revision %d: %v", revision, err)
 	}
 	return made
-}
-
-// warningRecorder keeps the warnings of the API server's answers.
-type warningRecorder struct {
-	mu       sync.Mutex
-	warnings []string
-}
-
-// HandleWarningHeader records a warning (rest.WarningHandler).
-func (r *warningRecorder) HandleWarningHeader(_ int, _ string, text string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.warnings = append(r.warnings, text)
-}
-
-func (r *warningRecorder) all() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.warnings...)
 }
 
 // restConfig is the admin's client configuration with userAgent, from

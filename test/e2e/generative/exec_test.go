@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
@@ -78,7 +76,7 @@ func (r *runner) clientApply(k framework.Kubectl, ns string, s step) framework.R
 	if err != nil {
 		r.t.Fatalf("reading %s: %v", k.Kubeconfig, err)
 	}
-	warnings := &warningLog{}
+	warnings := &framework.WarningLog{}
 	cfg.WarningHandler = warnings
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -96,28 +94,3 @@ func (r *runner) clientApply(k framework.Kubectl, ns string, s step) framework.R
 	r.t.Logf("$ %s\n%s(exit %d)", s.command(), res.Stderr, res.ExitCode)
 	return res
 }
-
-// warningLog collects the warnings of the API server as kubectl prints
-// them.
-type warningLog struct {
-	sync.Mutex
-	b strings.Builder
-}
-
-// HandleWarningHeader implements rest.WarningHandler.
-func (w *warningLog) HandleWarningHeader(code int, _ string, text string) {
-	if code != 299 || text == "" {
-		return
-	}
-	w.Lock()
-	defer w.Unlock()
-	fmt.Fprintf(&w.b, "Warning: %s\n", text)
-}
-
-func (w *warningLog) String() string {
-	w.Lock()
-	defer w.Unlock()
-	return w.b.String()
-}
-
-var _ rest.WarningHandler = (*warningLog)(nil)
