@@ -179,7 +179,7 @@ func (a *Analyzer) restoredPaths(old, new *unstructured.Unstructured) ([]Path, e
 	}
 	var out []Path
 	for _, p := range units(cmp.Modified.Union(cmp.Removed).Union(cmp.Added)) {
-		annotation := new.GetKind() == "Deployment" && len(p) == 3 && patternOf(p[:2]) == "metadata.annotations" && !serverManaged(p)
+		annotation := isAppsDeployment(new) && len(p) == 3 && patternOf(p[:2]) == "metadata.annotations" && !serverManaged(p)
 		if isTemplatePath(p) || annotation {
 			out = append(out, p)
 		}
@@ -188,16 +188,24 @@ func (a *Analyzer) restoredPaths(old, new *unstructured.Unstructured) ([]Path, e
 }
 
 // keepsOwnersTemplate reports whether rev's template is owner's pod
-// template as it was: a ControllerRevision's, or a Deployment's
+// template as it was: a ControllerRevision's, or an apps Deployment's
 // ReplicaSet's less its hash label. Another kind's ReplicaSet (an Argo
-// Rollout's) also holds what its controller and the API server added:
+// Rollout's, or a custom kind's that is named Deployment) also holds what its controller and the API server added:
 // ephemeral canary or stable labels and annotations, the anti-affinity of
 // the strategy's antiAffinity, and the pod defaults of a built-in kind,
 // which a custom resource's template does not get. Such a revision is
 // matched only exactly (an undo copies all of it back), never by the undo
 // shapes of older clients, and proves no manifest's value for a repair.
 func keepsOwnersTemplate(rev revision, owner *unstructured.Unstructured) bool {
-	return rev.kind != "ReplicaSet" || owner.GetKind() == "Deployment"
+	return rev.kind != "ReplicaSet" || isAppsDeployment(owner)
+}
+
+// isAppsDeployment reports whether obj is a Deployment of the apps group
+// (or of extensions, where it was before): its kind's name alone does not
+// say, as a custom resource may be named Deployment too.
+func isAppsDeployment(obj *unstructured.Unstructured) bool {
+	gvk := obj.GroupVersionKind()
+	return gvk.Kind == "Deployment" && sameOrMovedGroup(gvk.Kind, gvk.Group, "apps")
 }
 
 // revisionsOf returns the revisions among rs that owner owns.

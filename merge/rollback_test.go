@@ -201,6 +201,9 @@ func TestRollbackRepairRemovesOrphan(t *testing.T) {
 // Rollout's undo is confirmed but not repaired: its ReplicaSet's template
 // also holds what the Rollout controller and the API server added, so no
 // restored value is proven a manifest's, and last-applied stays stale.
+// So is a custom kind that is named Deployment but is not apps' (its
+// controller's ReplicaSets hold what it added): the kind's group decides,
+// not its name.
 func TestDetectRollbackOfReplicaSets(t *testing.T) {
 	tpl := func(image, hashLabel string) map[string]any {
 		labels := map[string]any{"app": "web"}
@@ -213,11 +216,12 @@ func TestDetectRollbackOfReplicaSets(t *testing.T) {
 	type owner struct{ apiVersion, kind, hashLabel, revision string }
 	deployment := owner{"apps/v1", "Deployment", podTemplateHashLabel, "deployment.kubernetes.io/revision"}
 	rollout := owner{"argoproj.io/v1alpha1", "Rollout", "rollouts-pod-template-hash", "rollout.argoproj.io/revision"}
+	custom := owner{"example.com/v1", "Deployment", podTemplateHashLabel, "deployment.kubernetes.io/revision"}
 	object := func(o owner, image string, manifestImage string) *unstructured.Unstructured {
 		d := &unstructured.Unstructured{Object: map[string]any{"apiVersion": o.apiVersion, "kind": o.kind,
 			"metadata": map[string]any{"name": "web", "namespace": "default"},
 			"spec":     map[string]any{"replicas": int64(2), "template": tpl(image, "")}}}
-		if o.kind == "Rollout" {
+		if o != deployment {
 			d.SetUID("u-ro")
 		}
 		m := &unstructured.Unstructured{Object: map[string]any{"apiVersion": o.apiVersion, "kind": o.kind,
@@ -230,7 +234,7 @@ func TestDetectRollbackOfReplicaSets(t *testing.T) {
 		r := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "ReplicaSet",
 			"metadata": map[string]any{"name": "web-" + revision, "annotations": map[string]any{o.revision: revision}},
 			"spec":     map[string]any{"template": tpl(image, o.hashLabel)}}}
-		if o.kind == "Rollout" {
+		if o != deployment {
 			controller := true
 			r.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: o.apiVersion, Kind: o.kind, Name: "web", UID: "u-ro", Controller: &controller}})
 		}
@@ -248,6 +252,12 @@ func TestDetectRollbackOfReplicaSets(t *testing.T) {
 		},
 		"kubectl argo rollouts undo of a Rollout to revision 1": {
 			owner: rollout,
+			want: &Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 1, Confirmed: true, StaleLastApplied: true,
+				Changes: []FieldFact{{Path: mustPath(t, "spec.template.spec.containers"),
+					Live: []any{map[string]any{"name": "web", "image": "web:2"}}, Result: []any{map[string]any{"name": "web", "image": "web:1"}}}}},
+		},
+		"an undo of an example.com Deployment to revision 1": {
+			owner: custom,
 			want: &Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 1, Confirmed: true, StaleLastApplied: true,
 				Changes: []FieldFact{{Path: mustPath(t, "spec.template.spec.containers"),
 					Live: []any{map[string]any{"name": "web", "image": "web:2"}}, Result: []any{map[string]any{"name": "web", "image": "web:1"}}}}},

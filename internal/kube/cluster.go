@@ -95,7 +95,7 @@ func (c *Cluster) Revisions(ctx context.Context, obj *unstructured.Unstructured)
 		return nil, nil
 	}
 	var owned []*unstructured.Unstructured
-	for _, gvr := range revisionResources(obj.GetKind()) {
+	for _, gvr := range revisionResources(obj.GroupVersionKind().GroupKind()) {
 		list, err := c.client.Resource(gvr).Namespace(obj.GetNamespace()).List(ctx, metav1.ListOptions{LabelSelector: selector})
 		if err != nil {
 			return nil, fmt.Errorf("listing %s of %s %s/%s: %w", gvr.Resource, obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
@@ -110,12 +110,14 @@ func (c *Cluster) Revisions(ctx context.Context, obj *unstructured.Unstructured)
 }
 
 // revisionResources are the resources that hold the revisions of an
-// object of kind.
-func revisionResources(kind string) []schema.GroupVersionResource {
+// object of kind: the apps workloads' own, and both for any other kind
+// (a custom kind named like one, an OpenKruise StatefulSet, may keep
+// either).
+func revisionResources(kind schema.GroupKind) []schema.GroupVersionResource {
 	switch kind {
-	case "Deployment":
+	case schema.GroupKind{Group: "apps", Kind: "Deployment"}:
 		return []schema.GroupVersionResource{replicaSetsGVR}
-	case "StatefulSet", "DaemonSet":
+	case schema.GroupKind{Group: "apps", Kind: "StatefulSet"}, schema.GroupKind{Group: "apps", Kind: "DaemonSet"}:
 		return []schema.GroupVersionResource{controllerRevisionsGVR}
 	}
 	return []schema.GroupVersionResource{replicaSetsGVR, controllerRevisionsGVR}

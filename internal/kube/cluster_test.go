@@ -56,6 +56,10 @@ func TestRevisionsByKind(t *testing.T) {
 		// Argo Rollouts makes ReplicaSets only; a ControllerRevision that a
 		// custom resource controls is its revision too.
 		"an Argo Rollout's ReplicaSets and ControllerRevisions": {"argoproj.io/v1alpha1", "Rollout", []string{"web-rs", "web-cr"}},
+		// The group decides, not the kind's name: an OpenKruise
+		// StatefulSet, a custom Deployment.
+		"an apps.kruise.io StatefulSet's ReplicaSets and ControllerRevisions": {"apps.kruise.io/v1beta1", "StatefulSet", []string{"web-rs", "web-cr"}},
+		"an example.com Deployment's ReplicaSets and ControllerRevisions":     {"example.com/v1", "Deployment", []string{"web-rs", "web-cr"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
