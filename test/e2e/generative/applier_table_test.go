@@ -80,3 +80,50 @@ func (r *runner) wantFailed(t *testing.T, want []string) {
 		t.Errorf("failed checks (-want +got):\n%s", diff)
 	}
 }
+
+// A replicas-autoscaled warning at a write under kubectl apply's name
+// that leaves last-applied as it was is allowed, not required, when
+// last-applied sets replicas and kubectl autoscale's autoscaler scales the
+// object: it is what an apply of last-applied's manifest reports, and its
+// claim (every apply of that manifest sets the count back) holds for the
+// object (generative seed 281149, sequence 010, step 16: finding 35).
+// Under kubectl set's own name, or when last-applied leaves replicas out,
+// the warning is false.
+func TestJudgeAutoscaledUnderAppliersName(t *testing.T) {
+	const (
+		withReplicas = `{"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`
+		// The image drifted before the write, as in the sequence.
+		before  = `{"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"app","image":"a:0"}]}}}}`
+		after   = `{"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"app","image":"set:6"}]}}}}`
+		warning = "Warning: [replicas-autoscaled] StatefulSet g/web: the manifest sets spec.replicas to 2, but HorizontalPodAutoscaler web scales this StatefulSet (it wants 3 replicas now, between 2 and 3), so every apply fights the autoscaler"
+	)
+	tests := map[string]struct {
+		args []string
+		la   string
+		want []string
+	}{
+		"under kubectl apply's name, last-applied sets replicas": {
+			args: []string{"set", "image", "statefulset/web", "app=set:6", "--field-manager=kubectl-client-side-apply"},
+			la:   withReplicas,
+		},
+		"under kubectl set's name": {
+			args: []string{"set", "image", "statefulset/web", "app=set:6"},
+			la:   withReplicas,
+			// An edit of the image last-applied has, which it must deny.
+			want: []string{"finding-true false warning", "imperative-edit-reported miss"},
+		},
+		"last-applied leaves replicas out": {
+			args: []string{"set", "image", "statefulset/web", "app=set:6", "--field-manager=kubectl-client-side-apply"},
+			la:   `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"a:1"}]}}}}`,
+			want: []string{"finding-true false warning"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{t: t, fields: map[string]setField{}, o: object{kind: "StatefulSet", name: "web"}, hpa: &autoscaler{min: 2, max: 3}}
+			got := []framework.Reported{{Finding: framework.Finding{Action: framework.Warn, Rule: "replicas-autoscaled", Path: "spec.replicas"}, Line: warning}}
+			r.judgeWrite(0, person(tc.args...), framework.Result{}, got, withLastApplied(t, before, tc.la), withLastApplied(t, after, tc.la))
+			r.wantFailed(t, tc.want)
+		})
+	}
+}

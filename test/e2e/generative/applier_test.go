@@ -17,9 +17,24 @@ import "github.com/google/go-cmp/cmp"
 // apply's name over an image that bob's exempt undo had moved away from
 // last-applied, with alice's kubectl annotate annotation live).
 func (r *runner) appliedUnderItsName(s step, before, effect map[string]any) []fieldPath {
+	la := manifestUnderItsName(s, before, effect)
+	if la == nil {
+		return nil
+	}
+	return truthOfApply(r.planted(false), r.appliedByPeople(), la, before, effect).orphans
+}
+
+// manifestUnderItsName is the manifest of the apply that a write under
+// kubectl apply's field manager leaving last-applied as it was may be
+// (last-applied's own), or nil for any other write. A finding the apply
+// of that manifest may report is allowed, never required: the orphans of
+// appliedUnderItsName, and replicas-autoscaled when the manifest sets
+// replicas under kubectl autoscale's autoscaler (autoscaledTrue;
+// generative seed 281149, sequence 010: finding 35).
+func manifestUnderItsName(s step, before, effect map[string]any) map[string]any {
 	la := lastApplied(before)
 	if !s.namesApplier() || la == nil || !cmp.Equal(la, lastApplied(effect)) {
 		return nil
 	}
-	return truthOfApply(r.planted(false), r.appliedByPeople(), la, before, effect).orphans
+	return la
 }

@@ -127,3 +127,43 @@ func TestAutoscalerClampBetweenSteps(t *testing.T) {
 		})
 	}
 }
+
+// A kubectl scale out of the autoscaler's bounds whose count the
+// controller clamped before the runner read the object is judged as the
+// scale left it, and the clamp is the controller's (seed 281149, sequence
+// 002, step 18); any other step is judged as read.
+func TestScaledThenClamped(t *testing.T) {
+	read := map[string]any{"spec": map[string]any{"replicas": float64(2)}}
+	scaled := map[string]any{"spec": map[string]any{"replicas": float64(4)}}
+	tests := map[string]struct {
+		args    []string
+		exit    int
+		noHPA   bool
+		read    map[string]any
+		written map[string]any
+		clamped bool
+	}{
+		"a scale to 4 read back clamped to 2":       {args: []string{"scale", "deployment/web", "--replicas=4"}, read: read, written: scaled, clamped: true},
+		"a scale to 4 read back as 4":               {args: []string{"scale", "deployment/web", "--replicas=4"}, read: scaled, written: scaled},
+		"a scale within the bounds":                 {args: []string{"scale", "deployment/web", "--replicas=2"}, read: read, written: read},
+		"a scale to 0, which the autoscaler leaves": {args: []string{"scale", "deployment/web", "--replicas=0"}, read: read, written: read},
+		"a scale that failed":                       {args: []string{"scale", "deployment/web", "--replicas=4"}, exit: 1, read: read, written: read},
+		"a scale without an autoscaler":             {args: []string{"scale", "deployment/web", "--replicas=4"}, noHPA: true, read: read, written: read},
+		"a write that is no scale":                  {args: []string{"set", "image", "deployment/web", "app=a:2"}, read: read, written: read},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{t: t, hpa: &autoscaler{min: 2, max: 2}}
+			if tc.noHPA {
+				r.hpa = nil
+			}
+			written, clamp := r.scaledThenClamped(as(robot, tc.args...), framework.Result{ExitCode: tc.exit}, tc.read)
+			if diff := cmp.Diff(tc.written, written); diff != "" {
+				t.Errorf("written (-want +got):\n%s", diff)
+			}
+			if got := clamp != nil; got != tc.clamped {
+				t.Errorf("clamp = %v, want one: %v", clamp, tc.clamped)
+			}
+		})
+	}
+}

@@ -156,12 +156,7 @@ func (r *runner) clamped(i int, before map[string]any) map[string]any {
 		case after == nil:
 			return before
 		case got != n:
-			r.t.Logf("STEP %d: the autoscaler (min %d, max %d) scaled %d to %d", i+1, r.hpa.min, r.hpa.max, n, got)
-			if !slices.Contains(allowed, got) {
-				r.fail(i, "autoscaler-bounds", "", "the autoscaler (min %d, max %d) scaled %d to %d, want one of %v", r.hpa.min, r.hpa.max, n, got, allowed)
-			}
-			r.hpa.recommendations = append(r.hpa.recommendations, recommendation{got, time.Now()})
-			r.recordClamp(before, after)
+			r.noteClamp(i, allowed, before, after)
 			return after
 		case time.Now().After(deadline):
 			r.fail(i, "must-pass", falseDenial, "the autoscaler (min %d, max %d) did not scale %d within 45s (denied, or its write failed)", r.hpa.min, r.hpa.max, n)
@@ -170,6 +165,50 @@ func (r *runner) clamped(i int, before map[string]any) map[string]any {
 		}
 		time.Sleep(time.Second)
 	}
+}
+
+// noteClamp checks the autoscaler's write that turned before's replicas
+// into after's against allowed, the counts the model allows it, and
+// records it as the controller's.
+func (r *runner) noteClamp(i int, allowed []int, before, after map[string]any) {
+	n, got := replicasOf(before), replicasOf(after)
+	r.t.Logf("STEP %d: the autoscaler (min %d, max %d) scaled %d to %d", i+1, r.hpa.min, r.hpa.max, n, got)
+	if !slices.Contains(allowed, got) {
+		r.fail(i, "autoscaler-bounds", "", "the autoscaler (min %d, max %d) scaled %d to %d, want one of %v", r.hpa.min, r.hpa.max, n, got, allowed)
+	}
+	r.hpa.recommendations = append(r.hpa.recommendations, recommendation{got, time.Now()})
+	r.recordClamp(before, after)
+}
+
+// scaledThenClamped splits what the runner read after step i, a kubectl
+// scale --replicas=N out of the autoscaler's bounds, when the controller
+// clamped the count before the read (its sync came between the write and
+// the read): it returns the object as the scale left it, for the step to
+// be judged and recorded by, and the object read, the clamp, for
+// noteClamp (generative seed 281149, sequence 002, step 18: a robot's
+// scale to 4 under min = max = 2 read back as 2, so its true
+// [imperative-edit] at spec.replicas was judged a write that moved
+// nothing). after and nil for any other step.
+func (r *runner) scaledThenClamped(s step, res framework.Result, after map[string]any) (written, clamp map[string]any) {
+	n, ok := scaledTo(s)
+	if r.hpa == nil || res.ExitCode != 0 || after == nil || !ok || !r.hpa.outOfBounds(n) || replicasOf(after) == n {
+		return after, nil
+	}
+	return withReplicasOf(after, map[string]any{"spec": map[string]any{"replicas": float64(n)}}), after
+}
+
+// scaledTo is the count of a kubectl scale --replicas=N step.
+func scaledTo(s step) (int, bool) {
+	if len(s.Args) == 0 || s.Args[0] != "scale" {
+		return 0, false
+	}
+	for _, arg := range s.Args {
+		if v, ok := strings.CutPrefix(arg, "--replicas="); ok {
+			n, err := strconv.Atoi(v)
+			return n, err == nil
+		}
+	}
+	return 0, false
 }
 
 // recordClamp records the autoscaler's write, which turned before's
@@ -209,14 +248,16 @@ func withReplicasOf(obj, from map[string]any) map[string]any {
 }
 
 // autoscaledTrue reports whether g is a true replicas-autoscaled warning
-// of an apply of manifest: the manifest sets replicas while the
+// of an apply of manifest: the manifest sets replicas (the count the
+// warning names) while the
 // autoscaler of kubectl autoscale (named after the object) scales the
 // object, with the bounds the command gave. Allowed, never required: the
 // webhook reads autoscalers from its cache, which may not have the new
 // one yet.
 func (r *runner) autoscaledTrue(g framework.Reported, manifest map[string]any) bool {
-	_, sets := framework.ReplicasPath.Lookup(manifest)
+	replicas, sets := framework.ReplicasPath.Lookup(manifest)
 	return g.Rule == "replicas-autoscaled" && g.Action != framework.Deny && sets && r.hpa != nil &&
+		strings.Contains(g.Line, fmt.Sprintf("the manifest sets spec.replicas to %v, ", replicas)) &&
 		strings.Contains(g.Line, "HorizontalPodAutoscaler "+r.o.name+" ") &&
 		strings.Contains(g.Line, fmt.Sprintf("between %d and %d", r.hpa.min, r.hpa.max))
 }

@@ -391,6 +391,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 		case (g.Rule == "imperative-edit" || g.Rule == "server-side-owned") && !quiet && namesAny(g.Path, allowed):
 		case restartArgoMayUndo(s, g, before):
 		case s.Kind == serverSideApply && r.autoscaledTrue(g, decodeManifest(s.Stdin)):
+		case r.autoscaledTrue(g, manifestUnderItsName(s, before, effect)):
 		default:
 			r.fail(i, "finding-true", falseWarning, "%s", g.Line)
 		}

@@ -364,7 +364,7 @@ func (r *runner) run(i int, s step) bool {
 	if s.Kind == finalizerRemoval && res.ExitCode == 0 {
 		r.waitGone()
 	}
-	after := r.get(r.f.Namespace)
+	after, clamp := r.scaledThenClamped(s, res, r.get(r.f.Namespace))
 	if predicted != nil {
 		for _, problem := range predicted(res) {
 			r.fail(i, "diff-predicts", "", "%s", problem)
@@ -398,6 +398,9 @@ func (r *runner) run(i int, s step) bool {
 		r.record(s, before, after)
 		r.noteUndo(s, before, after)
 		r.awaitScan = r.awaitScan || s.Kind == undo && s.As == bob
+	}
+	if clamp != nil {
+		r.noteClamp(i, r.hpa.allowed(replicasOf(after), time.Now()), after, clamp)
 	}
 	if s.Kind != clientSideApply {
 		// The printed commands are for the object as that apply left
