@@ -58,6 +58,11 @@ type runner struct {
 	// its entry, moved, names a person for the re-creation's defaults
 	// (replacedDefaultsLeftOut).
 	replacedDefaults []map[string]any
+	// created is the object as its creation left it, with its manifest
+	// (noteCreation); serverDefault asks the API server what it defaults
+	// a field of an object to (dryRunDefault): staleCreationDefault.
+	created       *createdObject
+	serverDefault func(obj map[string]any, q fieldPath) (any, bool, error)
 	// savedEdits are the fields a person's write that also saved the
 	// object as last-applied (kubectl edit --save-config) changed, each
 	// with the object after that write (savedLeftOut).
@@ -163,7 +168,9 @@ const (
 )
 
 func newRunner(t *testing.T, o object, p *framework.Predictor) *runner {
-	return &runner{t: t, f: framework.New(t), o: o, p: p, kubectl: map[who]framework.Kubectl{}, fields: map[string]setField{}, wrote: map[string]int{}}
+	r := &runner{t: t, f: framework.New(t), o: o, p: p, kubectl: map[who]framework.Kubectl{}, fields: map[string]setField{}, wrote: map[string]int{}}
+	r.serverDefault = r.dryRunDefault
+	return r
 }
 
 // as returns kubectl as who, creating the identity on first use.
@@ -523,6 +530,7 @@ func (r *runner) record(s step, before, after map[string]any) {
 		// --force): what was set on the old object is gone, and what the
 		// server defaults on the new one is nobody's.
 		r.fields, r.ssa, r.kubectlSSA, r.savedEdits = map[string]setField{}, nil, nil, nil
+		r.noteCreation(s, after)
 		if after != nil && s.Kind == serverSideApply {
 			r.recordServerSideApply(s)
 		}
