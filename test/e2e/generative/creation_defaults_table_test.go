@@ -50,7 +50,7 @@ func TestJudgeStaleCreationDefault(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			r := &runner{t: t, fields: map[string]setField{}}
-			r.serverDefault = func(obj map[string]any, q fieldPath) (any, bool, error) {
+			r.serverDefault = func(obj map[string]any, _ fieldPath) (any, bool, error) {
 				image, _ := framework.ContainersPath.Named("minio").Key("image").Lookup(obj)
 				if strings.HasSuffix(image.(string), ":latest") {
 					return "Always", true, nil
