@@ -1,11 +1,7 @@
 package generative_test
 
 import (
-	"encoding/json"
-	"fmt"
-
-	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/runtime"
+	"strings"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
@@ -27,21 +23,27 @@ func (r *runner) noteCreation(s step, after map[string]any) {
 }
 
 // staleCreationDefault reports whether g, an orphaned-field finding of a
-// server-side apply of manifest, names a field that the API server's
-// defaulting set at the creation (in the created object, not in the
-// creating manifest), that after still has at that value, that manifest
-// leaves out, and that the API server would no longer default to that
-// value: it asks the server, with a dry-run creation of after without the
-// field (serverDefault). Allowed, never required: kubectl's migration to
-// server-side apply upgrades one entry of kubectl-client-side-apply, and a
-// /scale to the count the object has splits that entry in two
-// (TestScaleOfAnUnownedCountRecordsNoManager), so the creation's defaults
-// stay with the entry the migration left, and no apply removes them; once
-// the manifest changed what they default from, they are orphans (seed
-// 281152, sequence 030: imagePullPolicy Always, the default for
-// minio/minio:latest, after a manifest moved the image to a tag).
-func (r *runner) staleCreationDefault(g framework.Reported, manifest, after map[string]any) bool {
-	if g.Rule != "orphaned-field" || r.created == nil || r.serverDefault == nil {
+// server-side apply of manifest at step i, names a field that the API
+// server's defaulting set at the creation (in the created object, not in
+// the creating manifest), that no writer of the sequence set since
+// (r.fields) and after still has at that value, that manifest leaves out,
+// that an Update entry of kubectl owns in after (ownedByKubectlUpdate), and that
+// the API server would not give back if it were removed
+// (restoredOnRemoval): no longer its default. Allowed, never required:
+// kubectl's migration to server-side apply upgrades one entry of
+// kubectl-client-side-apply, and a /scale to the count the object has
+// splits that entry in two (TestScaleOfAnUnownedCountRecordsNoManager), so
+// the creation's defaults stay with the entry the migration left, and no
+// apply removes them; a plain kubectl replace that sends them back as it
+// read them takes them over the same way. Once the manifest changed what
+// they default from, they are orphans (seed 281152, sequence 030:
+// imagePullPolicy Always, the default for minio/minio:latest, owned by
+// kubectl-replace after a manifest moved the image to a tag; minimised, by
+// kubectl-client-side-apply). The owner is what makes it one: a default
+// that no entry owns (a re-creation by a server-side apply) or that a
+// controller owns is none.
+func (r *runner) staleCreationDefault(i int, g framework.Reported, manifest, after map[string]any) bool {
+	if g.Rule != "orphaned-field" || r.created == nil {
 		return false
 	}
 	// What the creation added to its manifest's spec: its defaults.
@@ -51,41 +53,27 @@ func (r *runner) staleCreationDefault(g framework.Reported, manifest, after map[
 		}
 		_, inManifest := q.Lookup(manifest)
 		_, inCreating := q.Lookup(r.created.manifest)
-		if inManifest || inCreating {
+		_, setSince := r.fields[q.String()]
+		if inManifest || inCreating || setSince || !ownedByKubectlUpdate(after, q) {
 			return false
 		}
-		live, _ := q.Lookup(after)
-		def, ok, err := r.serverDefault(after, q)
-		if err != nil {
-			r.t.Logf("asking the API server for the default of %s: %v", q, err)
-			return false
-		}
-		return !ok || !equality.Semantic.DeepEqual(def, live)
+		return !r.restoredOnRemoval(i, q, after)
 	}
 	return false
 }
 
-// dryRunDefault is serverDefault on the sequence's API server: it creates
-// a copy of obj without q, under another name, with kubectl create
-// --dry-run=server, and returns what the server put at q.
-func (r *runner) dryRunDefault(obj map[string]any, q fieldPath) (any, bool, error) {
-	probe := runtime.DeepCopyJSON(obj)
-	delete(probe, "status")
-	name, _ := framework.Path("metadata", "name").Lookup(obj)
-	probe["metadata"] = map[string]any{"name": fmt.Sprintf("%v-default-probe", name)}
-	q.Delete(probe)
-	raw, err := json.Marshal(probe)
-	if err != nil {
-		return nil, false, err
+// ownedByKubectlUpdate reports whether an Update entry of kubectl (a
+// manager named kubectl…: client-side apply, replace, edit, set, patch,
+// an older client under its file name) owns q in obj.
+func ownedByKubectlUpdate(obj map[string]any, q fieldPath) bool {
+	mfs, _ := framework.Path("metadata", "managedFields").Lookup(obj)
+	list, _ := mfs.([]any)
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		manager, _ := m["manager"].(string)
+		if strings.HasPrefix(manager, "kubectl") && m["operation"] == "Update" && ownedBy(obj, manager, "Update")[q.String()] {
+			return true
+		}
 	}
-	res := r.f.Kubectl.RunWithInput(r.t, string(raw), "create", "--dry-run=server", "-o", "json", "-n", r.f.Namespace, "-f", "-")
-	if res.ExitCode != 0 {
-		return nil, false, fmt.Errorf("kubectl create --dry-run=server: %s", res.Stderr)
-	}
-	var created map[string]any
-	if err := json.Unmarshal([]byte(res.Stdout), &created); err != nil {
-		return nil, false, err
-	}
-	v, ok := q.Lookup(created)
-	return v, ok, nil
+	return false
 }

@@ -378,7 +378,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 	for _, g := range got {
 		switch {
 		case g.Rule == "orphaned-field" && (namesAny(g.Path, applied.orphans) || namesAny(g.Path, allowedOrphans)):
-		case s.Kind == serverSideApply && res.ExitCode == 0 && r.staleCreationDefault(g, decodeManifest(s.Stdin), after):
+		case s.Kind == serverSideApply && res.ExitCode == 0 && r.staleCreationDefault(i, g, decodeManifest(s.Stdin), after):
 		case g.Rule == "apply-reverts-drift" && namesAny(g.Path, applied.reverts):
 		case g.Action == framework.Deny && mustPass:
 			r.fail(i, "must-pass", falseDenial, "a write by %s that must pass was denied: %s", s.As, g.Line)

@@ -59,10 +59,8 @@ type runner struct {
 	// (replacedDefaultsLeftOut).
 	replacedDefaults []map[string]any
 	// created is the object as its creation left it, with its manifest
-	// (noteCreation); serverDefault asks the API server what it defaults
-	// a field of an object to (dryRunDefault): staleCreationDefault.
-	created       *createdObject
-	serverDefault func(obj map[string]any, q fieldPath) (any, bool, error)
+	// (noteCreation), for staleCreationDefault.
+	created *createdObject
 	// savedEdits are the fields a person's write that also saved the
 	// object as last-applied (kubectl edit --save-config) changed, each
 	// with the object after that write (savedLeftOut).
@@ -168,9 +166,7 @@ const (
 )
 
 func newRunner(t *testing.T, o object, p *framework.Predictor) *runner {
-	r := &runner{t: t, f: framework.New(t), o: o, p: p, kubectl: map[who]framework.Kubectl{}, fields: map[string]setField{}, wrote: map[string]int{}}
-	r.serverDefault = r.dryRunDefault
-	return r
+	return &runner{t: t, f: framework.New(t), o: o, p: p, kubectl: map[who]framework.Kubectl{}, fields: map[string]setField{}, wrote: map[string]int{}}
 }
 
 // as returns kubectl as who, creating the identity on first use.

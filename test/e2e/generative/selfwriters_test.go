@@ -200,12 +200,18 @@ func (r *runner) judgeMigrated(i int, after map[string]any) {
 
 // appliedBy are the paths that manager's Apply entry of obj owns.
 func appliedBy(obj map[string]any, manager string) map[string]bool {
+	return ownedBy(obj, manager, "Apply")
+}
+
+// ownedBy are the paths that manager's entries of obj with operation
+// own.
+func ownedBy(obj map[string]any, manager, operation string) map[string]bool {
 	mfs, _ := framework.Path("metadata", "managedFields").Lookup(obj)
 	list, _ := mfs.([]any)
 	out := map[string]bool{}
 	for _, e := range list {
 		m, _ := e.(map[string]any)
-		if m["manager"] != manager || m["operation"] != "Apply" {
+		if m["manager"] != manager || m["operation"] != operation {
 			continue
 		}
 		fields, _ := m["fieldsV1"].(map[string]any)
