@@ -66,14 +66,7 @@ func (r *runner) staleCreationDefault(i int, g framework.Reported, manifest, aft
 // manager named kubectl…: client-side apply, replace, edit, set, patch,
 // an older client under its file name) owns q in obj.
 func ownedByKubectlUpdate(obj map[string]any, q fieldPath) bool {
-	mfs, _ := framework.Path("metadata", "managedFields").Lookup(obj)
-	list, _ := mfs.([]any)
-	for _, e := range list {
-		m, _ := e.(map[string]any)
-		manager, _ := m["manager"].(string)
-		if strings.HasPrefix(manager, "kubectl") && m["operation"] == "Update" && ownedBy(obj, manager, "Update")[q.String()] {
-			return true
-		}
-	}
-	return false
+	return ownedBy(obj, func(manager, operation string) bool {
+		return strings.HasPrefix(manager, "kubectl") && operation == "Update"
+	})[q.String()]
 }

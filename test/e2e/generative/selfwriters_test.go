@@ -200,18 +200,20 @@ func (r *runner) judgeMigrated(i int, after map[string]any) {
 
 // appliedBy are the paths that manager's Apply entry of obj owns.
 func appliedBy(obj map[string]any, manager string) map[string]bool {
-	return ownedBy(obj, manager, "Apply")
+	return ownedBy(obj, func(m, operation string) bool { return m == manager && operation == "Apply" })
 }
 
-// ownedBy are the paths that manager's entries of obj with operation
-// own.
-func ownedBy(obj map[string]any, manager, operation string) map[string]bool {
+// ownedBy are the paths that the entries of obj own whose manager and
+// operation match.
+func ownedBy(obj map[string]any, match func(manager, operation string) bool) map[string]bool {
 	mfs, _ := framework.Path("metadata", "managedFields").Lookup(obj)
 	list, _ := mfs.([]any)
 	out := map[string]bool{}
 	for _, e := range list {
 		m, _ := e.(map[string]any)
-		if m["manager"] != manager || m["operation"] != operation {
+		manager, _ := m["manager"].(string)
+		operation, _ := m["operation"].(string)
+		if !match(manager, operation) {
 			continue
 		}
 		fields, _ := m["fieldsV1"].(map[string]any)
