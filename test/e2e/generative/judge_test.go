@@ -351,6 +351,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 	undoing := s.Kind == undo || s.Kind == dryRunUndo
 	mustPass := !s.As.person() || undoing || quiet
 	effect, reapplied := after, map[string]any(nil)
+	manifest := decodeManifest(s.Stdin) // what the write read from stdin, if anything
 	denied := slices.ContainsFunc(got, func(g framework.Reported) bool { return g.Action == framework.Deny })
 	if denied && before != nil {
 		effect, reapplied, _ = r.replay(i, s, before, true)
@@ -369,8 +370,8 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 	var applied applyTruth // a server-side apply's orphans and reverts
 	var allowedOrphans []fieldPath
 	if s.Kind == serverSideApply && res.ExitCode == 0 {
-		applied = truthOfApply(r.planted(false), r.appliedByPeople(), decodeManifest(s.Stdin), before, after)
-		allowedOrphans = append(append(meshAllowed(before), r.recordLeftOut(after, decodeManifest(s.Stdin))...), r.replacedDefaultsLeftOut(before, decodeManifest(s.Stdin))...)
+		applied = truthOfApply(r.planted(false), r.appliedByPeople(), manifest, before, after)
+		allowedOrphans = append(append(meshAllowed(before), r.recordLeftOut(after, manifest)...), r.replacedDefaultsLeftOut(before, manifest)...)
 	} else if s.Kind == serverSideApply {
 		allowedOrphans = meshAllowed(before)
 	}
@@ -378,7 +379,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 	for _, g := range got {
 		switch {
 		case g.Rule == "orphaned-field" && (namesAny(g.Path, applied.orphans) || namesAny(g.Path, allowedOrphans)):
-		case s.Kind == serverSideApply && res.ExitCode == 0 && r.staleCreationDefault(i, g, decodeManifest(s.Stdin), after):
+		case s.Kind == serverSideApply && res.ExitCode == 0 && r.staleCreationDefault(i, g, manifest, after):
 		case g.Rule == "apply-reverts-drift" && namesAny(g.Path, applied.reverts):
 		case g.Action == framework.Deny && mustPass:
 			r.fail(i, "must-pass", falseDenial, "a write by %s that must pass was denied: %s", s.As, g.Line)
@@ -391,7 +392,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 		case g.Rule == "stale-last-applied" && undoing:
 		case (g.Rule == "imperative-edit" || g.Rule == "server-side-owned") && !quiet && namesAny(g.Path, allowed):
 		case restartArgoMayUndo(s, g, before):
-		case s.Kind == serverSideApply && r.autoscaledTrue(g, decodeManifest(s.Stdin)):
+		case s.Kind == serverSideApply && r.autoscaledTrue(g, manifest):
 		case r.autoscaledTrue(g, manifestUnderItsName(s, before, effect)):
 		default:
 			r.fail(i, "finding-true", falseWarning, "%s", g.Line)
@@ -403,7 +404,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 			rules = append(rules, "server-side-owned")
 		}
 		for _, q := range moves {
-			if s.Kind == serverSideApply && s.Manager == "" && migratedOnly(q, decodeManifest(s.Stdin), before, effect) {
+			if s.Kind == serverSideApply && s.Manager == "" && migratedOnly(q, manifest, before, effect) {
 				// Only kubectl's migration changed it (migratedOnly):
 				// allowed, not required.
 				continue
