@@ -95,14 +95,19 @@ func mustParsePath(t *testing.T, s string) Path {
 	return p
 }
 
-func TestWithClaimTemplateDefaults(t *testing.T) {
-	decode := func(s string) *unstructured.Unstructured {
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON([]byte(s)); err != nil {
-			t.Fatal(err)
-		}
-		return u
+// unstructuredOf decodes s as the API server's objects are: numbers as
+// int64.
+func unstructuredOf(t *testing.T, s string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON([]byte(s)); err != nil {
+		t.Fatal(err)
 	}
+	return u
+}
+
+func TestWithClaimTemplateDefaults(t *testing.T) {
+	decode := func(s string) *unstructured.Unstructured { return unstructuredOf(t, s) }
 	tests := map[string]struct{ in, want string }{
 		"a manifest's bare template gets what the API server stores": {
 			in: `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"web"},"spec":{"volumeClaimTemplates":[
@@ -126,6 +131,44 @@ func TestWithClaimTemplateDefaults(t *testing.T) {
 			before := in.DeepCopy()
 			got := WithClaimTemplateDefaults(in)
 			if diff := cmp.Diff(decode(tc.want).Object, got.Object); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(before.Object, in.Object); diff != "" {
+				t.Errorf("the input changed (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestWithReplicasDefault(t *testing.T) {
+	tests := map[string]struct{ in, want string }{
+		"a Deployment without replicas gets 1": {
+			in:   `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"paused":true}}`,
+			want: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"paused":true,"replicas":1}}`,
+		},
+		"a StatefulSet without a spec gets 1": {
+			in:   `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"web"}}`,
+			want: `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"web"},"spec":{"replicas":1}}`,
+		},
+		"a count stays, 0 included": {
+			in:   `{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web"},"spec":{"replicas":0}}`,
+			want: `{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web"},"spec":{"replicas":0}}`,
+		},
+		"a DaemonSet has no count": {
+			in:   `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"web"},"spec":{}}`,
+			want: `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"web"},"spec":{}}`,
+		},
+		"a custom Deployment is no apps Deployment": {
+			in:   `{"apiVersion":"example.com/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{}}`,
+			want: `{"apiVersion":"example.com/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{}}`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			in, want := unstructuredOf(t, tc.in), unstructuredOf(t, tc.want)
+			before := in.DeepCopy()
+			got := WithReplicasDefault(in)
+			if diff := cmp.Diff(want.Object, got.Object); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(before.Object, in.Object); diff != "" {

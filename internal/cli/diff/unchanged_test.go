@@ -64,3 +64,43 @@ func TestDiffOfAnUnchangedManifestListsWhatStays(t *testing.T) {
 	}
 	golden(t, "multi/diff-unchanged.txt", text)
 }
+
+// A manifest that drops spec.replicas from last-applied: kubectl apply
+// deletes it, and the API server defaults it again to 1. At 1, the write
+// changes last-applied alone, as kubectl apply edit-last-applied's
+// hand-over of a field does, and the webhooks, which cannot tell the two
+// apart, say nothing of it (generative seed 281154, sequence 007): diff
+// says what they say. At 3, the count changes (replicas-reset denies it),
+// and the apply's orphan is reported.
+func TestDiffOfADroppedDefault(t *testing.T) {
+	tests := map[string]struct {
+		live string
+		want []string
+	}{
+		"at the default": {live: "testdata/defaulted/live-1.yaml"},
+		"at another count": {live: "testdata/defaulted/live-3.yaml", want: []string{
+			"orphaned-field spec.template.metadata.annotations[kubectl.kubernetes.io/restartedAt]",
+		}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var diff struct {
+				Findings []judge.Finding `json:"findings"`
+			}
+			// At 3 the apply resets the count, which is denied: exit 1.
+			stdout, stderr, _ := runOffline(t, "--live", tc.live, "-f", "testdata/defaulted/manifest.yaml", "-o", "json")
+			if err := json.Unmarshal([]byte(stdout), &diff); err != nil {
+				t.Fatalf("decoding %q: %v (%s)", stdout, err, stderr)
+			}
+			var got []string
+			for _, f := range diff.Findings {
+				if f.Rule == "orphaned-field" {
+					got = append(got, string(f.Rule)+" "+f.Path)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("orphaned-field findings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
