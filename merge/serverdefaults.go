@@ -396,21 +396,17 @@ func WithClaimTemplateDefaults(obj *unstructured.Unstructured) *unstructured.Uns
 	return out
 }
 
-// replicatedKinds are the apps/v1 kinds whose spec.replicas the API server
-// defaults to 1 whenever a write leaves it out (SetDefaults_Deployment,
-// SetDefaults_StatefulSet, SetDefaults_ReplicaSet), whatever else the
-// object holds.
-var replicatedKinds = map[string]bool{"Deployment": true, "StatefulSet": true, "ReplicaSet": true}
-
-// WithReplicasDefault returns obj, when it is an apps/v1 Deployment,
-// StatefulSet or ReplicaSet without spec.replicas, with the count 1 that
-// the API server gives it: kubectl apply of a manifest that drops
+// WithReplicasDefault returns obj, when it is of a kind whose count the
+// API server defaults (defaultsReplicas: an apps/v1 Deployment,
+// StatefulSet or ReplicaSet, a ReplicationController) and has no
+// spec.replicas, with the count 1 that the server gives it whatever else
+// the object holds: kubectl apply of a manifest that drops
 // replicas from last-applied deletes the field, and the stored object has
 // 1 again. A result computed without it differs from live where the
 // stored object may not: at 1 the write changes last-applied alone, which
 // the webhooks review as kubectl apply edit-last-applied's hand-over.
 func WithReplicasDefault(obj *unstructured.Unstructured) *unstructured.Unstructured {
-	if obj.GetAPIVersion() != "apps/v1" || !replicatedKinds[obj.GetKind()] {
+	if !defaultsReplicas(obj.GetAPIVersion(), obj.GetKind()) {
 		return obj
 	}
 	if _, has, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "replicas"); has {

@@ -154,6 +154,10 @@ func TestWithReplicasDefault(t *testing.T) {
 			in:   `{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web"},"spec":{"replicas":0}}`,
 			want: `{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web"},"spec":{"replicas":0}}`,
 		},
+		"a ReplicationController without replicas gets 1": {
+			in:   `{"apiVersion":"v1","kind":"ReplicationController","metadata":{"name":"web"},"spec":{}}`,
+			want: `{"apiVersion":"v1","kind":"ReplicationController","metadata":{"name":"web"},"spec":{"replicas":1}}`,
+		},
 		"a DaemonSet has no count": {
 			in:   `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"web"},"spec":{}}`,
 			want: `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"web"},"spec":{}}`,
