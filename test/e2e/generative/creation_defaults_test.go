@@ -62,6 +62,19 @@ func (r *runner) staleCreationDefault(i int, g framework.Reported, manifest, aft
 	return false
 }
 
+// movedToServerSide reports whether only Apply entries of obj own the
+// last-applied annotation, as after kubectl apply --server-side or kubectl
+// hygiene migrate --server-side, and no Update entry (kubectl apply's,
+// create or replace --save-config's, a tool's client-side apply) does
+// (soak seed 281154, sequence 016).
+func movedToServerSide(obj map[string]any) bool {
+	annotation := framework.Path("metadata", "annotations").Key(lastAppliedKey).String()
+	recordedBy := func(op string) bool {
+		return ownedBy(obj, func(_, operation string) bool { return operation == op })[annotation]
+	}
+	return recordedBy("Apply") && !recordedBy("Update")
+}
+
 // ownedByKubectlUpdate reports whether an Update entry of kubectl (a
 // manager named kubectl…: client-side apply, replace, edit, set, patch,
 // an older client under its file name) owns q in obj.

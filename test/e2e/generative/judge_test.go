@@ -3,11 +3,13 @@ package generative_test
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
@@ -44,12 +46,14 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 		r.replacedDefaultsLeftOut(before, manifest)...)
 	allowedOrphans = append(allowedOrphans, truthOfApply(r.unattributedByPeople(), nil, manifest, before, effect).orphans...)
 	r.judgeApplyFindings(i, got, before, manifest, allowedOrphans, reverts, remedied)
-	if res.ExitCode != 0 || !s.As.person() {
+	if res.ExitCode != 0 || !s.As.person() || s.appliesUnnamed(before, after) || onlyShrankLastApplied(before, after) {
 		// A tool's apply (Argo CD's under argocd-controller) may be
 		// told, but no person reads it: the findings are required of a
 		// person's next apply. Its apply of an unchanged manifest, under
 		// argocd-controller and without a change of last-applied, is a
-		// write no reviewer can tell from an edit.
+		// write no reviewer can tell from an edit, and so is a person's
+		// under a field manager of her own, or one that only dropped
+		// fields from last-applied.
 		return
 	}
 	if slices.ContainsFunc(got, func(g framework.Reported) bool { return r.autoscaledTrue(g, manifest) }) {
@@ -72,6 +76,53 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 		return slices.ContainsFunc(held, func(h fieldPath) bool { return h.String() == q.String() })
 	})
 	r.wantNamed(i, got, "apply-reverts-drift", truth.reverts, nil, nil)
+}
+
+// onlyShrankLastApplied reports whether a write from before to after
+// changed nothing but last-applied (onlyLastAppliedDiffers), and dropped
+// a field of it: what kubectl apply edit-last-applied's hand-over of that
+// field sends under kubectl apply's field manager, and what kubectl apply
+// of a manifest without a field at its server default (replicas: 1)
+// leaves once the server has defaulted it again (generative seed 281154,
+// sequence 007).
+func onlyShrankLastApplied(before, after map[string]any) bool {
+	old, new := lastApplied(before), lastApplied(after)
+	if old == nil || new == nil || !onlyLastAppliedDiffers(before, after) {
+		return false
+	}
+	return slices.ContainsFunc(framework.ChangedPaths(framework.Path(), old, new), func(q fieldPath) bool {
+		_, kept := q.Lookup(new)
+		return !kept
+	})
+}
+
+// onlyLastAppliedDiffers reports whether before and after are the same
+// object but for last-applied, what the API server keeps (status,
+// managedFields, resourceVersion, generation) and the stamp that the
+// sequence's mesh injector puts on every write that changes anything:
+// all other metadata counts (finalizers, owner references, labels, the
+// other annotations).
+func onlyLastAppliedDiffers(before, after map[string]any) bool {
+	return reflect.DeepEqual(withoutWhatTheServerKeeps(before), withoutWhatTheServerKeeps(after))
+}
+
+// withoutWhatTheServerKeeps is a copy of obj without what
+// onlyLastAppliedDiffers leaves out.
+func withoutWhatTheServerKeeps(obj map[string]any) map[string]any {
+	out := runtime.DeepCopyJSON(obj)
+	delete(out, "status")
+	meta, _ := out["metadata"].(map[string]any)
+	for _, k := range []string{"managedFields", "resourceVersion", "generation"} {
+		delete(meta, k)
+	}
+	if annotations, _ := meta["annotations"].(map[string]any); annotations != nil {
+		delete(annotations, lastAppliedKey)
+		delete(annotations, meshStamp)
+		if len(annotations) == 0 {
+			delete(meta, "annotations")
+		}
+	}
+	return out
 }
 
 // sentNothing reports whether kubectl apply's output says that it sent no
@@ -402,6 +453,13 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 		rules := []string{"imperative-edit"}
 		if s.Kind == serverSideApply {
 			rules = append(rules, "server-side-owned")
+		}
+		if s.Kind == serverSideApply && movedToServerSide(before) {
+			// The object moved to server-side apply: only Apply
+			// entries record last-applied, no client-side applier, and the next kubectl apply
+			// --server-side of the team fails on the conflict, loudly.
+			// Allowed, not required.
+			moves = nil
 		}
 		for _, q := range moves {
 			if s.Kind == serverSideApply && s.Manager == "" && migratedOnly(q, manifest, before, effect) {

@@ -225,3 +225,42 @@ func TestJudgeServerSideApplyUnderKubectl(t *testing.T) {
 		})
 	}
 }
+
+// The objects of seed 281154's sequence 016 in short: kubectl apply set
+// minReadySeconds 6, kubectl hygiene migrate --server-side moved the
+// object to server-side apply (kubectl's Apply entry owns last-applied,
+// no Update entry does), and alice's kubectl apply --server-side
+// --force-conflicts --field-manager=platform set 8. No client-side
+// applier records last-applied any more, so kubectl's migration leaves it
+// as it was, and the next kubectl apply --server-side of the team fails
+// on the conflict, loudly: a finding is allowed, not required. While an
+// Update entry (kubectl apply's) records last-applied, it is required.
+func TestJudgeServerSideApplyAfterTheMove(t *testing.T) {
+	const (
+		manifest = `{"spec":{"minReadySeconds":8}}`
+		la       = `{"spec":{"minReadySeconds":6}}`
+		owned    = `{"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/last-applied-configuration":{}}},"f:spec":{"f:minReadySeconds":{}}}`
+	)
+	minReady := framework.Path("spec", "minReadySeconds")
+	warning := []framework.Reported{{Finding: framework.Finding{Action: framework.Warn, Rule: "imperative-edit", Path: minReady.String()}, Line: "Warning: [imperative-edit] spec.minReadySeconds"}}
+	tests := map[string]struct {
+		manager, operation string
+		got                []framework.Reported
+		want               []string
+	}{
+		"moved: kubectl's Apply entry records last-applied, silent": {manager: "kubectl", operation: "Apply"},
+		"moved: kubectl's Apply entry records last-applied, warned": {manager: "kubectl", operation: "Apply", got: warning},
+		"kubectl apply's Update entry records last-applied, silent": {manager: "kubectl-client-side-apply", operation: "Update", want: []string{"imperative-edit-reported miss"}},
+		"kubectl apply's Update entry records last-applied, warned": {manager: "kubectl-client-side-apply", operation: "Update", got: warning},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{t: t, fields: map[string]setField{}}
+			s := ssa(alice, "platform", decodeJSON(t, manifest))
+			before := withLastApplied(t, `{"spec":{"minReadySeconds":6},"metadata":{"managedFields":[{"manager":"`+tc.manager+`","operation":"`+tc.operation+`","fieldsV1":`+owned+`}]}}`, la)
+			after := withLastApplied(t, manifest, la)
+			r.judgeWrite(0, s, framework.Result{}, tc.got, before, after)
+			r.wantFailed(t, tc.want)
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package generative_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -57,6 +58,63 @@ func TestJudgeApplyThatSentNothing(t *testing.T) {
 			apply := step{Writer: "kubectl apply", As: alice, Kind: clientSideApply, Args: tc.args, Stdin: unchangedManifest}
 			r.judgeApply(0, apply, framework.Result{Stdout: tc.stdout}, nil,
 				withLastApplied(t, unchangedPatched, unchangedManifest), withLastApplied(t, unchangedPatched, unchangedManifest))
+			var got []string
+			for _, f := range r.failures {
+				got = append(got, f.check+" "+f.detail)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("failed checks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// An apply that only drops a field from last-applied, which the API server
+// then defaults back to the value it had (seed 281154, sequence 007: a
+// manifest without replicas: 1), changes nothing but last-applied, as
+// kubectl apply edit-last-applied's hand-over of the field does under the
+// same field manager: no reviewer can tell the two apart, so the apply's
+// findings are allowed, not required.
+func TestJudgeApplyThatOnlyShrankLastApplied(t *testing.T) {
+	const (
+		withReplicas = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/prune-set":"gen"}},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"frontend"}}}}`
+		relabelled   = `{"metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/prune-set":"gen","tier":"web"}},"spec":{"replicas":1,"minReadySeconds":7,"selector":{"matchLabels":{"app":"frontend"}}}}`
+		grown        = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/prune-set":"gen"}},"spec":{"replicas":1,"revisionHistoryLimit":10,"selector":{"matchLabels":{"app":"frontend"}}}}`
+	)
+	stamped := func(revision string) string {
+		return strings.Replace(unchangedPatched, `"metadata":{`, `"metadata":{"annotations":{"`+meshStamp+`":"`+revision+`"},`, 1)
+	}
+	held := strings.Replace(unchangedPatched, `"metadata":{`, `"metadata":{"finalizers":["gen.example.com/hold"],`, 1)
+	miss := []string{"orphaned-field-reported expected [orphaned-field] spec.minReadySeconds"}
+	tests := map[string]struct {
+		before, after, laBefore, laAfter string
+		want                             []string
+	}{
+		"last-applied lost replicas, the object kept it": {
+			before: unchangedPatched, after: unchangedPatched, laBefore: withReplicas, laAfter: unchangedManifest,
+		},
+		"last-applied lost replicas, the mesh injector restamped the object": {
+			before: stamped("1"), after: stamped("2"), laBefore: withReplicas, laAfter: unchangedManifest,
+		},
+		"last-applied lost replicas, the object lost a finalizer": {
+			before: held, after: unchangedPatched, laBefore: withReplicas, laAfter: unchangedManifest, want: miss,
+		},
+		"last-applied lost replicas, the object changed too": {
+			before: unchangedPatched, after: relabelled, laBefore: withReplicas, laAfter: unchangedManifest, want: miss,
+		},
+		"last-applied gained a field the object had": {
+			before: unchangedPatched, after: unchangedPatched, laBefore: withReplicas, laAfter: grown, want: miss,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{t: t, fields: map[string]setField{}, restored: func(fieldPath, map[string]any) bool { return false }}
+			r.record(step{Writer: "kubectl patch --type=strategic", As: alice, Kind: write,
+				Args: []string{"patch", "deployment/frontend", "--type=strategic", "-p", `{"spec":{"minReadySeconds":7}}`}},
+				withLastApplied(t, unchangedBefore, tc.laBefore), withLastApplied(t, tc.before, tc.laBefore))
+			apply := step{Writer: "kubectl apply", As: alice, Kind: clientSideApply, Args: []string{"apply", "-f", "-"}, Stdin: tc.laAfter}
+			r.judgeApply(0, apply, framework.Result{Stdout: "deployment.apps/frontend configured\n"}, nil,
+				withLastApplied(t, tc.before, tc.laBefore), withLastApplied(t, tc.after, tc.laAfter))
 			var got []string
 			for _, f := range r.failures {
 				got = append(got, f.check+" "+f.detail)
