@@ -66,7 +66,7 @@ func (r *runner) staleCreationDefault(i int, g framework.Reported, manifest, aft
 // last-applied annotation, as after kubectl apply --server-side or kubectl
 // hygiene migrate --server-side, and no Update entry (kubectl apply's,
 // create or replace --save-config's, a tool's client-side apply) does
-// (soak seed 281154, sequence 016).
+// (generative seed 281154, sequence 016).
 func movedToServerSide(obj map[string]any) bool {
 	annotation := framework.Path("metadata", "annotations").Key(lastAppliedKey).String()
 	recordedBy := func(op string) bool {

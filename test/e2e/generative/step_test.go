@@ -175,8 +175,9 @@ func (s step) syncsLastApplied() bool {
 // patch --field-manager=ci-deployer sends too, or a change of it alone,
 // which is what kubectl apply edit-last-applied
 // --field-manager=ci-deployer sends. No reviewer can tell either from an
-// apply (generative seed 281154, sequences 002 and 005: applies after a
-// person's kubectl set env and kubectl label).
+// apply (generative seed 281154: sequence 002's apply of the manifest
+// last-applied held, after a person's kubectl set env; sequence 005's,
+// after Flux's clean-up had dropped last-applied).
 func (s step) appliesUnnamed(before, after map[string]any) bool {
 	if s.Kind != clientSideApply || !reflect.DeepEqual(lastApplied(before), lastApplied(after)) && !onlyLastAppliedDiffers(before, after) {
 		return false
