@@ -50,21 +50,12 @@ func TestJudgeApplyUnderOwnManager(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			r := &runner{t: t, fields: map[string]setField{}, restored: func(fieldPath, map[string]any) bool { return false }}
-			r.record(step{Writer: "kubectl patch --type=strategic", As: alice, Kind: write,
-				Args: []string{"patch", "deployment/frontend", "--type=strategic", "-p", `{"spec":{"minReadySeconds":7}}`}},
-				withLastApplied(t, unchangedBefore, unchangedManifest), withLastApplied(t, unchangedPatched, unchangedManifest))
 			apply := step{Writer: "kubectl apply", As: alice, Kind: clientSideApply, Args: tc.args, Stdin: tc.manifest}
 			after := unchangedPatched
 			if tc.after != "" {
 				after = tc.after
 			}
-			r.judgeApply(0, apply, framework.Result{Stdout: "deployment.apps/frontend configured\n"}, tc.got,
-				withLastApplied(t, unchangedPatched, unchangedManifest), withLastApplied(t, after, tc.manifest))
-			var got []string
-			for _, f := range r.failures {
-				got = append(got, f.check+" "+f.detail)
-			}
+			got := failedAfterPatch(t, unchangedManifest, unchangedPatched, apply, "deployment.apps/frontend configured\n", tc.got, withLastApplied(t, after, tc.manifest))
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("failed checks (-want +got):\n%s", diff)
 			}

@@ -51,17 +51,8 @@ func TestJudgeApplyThatSentNothing(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			r := &runner{t: t, fields: map[string]setField{}, restored: func(fieldPath, map[string]any) bool { return false }}
-			r.record(step{Writer: "kubectl patch --type=strategic", As: alice, Kind: write,
-				Args: []string{"patch", "deployment/frontend", "--type=strategic", "-p", `{"spec":{"minReadySeconds":7}}`}},
-				withLastApplied(t, unchangedBefore, unchangedManifest), withLastApplied(t, unchangedPatched, unchangedManifest))
 			apply := step{Writer: "kubectl apply", As: alice, Kind: clientSideApply, Args: tc.args, Stdin: unchangedManifest}
-			r.judgeApply(0, apply, framework.Result{Stdout: tc.stdout}, nil,
-				withLastApplied(t, unchangedPatched, unchangedManifest), withLastApplied(t, unchangedPatched, unchangedManifest))
-			var got []string
-			for _, f := range r.failures {
-				got = append(got, f.check+" "+f.detail)
-			}
+			got := failedAfterPatch(t, unchangedManifest, unchangedPatched, apply, tc.stdout, nil, withLastApplied(t, unchangedPatched, unchangedManifest))
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("failed checks (-want +got):\n%s", diff)
 			}
@@ -108,20 +99,30 @@ func TestJudgeApplyThatOnlyShrankLastApplied(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			r := &runner{t: t, fields: map[string]setField{}, restored: func(fieldPath, map[string]any) bool { return false }}
-			r.record(step{Writer: "kubectl patch --type=strategic", As: alice, Kind: write,
-				Args: []string{"patch", "deployment/frontend", "--type=strategic", "-p", `{"spec":{"minReadySeconds":7}}`}},
-				withLastApplied(t, unchangedBefore, tc.laBefore), withLastApplied(t, tc.before, tc.laBefore))
 			apply := step{Writer: "kubectl apply", As: alice, Kind: clientSideApply, Args: []string{"apply", "-f", "-"}, Stdin: tc.laAfter}
-			r.judgeApply(0, apply, framework.Result{Stdout: "deployment.apps/frontend configured\n"}, nil,
-				withLastApplied(t, tc.before, tc.laBefore), withLastApplied(t, tc.after, tc.laAfter))
-			var got []string
-			for _, f := range r.failures {
-				got = append(got, f.check+" "+f.detail)
-			}
+			got := failedAfterPatch(t, tc.laBefore, tc.before, apply, "deployment.apps/frontend configured\n", nil, withLastApplied(t, tc.after, tc.laAfter))
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("failed checks (-want +got):\n%s", diff)
 			}
 		})
 	}
+}
+
+// failedAfterPatch judges apply, which printed stdout and got and left
+// after, on a runner that saw alice's kubectl patch set
+// spec.minReadySeconds to 7 (unchangedBefore turned into patched, both
+// with last-applied la), and returns the failed checks with their
+// details.
+func failedAfterPatch(t *testing.T, la, patched string, apply step, stdout string, got []framework.Reported, after map[string]any) []string {
+	t.Helper()
+	r := &runner{t: t, fields: map[string]setField{}, restored: func(fieldPath, map[string]any) bool { return false }}
+	r.record(step{Writer: "kubectl patch --type=strategic", As: alice, Kind: write,
+		Args: []string{"patch", "deployment/frontend", "--type=strategic", "-p", `{"spec":{"minReadySeconds":7}}`}},
+		withLastApplied(t, unchangedBefore, la), withLastApplied(t, patched, la))
+	r.judgeApply(0, apply, framework.Result{Stdout: stdout}, got, withLastApplied(t, patched, la), after)
+	var failed []string
+	for _, f := range r.failures {
+		failed = append(failed, f.check+" "+f.detail)
+	}
+	return failed
 }
