@@ -80,7 +80,7 @@ func TestScaleOfAnUnownedCountRecordsNoManager(t *testing.T) {
 		}
 		applies := 0
 		for _, e := range managedEntries(t, k) {
-			if e.Manager == "kubectl-client-side-apply" {
+			if e.Manager == clientSideApplier {
 				applies++
 			}
 		}

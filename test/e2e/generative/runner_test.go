@@ -574,7 +574,7 @@ func (r *runner) record(s step, before, after map[string]any) {
 		}
 		for _, q := range changed(before, after) {
 			r.fields[q.String()] = setField{path: q, person: s.As.setsAsAPerson() && !meshStamped(q), undo: s.Kind == undo, applied: s.Kind == serverSideApply,
-				unattributed: slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply") || s.Binary == "oc" || scaledThroughZero(s, q, before, after) || scaledUnowned(s, q, after) ||
+				unattributed: s.fieldManagerFlag() == clientSideApplier || s.Binary == "oc" || scaledThroughZero(s, q, before, after) || scaledUnowned(s, q, after) ||
 					s.Kind == serverSideApply && s.Manager == "" && migratedOnly(q, decodeManifest(s.Stdin), before, after)}
 		}
 	}

@@ -2,7 +2,6 @@ package generative_test
 
 import (
 	"reflect"
-	"slices"
 	"strings"
 )
 
@@ -162,9 +161,19 @@ func (s step) binary() string {
 // under any other manager the migration drops last-applied after the
 // apply (movedFrom).
 func (s step) syncsLastApplied() bool {
-	return s.Kind == serverSideApply && s.Manager == "" && !slices.ContainsFunc(s.Args, func(a string) bool {
-		return strings.HasPrefix(a, "--field-manager=") && a != "--field-manager=kubectl"
-	})
+	m := s.fieldManagerFlag()
+	return s.Kind == serverSideApply && s.Manager == "" && (m == "" || m == "kubectl")
+}
+
+// fieldManagerFlag is the value of the step's --field-manager= flag; ""
+// when it has none.
+func (s step) fieldManagerFlag() string {
+	for _, a := range s.Args {
+		if m, ok := strings.CutPrefix(a, "--field-manager="); ok {
+			return m
+		}
+	}
+	return ""
 }
 
 // appliesUnnamed reports whether s is a client-side kubectl apply under a
@@ -182,13 +191,15 @@ func (s step) appliesUnnamed(before, after map[string]any) bool {
 	if s.Kind != clientSideApply || !reflect.DeepEqual(lastApplied(before), lastApplied(after)) && !onlyLastAppliedDiffers(before, after) {
 		return false
 	}
-	return slices.ContainsFunc(s.Args, func(a string) bool {
-		return strings.HasPrefix(a, "--field-manager=") && a != "--field-manager=kubectl-client-side-apply"
-	})
+	m := s.fieldManagerFlag()
+	return m != "" && m != clientSideApplier
 }
 
 // namesApplier reports whether the step writes under kubectl apply's
 // field manager name without being an apply.
 func (s step) namesApplier() bool {
-	return s.Kind != clientSideApply && slices.Contains(s.Args, "--field-manager=kubectl-client-side-apply")
+	return s.Kind != clientSideApply && s.fieldManagerFlag() == clientSideApplier
 }
+
+// clientSideApplier is kubectl apply's field manager.
+const clientSideApplier = "kubectl-client-side-apply"
