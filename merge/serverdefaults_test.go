@@ -107,7 +107,6 @@ func unstructuredOf(t *testing.T, s string) *unstructured.Unstructured {
 }
 
 func TestWithClaimTemplateDefaults(t *testing.T) {
-	decode := func(s string) *unstructured.Unstructured { return unstructuredOf(t, s) }
 	tests := map[string]struct{ in, want string }{
 		"a manifest's bare template gets what the API server stores": {
 			in: `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"web"},"spec":{"volumeClaimTemplates":[
@@ -127,10 +126,10 @@ func TestWithClaimTemplateDefaults(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			in := decode(tc.in)
+			in := unstructuredOf(t, tc.in)
 			before := in.DeepCopy()
 			got := WithClaimTemplateDefaults(in)
-			if diff := cmp.Diff(decode(tc.want).Object, got.Object); diff != "" {
+			if diff := cmp.Diff(unstructuredOf(t, tc.want).Object, got.Object); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(before.Object, in.Object); diff != "" {

@@ -222,8 +222,8 @@ func (o *Options) diffOne(manifest *unstructured.Unstructured, live []*unstructu
 	// The API server defaults a StatefulSet's claim templates again after
 	// the patch; without them, the result would differ from live where
 	// the stored object never does.
-	// So does it spec.replicas of a manifest that leaves it out
-	// (merge.WithReplicasDefault).
+	// It defaults spec.replicas again too, when the manifest leaves it
+	// out (merge.WithReplicasDefault).
 	res.Result = merge.WithReplicasDefault(merge.WithClaimTemplateDefaults(res.Result))
 	item.Patch, item.Result, item.Strategy = res.Patch, res.Result, res.Strategy
 	if string(res.Patch) == "{}" {

@@ -456,9 +456,9 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 		}
 		if s.Kind == serverSideApply && movedToServerSide(before) {
 			// The object moved to server-side apply: only Apply
-			// entries record last-applied, no client-side applier, and the next kubectl apply
-			// --server-side of the team fails on the conflict, loudly.
-			// Allowed, not required.
+			// entries record last-applied, no client-side applier,
+			// and the team's next kubectl apply --server-side fails
+			// on the conflict, loudly. Allowed, not required.
 			moves = nil
 		}
 		for _, q := range moves {
