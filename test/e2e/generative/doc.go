@@ -1,7 +1,7 @@
 // Package generative proves apply-hygiene's precision with random
 // sequences of real writes: seeded sequences of kubectl commands and of the
 // writers that are not people (an autoscaler and a KEDA-like robot through
-// /scale, a Reloader-like robot, Argo CD, Flux, Helm 3 and 4, a finalizer
+// /scale, a Reloader-like robot, a Keel-like image updater, Argo CD, Flux, Helm 3 and 4, a finalizer
 // controller, kube-controller-manager's garbage collector and its
 // horizontal pod autoscaler behind kubectl autoscale, and a mesh
 // injector: a second mutating webhook that stamps every write) run

@@ -42,6 +42,9 @@ type gen struct {
 	n int
 	// queue holds the steps a writer generated to follow it.
 	queue []step
+	// handingOver is the path that the pending hand-over (kubectl apply
+	// edit-last-applied) drops from the manifest once it passed.
+	handingOver []string
 	// exemptUndo lets bob, whom no rule reviews, run half of the undos
 	// (drawn from self): in the sequences where the periodic audit fixes.
 	exemptUndo bool
@@ -103,7 +106,7 @@ func (g *gen) step() step {
 	}
 	var fit []writer
 	total := 0
-	for _, w := range slices.Concat(catalogue, moreWriters, everydayWriters) {
+	for _, w := range slices.Concat(catalogue, moreWriters, everydayWriters, handoverWriters) {
 		if w.fits == nil || w.fits(g) {
 			fit = append(fit, w)
 			total += w.weight
@@ -132,6 +135,9 @@ func (g *gen) observe(s step, passed bool) {
 		}
 		g.pending = nil
 	}
+	if s.Writer == editLastApplied && passed {
+		g.handedOver()
+	}
 	if !passed || s.Kind == hygiene {
 		return
 	}
@@ -139,6 +145,8 @@ func (g *gen) observe(s step, passed bool) {
 	case s.Kind == clientSideApply && !g.exists:
 		g.exists, g.templates, g.lastApplied = true, 1, true
 		g.envs, g.labels, g.annotations, g.paused = nil, nil, nil, false
+	case s.Writer == editLastApplied:
+		// Last-applied alone: no new pod template.
 	case s.Kind == clientSideApply || s.RewritesLastApplied:
 		g.lastApplied = true
 		g.templates++

@@ -131,6 +131,13 @@ var catalogue = []writer{
 		patch := fmt.Sprintf(`{"spec":{"template":{"metadata":{"annotations":{"reloader.stakater.com/last-reloaded-from":"configmap-%d"}}}}}`, g.next())
 		return as(robot, "patch", g.o.ref(), "--type=strategic", "--field-manager=reloader", "-p", patch)
 	}},
+	{name: "Keel-like image updater sets a newer image", weight: 2, fits: workload, make: func(g *gen) step {
+		// Keel reads the object, sets the image and writes it back with
+		// client-go under its own field manager: on the wire the change
+		// of a JSON patch.
+		patch := fmt.Sprintf(`[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"registry.example/keel:%d"}]`, g.next())
+		return as(robot, "patch", g.o.ref(), "--type=json", "--field-manager=keel", "-p", patch)
+	}},
 	{name: argoApply, weight: 2, make: func(g *gen) step {
 		s := as(argocd, "apply", "--field-manager=argocd-controller", "-f", "-")
 		s.Kind, s.Stdin = clientSideApply, encode(g.manifest)

@@ -1,0 +1,102 @@
+package generative_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// editLastApplied names the hand-over of a field with kubectl apply
+// edit-last-applied, which the model follows.
+const editLastApplied = "kubectl apply edit-last-applied (hand a field over)"
+
+// handoverWriters are the writes of kubectl's documented hand-over of a
+// field that the manifest stops managing (the replicas an autoscaler
+// takes, a label or a key another writer keeps): the person deletes the
+// field from the manifest and from last-applied with kubectl apply
+// edit-last-applied, so that the next apply leaves it alone.
+var handoverWriters = []writer{
+	{name: editLastApplied, weight: 2, fits: func(g *gen) bool { return g.lastApplied && len(g.handOverable()) > 0 }, make: (*gen).editLastApplied},
+}
+
+// editLastApplied is kubectl apply edit-last-applied whose editor deletes
+// one field of the manifest from last-applied; the person's manifest
+// loses it once the write passed (observe). One in three runs under a
+// field manager of its own (ci-deployer), which the command's
+// --field-manager allows.
+func (g *gen) editLastApplied() step {
+	paths := g.handOverable()
+	p := paths[g.rng.IntN(len(paths))]
+	s := person("apply", "edit-last-applied", g.o.ref(), "-o", "json")
+	if g.rng.IntN(3) == 0 {
+		s.Args = append(s.Args, "--field-manager=ci-deployer")
+	}
+	s.Edit, s.RewritesLastApplied = "del("+jqPath(p)+")", true
+	g.handingOver = p
+	return s
+}
+
+// handOverable lists the fields of the manifest that a hand-over may
+// take: the replicas of a scalable kind, the object's own labels and
+// annotations, a ConfigMap's keys. Never a selector or the pod
+// template's labels, which the object needs.
+func (g *gen) handOverable() [][]string {
+	var out [][]string
+	spec, _ := g.manifest["spec"].(map[string]any)
+	if _, ok := spec["replicas"]; ok && scalable(g) {
+		out = append(out, []string{"spec", "replicas"})
+	}
+	meta, _ := g.manifest["metadata"].(map[string]any)
+	for _, field := range []string{"labels", "annotations"} {
+		out = append(out, keysAt(meta, field)...)
+	}
+	if g.o.kind == "ConfigMap" {
+		out = append(out, keysAt(g.manifest, "data")...)
+	}
+	return out
+}
+
+// keysAt lists the paths of the keys of m[field], sorted, under the
+// metadata or the top level that m is.
+func keysAt(m map[string]any, field string) [][]string {
+	inner, _ := m[field].(map[string]any)
+	var keys []string
+	for k := range inner {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var prefix []string
+	if field != "data" {
+		prefix = []string{"metadata"}
+	}
+	out := make([][]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, slices.Concat(prefix, []string{field, k}))
+	}
+	return out
+}
+
+// jqPath spells a path as jq's .["a"]["b"], which takes any key (a
+// label's dots and slashes included).
+func jqPath(p []string) string {
+	var b strings.Builder
+	b.WriteString(".")
+	for _, k := range p {
+		fmt.Fprintf(&b, "[%s]", quoted(k))
+	}
+	return b.String()
+}
+
+// handedOver drops the field of the passed hand-over from the manifest.
+func (g *gen) handedOver() {
+	p := g.handingOver
+	g.handingOver = nil
+	if len(p) == 0 {
+		return
+	}
+	m := g.manifest
+	for _, k := range p[:len(p)-1] {
+		m, _ = m[k].(map[string]any)
+	}
+	delete(m, p[len(p)-1])
+}
