@@ -167,3 +167,28 @@ func TestScaledThenClamped(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordForgetsADeletedAutoscaler holds the model to the autoscaler
+// that kubectl delete hpa removed, whoever reviews the namespace
+// (generative seed 281159, sequence 003: the model of a namespace the
+// webhook ignores kept it and waited 45 s for its clamp).
+func TestRecordForgetsADeletedAutoscaler(t *testing.T) {
+	obj := map[string]any{"metadata": map[string]any{"name": "web"}, "spec": map[string]any{"replicas": 5.0}}
+	tests := map[string]struct {
+		s    step
+		kept bool
+	}{
+		"kubectl delete hpa":                         {s: person("delete", "horizontalpodautoscaler/web")},
+		"kubectl delete of another object":           {s: person("delete", "configmap/web"), kept: true},
+		"kubectl scale, which the autoscaler clamps": {s: person("scale", "deployment/web", "--replicas=5"), kept: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{t: t, hpa: &autoscaler{min: 2, max: 3}, fields: map[string]setField{}}
+			r.record(tc.s, obj, obj)
+			if got := r.hpa != nil; got != tc.kept {
+				t.Fatalf("autoscaler kept = %v, want %v", got, tc.kept)
+			}
+		})
+	}
+}

@@ -393,9 +393,6 @@ func (r *runner) run(i int, s step) bool {
 		r.judgeFailure(i, s, before)
 	}
 	r.judgePrune(i, s, res, before, after)
-	if judged {
-		r.judgeAutoscale(s, res, before)
-	}
 	passed := res.ExitCode == 0
 	if passed {
 		r.record(s, before, after)
@@ -507,8 +504,10 @@ func (r *runner) unattributedByPeople() []fieldPath {
 	return r.fieldsWhere(func(f setField) bool { return f.person && f.unattributed && !f.applied })
 }
 
-// record updates who set which field after step s passed.
+// record updates who set which field after step s passed, and whether
+// an autoscaler is left.
 func (r *runner) record(s step, before, after map[string]any) {
+	r.forgetDeletedAutoscaler(s)
 	r.keepUnchangedSaves(before, after)
 	switch {
 	case s.Kind == clientSideApply || s.Kind == serverSideApply:
