@@ -1,0 +1,42 @@
+package generative_test
+
+import "github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+
+// recordedWithLastApplied reports whether q has an owner in obj's
+// managedFields and every entry that owns it also owns last-applied: to
+// any reader of the object the field is that record's, a manifest's.
+// kubectl rollout undo and kubectl apply set-last-applied send no field
+// manager, so the API server names both after the client (kubectl), one
+// Update entry: once a person recorded last-applied that way, what an
+// undo restored under the same name reads as the record's (generative
+// seed 37964, sequence 001: the Reloader stamp that bob's undo brought
+// back after alice's set-last-applied, left unreported at her next
+// apply, as every applier's field is).
+func recordedWithLastApplied(obj map[string]any, q fieldPath) bool {
+	record := framework.Path("metadata", "annotations").Key(lastAppliedKey).String()
+	mfs, _ := framework.Path("metadata", "managedFields").Lookup(obj)
+	list, _ := mfs.([]any)
+	owners := 0
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		fields, _ := m["fieldsV1"].(map[string]any)
+		owned := map[string]bool{}
+		ownedPaths(framework.Path(), fields, owned)
+		if !owned[q.String()] {
+			continue
+		}
+		if !owned[record] {
+			return false
+		}
+		owners++
+	}
+	return owners > 0
+}
+
+// undoneUnderTheRecord reports whether q is a field an undo restored
+// that before's managedFields give to the entry recording last-applied
+// (recordedWithLastApplied): its orphaned-field finding is allowed, never
+// required.
+func (r *runner) undoneUnderTheRecord(q fieldPath, before map[string]any) bool {
+	return r.fields[q.String()].undo && recordedWithLastApplied(before, q)
+}
