@@ -8,54 +8,124 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
+// recordedManifest is the manifest that kubectl apply set-last-applied
+// recorded and the next apply sends: image nginx:1, no template
+// annotation.
+const recordedManifest = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"frontend","labels":{"app":"frontend"}},` +
+	`"spec":{"selector":{"matchLabels":{"app":"frontend"}},"template":{"spec":{"containers":[{"name":"web","image":"nginx:1"}]}}}}`
+
 // An undo's field that managedFields give only to entries recording
 // last-applied (kubectl rollout undo and kubectl apply set-last-applied
 // share the entry named kubectl) reads as the record's: an apply that
-// leaves it orphaned may say so, and need not. Owned by any other entry
-// too, or set by anything but an undo, it must be reported.
+// leaves it orphaned, or sets it back, may say so and need not. Owned by
+// any other entry too, or set by anything but an undo, it must be
+// reported.
 func TestJudgeApplyOfAnUndoUnderTheRecord(t *testing.T) {
 	const stamp = "reloader.stakater.com/last-reloaded-from"
-	q := framework.Path("spec", "template", "metadata", "annotations").Key(stamp)
-	live := `{"metadata":{"name":"frontend","labels":{"app":"frontend","gen.example.com/prune-set":"gen"}},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"frontend"}},` +
-		`"template":{"metadata":{"annotations":{"` + stamp + `":"configmap-1"}}}}}`
+	annotation := framework.Path("spec", "template", "metadata", "annotations").Key(stamp)
+	image := framework.Path("spec", "template", "spec", "containers").Named("web").Key("image")
+	object := func(restored string) string {
+		return `{"metadata":{"name":"frontend","labels":{"app":"frontend"}},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"frontend"}},"template":` + restored + `}}`
+	}
+	stamped := object(`{"metadata":{"annotations":{"` + stamp + `":"configmap-1"}},"spec":{"containers":[{"name":"web","image":"nginx:1"}]}}`)
+	undone := object(`{"spec":{"containers":[{"name":"web","image":"registry.example/set:7"}]}}`)
+	applied := object(`{"spec":{"containers":[{"name":"web","image":"nginx:1"}]}}`)
 	record := map[string]any{"f:metadata": map[string]any{"f:annotations": map[string]any{"f:" + lastAppliedKey: map[string]any{}}}}
-	restored := map[string]any{"f:spec": map[string]any{"f:template": map[string]any{"f:metadata": map[string]any{"f:annotations": map[string]any{"f:" + stamp: map[string]any{}}}}}}
-	both := map[string]any{"f:metadata": record["f:metadata"], "f:spec": restored["f:spec"]}
-	entry := func(manager string, fields map[string]any) any {
+	owning := func(q fieldPath) map[string]any {
+		if q.String() == image.String() {
+			return map[string]any{"f:spec": map[string]any{"f:template": map[string]any{"f:spec": map[string]any{"f:containers": map[string]any{
+				`k:{"name":"web"}`: map[string]any{"f:image": map[string]any{}}}}}}}
+		}
+		return map[string]any{"f:spec": map[string]any{"f:template": map[string]any{"f:metadata": map[string]any{"f:annotations": map[string]any{"f:" + stamp: map[string]any{}}}}}}
+	}
+	entry := func(manager string, sets ...map[string]any) any {
+		fields := map[string]any{}
+		for _, set := range sets {
+			for k, v := range set {
+				fields[k] = v
+			}
+		}
 		return map[string]any{"manager": manager, "operation": "Update", "fieldsV1": fields}
 	}
-	orphan := framework.Reported{Finding: framework.Finding{Action: framework.Warn, Rule: "orphaned-field", Path: q.String()},
-		Line: "Warning: [orphaned-field] Deployment demo/frontend: " + q.String() + " is in neither your manifest nor last-applied, so kubectl apply will never remove it."}
-	miss := []string{"orphaned-field-reported expected [orphaned-field] " + q.String()}
+	reported := func(rule string, q fieldPath) []framework.Reported {
+		return []framework.Reported{{Finding: framework.Finding{Action: framework.Warn, Rule: rule, Path: q.String()},
+			Line: "Warning: [" + rule + "] Deployment demo/frontend: " + q.String()}}
+	}
 	tests := map[string]struct {
-		entries []any
-		undo    bool
-		got     []framework.Reported
-		want    []string
+		rule          string
+		q             fieldPath
+		before, after string
+		entries       func(q fieldPath) []any
+		undo          bool
+		got           []framework.Reported
+		// missed: the check fails for want of the finding.
+		missed bool
 	}{
-		"an undo's field under the record's entry, silent": {entries: []any{entry("kubectl", both)}, undo: true},
-		"an undo's field under the record's entry, warned": {entries: []any{entry("kubectl", both)}, undo: true, got: []framework.Reported{orphan}},
-		"an undo's field, the record another entry's, silent": {
-			entries: []any{entry("kubectl", restored), entry("kubectl-client-side-apply", record)}, undo: true, want: miss,
+		"an undo's orphan under the record's entry, silent": {
+			rule: "orphaned-field", q: annotation, before: stamped, after: stamped, undo: true,
+			entries: func(q fieldPath) []any { return []any{entry("kubectl", record, owning(q))} },
 		},
-		"an undo's field owned by the record's entry and another, silent": {
-			entries: []any{entry("kubectl", both), entry("reloader", restored)}, undo: true, want: miss,
+		"an undo's orphan under the record's entry, warned": {
+			rule: "orphaned-field", q: annotation, before: stamped, after: stamped, undo: true, got: reported("orphaned-field", annotation),
+			entries: func(q fieldPath) []any { return []any{entry("kubectl", record, owning(q))} },
 		},
-		"a patch's field under the record's entry, silent": {entries: []any{entry("kubectl", both)}, want: miss},
+		"an undo's orphan, the record another entry's, silent": {
+			rule: "orphaned-field", q: annotation, before: stamped, after: stamped, undo: true,
+			entries: func(q fieldPath) []any {
+				return []any{entry("kubectl", owning(q)), entry("kubectl-client-side-apply", record)}
+			},
+			missed: true,
+		},
+		"an undo's orphan owned by the record's entry and another, silent": {
+			rule: "orphaned-field", q: annotation, before: stamped, after: stamped, undo: true,
+			entries: func(q fieldPath) []any {
+				return []any{entry("kubectl", record, owning(q)), entry("reloader", owning(q))}
+			},
+			missed: true,
+		},
+		"a patch's orphan under the record's entry, silent": {
+			rule: "orphaned-field", q: annotation, before: stamped, after: stamped,
+			entries: func(q fieldPath) []any { return []any{entry("kubectl", record, owning(q))} },
+			missed:  true,
+		},
+		"an undo's value set back, under the record's entry, silent": {
+			rule: "apply-reverts-drift", q: image, before: undone, after: applied, undo: true,
+			entries: func(q fieldPath) []any { return []any{entry("kubectl", record, owning(q))} },
+		},
+		"an undo's value set back, under the record's entry, warned": {
+			rule: "apply-reverts-drift", q: image, before: undone, after: applied, undo: true, got: reported("apply-reverts-drift", image),
+			entries: func(q fieldPath) []any { return []any{entry("kubectl", record, owning(q))} },
+		},
+		"an undo's value set back, the record another entry's, silent": {
+			rule: "apply-reverts-drift", q: image, before: undone, after: applied, undo: true,
+			entries: func(q fieldPath) []any {
+				return []any{entry("kubectl", owning(q)), entry("kubectl-client-side-apply", record)}
+			},
+			missed: true,
+		},
+		"a patch's value set back under the record's entry, silent": {
+			rule: "apply-reverts-drift", q: image, before: undone, after: applied,
+			entries: func(q fieldPath) []any { return []any{entry("kubectl", record, owning(q))} },
+			missed:  true,
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			r := &runner{t: t, fields: map[string]setField{q.String(): {path: q, person: true, undo: tc.undo}},
+			r := &runner{t: t, fields: map[string]setField{tc.q.String(): {path: tc.q, person: true, undo: tc.undo}},
 				restored: func(fieldPath, map[string]any) bool { return false }}
-			before := withLastApplied(t, live, unchangedManifest)
-			before["metadata"].(map[string]any)["managedFields"] = tc.entries
-			apply := step{Writer: "kubectl apply", As: alice, Kind: clientSideApply, Args: []string{"apply", "-f", "-"}, Stdin: unchangedManifest}
-			r.judgeApply(0, apply, framework.Result{Stdout: "deployment.apps/frontend configured\n"}, tc.got, before, before)
+			before := withLastApplied(t, tc.before, recordedManifest)
+			before["metadata"].(map[string]any)["managedFields"] = tc.entries(tc.q)
+			apply := step{Writer: "kubectl apply", As: alice, Kind: clientSideApply, Args: []string{"apply", "-f", "-"}, Stdin: recordedManifest}
+			r.judgeApply(0, apply, framework.Result{Stdout: "deployment.apps/frontend configured\n"}, tc.got, before, withLastApplied(t, tc.after, recordedManifest))
 			var failed []string
 			for _, f := range r.failures {
 				failed = append(failed, f.check+" "+f.detail)
 			}
-			if diff := cmp.Diff(tc.want, failed); diff != "" {
+			var want []string
+			if tc.missed {
+				want = []string{tc.rule + "-reported expected [" + tc.rule + "] " + tc.q.String()}
+			}
+			if diff := cmp.Diff(want, failed); diff != "" {
 				t.Errorf("failed checks (-want +got):\n%s", diff)
 			}
 		})

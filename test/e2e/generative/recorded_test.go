@@ -35,8 +35,10 @@ func recordedWithLastApplied(obj map[string]any, q fieldPath) bool {
 
 // undoneUnderTheRecord reports whether q is a field an undo restored
 // that before's managedFields give to the entry recording last-applied
-// (recordedWithLastApplied): its orphaned-field finding is allowed, never
-// required.
+// (recordedWithLastApplied): an apply's orphaned-field or
+// apply-reverts-drift finding of it is allowed, never required (seed
+// 281159, sequence 017: kubectl 1.27's undo restored an image, its
+// set-last-applied recorded another, and the next apply set it back).
 func (r *runner) undoneUnderTheRecord(q fieldPath, before map[string]any) bool {
 	return r.fields[q.String()].undo && recordedWithLastApplied(before, q)
 }
