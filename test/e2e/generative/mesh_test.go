@@ -199,11 +199,8 @@ func (r *runner) recordMesh(before, after map[string]any) {
 // finding of it is then allowed, not required (soak seed 271126, sequence
 // 016: Argo CD's server-side apply that changed nothing).
 func meshOwnedByUndo(obj map[string]any) bool {
-	entries, _ := framework.Path("metadata", "managedFields").Lookup(obj)
-	list, _ := entries.([]any)
 	owners := 0
-	for _, e := range list {
-		m, _ := e.(map[string]any)
+	for _, m := range entriesOf(obj) {
 		fields, _ := m["fieldsV1"].(map[string]any)
 		meta, _ := fields["f:metadata"].(map[string]any)
 		annotations, _ := meta["f:annotations"].(map[string]any)

@@ -51,70 +51,63 @@ func TestJudgeApplyOfAnUndoUnderTheRecord(t *testing.T) {
 		return []framework.Reported{{Finding: framework.Finding{Action: framework.Warn, Rule: rule, Path: q.String()},
 			Line: "Warning: [" + rule + "] Deployment demo/frontend: " + q.String()}}
 	}
-	tests := map[string]struct {
+	// Each rule's field, and who owns it.
+	rules := []struct {
 		rule          string
 		q             fieldPath
 		before, after string
-		entries       func(q fieldPath) []any
-		undo          bool
-		got           []framework.Reported
+	}{
+		{rule: "orphaned-field", q: annotation, before: stamped, after: stamped},
+		{rule: "apply-reverts-drift", q: image, before: undone, after: applied},
+	}
+	owners := []struct {
+		name    string
+		entries func(q fieldPath) []any
+		undo    bool
+		warned  bool
 		// missed: the check fails for want of the finding.
 		missed bool
 	}{
-		"an undo's orphan under the record's entry, silent": {
-			rule: "orphaned-field", q: annotation, before: stamped, after: stamped, undo: true,
-			entries: func(q fieldPath) []any { return []any{entry("kubectl", record, owning(q))} },
-		},
-		"an undo's orphan under the record's entry, warned": {
-			rule: "orphaned-field", q: annotation, before: stamped, after: stamped, undo: true, got: reported("orphaned-field", annotation),
-			entries: func(q fieldPath) []any { return []any{entry("kubectl", record, owning(q))} },
-		},
-		"an undo's orphan, the record another entry's, silent": {
-			rule: "orphaned-field", q: annotation, before: stamped, after: stamped, undo: true,
+		{name: "an undo's field under the record's entry, silent", undo: true,
+			entries: func(q fieldPath) []any { return []any{entry("kubectl", record, owning(q))} }},
+		{name: "an undo's field under the record's entry, warned", undo: true, warned: true,
+			entries: func(q fieldPath) []any { return []any{entry("kubectl", record, owning(q))} }},
+		{name: "an undo's field, the record another entry's, silent", undo: true, missed: true,
 			entries: func(q fieldPath) []any {
 				return []any{entry("kubectl", owning(q)), entry("kubectl-client-side-apply", record)}
-			},
-			missed: true,
-		},
-		"an undo's orphan owned by the record's entry and another, silent": {
-			rule: "orphaned-field", q: annotation, before: stamped, after: stamped, undo: true,
+			}},
+		{name: "an undo's field owned by the record's entry and another, silent", undo: true, missed: true,
 			entries: func(q fieldPath) []any {
 				return []any{entry("kubectl", record, owning(q)), entry("reloader", owning(q))}
-			},
-			missed: true,
-		},
-		"a patch's orphan under the record's entry, silent": {
-			rule: "orphaned-field", q: annotation, before: stamped, after: stamped,
-			entries: func(q fieldPath) []any { return []any{entry("kubectl", record, owning(q))} },
-			missed:  true,
-		},
-		"an undo's value set back, under the record's entry, silent": {
-			rule: "apply-reverts-drift", q: image, before: undone, after: applied, undo: true,
-			entries: func(q fieldPath) []any { return []any{entry("kubectl", record, owning(q))} },
-		},
-		"an undo's value set back, under the record's entry, warned": {
-			rule: "apply-reverts-drift", q: image, before: undone, after: applied, undo: true, got: reported("apply-reverts-drift", image),
-			entries: func(q fieldPath) []any { return []any{entry("kubectl", record, owning(q))} },
-		},
-		"an undo's value set back, the record another entry's, silent": {
-			rule: "apply-reverts-drift", q: image, before: undone, after: applied, undo: true,
-			entries: func(q fieldPath) []any {
-				return []any{entry("kubectl", owning(q)), entry("kubectl-client-side-apply", record)}
-			},
-			missed: true,
-		},
-		"a patch's value set back under the record's entry, silent": {
-			rule: "apply-reverts-drift", q: image, before: undone, after: applied,
-			entries: func(q fieldPath) []any { return []any{entry("kubectl", record, owning(q))} },
-			missed:  true,
-		},
+			}},
+		{name: "a patch's field under the record's entry, silent", missed: true,
+			entries: func(q fieldPath) []any { return []any{entry("kubectl", record, owning(q))} }},
+	}
+	type row struct {
+		rule          string
+		q             fieldPath
+		before, after string
+		entries       []any
+		undo          bool
+		got           []framework.Reported
+		missed        bool
+	}
+	tests := map[string]row{}
+	for _, rl := range rules {
+		for _, o := range owners {
+			tc := row{rule: rl.rule, q: rl.q, before: rl.before, after: rl.after, entries: o.entries(rl.q), undo: o.undo, missed: o.missed}
+			if o.warned {
+				tc.got = reported(rl.rule, rl.q)
+			}
+			tests[rl.rule+": "+o.name] = tc
+		}
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			r := &runner{t: t, fields: map[string]setField{tc.q.String(): {path: tc.q, person: true, undo: tc.undo}},
 				restored: func(fieldPath, map[string]any) bool { return false }}
 			before := withLastApplied(t, tc.before, recordedManifest)
-			before["metadata"].(map[string]any)["managedFields"] = tc.entries(tc.q)
+			before["metadata"].(map[string]any)["managedFields"] = tc.entries
 			apply := step{Writer: "kubectl apply", As: alice, Kind: clientSideApply, Args: []string{"apply", "-f", "-"}, Stdin: recordedManifest}
 			r.judgeApply(0, apply, framework.Result{Stdout: "deployment.apps/frontend configured\n"}, tc.got, before, withLastApplied(t, tc.after, recordedManifest))
 			var failed []string

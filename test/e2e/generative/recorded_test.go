@@ -14,11 +14,8 @@ import "github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 // apply, as every applier's field is).
 func recordedWithLastApplied(obj map[string]any, q fieldPath) bool {
 	record := framework.Path("metadata", "annotations").Key(lastAppliedKey).String()
-	mfs, _ := framework.Path("metadata", "managedFields").Lookup(obj)
-	list, _ := mfs.([]any)
 	owners := 0
-	for _, e := range list {
-		m, _ := e.(map[string]any)
+	for _, m := range entriesOf(obj) {
 		fields, _ := m["fieldsV1"].(map[string]any)
 		owned := map[string]bool{}
 		ownedPaths(framework.Path(), fields, owned)

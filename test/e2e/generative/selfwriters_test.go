@@ -206,11 +206,8 @@ func appliedBy(obj map[string]any, manager string) map[string]bool {
 // ownedBy are the paths that the entries of obj own whose manager and
 // operation match.
 func ownedBy(obj map[string]any, match func(manager, operation string) bool) map[string]bool {
-	mfs, _ := framework.Path("metadata", "managedFields").Lookup(obj)
-	list, _ := mfs.([]any)
 	out := map[string]bool{}
-	for _, e := range list {
-		m, _ := e.(map[string]any)
+	for _, m := range entriesOf(obj) {
 		manager, _ := m["manager"].(string)
 		operation, _ := m["operation"].(string)
 		if !match(manager, operation) {
@@ -218,6 +215,19 @@ func ownedBy(obj map[string]any, match func(manager, operation string) bool) map
 		}
 		fields, _ := m["fieldsV1"].(map[string]any)
 		ownedPaths(framework.Path(), fields, out)
+	}
+	return out
+}
+
+// entriesOf are the entries of obj's managedFields, decoded.
+func entriesOf(obj map[string]any) []map[string]any {
+	mfs, _ := framework.Path("metadata", "managedFields").Lookup(obj)
+	list, _ := mfs.([]any)
+	out := make([]map[string]any, 0, len(list))
+	for _, e := range list {
+		if m, ok := e.(map[string]any); ok {
+			out = append(out, m)
+		}
 	}
 	return out
 }
