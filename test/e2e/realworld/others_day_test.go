@@ -139,8 +139,21 @@ func crdsByKind(others []workload) map[string]string {
 	return out
 }
 
+// customResourcesByCRD maps the name of each CRD of the corpus to the
+// objects of its custom kinds (crds: crdsByKind).
+func customResourcesByCRD(others []workload, crds map[string]string) map[string][]workload {
+	out := map[string][]workload{}
+	for _, o := range others {
+		if crd, ok := crds[o.apiVersion+" "+o.kind]; ok {
+			out[crd] = append(out[crd], o)
+		}
+	}
+	return out
+}
+
 // waitEstablished waits until the CRD named name exists and is
-// Established: its own day creates it, in parallel.
+// Established: its own day, which the custom resource's follows, created
+// it a moment before.
 func waitEstablished(t *testing.T, f *framework.Framework, name string) {
 	t.Helper()
 	framework.Eventually(t, 2*time.Minute, "CRD "+name+" to be established", func(ctx context.Context) (bool, error) {
