@@ -2,8 +2,11 @@ package generative_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
 
 // editLastApplied names the hand-over of a field with kubectl apply
@@ -42,36 +45,24 @@ func (g *gen) editLastApplied() step {
 // template's labels, which the object needs.
 func (g *gen) handOverable() [][]string {
 	var out [][]string
-	spec, _ := g.manifest["spec"].(map[string]any)
-	if _, ok := spec["replicas"]; ok && scalable(g) {
+	if _, ok := framework.ReplicasPath.Lookup(g.manifest); ok && scalable(g) {
 		out = append(out, []string{"spec", "replicas"})
 	}
-	meta, _ := g.manifest["metadata"].(map[string]any)
-	for _, field := range []string{"labels", "annotations"} {
-		out = append(out, keysAt(meta, field)...)
-	}
+	out = append(out, keysAt(g.manifest, "metadata", "labels")...)
+	out = append(out, keysAt(g.manifest, "metadata", "annotations")...)
 	if g.o.kind == "ConfigMap" {
 		out = append(out, keysAt(g.manifest, "data")...)
 	}
 	return out
 }
 
-// keysAt lists the paths of the keys of m[field], sorted, under the
-// metadata or the top level that m is.
-func keysAt(m map[string]any, field string) [][]string {
-	inner, _ := m[field].(map[string]any)
-	var keys []string
-	for k := range inner {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var prefix []string
-	if field != "data" {
-		prefix = []string{"metadata"}
-	}
-	out := make([][]string, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, slices.Concat(prefix, []string{field, k}))
+// keysAt lists the paths of the keys of the map at path in m, sorted.
+func keysAt(m map[string]any, path ...string) [][]string {
+	v, _ := framework.Path(path...).Lookup(m)
+	inner, _ := v.(map[string]any)
+	out := make([][]string, 0, len(inner))
+	for _, k := range slices.Sorted(maps.Keys(inner)) {
+		out = append(out, append(slices.Clone(path), k))
 	}
 	return out
 }
@@ -89,14 +80,6 @@ func jqPath(p []string) string {
 
 // handedOver drops the field of the passed hand-over from the manifest.
 func (g *gen) handedOver() {
-	p := g.handingOver
+	framework.Path(g.handingOver...).Delete(g.manifest)
 	g.handingOver = nil
-	if len(p) == 0 {
-		return
-	}
-	m := g.manifest
-	for _, k := range p[:len(p)-1] {
-		m, _ = m[k].(map[string]any)
-	}
-	delete(m, p[len(p)-1])
 }
