@@ -83,44 +83,31 @@ func TestJudgeApplyOfAnUndoUnderTheRecord(t *testing.T) {
 		{name: "a patch's field under the record's entry, silent", missed: true,
 			entries: func(q fieldPath) []any { return []any{entry("kubectl", record, owning(q))} }},
 	}
-	type row struct {
-		rule          string
-		q             fieldPath
-		before, after string
-		entries       []any
-		undo          bool
-		got           []framework.Reported
-		missed        bool
-	}
-	tests := map[string]row{}
 	for _, rl := range rules {
 		for _, o := range owners {
-			tc := row{rule: rl.rule, q: rl.q, before: rl.before, after: rl.after, entries: o.entries(rl.q), undo: o.undo, missed: o.missed}
-			if o.warned {
-				tc.got = reported(rl.rule, rl.q)
-			}
-			tests[rl.rule+": "+o.name] = tc
+			t.Run(rl.rule+": "+o.name, func(t *testing.T) {
+				r := &runner{t: t, fields: map[string]setField{rl.q.String(): {path: rl.q, person: true, undo: o.undo}},
+					restored: func(fieldPath, map[string]any) bool { return false }}
+				before := withLastApplied(t, rl.before, recordedManifest)
+				before["metadata"].(map[string]any)["managedFields"] = o.entries(rl.q)
+				var got []framework.Reported
+				if o.warned {
+					got = reported(rl.rule, rl.q)
+				}
+				apply := step{Writer: "kubectl apply", As: alice, Kind: clientSideApply, Args: []string{"apply", "-f", "-"}, Stdin: recordedManifest}
+				r.judgeApply(0, apply, framework.Result{Stdout: "deployment.apps/frontend configured\n"}, got, before, withLastApplied(t, rl.after, recordedManifest))
+				var failed []string
+				for _, f := range r.failures {
+					failed = append(failed, f.check+" "+f.detail)
+				}
+				var want []string
+				if o.missed {
+					want = []string{rl.rule + "-reported expected [" + rl.rule + "] " + rl.q.String()}
+				}
+				if diff := cmp.Diff(want, failed); diff != "" {
+					t.Errorf("failed checks (-want +got):\n%s", diff)
+				}
+			})
 		}
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			r := &runner{t: t, fields: map[string]setField{tc.q.String(): {path: tc.q, person: true, undo: tc.undo}},
-				restored: func(fieldPath, map[string]any) bool { return false }}
-			before := withLastApplied(t, tc.before, recordedManifest)
-			before["metadata"].(map[string]any)["managedFields"] = tc.entries
-			apply := step{Writer: "kubectl apply", As: alice, Kind: clientSideApply, Args: []string{"apply", "-f", "-"}, Stdin: recordedManifest}
-			r.judgeApply(0, apply, framework.Result{Stdout: "deployment.apps/frontend configured\n"}, tc.got, before, withLastApplied(t, tc.after, recordedManifest))
-			var failed []string
-			for _, f := range r.failures {
-				failed = append(failed, f.check+" "+f.detail)
-			}
-			var want []string
-			if tc.missed {
-				want = []string{tc.rule + "-reported expected [" + tc.rule + "] " + tc.q.String()}
-			}
-			if diff := cmp.Diff(want, failed); diff != "" {
-				t.Errorf("failed checks (-want +got):\n%s", diff)
-			}
-		})
 	}
 }
