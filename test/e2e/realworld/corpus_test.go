@@ -79,6 +79,10 @@ func (w workload) urlPath(ns string) string {
 // ref names the workload for kubectl: "deployment/name".
 func (w workload) ref() string { return strings.ToLower(w.kind) + "/" + w.name }
 
+// kindKey is the object's "apiVersion Kind", the key of otherKinds and
+// of crdsByKind's map.
+func (w workload) kindKey() string { return w.apiVersion + " " + w.kind }
+
 // id names the workload in reports and subtest names:
 // "project/file.yaml/Kind/name".
 func (w workload) id() string {

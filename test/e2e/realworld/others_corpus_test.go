@@ -181,7 +181,7 @@ func kindCounts(kinds map[string]int) string {
 // extra kinds the chart is installed with, scoped as it is.
 func TestExtraKindValues(t *testing.T) {
 	for _, o := range loadOthers(t) {
-		if k, builtin := otherKinds[o.apiVersion+" "+o.kind]; builtin && k.plural != "customresourcedefinitions" {
+		if k, builtin := otherKinds[o.kindKey()]; builtin && k.plural != "customresourcedefinitions" {
 			continue
 		}
 		group, version, _ := strings.Cut(o.apiVersion, "/")

@@ -49,7 +49,7 @@ func otherLife(t *testing.T, w workload, crds map[string]string, lg *ledger, p *
 	lg.started(w)
 	l := &life{t: t, f: framework.New(t), w: w, ledger: lg, manifest: runtime.DeepCopyJSON(w.manifest)}
 	l.predict = func(step string, manifest []byte) func(framework.Result) { return l.predictWith(p, step, manifest) }
-	if crd, ok := crds[w.apiVersion+" "+w.kind]; ok {
+	if crd, ok := crds[w.kindKey()]; ok {
 		waitEstablished(t, l.f, crd)
 	}
 	for _, s := range otherDay {
@@ -144,7 +144,7 @@ func crdsByKind(others []workload) map[string]string {
 func customResourcesByCRD(others []workload, crds map[string]string) map[string][]workload {
 	out := map[string][]workload{}
 	for _, o := range others {
-		if crd, ok := crds[o.apiVersion+" "+o.kind]; ok {
+		if crd, ok := crds[o.kindKey()]; ok {
 			out[crd] = append(out[crd], o)
 		}
 	}

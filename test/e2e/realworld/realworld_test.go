@@ -34,7 +34,7 @@ func TestRealWorld(t *testing.T) {
 		// foos.samplecontroller.k8s.io).
 		custom := customResourcesByCRD(others, crds)
 		for _, o := range others {
-			if _, ok := crds[o.apiVersion+" "+o.kind]; ok {
+			if _, ok := crds[o.kindKey()]; ok {
 				continue
 			}
 			t.Run(o.id(), func(t *testing.T) {
