@@ -31,6 +31,33 @@ const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 var WebhookFailure = regexp.MustCompile(`Internal error occurred: failed calling webhook "(mutate|validate)\.apply-hygiene\.io": ` +
 	`failed to call webhook: Post "https://[^/"]+/(mutate|validate)\?timeout=\d+s": (.*)$`)
 
+// cutOffInFlight matches the causes the API server's HTTP client gives
+// for a call the server's end cut off mid-request (a SIGKILL, an OOM
+// kill, a lost node): the connection's read or write failed, or the
+// client had closed the connection (its read loop saw it die) while the
+// request was still being written.
+var cutOffInFlight = regexp.MustCompile(`^(unexpected EOF|EOF|http2: client connection lost|http2: client connection force closed via ClientConn\.Close|` +
+	`read tcp [0-9.:]+->[0-9.:]+: read: connection reset by peer|write tcp [0-9.:]+->[0-9.:]+: write: (broken pipe|connection reset by peer)|` +
+	`use of closed network connection)$`)
+
+// WebhookCallCause returns the cause kubectl printed, at the end of
+// stderr, for a write the API server could not call apply-hygiene for
+// (WebhookFailure), and whether there was one.
+func WebhookCallCause(stderr string) (string, bool) {
+	lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+	m := WebhookFailure.FindStringSubmatch(lines[len(lines)-1])
+	if m == nil {
+		return "", false
+	}
+	return m[3], true
+}
+
+// CutOffInFlight reports whether cause (WebhookCallCause) says the call
+// was cut off mid-request by the server's end.
+func CutOffInFlight(cause string) bool {
+	return cutOffInFlight.MatchString(cause)
+}
+
 // LoadDeployment is the manifest of a load client's Deployment at
 // generation gen: each generation has a new image.
 func LoadDeployment(name string, gen int) string {

@@ -2,8 +2,6 @@ package ha_test
 
 import (
 	"context"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -13,9 +11,6 @@ import (
 
 // cutOff are the causes of a call that a SIGKILL cut off mid-request: the
 // connection ended before the answer came.
-var cutOff = regexp.MustCompile(`^(unexpected EOF|EOF|http2: client connection lost|http2: client connection force closed via ClientConn\.Close|` +
-	`read tcp [0-9.:]+->[0-9.:]+: read: connection reset by peer|write tcp [0-9.:]+->[0-9.:]+: write: (broken pipe|connection reset by peer))$`)
-
 // A replica killed with SIGKILL (a crash, an OOM kill, a node lost), one
 // at a time while 8 clients apply with failurePolicy Fail: the load
 // balancer stops sending it connections and the API server's next calls
@@ -100,9 +95,7 @@ func checkKills(t *testing.T, w *devenv.Webhook, kills []time.Time, stats devenv
 // cutOffByAKill reports whether fa failed because its webhook call was cut
 // off mid-request while a kill happened during the apply.
 func cutOffByAKill(fa framework.FailedApply, kills []time.Time) bool {
-	lines := strings.Split(strings.TrimRight(fa.Stderr, "\n"), "\n")
-	m := framework.WebhookFailure.FindStringSubmatch(lines[len(lines)-1])
-	if m == nil || !cutOff.MatchString(m[3]) {
+	if cause, ok := framework.WebhookCallCause(fa.Stderr); !ok || !framework.CutOffInFlight(cause) {
 		return false
 	}
 	for _, k := range kills {

@@ -165,25 +165,22 @@ func installForHA(t *testing.T, admin framework.Kubectl) {
 	}
 }
 
-// cutOff are the causes of a call to a killed container: cut off in
-// flight, or dialed at its Pod's IP before its endpoint was taken out
-// (the kubelet sees the exit, then the EndpointSlice changes).
-var cutOff = regexp.MustCompile(`^(unexpected EOF|EOF|http2: client connection lost|` +
-	`read tcp [0-9.:]+->[0-9.:]+: read: connection reset by peer|write tcp [0-9.:]+->[0-9.:]+: write: (broken pipe|connection reset by peer)|` +
-	`dial tcp [0-9.]+:9443: connect: connection refused)$`)
+// dialRefused is the cause of a call dialed at a killed container's Pod
+// IP before its endpoint was taken out (the kubelet sees the exit, then
+// the EndpointSlice changes).
+var dialRefused = regexp.MustCompile(`^dial tcp [0-9.]+:9443: connect: connection refused$`)
 
 // cutOffByAKill reports whether fa failed because its webhook call went
-// to a killed container (cutOff) while the kill's window, from the kill to
+// to a killed container (framework.CutOffInFlight, dialRefused) while the kill's window, from the kill to
 // both replicas ready again, overlapped the apply; and the cause.
 func cutOffByAKill(fa framework.FailedApply, ds []disruption) (string, bool) {
-	lines := strings.Split(strings.TrimRight(fa.Stderr, "\n"), "\n")
-	m := framework.WebhookFailure.FindStringSubmatch(lines[len(lines)-1])
-	if m == nil || !cutOff.MatchString(m[3]) {
+	cause, ok := framework.WebhookCallCause(fa.Stderr)
+	if !ok || !(framework.CutOffInFlight(cause) || dialRefused.MatchString(cause)) {
 		return "", false
 	}
 	for _, d := range ds {
 		if d.kill && !fa.End.Before(d.start) && !fa.Start.After(d.end) {
-			return m[3], true
+			return cause, true
 		}
 	}
 	return "", false
