@@ -175,7 +175,8 @@ var dialRefused = regexp.MustCompile(`^dial tcp [0-9.]+:9443: connect: connectio
 // both replicas ready again, overlapped the apply; and the cause.
 func cutOffByAKill(fa framework.FailedApply, ds []disruption) (string, bool) {
 	cause, ok := framework.WebhookCallCause(fa.Stderr)
-	if !ok || !(framework.CutOffInFlight(cause) || dialRefused.MatchString(cause)) {
+	killed := ok && (framework.CutOffInFlight(cause) || dialRefused.MatchString(cause))
+	if !killed {
 		return "", false
 	}
 	for _, d := range ds {
