@@ -42,9 +42,13 @@ type gen struct {
 	n int
 	// queue holds the steps a writer generated to follow it.
 	queue []step
-	// handingOver is the path that the pending hand-over (kubectl apply
-	// edit-last-applied) drops from the manifest once it passed.
-	handingOver []string
+	// handingOver are the paths that the pending hand-over (kubectl
+	// apply edit-last-applied, kubectl hygiene handover) drops from the
+	// manifest once it passed.
+	handingOver [][]string
+	// offer is the hand-over that the last step's denial printed, if
+	// any (the runner's).
+	offer *handoverOffer
 	// exemptUndo lets bob, whom no rule reviews, run half of the undos
 	// (drawn from self): in the sequences where the periodic audit fixes.
 	exemptUndo bool
@@ -135,8 +139,11 @@ func (g *gen) observe(s step, passed bool) {
 		}
 		g.pending = nil
 	}
-	if s.Writer == editLastApplied && passed {
-		g.handedOver()
+	if s.Writer == editLastApplied || s.Kind == handover {
+		if passed {
+			g.handedOver()
+		}
+		g.handingOver = nil
 	}
 	if !passed || s.Kind == hygiene {
 		return
@@ -145,7 +152,7 @@ func (g *gen) observe(s step, passed bool) {
 	case s.Kind == clientSideApply && !g.exists:
 		g.exists, g.templates, g.lastApplied = true, 1, true
 		g.envs, g.labels, g.annotations, g.paused = nil, nil, nil, false
-	case s.Writer == editLastApplied:
+	case s.Writer == editLastApplied || s.Kind == handover:
 		// Last-applied alone: no new pod template.
 	case s.Kind == clientSideApply || s.RewritesLastApplied:
 		g.lastApplied = true

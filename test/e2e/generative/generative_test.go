@@ -158,6 +158,7 @@ func runSequence(t *testing.T, lg *ledger, p *framework.Predictor, name string, 
 		steps = append(steps, s)
 		g.observe(s, r.run(i, s))
 		g.exists, g.deleting = r.state()
+		g.offer = r.offer
 		// kubectl apply --server-side under another manager than kubectl
 		// drops last-applied too (its migration): the object tells.
 		g.lastApplied = lastApplied(r.last) != nil

@@ -55,7 +55,7 @@ func TestEditLastAppliedHandsOverAField(t *testing.T) {
 			if !slices.Equal(s.Args[:4], []string{"apply", "edit-last-applied", tc.o.ref(), "-o"}) || !s.RewritesLastApplied || s.As != alice {
 				t.Fatalf("step = %+v, want alice's kubectl apply edit-last-applied %s -o json that rewrites last-applied", s, tc.o.ref())
 			}
-			p := g.handingOver
+			p := g.handingOver[0]
 			if want := "del(" + jqPath(p) + ")"; s.Edit != want {
 				t.Fatalf("editor's filter = %s, want %s", s.Edit, want)
 			}
@@ -65,7 +65,10 @@ func TestEditLastAppliedHandsOverAField(t *testing.T) {
 			if _, ok := framework.Path(p...).Lookup(g.manifest); !ok {
 				t.Fatalf("a failed hand-over dropped %q from the manifest", p)
 			}
-			g.handingOver = p
+			if g.handingOver != nil {
+				t.Fatalf("a failed hand-over left %q pending", g.handingOver)
+			}
+			g.handingOver = [][]string{p}
 			g.observe(s, true)
 			if _, ok := framework.Path(p...).Lookup(g.manifest); ok {
 				t.Fatalf("the passed hand-over left %q in the manifest", p)

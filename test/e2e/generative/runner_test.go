@@ -65,6 +65,9 @@ type runner struct {
 	// object as last-applied (kubectl edit --save-config) changed, each
 	// with the object after that write (savedLeftOut).
 	savedEdits []savedEdit
+	// offer is the hand-over that the previous step's denial printed
+	// (offeredHandover); only the very next step may follow it.
+	offer *handoverOffer
 	// orphanCommands are the commands that the previous apply's
 	// orphaned-field warnings print, by the path they remove; warned is
 	// the object after that apply, which they describe.
@@ -325,6 +328,10 @@ func (r *runner) run(i int, s step) bool {
 	r.stepStart = time.Now()
 	defer r.stepEnded()
 	defer func() { r.last = r.get(r.f.Namespace) }()
+	if s.Kind == handover {
+		return r.runHandover(i, s)
+	}
+	r.offer = nil
 	if s.Kind == remedy {
 		r.runRemedies(i)
 		return true
@@ -379,6 +386,9 @@ func (r *runner) run(i int, s step) bool {
 	denied := false
 	for _, g := range got {
 		denied = denied || g.Action == framework.Deny
+	}
+	if judged && denied && !broken {
+		r.offer = offeredHandover(s, got)
 	}
 	switch {
 	case !judged:

@@ -33,6 +33,9 @@ func script(steps []step) string {
 		case remedy:
 			b.WriteString("# run each \"Remove it with: kubectl patch …\" command that the warnings of the apply above print\n")
 			continue
+		case handover:
+			b.WriteString("# run the \"kubectl hygiene handover …\" command that the denial above prints\n")
+			continue
 		case undo, dryRunUndo:
 			b.WriteString("# (wait until the controller has recorded the current revision)\n")
 		}

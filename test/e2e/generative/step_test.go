@@ -90,6 +90,9 @@ const (
 	// remedy runs the commands that the previous apply's
 	// orphaned-field warnings print.
 	remedy
+	// handover runs the kubectl hygiene handover command that the
+	// previous write's denial prints (runHandover).
+	handover
 	// deletion deletes the object, which a finalizer holds.
 	deletion
 	// finalizerRemoval removes the finalizer of an object being
@@ -132,6 +135,9 @@ type step struct {
 func (s step) command() string {
 	if s.Kind == remedy {
 		return "<the commands the previous apply's orphaned-field warnings print>"
+	}
+	if s.Kind == handover {
+		return "<the kubectl hygiene handover command the previous write's denial prints>"
 	}
 	if s.Manager != "" {
 		return "# server-side apply as " + s.Manager + " (client-go, no kubectl migration of client-side apply's fields)"

@@ -20,6 +20,44 @@ const editLastApplied = "kubectl apply edit-last-applied (hand a field over)"
 // edit-last-applied, so that the next apply leaves it alone.
 var handoverWriters = []writer{
 	{name: editLastApplied, weight: 2, fits: func(g *gen) bool { return g.lastApplied && len(g.handOverable()) > 0 }, make: (*gen).editLastApplied},
+	{name: followHandover, weight: 20, fits: func(g *gen) bool { return g.offeredFields() != nil }, make: (*gen).followHandover},
+}
+
+// followHandover names the person who does what a denial says: runs the
+// kubectl hygiene handover it prints, drops the fields from the manifest,
+// and runs the denied write again, which must pass.
+const followHandover = "follow the denial's kubectl hygiene handover, then the denied write again"
+
+// followHandover is the hand-over step (runHandover), with the denied
+// write queued after it.
+func (g *gen) followHandover() step {
+	g.handingOver = g.offeredFields()
+	g.queue = append(g.queue, g.offer.denied)
+	return step{As: alice, Kind: handover}
+}
+
+// offeredFields are the manifest's fields that the offered hand-over
+// names, when they are all fields a hand-over may take (handOverable, and
+// a scalable kind's replicas that the manifest already dropped, as
+// [replicas-reset]'s denial of its apply says): the manifest without
+// them stays one the API server takes. Else nil.
+func (g *gen) offeredFields() [][]string {
+	if g.offer == nil {
+		return nil
+	}
+	may := g.handOverable()
+	if scalable(g) {
+		may = append(may, []string{"spec", "replicas"})
+	}
+	var out [][]string
+	for _, named := range g.offer.paths {
+		i := slices.IndexFunc(may, func(p []string) bool { return framework.Path(p...).String() == named })
+		if i < 0 {
+			return nil
+		}
+		out = append(out, may[i])
+	}
+	return out
 }
 
 // editLastApplied is kubectl apply edit-last-applied whose editor deletes
@@ -35,7 +73,7 @@ func (g *gen) editLastApplied() step {
 		s.Args = append(s.Args, "--field-manager=ci-deployer")
 	}
 	s.Edit, s.RewritesLastApplied = "del("+jqPath(p)+")", true
-	g.handingOver = p
+	g.handingOver = [][]string{p}
 	return s
 }
 
@@ -78,8 +116,9 @@ func jqPath(p []string) string {
 	return b.String()
 }
 
-// handedOver drops the field of the passed hand-over from the manifest.
+// handedOver drops the fields of the passed hand-over from the manifest.
 func (g *gen) handedOver() {
-	framework.Path(g.handingOver...).Delete(g.manifest)
-	g.handingOver = nil
+	for _, p := range g.handingOver {
+		framework.Path(p...).Delete(g.manifest)
+	}
 }

@@ -1,0 +1,191 @@
+package generative_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+)
+
+// TestOfferedHandover reads the hand-over command out of a denial as
+// kubectl prints it (policy/rules/imperative_edit.rego,
+// replicas_reset.rego), with the fields it names; a warning, or a command
+// that names only the first of the fields, offers none a person could
+// simply follow.
+func TestOfferedHandover(t *testing.T) {
+	const (
+		object = "Deployment ns/web"
+		denied = `Error from server (Forbidden): admission webhook "validate.apply-hygiene.io" denied the request: `
+		edit   = `[imperative-edit] Deployment ns/web: this write by alice changes fields that last-applied owns: spec.replicas (last-applied 3, now 5)`
+	)
+	tests := []struct {
+		name, stderr, wantCommand string
+		wantPaths                 []string
+	}{
+		{
+			name:        "kubectl scale's denial",
+			stderr:      denied + edit + "; the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, or hand a field over to its new writer by deleting it from last-applied first with: kubectl hygiene handover deployments.apps/web -n ns spec.replicas",
+			wantCommand: "kubectl hygiene handover deployments.apps/web -n ns spec.replicas",
+			wantPaths:   []string{"spec.replicas"},
+		},
+		{
+			name: "a label quoted for the shell, and the replicas",
+			stderr: denied + `[imperative-edit] Deployment ns/web: this write by alice changes fields that last-applied owns: metadata.labels[app.kubernetes.io/name] (last-applied "web", now "api"), spec.replicas (last-applied 3, now 5); ` +
+				`the next kubectl apply puts the last-applied values back without a word. Put the change in your manifest and run kubectl apply, or hand a field over to its new writer by deleting it from last-applied first with: ` +
+				`kubectl hygiene handover deployments.apps/web -n ns 'metadata.labels[app.kubernetes.io/name]' spec.replicas`,
+			wantCommand: `kubectl hygiene handover deployments.apps/web -n ns 'metadata.labels[app.kubernetes.io/name]' spec.replicas`,
+			wantPaths:   []string{"metadata.labels[app.kubernetes.io/name]", "spec.replicas"},
+		},
+		{
+			name: "replicas-reset's denial of an apply, whose command a clause follows",
+			stderr: denied + `[replicas-reset] Deployment ns/web: the manifest drops spec.replicas, which last-applied has, so this apply resets it from 5 to 1. ` +
+				`To hand replicas over to kubectl scale or an autoscaler, first delete it from last-applied with: kubectl hygiene handover deployments.apps/web -n ns spec.replicas, then apply the manifest without it.`,
+			wantCommand: "kubectl hygiene handover deployments.apps/web -n ns spec.replicas",
+			wantPaths:   []string{"spec.replicas"},
+		},
+		{
+			name: "a command that names the first 5 of 8 fields",
+			stderr: denied + edit + "; the next kubectl apply puts the last-applied values back without a word. If helm manages them now, hand them over to it by deleting them from last-applied with: " +
+				"kubectl hygiene handover deployments.apps/web -n ns data.k1 data.k2 data.k3 data.k4 data.k5 (it names the first 5 of the 8 fields; hand the 3 others over the same way)",
+		},
+		{
+			name:   "a warning is no denial",
+			stderr: "Warning: " + edit + "; … by deleting it from last-applied first with: kubectl hygiene handover deployments.apps/web -n ns spec.replicas",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := person("scale", "deployment/web", "--replicas=5")
+			got, _ := framework.ParseOutput(object, tc.stderr)
+			o := offeredHandover(s, got)
+			if tc.wantCommand == "" {
+				if o != nil {
+					t.Fatalf("offeredHandover = %+v, want none", o)
+				}
+				return
+			}
+			if o == nil {
+				t.Fatal("offeredHandover = nil")
+			}
+			if o.command != tc.wantCommand || !slices.Equal(o.paths, tc.wantPaths) || !slices.Equal(o.denied.Args, s.Args) {
+				t.Fatalf("offeredHandover = %q %q (denied %q), want %q %q (denied %q)", o.command, o.paths, o.denied.Args, tc.wantCommand, tc.wantPaths, s.Args)
+			}
+		})
+	}
+}
+
+// TestFollowHandover holds the follower to what a person does with the
+// denial: only when every field it names is one the manifest may lose,
+// the hand-over, then the denied write again; the fields leave the
+// manifest only when the hand-over passed, and the object gets no new pod
+// template.
+func TestFollowHandover(t *testing.T) {
+	deployment := object{kind: "Deployment", name: "web", manifest: map[string]any{
+		"metadata": map[string]any{"name": "web", "labels": map[string]any{"app.kubernetes.io/name": "web"}},
+		"spec": map[string]any{"replicas": 2.0, "selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
+			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "web"}}}},
+	}}
+	scale := person("scale", "deployment/web", "--replicas=5")
+	tests := []struct {
+		name  string
+		paths []string
+		want  [][]string
+	}{
+		{"the replicas and the object's label", []string{"spec.replicas", "metadata.labels[app.kubernetes.io/name]"},
+			[][]string{{"spec", "replicas"}, {"metadata", "labels", "app.kubernetes.io/name"}}},
+		{"the replicas an apply already dropped", []string{"spec.replicas"}, [][]string{{"spec", "replicas"}}},
+		{"an image the manifest needs", []string{"spec.replicas", "spec.template.spec.containers[name=web].image"}, nil},
+		{"a pod template's label", []string{"spec.template.metadata.labels[app]"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGen(1, deployment)
+			g.exists, g.lastApplied, g.templates = true, true, 1
+			if tc.name == "the replicas an apply already dropped" {
+				framework.ReplicasPath.Delete(g.manifest)
+			}
+			if followed(t, g) {
+				t.Fatal("the follower fits with no denial")
+			}
+			g.offer = &handoverOffer{command: "kubectl hygiene handover …", paths: tc.paths, denied: scale}
+			if fits := followed(t, g); fits != (tc.want != nil) {
+				t.Fatalf("fits = %v, want %v", fits, tc.want != nil)
+			}
+			if tc.want == nil {
+				return
+			}
+			s := g.followHandover()
+			if s.Kind != handover || s.As != alice || len(g.queue) != 1 || !slices.Equal(g.queue[0].Args, scale.Args) {
+				t.Fatalf("step %+v then %+v, want alice's hand-over then the denied kubectl scale", s, g.queue)
+			}
+			if !cmp.Equal(g.handingOver, tc.want) {
+				t.Fatalf("handing over %q, want %q", g.handingOver, tc.want)
+			}
+			s.Writer = followHandover
+			g.observe(s, false)
+			if _, ok := framework.Path("metadata", "labels", "app.kubernetes.io/name").Lookup(g.manifest); !ok || g.handingOver != nil {
+				t.Fatalf("a failed hand-over changed the manifest %v, or left %q pending", g.manifest, g.handingOver)
+			}
+			g.handingOver = tc.want
+			g.observe(s, true)
+			for _, p := range tc.want {
+				if _, ok := framework.Path(p...).Lookup(g.manifest); ok {
+					t.Fatalf("the passed hand-over left %q in the manifest", p)
+				}
+			}
+			if g.templates != 1 {
+				t.Fatalf("templates = %d after a hand-over, want 1", g.templates)
+			}
+		})
+	}
+}
+
+// followed reports whether the follower of a denial's hand-over fits g.
+func followed(t *testing.T, g *gen) bool {
+	t.Helper()
+	i := slices.IndexFunc(handoverWriters, func(w writer) bool { return w.name == followHandover })
+	if i < 0 {
+		t.Fatal("no follower of a denial's hand-over among handoverWriters")
+	}
+	return handoverWriters[i].fits(g)
+}
+
+// TestHandoverProblems holds kubectl hygiene handover's write to what it
+// proves: last-applied loses exactly the named fields (and a map they
+// leave empty), and nothing else of the object changes.
+func TestHandoverProblems(t *testing.T) {
+	const live = `{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{"replicas":5}}`
+	const la = `{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{"replicas":3}}`
+	tests := []struct {
+		name               string
+		paths              []string
+		autoscaled         bool
+		afterLive, afterLA string
+		want               []string
+	}{
+		{"the replicas handed over", []string{"spec.replicas"}, false, live,
+			`{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{}}`, nil},
+		{"the only label, its map with it", []string{"metadata.labels[team]"}, false, live,
+			`{"metadata":{"name":"web"},"spec":{"replicas":3}}`, nil},
+		{"nothing written", []string{"spec.replicas"}, false, live, la,
+			[]string{"left spec.replicas in last-applied"}},
+		{"a field it does not name", []string{"spec.replicas"}, false, live,
+			`{"metadata":{"name":"web"},"spec":{}}`, []string{"deleted metadata.labels from last-applied, which it does not name"}},
+		{"a value changed", []string{"metadata.labels[team]"}, false, live,
+			`{"metadata":{"name":"web"},"spec":{"replicas":4}}`, []string{"changed spec.replicas in last-applied"}},
+		{"the live object changed", []string{"spec.replicas"}, false, `{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{"replicas":3}}`,
+			`{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{}}`, []string{"changed spec.replicas"}},
+		{"the autoscaler's replicas in between", []string{"spec.replicas"}, true, `{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{"replicas":3}}`,
+			`{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{}}`, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := handoverProblems(tc.paths, tc.autoscaled, withLastApplied(t, live, la), withLastApplied(t, tc.afterLive, tc.afterLA))
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("handoverProblems = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
