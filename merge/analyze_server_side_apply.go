@@ -192,7 +192,8 @@ func (o ssaObjects) migratedAway(ows []Owner) bool {
 // that no entry owns what it holds, whoever holds the map around it as an
 // empty leaf (kubectl-replace's f:annotations, once a patch removed the
 // last-applied its replace --save-config wrote): the mesh's stamp in it is
-// nobody's, as it is at a client-side apply (orphans).
+// nobody's, as it is at a client-side apply (orphans). Nor is a field that
+// live's record says was handed over (HandedOverAnnotation).
 func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, applied *fieldpath.Set, mfs []ManagedFields) []FieldFact {
 	f := newFinder()
 	ow := a.ownershipOf(mfs)
@@ -203,10 +204,11 @@ func (a *Analyzer) serverSideOrphans(kind string, objs ssaObjects, resultSet, ap
 	inExtra := func(fp fieldpath.Path) bool { return !applied.Has(fp) && resultSet.Has(fp) }
 	seen := map[string]bool{}
 	builtIn := a.scheme.Recognizes((&unstructured.Unstructured{Object: objs.result}).GroupVersionKind())
+	handedOver := HandedOver(objs.live)
 	resultSet.Difference(applied).Leaves().Iterate(func(fp fieldpath.Path) {
 		p := topElement(Path(fp), inExtra)
 		key := p.String()
-		if seen[key] || serverManaged(p) || workloadState(key) || heldThroughAlias(objs.result, p, applied.Has) {
+		if seen[key] || serverManaged(p) || workloadState(key) || heldThroughAlias(objs.result, p, applied.Has) || handedOverAt(handedOver, key) {
 			return
 		}
 		seen[key] = true

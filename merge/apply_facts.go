@@ -202,7 +202,8 @@ func appliedByAnotherTool(ows []Owner) bool {
 
 // orphans lists the fields of result outside known (the new manifest and
 // the previous last-applied) that a person set outside apply (see
-// ownership.setByPerson), except server-managed ones, empty values and
+// ownership.setByPerson), except server-managed ones, those live's
+// record says were handed over (HandedOverAnnotation), empty values and
 // the workload's state (workloadState: spec.replicas, spec.paused, a
 // StatefulSet's partition, spec.suspend; holdsScaledCount: the count a
 // /scale write set, wherever the kind keeps it), alone or inside a struct. A
@@ -260,6 +261,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 		return true
 	}
 	granular := granularIn(resultTV)
+	handedOver := HandedOver(live)
 	extra.Leaves().Iterate(func(fp fieldpath.Path) {
 		leaf := topElement(Path(fp), inExtra)
 		if workloadState(leaf.String()) {
@@ -273,7 +275,7 @@ func (a *Analyzer) orphans(kind string, live, result map[string]any, resultTV *t
 			return
 		}
 		key := p.String()
-		if seen[key] || serverManaged(p) || workloadState(key) || heldThroughAlias(result, p, known.Has) {
+		if seen[key] || serverManaged(p) || workloadState(key) || heldThroughAlias(result, p, known.Has) || handedOverAt(handedOver, key) {
 			return
 		}
 		seen[key] = true

@@ -85,9 +85,12 @@ func serverManaged(p Path) bool {
 	return false
 }
 
+// serverAnnotation reports whether the annotation key is bookkeeping of
+// the server, kubectl or apply-hygiene (HandedOverAnnotation), which no
+// manifest sets: never an orphan, a drift or an imperative change.
 func serverAnnotation(key string) bool {
 	switch key {
-	case LastAppliedAnnotation, "deployment.kubernetes.io/revision",
+	case LastAppliedAnnotation, HandedOverAnnotation, "deployment.kubernetes.io/revision",
 		"deprecated.daemonset.template.generation":
 		return true
 	}

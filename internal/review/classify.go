@@ -474,7 +474,8 @@ func restartedAt(obj *unstructured.Unstructured) string {
 
 // onlyLastAppliedChanged reports whether the write changed nothing but the
 // last-applied annotation (and what the server maintains), as
-// `kubectl apply set-last-applied` and `edit-last-applied` do. An
+// `kubectl apply set-last-applied` and `edit-last-applied` do, and
+// `kubectl hygiene handover` with its record (merge.HandedOverAnnotation). An
 // annotation that another mutating webhook changed after the API server
 // tracked the write (restamped) is not the write's change either: a mesh
 // injector that stamps every write does not make a hand-over an apply,
@@ -486,7 +487,7 @@ func onlyLastAppliedChanged(old, new *unstructured.Unstructured) bool {
 	newMeta, _ := new.Object["metadata"].(map[string]any)
 	return equalExcept(old.Object, new.Object, "metadata", "status") &&
 		equalExcept(oldMeta, newMeta, "annotations", "managedFields", "resourceVersion", "generation") &&
-		annotationsEqualBut(old, new, stampedBesideLastApplied, lastAppliedAnnotation)
+		annotationsEqualBut(old, new, stampedBesideLastApplied, lastAppliedAnnotation, merge.HandedOverAnnotation)
 }
 
 // annotationsEqualExcept reports whether old's and new's annotations are

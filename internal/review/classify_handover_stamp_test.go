@@ -51,7 +51,8 @@ func scaledBehindStamp(t *testing.T, la, v, writer string, at int) *unstructured
 }
 
 // kubectl apply edit-last-applied and kubectl hygiene handover (field
-// manager kubectl-client-side-apply) and set-last-applied (no field
+// manager kubectl-client-side-apply; handover adds its record of the
+// hand-over, merge.HandedOverAnnotation) and set-last-applied (no field
 // manager: kubectl) that delete replicas from last-applied are the
 // documented hand-over of the field to kubectl scale; behind a webhook
 // that stamps an annotation on every write they still change nothing else
@@ -67,9 +68,14 @@ func TestHandOverBehindStampingWebhookIsASaveConfig(t *testing.T) {
 		want            policy.Classification
 		// decides is whether any rule decides on it.
 		decides bool
+		// record is the hand-over's record (merge.HandedOverAnnotation)
+		// that the write adds, if any.
+		record string
 	}{
-		"kubectl apply edit-last-applied or kubectl hygiene handover": {manager: merge.ClientSideApplyManager, writer: merge.ClientSideApplyManager,
+		"kubectl apply edit-last-applied": {manager: merge.ClientSideApplyManager, writer: merge.ClientSideApplyManager,
 			from: manifest, to: handedOver, want: policy.SaveConfig},
+		"kubectl hygiene handover, which records the hand-over": {manager: merge.ClientSideApplyManager, writer: merge.ClientSideApplyManager,
+			from: manifest, to: handedOver, want: policy.SaveConfig, record: `["spec.replicas"]`},
 		"kubectl apply set-last-applied": {writer: "kubectl", from: manifest, to: handedOver, want: policy.SaveConfig},
 		// Still an apply, with the orphaned label as its finding.
 		"kubectl apply of a manifest the object matches": {manager: merge.ClientSideApplyManager, writer: merge.ClientSideApplyManager,
@@ -79,6 +85,11 @@ func TestHandOverBehindStampingWebhookIsASaveConfig(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			old := scaledBehindStamp(t, tc.from, "1", merge.ClientSideApplyManager, 0)
 			new := scaledBehindStamp(t, tc.to, "2", tc.writer, 9)
+			if tc.record != "" {
+				annotations := new.GetAnnotations()
+				annotations[merge.HandedOverAnnotation] = tc.record
+				new.SetAnnotations(annotations)
+			}
 			r := NewReviewer(nil, engine(t, policy.Config{}), cluster{})
 			u := Update{FieldManager: tc.manager, User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new}
 			rv, err := r.ReviewUpdate(t.Context(), u, Validate)

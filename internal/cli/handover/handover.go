@@ -163,12 +163,25 @@ func (o *Options) Run(ctx context.Context) error {
 }
 
 // write patches obj's last-applied to without, guarded by a test of the
-// annotation as read, as the manager that owns it (see fieldManager).
+// annotation as read, as the manager that owns it (see fieldManager), and
+// adds the paths to the record of what was handed over
+// (merge.HandedOverAnnotation), so that apply-hygiene does not report
+// their new writer's values as orphans.
 func (o *Options) write(ctx context.Context, c Cluster, obj *unstructured.Unstructured, without string) error {
-	pointer := "/metadata/annotations/" + strings.ReplaceAll(merge.LastAppliedAnnotation, "/", "~1")
+	annotation := func(key string) string { return "/metadata/annotations/" + strings.ReplaceAll(key, "/", "~1") }
+	paths := make([]string, 0, len(o.Paths))
+	for _, p := range o.Paths {
+		paths = append(paths, p.String())
+	}
+	record, err := merge.RecordHandedOver(obj.Object, paths)
+	if err != nil {
+		return fmt.Errorf("encoding the record of the hand-over: %w", err)
+	}
+	pointer := annotation(merge.LastAppliedAnnotation)
 	patch, err := json.Marshal([]map[string]any{
 		{"op": "test", "path": pointer, "value": obj.GetAnnotations()[merge.LastAppliedAnnotation]},
 		{"op": "replace", "path": pointer, "value": without},
+		{"op": "add", "path": annotation(merge.HandedOverAnnotation), "value": record},
 	})
 	if err != nil {
 		return fmt.Errorf("encoding the patch: %w", err)

@@ -1,0 +1,57 @@
+package webhook_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
+	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework/controlplane"
+)
+
+// An annotation handed over to the person's own kubectl annotate, as the
+// denial says: the hand-over records the path on the object
+// (apply-hygiene.io/handed-over); the person's next annotate passes; the
+// apply of a new image with the annotation dropped from the manifest
+// draws no [orphaned-field] on it (without the record it did: a field a
+// person set outside apply, in neither the manifest nor last-applied, with
+// a command that removes it); kubectl hygiene explain and the audit find
+// nothing either.
+func TestHandoverToThePersonsOwnCommandsDrawsNoOrphan(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	k.Run(t, "apply", "-f", "testdata/deployment-annotated-v1.yaml").MustSucceed(t)
+	denied := k.Run(t, "annotate", "deployment/web", "team=c", "--overwrite").MustFail(t)
+	framework.WantLines(t, denied.Stderr, "Error from server (Forbidden): "+framework.DeniedPrefix+
+		imperativeDenial(f.Namespace, controlplane.AdminUser, "kubectl-annotate", `metadata.annotations.team (last-applied "a", now "c")`, "metadata.annotations.team"))
+	k.RunPrinted(t, printedHandover(t, denied.Stderr))
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.metadata.annotations.apply-hygiene\.io/handed-over}`), `["metadata.annotations.team"]`)
+
+	annotate := k.Run(t, "annotate", "deployment/web", "team=c", "--overwrite").MustSucceed(t)
+	framework.WantLines(t, annotate.Stdout, "deployment.apps/web annotated")
+	framework.WantLines(t, annotate.Stderr)
+
+	manifest, err := os.ReadFile("testdata/deployment-annotated-v1.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := strings.Replace(strings.Replace(string(manifest), "  annotations:\n    team: a\n", "", 1), "nginx:1.14.2", "nginx:1.15", 1)
+	apply := framework.ApplyPredicted(t, k, framework.WriteFile(t, "web.yaml", next, 0o644)).MustSucceed(t)
+	framework.WantLines(t, apply.Stdout, "deployment.apps/web configured")
+	framework.WantLines(t, apply.Stderr)
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.metadata.annotations.team} {.spec.template.spec.containers[0].image}"), "c nginx:1.15")
+
+	explain := f.Hygiene(t, "explain", "deployment/web", "-n", f.Namespace).MustSucceed(t)
+	for _, line := range strings.Split(strings.TrimSpace(explain.Stdout), "\n") {
+		if fields := strings.Fields(line); len(fields) > 0 && fields[0] == "metadata.annotations.team" {
+			if status := fields[len(fields)-1]; len(fields) != 4 || fields[1] != `"c"` || fields[2] != "kubectl-annotate" || strings.Contains(status, "orphan") {
+				t.Errorf("kubectl hygiene explain's annotation: %s, want its value, kubectl-annotate and no orphan", line)
+			}
+		}
+	}
+	if !strings.HasSuffix(strings.TrimSpace(explain.Stdout), "\nNo findings.") {
+		t.Errorf("kubectl hygiene explain finds something:\n%s", explain.Stdout)
+	}
+	audit := f.Hygiene(t, "audit", "-n", f.Namespace).MustSucceed(t)
+	framework.WantLines(t, audit.Stdout, "No findings in 1 objects.")
+}
