@@ -2,6 +2,7 @@ package generative_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -117,7 +118,7 @@ func TestFollowHandover(t *testing.T) {
 				return
 			}
 			s := g.followHandover()
-			if s.Kind != handover || s.As != alice || len(g.queue) != 1 || !slices.Equal(g.queue[0].Args, scale.Args) {
+			if s.Kind != handover || s.As != alice || !slices.Equal(s.HandsOver, tc.paths) || len(g.queue) != 1 || !slices.Equal(g.queue[0].Args, scale.Args) {
 				t.Fatalf("step %+v then %+v, want alice's hand-over then the denied kubectl scale", s, g.queue)
 			}
 			if !cmp.Equal(g.handingOver, tc.want) {
@@ -154,38 +155,119 @@ func followed(t *testing.T, g *gen) bool {
 
 // TestHandoverProblems holds kubectl hygiene handover's write to what it
 // proves: last-applied loses exactly the named fields (and a map they
-// leave empty), and nothing else of the object changes.
+// leave empty), the object records the hand-over, and nothing else of the
+// object changes.
 func TestHandoverProblems(t *testing.T) {
 	const live = `{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{"replicas":5}}`
 	const la = `{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{"replicas":3}}`
+	const scaledBack = `{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{"replicas":3}}`
 	tests := []struct {
-		name               string
-		paths              []string
-		autoscaled         bool
-		afterLive, afterLA string
-		want               []string
+		name                       string
+		paths                      []string
+		autoscaled                 bool
+		afterLive, afterLA, record string
+		want                       []string
 	}{
 		{"the replicas handed over", []string{"spec.replicas"}, false, live,
-			`{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{}}`, nil},
-		{"the only label, its map with it", []string{"metadata.labels[team]"}, false, live,
-			`{"metadata":{"name":"web"},"spec":{"replicas":3}}`, nil},
-		{"nothing written", []string{"spec.replicas"}, false, live, la,
-			[]string{"left spec.replicas in last-applied"}},
+			`{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{}}`, `["spec.replicas"]`, nil},
+		{"the only label, its map with it", []string{"metadata.labels.team"}, false, live,
+			`{"metadata":{"name":"web"},"spec":{"replicas":3}}`, `["metadata.labels.team","spec.replicas"]`, nil},
+		{"no record", []string{"spec.replicas"}, false, live,
+			`{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{}}`, "", []string{"did not record the hand-over of spec.replicas (apply-hygiene.io/handed-over)"}},
+		{"nothing written", []string{"spec.replicas"}, false, live, la, "",
+			[]string{"left spec.replicas in last-applied", "did not record the hand-over of spec.replicas (apply-hygiene.io/handed-over)"}},
 		{"a field it does not name", []string{"spec.replicas"}, false, live,
-			`{"metadata":{"name":"web"},"spec":{}}`, []string{"deleted metadata.labels from last-applied, which it does not name"}},
-		{"a value changed", []string{"metadata.labels[team]"}, false, live,
-			`{"metadata":{"name":"web"},"spec":{"replicas":4}}`, []string{"changed spec.replicas in last-applied"}},
-		{"the live object changed", []string{"spec.replicas"}, false, `{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{"replicas":3}}`,
-			`{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{}}`, []string{"changed spec.replicas"}},
-		{"the autoscaler's replicas in between", []string{"spec.replicas"}, true, `{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{"replicas":3}}`,
-			`{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{}}`, nil},
+			`{"metadata":{"name":"web"},"spec":{}}`, `["spec.replicas"]`, []string{"deleted metadata.labels from last-applied, which it does not name"}},
+		{"a value changed", []string{"metadata.labels.team"}, false, live,
+			`{"metadata":{"name":"web"},"spec":{"replicas":4}}`, `["metadata.labels.team"]`, []string{"changed spec.replicas in last-applied"}},
+		{"the live object changed", []string{"spec.replicas"}, false, scaledBack,
+			`{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{}}`, `["spec.replicas"]`, []string{"changed spec.replicas"}},
+		{"the autoscaler's replicas in between", []string{"spec.replicas"}, true, scaledBack,
+			`{"metadata":{"name":"web","labels":{"team":"a"}},"spec":{}}`, `["spec.replicas"]`, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := handoverProblems(tc.paths, tc.autoscaled, withLastApplied(t, live, la), withLastApplied(t, tc.afterLive, tc.afterLA))
+			after := withLastApplied(t, tc.afterLive, tc.afterLA)
+			if tc.record != "" {
+				framework.EnsureMap(after, "metadata", "annotations")[handedOverKey] = tc.record
+			}
+			got := handoverProblems(tc.paths, tc.autoscaled, withLastApplied(t, live, la), after)
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("handoverProblems = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestHandedOverOn reads the object's record of hand-overs: a field it
+// lists, one inside it, one that holds it; nothing without a record, or
+// with one that does not parse.
+func TestHandedOverOn(t *testing.T) {
+	with := func(record string) map[string]any {
+		return map[string]any{"metadata": map[string]any{"annotations": map[string]any{handedOverKey: record}}}
+	}
+	tests := []struct {
+		name string
+		obj  map[string]any
+		key  string
+		want bool
+	}{
+		{"listed", with(`["metadata.labels[gen.example.com/k-1]"]`), "metadata.labels[gen.example.com/k-1]", true},
+		{"inside a listed struct", with(`["spec.template.spec.containers[name=web].resources"]`), "spec.template.spec.containers[name=web].resources.requests.cpu", true},
+		{"holding a listed field", with(`["metadata.labels.team"]`), "metadata.labels", true},
+		{"another field", with(`["metadata.labels.team"]`), "metadata.labels.tier", false},
+		{"a key that only starts alike", with(`["metadata.labels.team"]`), "metadata.labels.teams", false},
+		{"no record", map[string]any{}, "metadata.labels.team", false},
+		{"a record that is no list", with(`metadata.labels.team`), "metadata.labels.team", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := handedOverOn(tc.obj, tc.key); got != tc.want {
+				t.Fatalf("handedOverOn(%q) = %v, want %v", tc.key, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestLastAppliedUpdaters reads the owners of last-applied out of
+// managedFields as the API server records them: Update entries only, each
+// manager once, sorted; a manager that owns other fields is none.
+func TestLastAppliedUpdaters(t *testing.T) {
+	const owning = `{"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}}}}`
+	entry := func(manager, operation, fields string) string {
+		return `{"manager":"` + manager + `","operation":"` + operation + `","fieldsType":"FieldsV1","fieldsV1":` + fields + `}`
+	}
+	tests := []struct {
+		name    string
+		entries []string
+		want    []string
+	}{
+		{"kubectl apply's", []string{entry("kubectl-client-side-apply", "Update", owning), entry("kubectl-scale", "Update", `{"f:spec":{"f:replicas":{}}}`)},
+			[]string{"kubectl-client-side-apply"}},
+		{"a replace --save-config of the same manifest shares it", []string{entry("kubectl-replace", "Update", owning), entry("kubectl-client-side-apply", "Update", owning)},
+			[]string{"kubectl-client-side-apply", "kubectl-replace"}},
+		{"a server-side apply's is no Update", []string{entry("kubectl", "Apply", owning)}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := decodeJSON(t, `{"metadata":{"managedFields":[`+strings.Join(tc.entries, ",")+`]}}`)
+			if got := lastAppliedUpdaters(obj); !slices.Equal(got, tc.want) {
+				t.Fatalf("lastAppliedUpdaters = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWithAnnotationsOf keeps what a write of annotations alone made of
+// the object: the new annotations, the old rest.
+func TestWithAnnotationsOf(t *testing.T) {
+	before := decodeJSON(t, `{"metadata":{"name":"web","annotations":{"a":"1"}},"spec":{"replicas":3}}`)
+	after := decodeJSON(t, `{"metadata":{"name":"web","annotations":{"a":"2"}},"spec":{"replicas":5}}`)
+	want := decodeJSON(t, `{"metadata":{"name":"web","annotations":{"a":"2"}},"spec":{"replicas":3}}`)
+	if got := withAnnotationsOf(before, after); !cmp.Equal(got, want) {
+		t.Fatalf("withAnnotationsOf = %v, want %v", got, want)
+	}
+	if v, _ := framework.Path("metadata", "annotations", "a").Lookup(before); v != "1" {
+		t.Fatalf("withAnnotationsOf changed before: %v", before)
 	}
 }

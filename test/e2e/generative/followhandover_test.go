@@ -1,12 +1,16 @@
 package generative_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
@@ -61,12 +65,14 @@ func offeredHandover(s step, got []framework.Reported) *handoverOffer {
 // installed with krew), and judges it as the save-config it is: nothing
 // moves away from last-applied, so nothing is denied or warned
 // (judgeWrite), and it deletes the named fields from last-applied and
-// writes nothing else (handoverProblems). It reports whether it passed.
-// A minimised sequence may have dropped the denial: then it does nothing.
+// writes nothing else (handoverProblems). Where two Update managers own
+// last-applied it must refuse and write nothing (refusedForOwners). It
+// reports whether it passed. A minimised sequence may have dropped the
+// denial it follows: then it does nothing.
 func (r *runner) runHandover(i int, s step) bool {
 	o := r.offer
 	r.offer = nil
-	if o == nil {
+	if o == nil || !slices.Equal(o.paths, s.HandsOver) {
 		return false
 	}
 	words, _ := shellSplit(o.command) // offeredHandover split it
@@ -80,18 +86,73 @@ func (r *runner) runHandover(i int, s step) bool {
 	if r.webhookErrors(i, res) {
 		return false
 	}
-	if res.ExitCode != 0 {
-		r.fail(i, "handover-runs", falseDenial, "the hand-over that the denial of %s printed fails: %s: %s", o.denied.command(), o.command, strings.TrimSpace(res.Stderr))
+	owners := lastAppliedUpdaters(before)
+	switch {
+	case len(owners) > 1:
+		r.judgeRefusal(i, o, owners, res, before, after)
+		return false
+	case res.ExitCode != 0 && strings.Contains(res.Stderr, "last-applied changed since it was read") && !cmp.Equal(lastApplied(before), lastApplied(after)):
+		// Another writer (the periodic audit's repair) changed it
+		// between the command's read and its write: the guard refuses.
+		r.wrote["hand-overs refused: last-applied changed"]++
+		return false
+	case res.ExitCode != 0:
+		r.fail(i, "handover-runs", wrongSelfWrite, "the hand-over that the denial of %s printed fails: %s: %s", o.denied.command(), o.command, strings.TrimSpace(res.Stderr))
 		return false
 	}
+	r.wrote["hand-overs"]++
 	wrote := step{Writer: s.Writer, As: alice, Args: words[1:], RewritesLastApplied: true}
 	got, _ := framework.ParseOutput(r.described(), res.Stderr)
 	r.judgeWrite(i, wrote, res, got, before, after)
 	for _, problem := range handoverProblems(o.paths, r.hpa != nil, before, after) {
 		r.fail(i, "handover-writes", wrongSelfWrite, "%s %s", o.command, problem)
 	}
-	r.record(wrote, before, after)
+	// The write is last-applied's alone: an autoscaler's count or the
+	// mesh injector's stamp in between is not the person's saved edit.
+	r.record(wrote, before, withAnnotationsOf(before, after))
+	r.recordMesh(before, after)
 	return true
+}
+
+// judgeRefusal checks the hand-over's answer where several Update
+// managers own last-applied: a write as one would take it from the
+// others, so the command must refuse, naming them, and write nothing.
+func (r *runner) judgeRefusal(i int, o *handoverOffer, owners []string, res framework.Result, before, after map[string]any) {
+	want := "last-applied is owned by " + strings.Join(owners, " and ")
+	if res.ExitCode == 0 || !strings.Contains(res.Stderr, want) {
+		r.fail(i, "handover-refuses", wrongSelfWrite, "%s with last-applied owned by %v: exit %d, want a refusal naming them: %s", o.command, owners, res.ExitCode, strings.TrimSpace(res.Stderr))
+	}
+	if !cmp.Equal(lastApplied(before), lastApplied(after)) {
+		r.fail(i, "handover-refuses", wrongSelfWrite, "%s with last-applied owned by %v changed last-applied", o.command, owners)
+	}
+	r.wrote["hand-overs refused: two owners"]++
+}
+
+// lastAppliedUpdaters are the managers of obj's Update entries of
+// managedFields that own the last-applied annotation, sorted.
+func lastAppliedUpdaters(obj map[string]any) []string {
+	record := framework.Path("metadata", "annotations").Key(lastAppliedKey).String()
+	var out []string
+	for _, m := range entriesOf(obj) {
+		fields, _ := m["fieldsV1"].(map[string]any)
+		owned := map[string]bool{}
+		ownedPaths(framework.Path(), fields, owned)
+		manager, _ := m["manager"].(string)
+		if m["operation"] == "Update" && owned[record] && !slices.Contains(out, manager) {
+			out = append(out, manager)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// withAnnotationsOf is before with after's annotations: what a write of
+// annotations alone made of it.
+func withAnnotationsOf(before, after map[string]any) map[string]any {
+	out := runtime.DeepCopyJSON(before)
+	annotations, _ := framework.Path("metadata", "annotations").Lookup(after)
+	framework.EnsureMap(out, "metadata")["annotations"] = runtime.DeepCopyJSONValue(annotations)
+	return out
 }
 
 // handoverProblems lists what a hand-over of paths wrote wrong: last-applied
@@ -99,10 +160,7 @@ func (r *runner) runHandover(i int, s step) bool {
 // nothing else, and no other field of the object may change (but the
 // replicas an autoscaler keeps, and the mesh injector's stamp).
 func handoverProblems(paths []string, autoscaled bool, before, after map[string]any) []string {
-	covers := func(q fieldPath, p string) bool {
-		s := q.String()
-		return p == s || strings.HasPrefix(p, s+".") || strings.HasPrefix(p, s+"[")
-	}
+	covers := func(q fieldPath, p string) bool { return within(p, q.String()) }
 	was, now := lastApplied(before), lastApplied(after)
 	removed := framework.ChangedPaths(framework.Path(), was, now)
 	var out []string
@@ -118,6 +176,9 @@ func handoverProblems(paths []string, autoscaled bool, before, after map[string]
 		if !slices.ContainsFunc(removed, func(q fieldPath) bool { return covers(q, p) }) {
 			out = append(out, fmt.Sprintf("left %s in last-applied", p))
 		}
+		if !handedOverOn(after, p) {
+			out = append(out, fmt.Sprintf("did not record the hand-over of %s (%s)", p, handedOverKey))
+		}
 	}
 	for _, q := range changed(before, after) {
 		autoscalers := autoscaled && q.String() == "spec.replicas"
@@ -126,4 +187,28 @@ func handoverProblems(paths []string, autoscaled bool, before, after map[string]
 		}
 	}
 	return out
+}
+
+// handedOverKey is the annotation in which kubectl hygiene handover
+// records the fields it handed over (docs/cli.md).
+const handedOverKey = "apply-hygiene.io/handed-over"
+
+// handedOverOn reports whether obj records a hand-over (handedOverKey) of
+// the field at key (kubectl notation), of a field that holds it or of one
+// inside it: such a field is its new writer's, never an orphan. A write
+// that replaced the object (kubectl replace, a re-creation) dropped the
+// record, and with it the hand-over.
+func handedOverOn(obj map[string]any, key string) bool {
+	raw, _ := framework.Path("metadata", "annotations").Key(handedOverKey).Lookup(obj)
+	var record []string
+	if s, ok := raw.(string); !ok || json.Unmarshal([]byte(s), &record) != nil {
+		return false
+	}
+	return slices.ContainsFunc(record, func(p string) bool { return within(key, p) || within(p, key) })
+}
+
+// within reports whether the field at inner (kubectl notation) is the one
+// at outer or lies inside it.
+func within(inner, outer string) bool {
+	return inner == outer || strings.HasPrefix(inner, outer+".") || strings.HasPrefix(inner, outer+"[")
 }

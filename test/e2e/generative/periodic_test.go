@@ -194,8 +194,9 @@ func deleting(obj map[string]any) bool {
 // something that is not a fresh orphan by the sequence's own record of
 // who set what: "" when q was removed and is a field a person set
 // outside apply (no robot's, undo's, server-side applier's or kubectl
-// apply's) that before's last-applied does not have and that no manifest
-// hands over (replicas, a pause).
+// apply's) that before's last-applied does not have, that no manifest
+// hands over (replicas, a pause) and that no hand-over the object records
+// took (handedOverOn).
 func (r *runner) notAnOrphan(q fieldPath, before, after map[string]any) string {
 	f, set := r.fields[q.String()]
 	_, live := q.Lookup(after)
@@ -205,6 +206,8 @@ func (r *runner) notAnOrphan(q fieldPath, before, after map[string]any) string {
 		return fmt.Sprintf("changed %s (a fix only removes)", q)
 	case handedOver(q):
 		return fmt.Sprintf("removed %s, which a manifest that leaves it out hands over (kubectl scale, an autoscaler, kubectl rollout pause): never an orphan", q)
+	case handedOverOn(before, q.String()):
+		return fmt.Sprintf("removed %s, which kubectl hygiene handover handed over (the object's record lists it)", q)
 	case !set || !f.person:
 		return fmt.Sprintf("removed %s, which no person set outside apply (a robot's, an applier's or the server's)", q)
 	case f.undo:

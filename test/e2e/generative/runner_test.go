@@ -463,7 +463,9 @@ func (r *runner) waitGone() {
 // planted are the live fields a person set outside apply; with
 // serverSide, also those a person applied server-side.
 func (r *runner) planted(serverSide bool) []fieldPath {
-	return r.fieldsWhere(func(f setField) bool { return f.person && !f.unattributed && (serverSide || !f.applied) })
+	return r.fieldsWhere(func(f setField) bool {
+		return f.person && !f.unattributed && (serverSide || !f.applied) && !handedOverOn(r.last, f.path.String())
+	})
 }
 
 // failedChecks are the checks that failed, in order (table tests).

@@ -34,7 +34,7 @@ func script(steps []step) string {
 			b.WriteString("# run each \"Remove it with: kubectl patch …\" command that the warnings of the apply above print\n")
 			continue
 		case handover:
-			b.WriteString("# run the \"kubectl hygiene handover …\" command that the denial above prints\n")
+			fmt.Fprintf(&b, "# run the \"kubectl hygiene handover … %s\" command that the denial above prints\n", strings.Join(s.HandsOver, " "))
 			continue
 		case undo, dryRunUndo:
 			b.WriteString("# (wait until the controller has recorded the current revision)\n")

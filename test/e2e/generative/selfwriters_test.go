@@ -259,8 +259,10 @@ func ownedPaths(p fieldPath, set map[string]any, out map[string]bool) {
 
 // selfWriteSummary renders the counts of apply-hygiene's own writes.
 func selfWriteSummary(wrote map[string]int) string {
-	return fmt.Sprintf("generative: apply-hygiene's own writes: %d periodic audit repairs, %d periodic audit removals, %d AuditFixed events, %d periodic audit conflicts, %d audit --fix removals, %d audit --fix repairs, %d migrations; %d steps a scan overlapped",
-		wrote["periodic audit repairs"], wrote["periodic audit removals"], wrote["AuditFixed events"], wrote["periodic audit conflicts"], wrote["audit --fix removals"], wrote["audit --fix repairs"], wrote["migrations"], wrote["steps a scan overlapped"])
+	return fmt.Sprintf("generative: apply-hygiene's own writes: %d periodic audit repairs, %d periodic audit removals, %d AuditFixed events, %d periodic audit conflicts, %d audit --fix removals, %d audit --fix repairs, %d migrations, "+
+		"%d hand-overs (%d refused: two owners of last-applied, %d refused: last-applied changed); %d steps a scan overlapped",
+		wrote["periodic audit repairs"], wrote["periodic audit removals"], wrote["AuditFixed events"], wrote["periodic audit conflicts"], wrote["audit --fix removals"], wrote["audit --fix repairs"], wrote["migrations"],
+		wrote["hand-overs"], wrote["hand-overs refused: two owners"], wrote["hand-overs refused: last-applied changed"], wrote["steps a scan overlapped"])
 }
 
 // noteUndo follows whether the last template write of the sequence was

@@ -125,6 +125,11 @@ type step struct {
 	// (edit or replace with --save-config, kubectl apply
 	// set-last-applied): it moves nothing away from last-applied.
 	RewritesLastApplied bool
+	// HandsOver are the fields that a handover step's command names, as
+	// the denial it follows printed them: a replay whose denial before
+	// offers others (the minimiser dropped the one it followed) runs
+	// nothing.
+	HandsOver []string
 	// Binary, when set, is the file name kubectl runs under ("oc"):
 	// client-go names the user agent, and so the field manager of a
 	// write that sends none, after it (runner.binary).

@@ -23,6 +23,7 @@ const lastAppliedKey = "kubectl.kubernetes.io/last-applied-configuration"
 // themselves; the truth model does not compare them.
 var bookkeeping = map[string]bool{
 	lastAppliedKey:                                    true,
+	handedOverKey:                                     true,
 	"deployment.kubernetes.io/revision":               true,
 	"deployment.kubernetes.io/revision-history":       true,
 	"deployment.kubernetes.io/desired-replicas":       true,

@@ -20,7 +20,7 @@ const editLastApplied = "kubectl apply edit-last-applied (hand a field over)"
 // edit-last-applied, so that the next apply leaves it alone.
 var handoverWriters = []writer{
 	{name: editLastApplied, weight: 2, fits: func(g *gen) bool { return g.lastApplied && len(g.handOverable()) > 0 }, make: (*gen).editLastApplied},
-	{name: followHandover, weight: 20, fits: func(g *gen) bool { return g.offeredFields() != nil }, make: (*gen).followHandover},
+	{name: followHandover, weight: 60, fits: func(g *gen) bool { return g.offeredFields() != nil }, make: (*gen).followHandover},
 }
 
 // followHandover names the person who does what a denial says: runs the
@@ -33,7 +33,7 @@ const followHandover = "follow the denial's kubectl hygiene handover, then the d
 func (g *gen) followHandover() step {
 	g.handingOver = g.offeredFields()
 	g.queue = append(g.queue, g.offer.denied)
-	return step{As: alice, Kind: handover}
+	return step{As: alice, Kind: handover, HandsOver: g.offer.paths}
 }
 
 // offeredFields are the manifest's fields that the offered hand-over
