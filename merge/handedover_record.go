@@ -2,35 +2,53 @@ package merge
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 )
 
 // HandedOverAnnotation records the fields that `kubectl hygiene handover`
 // handed over to another writer, as a JSON list of paths in kubectl's
-// notation (the messages' spelling). kubectl keeps no such record: once a
-// field leaves last-applied, a later write of it by a person looks like
-// any field a person set outside apply, and without the record the
-// orphan facts would report the field the person was told to hand over
-// (and audit --fix and prune would remove it). The hand-over writes it
-// in the same guarded patch as last-applied.
+// notation (Path.String). kubectl keeps no such record: once a field
+// leaves last-applied, a later write of it by a person looks like any
+// field a person set outside apply, and without the record the orphan
+// facts would report the field the person was told to hand over (and
+// audit --fix and prune would remove it). The hand-over writes it in the
+// same guarded patch as last-applied.
 const HandedOverAnnotation = "apply-hygiene.io/handed-over"
+
+// recordEntries returns the strings of obj's record, as written, and
+// whether obj has a record that is a JSON list (an entry that is no
+// string is left out).
+func recordEntries(obj map[string]any) ([]string, bool) {
+	meta, _ := obj["metadata"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	raw, ok := annotations[HandedOverAnnotation].(string)
+	if !ok {
+		return nil, true
+	}
+	var listed []any
+	if json.Unmarshal([]byte(raw), &listed) != nil {
+		return nil, false
+	}
+	var out []string
+	for _, e := range listed {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out, true
+}
 
 // HandedOver returns the paths that obj's record (HandedOverAnnotation)
 // lists, each as Path.String spells it; none when obj has no record, or
-// one that is not a JSON list of strings. A record written by hand is
-// read (`metadata.labels[team]` is `metadata.labels.team`); a path in it
-// that does not parse is left out.
+// one that is not a JSON list. A record written by hand is read
+// (`metadata.labels[team]` is `metadata.labels.team`); an entry that is no
+// path is left out, the others kept.
 func HandedOver(obj map[string]any) []string {
-	meta, _ := obj["metadata"].(map[string]any)
-	annotations, _ := meta["annotations"].(map[string]any)
-	raw, _ := annotations[HandedOverAnnotation].(string)
-	var listed []string
-	if raw == "" || json.Unmarshal([]byte(raw), &listed) != nil {
-		return nil
-	}
-	paths := make([]string, 0, len(listed))
-	for _, s := range listed {
+	entries, _ := recordEntries(obj)
+	paths := make([]string, 0, len(entries))
+	for _, s := range entries {
 		if p, err := ParsePath(s); err == nil && len(p) > 0 {
 			paths = append(paths, p.String())
 		}
@@ -38,12 +56,24 @@ func HandedOver(obj map[string]any) []string {
 	return paths
 }
 
-// RecordHandedOver returns the value of obj's record with paths added:
-// sorted, each once.
+// RecordHandedOver returns the value of obj's record with paths added,
+// sorted, each once: an entry already there is kept as written, even one
+// that is no path, and a Secret's stringData.K is recorded as data.K, the
+// field the orphan facts name (the server stores stringData in data). It
+// refuses a record that is not a JSON list, which it would lose.
 func RecordHandedOver(obj map[string]any, paths []string) (string, error) {
-	all := slices.Concat(HandedOver(obj), paths)
-	slices.Sort(all)
-	raw, err := json.Marshal(slices.Compact(all))
+	entries, ok := recordEntries(obj)
+	if !ok {
+		return "", errors.New("its " + HandedOverAnnotation + " annotation is not a JSON list of paths: fix or delete it first")
+	}
+	for _, p := range paths {
+		if rest, ok := strings.CutPrefix(p, "stringData"); ok && obj["kind"] == "Secret" && (strings.HasPrefix(rest, ".") || strings.HasPrefix(rest, "[")) {
+			p = "data" + rest
+		}
+		entries = append(entries, p)
+	}
+	slices.Sort(entries)
+	raw, err := json.Marshal(slices.Compact(entries))
 	if err != nil {
 		return "", err
 	}
@@ -52,7 +82,8 @@ func RecordHandedOver(obj map[string]any, paths []string) (string, error) {
 
 // handedOverAt reports whether the field at key (kubectl notation) is a
 // field that record lists, lies inside one, or holds one (a struct
-// reported whole would be removed with the field handed over).
+// reported whole would be removed with the field handed over; its other
+// fields go unreported).
 func handedOverAt(record []string, key string) bool {
 	inside := func(inner, outer string) bool {
 		return strings.HasPrefix(inner, outer+".") || strings.HasPrefix(inner, outer+"[")

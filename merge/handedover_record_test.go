@@ -54,15 +54,46 @@ func TestHandedOverFieldsAreNoOrphans(t *testing.T) {
 	}
 }
 
-// The record's value: the paths of earlier hand-overs and the new ones,
-// as Path.String spells them, sorted, each once.
+// The record's value: the entries of earlier hand-overs as written (one
+// that is no path or no string kept, or left out), the new paths (a
+// Secret's stringData.K as data.K), sorted, each once; a record that is
+// no JSON list is refused, not overwritten.
 func TestRecordHandedOver(t *testing.T) {
-	obj := map[string]any{"metadata": map[string]any{"annotations": map[string]any{HandedOverAnnotation: `["spec.replicas","metadata.labels[team]"]`}}}
-	got, err := RecordHandedOver(obj, []string{"spec.replicas", "data.a"})
-	if err != nil {
-		t.Fatal(err)
+	object := func(kind, record string) map[string]any {
+		obj := map[string]any{"kind": kind, "metadata": map[string]any{}}
+		if record != "" {
+			obj["metadata"] = map[string]any{"annotations": map[string]any{HandedOverAnnotation: record}}
+		}
+		return obj
 	}
-	if want := `["data.a","metadata.labels.team","spec.replicas"]`; got != want {
-		t.Fatalf("RecordHandedOver = %s, want %s", got, want)
+	tests := map[string]struct {
+		obj     map[string]any
+		paths   []string
+		want    string
+		wantErr bool
+	}{
+		"the first":                 {obj: object("Deployment", ""), paths: []string{"spec.replicas"}, want: `["spec.replicas"]`},
+		"after others, one again":   {obj: object("Deployment", `["spec.replicas","metadata.labels[team]"]`), paths: []string{"spec.replicas", "data.a"}, want: `["data.a","metadata.labels[team]","spec.replicas"]`},
+		"an entry that is no path":  {obj: object("Deployment", `["bad[[",5]`), paths: []string{"spec.replicas"}, want: `["bad[[","spec.replicas"]`},
+		"a Secret's stringData key": {obj: object("Secret", ""), paths: []string{"stringData.password", "stringData[\"a b\"]"}, want: `["data.password","data[\"a b\"]"]`},
+		"another kind's stringData": {obj: object("Widget", ""), paths: []string{"stringData.password"}, want: `["stringData.password"]`},
+		"a record that is no list":  {obj: object("Deployment", "spec.replicas"), paths: []string{"spec.replicas"}, wantErr: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := RecordHandedOver(tc.obj, tc.paths)
+			if (err != nil) != tc.wantErr || got != tc.want {
+				t.Fatalf("RecordHandedOver = %s, %v; want %s (an error: %v)", got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+}
+
+// The record as the orphan facts read it: each entry that is a path, as
+// Path.String spells it; the others left out, not the whole record.
+func TestHandedOver(t *testing.T) {
+	obj := map[string]any{"metadata": map[string]any{"annotations": map[string]any{HandedOverAnnotation: `["metadata.labels[team]","bad[[",5,"spec.replicas"]`}}}
+	if diff := cmp.Diff([]string{"metadata.labels.team", "spec.replicas"}, HandedOver(obj)); diff != "" {
+		t.Fatalf("HandedOver (-want +got):\n%s", diff)
 	}
 }

@@ -175,7 +175,8 @@ func (o *Options) write(ctx context.Context, c Cluster, obj *unstructured.Unstru
 	}
 	record, err := merge.RecordHandedOver(obj.Object, paths)
 	if err != nil {
-		return fmt.Errorf("encoding the record of the hand-over: %w", err)
+		ref := merge.RefOf(obj)
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, cli.ObjectName(ref), err)}
 	}
 	pointer := annotation(merge.LastAppliedAnnotation)
 	patch, err := json.Marshal([]map[string]any{

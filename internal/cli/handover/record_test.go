@@ -36,18 +36,21 @@ func (c patched) Patch(_ context.Context, _ string, _ *unstructured.Unstructured
 // The hand-over's one guarded patch also records the paths it handed
 // over (merge.HandedOverAnnotation), added to those an earlier hand-over
 // recorded, sorted, each once, so that the orphan facts leave their new
-// writer's values alone.
+// writer's values alone; a record that is no JSON list is refused, and
+// nothing is written.
 func TestHandoverRecordsThePaths(t *testing.T) {
 	const lastApplied = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"labels":{"team":"a","tier":"web"},"name":"web","namespace":"shop"},"spec":{"replicas":3}}`
 	tests := map[string]struct {
-		record string
-		args   []string
-		want   string
+		record  string
+		args    []string
+		want    string
+		wantErr string
 	}{
+		"a record that is no list is refused, not overwritten": {record: `spec.replicas`, args: []string{"metadata.labels[team]"},
+			wantErr: "Deployment shop/web: its apply-hygiene.io/handed-over annotation is not a JSON list of paths: fix or delete it first; nothing written"},
 		"the first hand-over":                   {args: []string{"spec.replicas", "metadata.labels[team]"}, want: `["metadata.labels.team","spec.replicas"]`},
-		"after an earlier one, written by hand": {record: `["metadata.labels[tier]"]`, args: []string{"spec.replicas"}, want: `["metadata.labels.tier","spec.replicas"]`},
+		"after an earlier one, written by hand": {record: `["metadata.labels[tier]"]`, args: []string{"spec.replicas"}, want: `["metadata.labels[tier]","spec.replicas"]`},
 		"a path recorded before":                {record: `["spec.replicas"]`, args: []string{"spec.replicas"}, want: `["spec.replicas"]`},
-		"a broken record is replaced":           {record: `spec.replicas`, args: []string{"metadata.labels[team]"}, want: `["metadata.labels.team"]`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -63,7 +66,14 @@ func TestHandoverRecordsThePaths(t *testing.T) {
 			read := func(string, io.Reader) ([]*unstructured.Unstructured, error) { return nil, nil }
 			cmd := handover.NewCmd(genericiooptions.IOStreams{Out: &bytes.Buffer{}}, connect, read)
 			cmd.SetArgs(append([]string{"deployment/web", "-n", "shop"}, tc.args...))
-			if err := cmd.Execute(); err != nil {
+			err := cmd.Execute()
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr || patch != nil {
+					t.Fatalf("error %v (patch %s), want %q and no patch", err, patch, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			var ops []map[string]any
