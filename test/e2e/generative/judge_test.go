@@ -236,6 +236,48 @@ func (r *runner) recordLeftOut(effect, manifest map[string]any) []fieldPath {
 	return append(r.replacedAt(effect, manifest), r.savedLeftOut(effect, manifest)...)
 }
 
+// strandedByTheMove are the orphans a server-side apply of manifest may
+// report when kubectl's migration dropped last-applied (before had one,
+// effect has none): the fields of before's last-applied that effect
+// still has, that manifest leaves out and that only kubectl apply's
+// client-side entry (an Update of kubectl-client-side-apply) owns. The
+// migration moves the fields of last-applied's owner; where another
+// writer had taken the annotation over (kubectl edit --save-config, a
+// replace), kubectl-client-side-apply keeps its fields, and no apply can
+// remove them (docs/rules.md, orphaned-field: a field of the old
+// last-applied that only client-side apply owns). A finding of them is
+// true, allowed but not required (seed 281166, sequence 018: a label
+// handed over with kubectl apply edit-last-applied, recorded again by a
+// kubectl edit --save-config, then an apply --server-side under
+// platform).
+func strandedByTheMove(before, effect, manifest map[string]any) []fieldPath {
+	la := lastApplied(before)
+	if la == nil || effect == nil || lastApplied(effect) != nil {
+		return nil
+	}
+	owners := map[string][]string{} // path → the entries that own it
+	for _, m := range entriesOf(effect) {
+		fields, _ := m["fieldsV1"].(map[string]any)
+		owned := map[string]bool{}
+		ownedPaths(framework.Path(), fields, owned)
+		manager, _ := m["manager"].(string)
+		operation, _ := m["operation"].(string)
+		for q := range owned {
+			owners[q] = append(owners[q], manager+"/"+operation)
+		}
+	}
+	var out []fieldPath
+	for _, q := range leaves(framework.Path(), nil, la) {
+		_, live := q.Lookup(effect)
+		_, declared := q.Lookup(manifest)
+		by := slices.Compact(slices.Sorted(slices.Values(owners[q.String()])))
+		if live && !declared && slices.Equal(by, []string{clientSideApplier + "/Update"}) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
 // savedEdit is a field that a person's write saving the object as
 // last-applied changed, and the object after that write.
 type savedEdit struct {
@@ -429,7 +471,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 	var allowedOrphans []fieldPath
 	if s.Kind == serverSideApply && res.ExitCode == 0 {
 		applied = truthOfApply(r.planted(false), r.appliedByPeople(), manifest, before, after)
-		allowedOrphans = append(append(meshAllowed(before), r.recordLeftOut(after, manifest)...), r.replacedDefaultsLeftOut(before, manifest)...)
+		allowedOrphans = slices.Concat(meshAllowed(before), r.recordLeftOut(after, manifest), r.replacedDefaultsLeftOut(before, manifest), strandedByTheMove(before, after, manifest))
 	} else if s.Kind == serverSideApply {
 		allowedOrphans = meshAllowed(before)
 	}
