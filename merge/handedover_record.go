@@ -85,8 +85,5 @@ func RecordHandedOver(obj map[string]any, paths []string) (string, error) {
 // reported whole would be removed with the field handed over; its other
 // fields go unreported).
 func handedOverAt(record []string, key string) bool {
-	inside := func(inner, outer string) bool {
-		return strings.HasPrefix(inner, outer+".") || strings.HasPrefix(inner, outer+"[")
-	}
-	return slices.ContainsFunc(record, func(p string) bool { return p == key || inside(key, p) || inside(p, key) })
+	return slices.ContainsFunc(record, func(p string) bool { return within(key, p) || within(p, key) })
 }
