@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"strings"
 )
 
 // HandedOverAnnotation records the fields that `kubectl hygiene handover`
@@ -61,16 +60,16 @@ func HandedOver(obj map[string]any) []string {
 // that is no path, and a Secret's stringData.K is recorded as data.K, the
 // field the orphan facts name (the server stores stringData in data). It
 // refuses a record that is not a JSON list, which it would lose.
-func RecordHandedOver(obj map[string]any, paths []string) (string, error) {
+func RecordHandedOver(obj map[string]any, paths []Path) (string, error) {
 	entries, ok := recordEntries(obj)
 	if !ok {
 		return "", errors.New("its " + HandedOverAnnotation + " annotation is not a JSON list of paths: fix or delete it first")
 	}
 	for _, p := range paths {
-		if rest, ok := strings.CutPrefix(p, "stringData"); ok && obj["kind"] == "Secret" && (strings.HasPrefix(rest, ".") || strings.HasPrefix(rest, "[")) {
-			p = "data" + rest
+		if obj["kind"] == "Secret" && len(p) > 0 && p[0].FieldName != nil && *p[0].FieldName == "stringData" {
+			p = append(Path{fieldName("data")}, p[1:]...)
 		}
-		entries = append(entries, p)
+		entries = append(entries, p.String())
 	}
 	slices.Sort(entries)
 	raw, err := json.Marshal(slices.Compact(entries))

@@ -75,13 +75,17 @@ func TestRecordHandedOver(t *testing.T) {
 		"the first":                 {obj: object("Deployment", ""), paths: []string{"spec.replicas"}, want: `["spec.replicas"]`},
 		"after others, one again":   {obj: object("Deployment", `["spec.replicas","metadata.labels[team]"]`), paths: []string{"spec.replicas", "data.a"}, want: `["data.a","metadata.labels[team]","spec.replicas"]`},
 		"an entry that is no path":  {obj: object("Deployment", `["bad[[",5]`), paths: []string{"spec.replicas"}, want: `["bad[[","spec.replicas"]`},
-		"a Secret's stringData key": {obj: object("Secret", ""), paths: []string{"stringData.password", "stringData[\"a b\"]"}, want: `["data.password","data[\"a b\"]"]`},
+		"a Secret's stringData key": {obj: object("Secret", ""), paths: []string{"stringData.password", "stringData[\"a b\"]"}, want: `["data.password","data[a b]"]`},
 		"another kind's stringData": {obj: object("Widget", ""), paths: []string{"stringData.password"}, want: `["stringData.password"]`},
 		"a record that is no list":  {obj: object("Deployment", "spec.replicas"), paths: []string{"spec.replicas"}, wantErr: true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got, err := RecordHandedOver(tc.obj, tc.paths)
+			var paths []Path
+			for _, s := range tc.paths {
+				paths = append(paths, mustPath(t, s))
+			}
+			got, err := RecordHandedOver(tc.obj, paths)
 			if (err != nil) != tc.wantErr || got != tc.want {
 				t.Fatalf("RecordHandedOver = %s, %v; want %s (an error: %v)", got, err, tc.want, tc.wantErr)
 			}

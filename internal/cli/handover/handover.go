@@ -169,11 +169,7 @@ func (o *Options) Run(ctx context.Context) error {
 // their new writer's values as orphans.
 func (o *Options) write(ctx context.Context, c Cluster, obj *unstructured.Unstructured, without string) error {
 	annotation := func(key string) string { return "/metadata/annotations/" + strings.ReplaceAll(key, "/", "~1") }
-	paths := make([]string, 0, len(o.Paths))
-	for _, p := range o.Paths {
-		paths = append(paths, p.String())
-	}
-	record, err := merge.RecordHandedOver(obj.Object, paths)
+	record, err := merge.RecordHandedOver(obj.Object, o.Paths)
 	if err != nil {
 		ref := merge.RefOf(obj)
 		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, cli.ObjectName(ref), err)}
