@@ -134,11 +134,8 @@ func lastAppliedUpdaters(obj map[string]any) []string {
 	record := framework.Path("metadata", "annotations").Key(lastAppliedKey).String()
 	var out []string
 	for _, m := range entriesOf(obj) {
-		fields, _ := m["fieldsV1"].(map[string]any)
-		owned := map[string]bool{}
-		ownedPaths(framework.Path(), fields, owned)
 		manager, _ := m["manager"].(string)
-		if m["operation"] == "Update" && owned[record] && !slices.Contains(out, manager) {
+		if m["operation"] == "Update" && entryOwns(m)[record] && !slices.Contains(out, manager) {
 			out = append(out, manager)
 		}
 	}
@@ -172,11 +169,12 @@ func handoverProblems(paths []string, autoscaled bool, before, after map[string]
 			out = append(out, fmt.Sprintf("deleted %s from last-applied, which it does not name", q))
 		}
 	}
+	recorded := handoverRecord(after)
 	for _, p := range paths {
 		if !slices.ContainsFunc(removed, func(q fieldPath) bool { return covers(q, p) }) {
 			out = append(out, fmt.Sprintf("left %s in last-applied", p))
 		}
-		if !handedOverOn(after, p) {
+		if !handedOverIn(recorded, p) {
 			out = append(out, fmt.Sprintf("did not record the hand-over of %s (%s)", p, handedOverKey))
 		}
 	}
@@ -199,11 +197,23 @@ const handedOverKey = "apply-hygiene.io/handed-over"
 // that replaced the object (kubectl replace, a re-creation) dropped the
 // record, and with it the hand-over.
 func handedOverOn(obj map[string]any, key string) bool {
+	return handedOverIn(handoverRecord(obj), key)
+}
+
+// handoverRecord is the list of paths in obj's record of hand-overs
+// (handedOverKey); none without one, or with one that is no JSON list
+// of strings.
+func handoverRecord(obj map[string]any) []string {
 	raw, _ := framework.Path("metadata", "annotations").Key(handedOverKey).Lookup(obj)
 	var record []string
 	if s, ok := raw.(string); !ok || json.Unmarshal([]byte(s), &record) != nil {
-		return false
+		return nil
 	}
+	return record
+}
+
+// handedOverIn is handedOverOn for a record already read.
+func handedOverIn(record []string, key string) bool {
 	return slices.ContainsFunc(record, func(p string) bool { return within(key, p) || within(p, key) })
 }
 

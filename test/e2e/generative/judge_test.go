@@ -255,23 +255,14 @@ func strandedByTheMove(before, effect, manifest map[string]any) []fieldPath {
 	if la == nil || effect == nil || lastApplied(effect) != nil {
 		return nil
 	}
-	owners := map[string][]string{} // path → the entries that own it
-	for _, m := range entriesOf(effect) {
-		fields, _ := m["fieldsV1"].(map[string]any)
-		owned := map[string]bool{}
-		ownedPaths(framework.Path(), fields, owned)
-		manager, _ := m["manager"].(string)
-		operation, _ := m["operation"].(string)
-		for q := range owned {
-			owners[q] = append(owners[q], manager+"/"+operation)
-		}
-	}
+	applier := func(manager, operation string) bool { return manager == clientSideApplier && operation == "Update" }
+	byApplier := ownedBy(effect, applier)
+	byOthers := ownedBy(effect, func(manager, operation string) bool { return !applier(manager, operation) })
 	var out []fieldPath
 	for _, q := range leaves(framework.Path(), nil, la) {
 		_, live := q.Lookup(effect)
 		_, declared := q.Lookup(manifest)
-		by := slices.Compact(slices.Sorted(slices.Values(owners[q.String()])))
-		if live && !declared && slices.Equal(by, []string{clientSideApplier + "/Update"}) {
+		if live && !declared && byApplier[q.String()] && !byOthers[q.String()] {
 			out = append(out, q)
 		}
 	}

@@ -16,9 +16,7 @@ func recordedWithLastApplied(obj map[string]any, q fieldPath) bool {
 	record := framework.Path("metadata", "annotations").Key(lastAppliedKey).String()
 	owners := 0
 	for _, m := range entriesOf(obj) {
-		fields, _ := m["fieldsV1"].(map[string]any)
-		owned := map[string]bool{}
-		ownedPaths(framework.Path(), fields, owned)
+		owned := entryOwns(m)
 		if !owned[q.String()] {
 			continue
 		}

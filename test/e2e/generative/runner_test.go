@@ -463,8 +463,9 @@ func (r *runner) waitGone() {
 // planted are the live fields a person set outside apply; with
 // serverSide, also those a person applied server-side.
 func (r *runner) planted(serverSide bool) []fieldPath {
+	recorded := handoverRecord(r.last)
 	return r.fieldsWhere(func(f setField) bool {
-		return f.person && !f.unattributed && (serverSide || !f.applied) && !handedOverOn(r.last, f.path.String())
+		return f.person && !f.unattributed && (serverSide || !f.applied) && !handedOverIn(recorded, f.path.String())
 	})
 }
 

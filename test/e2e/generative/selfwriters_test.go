@@ -3,6 +3,7 @@ package generative_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
@@ -213,10 +214,17 @@ func ownedBy(obj map[string]any, match func(manager, operation string) bool) map
 		if !match(manager, operation) {
 			continue
 		}
-		fields, _ := m["fieldsV1"].(map[string]any)
-		ownedPaths(framework.Path(), fields, out)
+		maps.Copy(out, entryOwns(m))
 	}
 	return out
+}
+
+// entryOwns are the paths that m, an entry of managedFields, owns.
+func entryOwns(m map[string]any) map[string]bool {
+	fields, _ := m["fieldsV1"].(map[string]any)
+	owned := map[string]bool{}
+	ownedPaths(framework.Path(), fields, owned)
+	return owned
 }
 
 // entriesOf are the entries of obj's managedFields, decoded.
