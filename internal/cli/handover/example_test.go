@@ -43,6 +43,7 @@ func ExampleNewCmd() {
 	}
 	fmt.Print(out.String())
 	// Output:
+	// patch as kubectl-hygiene-handover: [{"op":"test","path":"/metadata/annotations/kubectl.kubernet…
 	// patch as kubectl-client-side-apply: [{"op":"test","path":"/metadata/annotations/kubectl.kubernet…
 	// Deployment shop/web: last-applied no longer has spec.replicas
 	// The next kubectl apply neither sets nor deletes them: they are their new writer's.

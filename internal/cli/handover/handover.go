@@ -162,45 +162,88 @@ func (o *Options) Run(ctx context.Context) error {
 	return printText(o.Out, out, o.Manifest)
 }
 
-// write patches obj's last-applied to without, guarded by a test of the
-// annotation as read, as the manager that owns it (see fieldManager), and
-// adds the paths to the record of what was handed over
-// (merge.HandedOverAnnotation), so that apply-hygiene does not report
-// their new writer's values as orphans.
+// write records the paths as handed over (merge.HandedOverAnnotation), so
+// that apply-hygiene does not report their new writer's values as
+// orphans, and then patches obj's last-applied to without as the manager
+// that owns it (see fieldManager). Each patch is guarded by a test of
+// last-applied as read.
+//
+// The record is written first and as its own field manager
+// (RecordManager), not inside last-applied's patch: kubectl apply
+// --server-side's migration hands every field of the Update managers
+// that own last-applied to the server-side applier, whose next apply
+// would then delete the record its manifest does not hold, and with it
+// the hand-over. A record written before a last-applied that did not
+// follow only names fields last-applied still has, which are never
+// orphans; write takes it back all the same.
 func (o *Options) write(ctx context.Context, c Cluster, obj *unstructured.Unstructured, without string) error {
-	annotation := func(key string) string { return "/metadata/annotations/" + strings.ReplaceAll(key, "/", "~1") }
+	ref := merge.RefOf(obj)
 	record, err := merge.RecordHandedOver(obj.Object, o.Paths)
 	if err != nil {
-		ref := merge.RefOf(obj)
 		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, cli.ObjectName(ref), err)}
-	}
-	pointer := annotation(merge.LastAppliedAnnotation)
-	patch, err := json.Marshal([]map[string]any{
-		{"op": "test", "path": pointer, "value": obj.GetAnnotations()[merge.LastAppliedAnnotation]},
-		{"op": "replace", "path": pointer, "value": without},
-		{"op": "add", "path": annotation(merge.HandedOverAnnotation), "value": record},
-	})
-	if err != nil {
-		return fmt.Errorf("encoding the patch: %w", err)
 	}
 	manager, err := fieldManager(obj)
 	if err != nil {
-		ref := merge.RefOf(obj)
 		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, cli.ObjectName(ref), err)}
+	}
+	guard := patchOp("test", merge.LastAppliedAnnotation, obj.GetAnnotations()[merge.LastAppliedAnnotation])
+	if err := o.patch(ctx, c, obj, RecordManager, guard, patchOp("add", merge.HandedOverAnnotation, record)); err != nil {
+		return o.failed(ctx, c, obj, err)
+	}
+	if err := o.patch(ctx, c, obj, manager, guard, patchOp("replace", merge.LastAppliedAnnotation, without)); err != nil {
+		o.takeBackRecord(ctx, c, obj, record)
+		return o.failed(ctx, c, obj, err)
+	}
+	return nil
+}
+
+// RecordManager is the field manager that writes the record of what was
+// handed over (merge.HandedOverAnnotation).
+const RecordManager = "kubectl-hygiene-handover"
+
+// patchOp is a JSON patch operation on the annotation key.
+func patchOp(op, key string, value any) map[string]any {
+	return map[string]any{"op": op, "path": "/metadata/annotations/" + strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1"), "value": value}
+}
+
+// patch sends the JSON patch ops to obj as manager (a server dry run with
+// --dry-run=server).
+func (o *Options) patch(ctx context.Context, c Cluster, obj *unstructured.Unstructured, manager string, ops ...map[string]any) error {
+	patch, err := json.Marshal(ops)
+	if err != nil {
+		return fmt.Errorf("encoding the patch: %w", err)
 	}
 	opts := metav1.PatchOptions{FieldManager: manager}
 	if o.DryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	err = c.Patch(ctx, o.Kind, obj, types.JSONPatchType, patch, opts)
+	return c.Patch(ctx, o.Kind, obj, types.JSONPatchType, patch, opts)
+}
+
+// takeBackRecord puts obj's record of hand-overs back as it was read,
+// when the record written is still there: best effort, since a record
+// left behind only names fields last-applied still has.
+func (o *Options) takeBackRecord(ctx context.Context, c Cluster, obj *unstructured.Unstructured, written string) {
+	if o.DryRun {
+		return
+	}
+	back := patchOp("remove", merge.HandedOverAnnotation, nil)
+	delete(back, "value")
+	if was, ok := obj.GetAnnotations()[merge.HandedOverAnnotation]; ok {
+		back = patchOp("replace", merge.HandedOverAnnotation, was)
+	}
+	_ = o.patch(ctx, c, obj, RecordManager, patchOp("test", merge.HandedOverAnnotation, written), back)
+}
+
+// failed is the error of a patch that failed: the advice to run handover
+// again when last-applied changed since it was read (the patch's guard
+// failed, whatever status the server gave that).
+func (o *Options) failed(ctx context.Context, c Cluster, obj *unstructured.Unstructured, err error) error {
 	ref := merge.RefOf(obj)
-	if err != nil && o.lastAppliedChanged(ctx, c, obj) {
+	if o.lastAppliedChanged(ctx, c, obj) {
 		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: last-applied changed since it was read (an apply in between?); nothing written, run handover again: %w", ref.Kind, cli.ObjectName(ref), err)}
 	}
-	if err != nil {
-		return fmt.Errorf("writing the last-applied of %s %s: %w", ref.Kind, cli.ObjectName(ref), err)
-	}
-	return nil
+	return fmt.Errorf("writing the last-applied of %s %s: %w", ref.Kind, cli.ObjectName(ref), err)
 }
 
 // lastAppliedChanged reports whether obj's last-applied is no longer the
