@@ -12,9 +12,15 @@ import (
 // leaves last-applied, a later write of it by a person looks like any
 // field a person set outside apply, and without the record the orphan
 // facts would report the field the person was told to hand over (and
-// audit --fix and prune would remove it). The hand-over writes it in the
-// same guarded patch as last-applied.
+// audit --fix and prune would remove it). The hand-over writes it right
+// before last-applied, as HandoverRecordManager.
 const HandedOverAnnotation = "apply-hygiene.io/handed-over"
+
+// HandoverRecordManager is the field manager of `kubectl hygiene
+// handover`'s write of HandedOverAnnotation: its own, never one that owns
+// last-applied, which kubectl apply --server-side's migration would give
+// the record to the server-side applier with.
+const HandoverRecordManager = "kubectl-hygiene-handover"
 
 // recordEntries returns the strings of obj's record, as written, and
 // whether obj has a record that is a JSON list (an entry that is no

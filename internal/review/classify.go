@@ -184,6 +184,11 @@ func classify(w write) policy.Classification {
 		// matches, which changes last-applied alone too (see
 		// lastAppliedGrew).
 		return policy.SaveConfig
+	case manager == merge.HandoverRecordManager && onlyLastAppliedChanged(w.old, w.new):
+		// kubectl hygiene handover's record of the fields it hands over,
+		// written right before last-applied's patch (unchanged when it
+		// already names them): the hand-over's first half.
+		return policy.SaveConfig
 	case manager == merge.ClientSideApplyManager && w.optionsManager != "" && lastApplied(w.new) != "":
 		// Also when last-applied stays the same: an apply of an unchanged
 		// manifest still patches what drifted. kubectl apply always

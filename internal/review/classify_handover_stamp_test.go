@@ -69,14 +69,27 @@ func TestHandOverBehindStampingWebhookIsASaveConfig(t *testing.T) {
 		// decides is whether any rule decides on it.
 		decides bool
 		// record is the hand-over's record (merge.HandedOverAnnotation)
-		// that the write adds, if any.
-		record string
+		// that the write adds, if any; with recordBefore the object had it
+		// already.
+		record       string
+		recordBefore bool
+		// label is whether the write also changes the team label.
+		label bool
 	}{
 		"kubectl apply edit-last-applied": {manager: merge.ClientSideApplyManager, writer: merge.ClientSideApplyManager,
 			from: manifest, to: handedOver, want: policy.SaveConfig},
 		"kubectl hygiene handover, which records the hand-over": {manager: merge.ClientSideApplyManager, writer: merge.ClientSideApplyManager,
 			from: manifest, to: handedOver, want: policy.SaveConfig, record: `["spec.replicas"]`},
 		"kubectl apply set-last-applied": {writer: "kubectl", from: manifest, to: handedOver, want: policy.SaveConfig},
+		// kubectl hygiene handover writes its record first, as its own
+		// manager, and last-applied after (the rows above).
+		"kubectl hygiene handover's record, before last-applied's patch": {manager: merge.HandoverRecordManager, writer: merge.HandoverRecordManager,
+			from: manifest, to: manifest, want: policy.SaveConfig, record: `["spec.replicas"]`},
+		"... a record that names the paths already, unchanged": {manager: merge.HandoverRecordManager, writer: merge.HandoverRecordManager,
+			from: manifest, to: manifest, want: policy.SaveConfig, record: `["spec.replicas"]`, recordBefore: true},
+		// Anything else that manager writes is no hand-over.
+		"that manager's write of anything else": {manager: merge.HandoverRecordManager, writer: merge.HandoverRecordManager,
+			from: manifest, to: manifest, want: policy.Imperative, record: `["spec.replicas"]`, label: true},
 		// Still an apply, with the orphaned label as its finding.
 		"kubectl apply of a manifest the object matches": {manager: merge.ClientSideApplyManager, writer: merge.ClientSideApplyManager,
 			from: handedOver, to: atFive, want: policy.ClientSideApply, decides: true},
@@ -89,6 +102,14 @@ func TestHandOverBehindStampingWebhookIsASaveConfig(t *testing.T) {
 				annotations := new.GetAnnotations()
 				annotations[merge.HandedOverAnnotation] = tc.record
 				new.SetAnnotations(annotations)
+			}
+			if tc.recordBefore {
+				annotations := old.GetAnnotations()
+				annotations[merge.HandedOverAnnotation] = tc.record
+				old.SetAnnotations(annotations)
+			}
+			if tc.label {
+				new.SetLabels(map[string]string{"team": "b"})
 			}
 			r := NewReviewer(nil, engine(t, policy.Config{}), cluster{})
 			u := Update{FieldManager: tc.manager, User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new}

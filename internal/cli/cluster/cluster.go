@@ -99,17 +99,16 @@ func (c *Cluster) Get(ctx context.Context, kind, name, namespace string) (*unstr
 	return obj, nil
 }
 
-// Patch patches obj, of kind, with patch of type pt.
-func (c *Cluster) Patch(ctx context.Context, kind string, obj *unstructured.Unstructured, pt types.PatchType, patch []byte, opts metav1.PatchOptions) error {
+// Patch patches obj, of kind, with patch of type pt, and returns the
+// object as the server left it.
+func (c *Cluster) Patch(ctx context.Context, kind string, obj *unstructured.Unstructured, pt types.PatchType, patch []byte, opts metav1.PatchOptions) (*unstructured.Unstructured, error) {
 	gvr, namespaced, err := c.Resource(kind)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ri := c.dynamic.Resource(gvr)
 	if namespaced {
-		_, err = ri.Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), pt, patch, opts)
-	} else {
-		_, err = ri.Patch(ctx, obj.GetName(), pt, patch, opts)
+		return ri.Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), pt, patch, opts)
 	}
-	return err
+	return ri.Patch(ctx, obj.GetName(), pt, patch, opts)
 }

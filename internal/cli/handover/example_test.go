@@ -23,9 +23,9 @@ func (c oneObject) Get(context.Context, string, string, string) (*unstructured.U
 	return c.obj, nil
 }
 
-func (c oneObject) Patch(_ context.Context, _ string, _ *unstructured.Unstructured, _ types.PatchType, patch []byte, opts metav1.PatchOptions) error {
+func (c oneObject) Patch(_ context.Context, _ string, _ *unstructured.Unstructured, _ types.PatchType, patch []byte, opts metav1.PatchOptions) (*unstructured.Unstructured, error) {
 	fmt.Printf("patch as %s: %.60s…\n", opts.FieldManager, patch)
-	return nil
+	return c.obj, nil
 }
 
 func ExampleNewCmd() {

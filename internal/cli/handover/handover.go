@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -24,8 +25,9 @@ type Cluster interface {
 	// Get reads one object, KIND/NAME in namespace; kind as kubectl's users
 	// write it.
 	Get(ctx context.Context, kind, name, namespace string) (*unstructured.Unstructured, error)
-	// Patch patches obj, of kind, with patch of type pt.
-	Patch(ctx context.Context, kind string, obj *unstructured.Unstructured, pt types.PatchType, patch []byte, opts metav1.PatchOptions) error
+	// Patch patches obj, of kind, with patch of type pt, and returns the
+	// object as the server left it.
+	Patch(ctx context.Context, kind string, obj *unstructured.Unstructured, pt types.PatchType, patch []byte, opts metav1.PatchOptions) (*unstructured.Unstructured, error)
 }
 
 // ConnectFunc connects to the cluster that kubectl's connection flags
@@ -86,9 +88,11 @@ TYPE is a kind or resource as kubectl takes it; the messages write the
 resource with its group (deployments.apps), which no custom resource's kind
 of the same name can take.
 
-The write is one JSON patch that first tests that last-applied is still the
-one read: when an apply changes it in between, the patch fails and nothing
-is written. A map or list that a deletion leaves empty goes too. Drop the
+The write records the paths on the object (the annotation
+apply-hygiene.io/handed-over, as field manager kubectl-hygiene-handover),
+then patches last-applied; each patch first tests that last-applied is
+still the one read: when an apply changes it in between, the write fails and
+nothing is kept. A map or list that a deletion leaves empty goes too. Drop the
 paths from your manifest as well (-f checks which ones it still sets): an
 apply of a manifest that sets them takes them back.`,
 		Example: `  kubectl hygiene handover deployments.apps/web -n shop spec.replicas
@@ -165,17 +169,19 @@ func (o *Options) Run(ctx context.Context) error {
 // write records the paths as handed over (merge.HandedOverAnnotation), so
 // that apply-hygiene does not report their new writer's values as
 // orphans, and then patches obj's last-applied to without as the manager
-// that owns it (see fieldManager). Each patch is guarded by a test of
-// last-applied as read.
+// that owns it (see fieldManager). Both patches test last-applied as
+// read, and the second also the record as written: a hand-over in between
+// that wrote its own record over it fails this one, rather than leave a
+// field out of last-applied that the record does not name.
 //
 // The record is written first and as its own field manager
-// (RecordManager), not inside last-applied's patch: kubectl apply
-// --server-side's migration hands every field of the Update managers
-// that own last-applied to the server-side applier, whose next apply
-// would then delete the record its manifest does not hold, and with it
-// the hand-over. A record written before a last-applied that did not
-// follow only names fields last-applied still has, which are never
-// orphans; write takes it back all the same.
+// (merge.HandoverRecordManager), not inside last-applied's patch: kubectl
+// apply --server-side's migration hands every field of the Update
+// managers that own last-applied to the server-side applier, whose next
+// apply would then delete the record its manifest does not hold, and with
+// it the hand-over. A record written before a last-applied patch that
+// failed only names fields last-applied still has, which are never
+// orphans; write takes it back all the same (takeBackRecord).
 func (o *Options) write(ctx context.Context, c Cluster, obj *unstructured.Unstructured, without string) error {
 	ref := merge.RefOf(obj)
 	record, err := merge.RecordHandedOver(obj.Object, o.Paths)
@@ -186,32 +192,34 @@ func (o *Options) write(ctx context.Context, c Cluster, obj *unstructured.Unstru
 	if err != nil {
 		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: %w; nothing written", ref.Kind, cli.ObjectName(ref), err)}
 	}
-	guard := patchOp("test", merge.LastAppliedAnnotation, obj.GetAnnotations()[merge.LastAppliedAnnotation])
-	if err := o.patch(ctx, c, obj, RecordManager, guard, patchOp("add", merge.HandedOverAnnotation, record)); err != nil {
-		return o.failed(ctx, c, obj, err)
+	guard := annotationOp("test", merge.LastAppliedAnnotation, obj.GetAnnotations()[merge.LastAppliedAnnotation])
+	recorded, err := o.patch(ctx, c, obj, merge.HandoverRecordManager, guard, annotationOp("add", merge.HandedOverAnnotation, record))
+	if err != nil {
+		return o.failed(ctx, c, obj, "the record of hand-overs", err)
 	}
-	if err := o.patch(ctx, c, obj, manager, guard, patchOp("replace", merge.LastAppliedAnnotation, without)); err != nil {
-		o.takeBackRecord(ctx, c, obj, record)
-		return o.failed(ctx, c, obj, err)
+	ops := []map[string]any{guard, annotationOp("test", merge.HandedOverAnnotation, record), annotationOp("replace", merge.LastAppliedAnnotation, without)}
+	if o.DryRun {
+		// The record's dry run stored nothing to test.
+		ops = slices.Delete(ops, 1, 2)
+	}
+	if _, err := o.patch(ctx, c, obj, manager, ops...); err != nil {
+		o.takeBackRecord(ctx, c, obj, recorded, record)
+		return o.failed(ctx, c, obj, "the last-applied", err)
 	}
 	return nil
 }
 
-// RecordManager is the field manager that writes the record of what was
-// handed over (merge.HandedOverAnnotation).
-const RecordManager = "kubectl-hygiene-handover"
-
-// patchOp is a JSON patch operation on the annotation key.
-func patchOp(op, key string, value any) map[string]any {
+// annotationOp is a JSON patch operation on the annotation key.
+func annotationOp(op, key string, value any) map[string]any {
 	return map[string]any{"op": op, "path": "/metadata/annotations/" + strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1"), "value": value}
 }
 
 // patch sends the JSON patch ops to obj as manager (a server dry run with
-// --dry-run=server).
-func (o *Options) patch(ctx context.Context, c Cluster, obj *unstructured.Unstructured, manager string, ops ...map[string]any) error {
+// --dry-run=server) and returns the object as the server left it.
+func (o *Options) patch(ctx context.Context, c Cluster, obj *unstructured.Unstructured, manager string, ops ...map[string]any) (*unstructured.Unstructured, error) {
 	patch, err := json.Marshal(ops)
 	if err != nil {
-		return fmt.Errorf("encoding the patch: %w", err)
+		return nil, fmt.Errorf("encoding the patch: %w", err)
 	}
 	opts := metav1.PatchOptions{FieldManager: manager}
 	if o.DryRun {
@@ -221,37 +229,51 @@ func (o *Options) patch(ctx context.Context, c Cluster, obj *unstructured.Unstru
 }
 
 // takeBackRecord puts obj's record of hand-overs back as it was read,
-// when the record written is still there: best effort, since a record
-// left behind only names fields last-applied still has.
-func (o *Options) takeBackRecord(ctx context.Context, c Cluster, obj *unstructured.Unstructured, written string) {
+// when nothing changed the object since the record's patch left it as
+// recorded: once anything has, the record may be another hand-over's too
+// (one of the same path, which changed nothing), and a record left behind
+// only names fields last-applied still has. Best effort; a dry run stored
+// nothing.
+func (o *Options) takeBackRecord(ctx context.Context, c Cluster, obj, recorded *unstructured.Unstructured, written string) {
 	if o.DryRun {
 		return
 	}
-	back := patchOp("remove", merge.HandedOverAnnotation, nil)
-	delete(back, "value")
+	back := map[string]any{"op": "remove", "path": annotationOp("", merge.HandedOverAnnotation, nil)["path"]}
 	if was, ok := obj.GetAnnotations()[merge.HandedOverAnnotation]; ok {
-		back = patchOp("replace", merge.HandedOverAnnotation, was)
+		back = annotationOp("replace", merge.HandedOverAnnotation, was)
 	}
-	_ = o.patch(ctx, c, obj, RecordManager, patchOp("test", merge.HandedOverAnnotation, written), back)
+	unchanged := map[string]any{"op": "test", "path": "/metadata/resourceVersion", "value": recorded.GetResourceVersion()}
+	_, _ = o.patch(ctx, c, obj, merge.HandoverRecordManager, unchanged, annotationOp("test", merge.HandedOverAnnotation, written), back)
 }
 
-// failed is the error of a patch that failed: the advice to run handover
-// again when last-applied changed since it was read (the patch's guard
-// failed, whatever status the server gave that).
-func (o *Options) failed(ctx context.Context, c Cluster, obj *unstructured.Unstructured, err error) error {
+// failed is the error of the patch of what: the advice to run handover
+// again when last-applied or the record changed since they were read
+// (the patch's guard failed, whatever status the server gave that).
+func (o *Options) failed(ctx context.Context, c Cluster, obj *unstructured.Unstructured, what string, err error) error {
 	ref := merge.RefOf(obj)
-	if o.lastAppliedChanged(ctx, c, obj) {
+	switch o.changedSinceRead(ctx, c, obj) {
+	case merge.LastAppliedAnnotation:
 		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: last-applied changed since it was read (an apply in between?); nothing written, run handover again: %w", ref.Kind, cli.ObjectName(ref), err)}
+	case merge.HandedOverAnnotation:
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: its record of hand-overs changed since it was read (another hand-over in between?); nothing written, run handover again: %w", ref.Kind, cli.ObjectName(ref), err)}
 	}
-	return fmt.Errorf("writing the last-applied of %s %s: %w", ref.Kind, cli.ObjectName(ref), err)
+	return fmt.Errorf("writing %s of %s %s: %w", what, ref.Kind, cli.ObjectName(ref), err)
 }
 
-// lastAppliedChanged reports whether obj's last-applied is no longer the
-// one read: then the patch failed on its test, whatever status the server
-// gave that.
-func (o *Options) lastAppliedChanged(ctx context.Context, c Cluster, obj *unstructured.Unstructured) bool {
+// changedSinceRead is the annotation, last-applied or the record of
+// hand-overs, that is no longer as obj has it ("" when both are): then a
+// patch failed on its test, whatever status the server gave that.
+func (o *Options) changedSinceRead(ctx context.Context, c Cluster, obj *unstructured.Unstructured) string {
 	now, err := c.Get(ctx, o.Kind, obj.GetName(), obj.GetNamespace())
-	return err == nil && now.GetAnnotations()[merge.LastAppliedAnnotation] != obj.GetAnnotations()[merge.LastAppliedAnnotation]
+	if err != nil {
+		return ""
+	}
+	for _, key := range []string{merge.LastAppliedAnnotation, merge.HandedOverAnnotation} {
+		if now.GetAnnotations()[key] != obj.GetAnnotations()[key] {
+			return key
+		}
+	}
+	return ""
 }
 
 // fieldManager is the field manager the hand-over writes as: the one
