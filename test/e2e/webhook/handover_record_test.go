@@ -29,7 +29,10 @@ func TestHandoverToThePersonsOwnCommandsDrawsNoOrphan(t *testing.T) {
 	denied := k.Run(t, "annotate", "deployment/web", "team=c", "--overwrite").MustFail(t)
 	framework.WantLines(t, denied.Stderr, "Error from server (Forbidden): "+framework.DeniedPrefix+
 		imperativeDenial(f.Namespace, controlplane.AdminUser, "kubectl-annotate", `metadata.annotations.team (last-applied "a", now "c")`, "metadata.annotations.team"))
-	k.RunPrinted(t, printedHandover(t, denied.Stderr))
+	framework.WantLines(t, k.RunPrinted(t, printedHandover(t, denied.Stderr)),
+		"Deployment "+f.Namespace+"/web: last-applied no longer has metadata.annotations.team",
+		"The next kubectl apply neither sets nor deletes them: they are their new writer's.",
+		"Drop them from your manifest too: an apply of a manifest that sets them takes them back.")
 	framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.metadata.annotations.apply-hygiene\.io/handed-over}`), `["metadata.annotations.team"]`)
 
 	annotate := k.Run(t, "annotate", "deployment/web", "team=c", "--overwrite").MustSucceed(t)
@@ -55,6 +58,17 @@ func TestHandoverToThePersonsOwnCommandsDrawsNoOrphan(t *testing.T) {
 	}
 	framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.metadata.annotations.apply-hygiene\.io/handed-over} {.metadata.annotations.team} {.spec.template.spec.containers[0].image}`),
 		`["metadata.annotations.team"] c nginx:1.17`)
+	// The record is the hand-over's manager's alone: no applier holds it.
+	owners := k.JSONPath(t, "deployment/web", `{range .metadata.managedFields[*]}{.manager}/{.operation}={.fieldsV1.f:metadata.f:annotations}{"\n"}{end}`)
+	var recordOwners []string
+	for _, line := range strings.Split(strings.TrimSpace(owners), "\n") {
+		if strings.Contains(line, "apply-hygiene.io/handed-over") {
+			recordOwners = append(recordOwners, strings.SplitN(line, "=", 2)[0])
+		}
+	}
+	if strings.Join(recordOwners, " ") != "kubectl-hygiene-handover/Update" {
+		t.Errorf("the record's owners: %v, want kubectl-hygiene-handover/Update alone\n%s", recordOwners, owners)
+	}
 	wantNoFinding(t, f)
 }
 
