@@ -91,7 +91,7 @@ func serverManaged(p Path) bool {
 func serverAnnotation(key string) bool {
 	switch key {
 	case LastAppliedAnnotation, HandedOverAnnotation, "deployment.kubernetes.io/revision",
-		"deprecated.daemonset.template.generation":
+		DaemonSetGenerationAnnotation:
 		return true
 	}
 	return false

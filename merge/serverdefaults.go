@@ -71,6 +71,8 @@ var volumeDefaults = map[string]any{
 	"secret.defaultMode":      int64(420),
 	"projected.defaultMode":   int64(420),
 	"downwardAPI.defaultMode": int64(420),
+	// HostPathUnset: no check before the mount.
+	"hostPath.type": "",
 }
 
 // jobSpecDefaults are the defaults of a Job spec (also a CronJob's

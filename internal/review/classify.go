@@ -184,7 +184,7 @@ func classify(w write) policy.Classification {
 		// matches, which changes last-applied alone too (see
 		// lastAppliedGrew).
 		return policy.SaveConfig
-	case manager == merge.HandoverRecordManager && onlyLastAppliedChanged(w.old, w.new):
+	case manager == merge.HandoverRecordManager && !laChanged && onlyLastAppliedChanged(w.old, w.new):
 		// kubectl hygiene handover's record of the fields it hands over,
 		// written right before last-applied's patch (unchanged when it
 		// already names them): the hand-over's first half.
@@ -279,7 +279,7 @@ func savedConfigDecoded(old, obj *unstructured.Unstructured, raw string) bool {
 	objAnnotations, _ := objMeta["annotations"].(map[string]any)
 	return subsetExcept(saved, obj.Object, "status", "metadata") &&
 		subsetExcept(meta, objMeta, "resourceVersion", "generation", "managedFields", "annotations") &&
-		subsetExcept(savedAnnotations, objAnnotations, append(stampedAnnotations(old, obj, savedAnnotations, objAnnotations), daemonSetGeneration)...)
+		subsetExcept(savedAnnotations, objAnnotations, append(stampedAnnotations(old, obj, savedAnnotations, objAnnotations), merge.DaemonSetGenerationAnnotation)...)
 }
 
 // stampedAnnotations are the annotations of saved that obj has with
@@ -320,12 +320,6 @@ func ownedIn(entries []merge.ManagedFieldsEntry, k string) bool {
 		return ok
 	})
 }
-
-// daemonSetGeneration is the annotation the API server bumps on a
-// DaemonSet whose pod template a write changes, in that write, after
-// kubectl recorded the object it sent (the DaemonSet registry's
-// PrepareForUpdate).
-const daemonSetGeneration = "deprecated.daemonset.template.generation"
 
 // subsetExcept reports whether every field of sub but the keys skip has
 // the same value in obj (merge.FieldsWithin: maps recursively, obj may
@@ -454,7 +448,7 @@ func onlyTemplateChanged(old, new *unstructured.Unstructured) bool {
 		!equalExcept(oldMeta, newMeta, "managedFields", "resourceVersion", "generation", "annotations") {
 		return false
 	}
-	return new.GetKind() == "Deployment" || annotationsEqualExcept(old, new, daemonSetGeneration)
+	return new.GetKind() == "Deployment" || annotationsEqualExcept(old, new, merge.DaemonSetGenerationAnnotation)
 }
 
 // isServiceAccount reports whether user is a service account.

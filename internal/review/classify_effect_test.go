@@ -1,6 +1,8 @@
 package review
 
 import (
+	"github.com/apply-hygiene/apply-hygiene/merge"
+
 	"context"
 	"encoding/json"
 	"testing"
@@ -128,12 +130,12 @@ func TestClassifyByEffect(t *testing.T) {
 	editedDaemonSet := deployment(t, "nginx:2", "")
 	editedDaemonSet.SetKind("DaemonSet")
 	sent := editedDaemonSet.DeepCopy()
-	sent.SetAnnotations(map[string]string{daemonSetGeneration: "2"})
+	sent.SetAnnotations(map[string]string{merge.DaemonSetGenerationAnnotation: "2"})
 	savedDaemonSet, err := json.Marshal(sent.Object)
 	if err != nil {
 		t.Fatal(err)
 	}
-	editedDaemonSet.SetAnnotations(map[string]string{daemonSetGeneration: "3", lastAppliedAnnotation: string(savedDaemonSet)})
+	editedDaemonSet.SetAnnotations(map[string]string{merge.DaemonSetGenerationAnnotation: "3", lastAppliedAnnotation: string(savedDaemonSet)})
 	oldDaemonSet := deployment(t, "nginx:1", manifest)
 	oldDaemonSet.SetKind("DaemonSet")
 	// An earlier kubectl edit --save-config recorded the object at

@@ -1,6 +1,8 @@
 package review
 
 import (
+	"github.com/apply-hygiene/apply-hygiene/merge"
+
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +27,7 @@ func daemonSet(t *testing.T, image, generation string) *unstructured.Unstructure
 	obj := deployment(t, image, dsManifest)
 	obj.SetKind("DaemonSet")
 	unstructured.RemoveNestedField(obj.Object, "spec", "replicas")
-	obj.SetAnnotations(map[string]string{lastAppliedAnnotation: dsManifest, daemonSetGeneration: generation})
+	obj.SetAnnotations(map[string]string{lastAppliedAnnotation: dsManifest, merge.DaemonSetGenerationAnnotation: generation})
 	return obj
 }
 

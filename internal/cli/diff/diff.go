@@ -225,6 +225,11 @@ func (o *Options) diffOne(manifest *unstructured.Unstructured, live []*unstructu
 	// It defaults spec.replicas again too, when the manifest leaves it
 	// out (merge.WithReplicasDefault).
 	res.Result = merge.WithReplicasDefault(merge.WithClaimTemplateDefaults(res.Result))
+	// And it defaults again what the patch deletes of a last-applied
+	// that recorded the whole object (merge.WithDeletedDefaults).
+	if res.Result, err = o.analyzer().WithDeletedDefaults(l, res.Result); err != nil {
+		return entry{}, fmt.Errorf("%s %s: %w", manifest.GetKind(), manifest.GetName(), err)
+	}
 	item.Patch, item.Result, item.Strategy = res.Patch, res.Result, res.Strategy
 	if string(res.Patch) == "{}" {
 		// kubectl apply sends no request for an empty patch.

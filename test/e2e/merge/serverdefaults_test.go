@@ -45,6 +45,7 @@ func TestServerDefaultsAreTheServers(t *testing.T) {
 			"spec.template.spec.volumes[name=secret].secret.defaultMode",
 			"spec.template.spec.volumes[name=projected].projected.defaultMode",
 			"spec.template.spec.volumes[name=downward].downwardAPI.defaultMode",
+			"spec.template.spec.volumes[name=hostpath].hostPath.type",
 		},
 		"StatefulSet": {
 			"spec.revisionHistoryLimit", "spec.podManagementPolicy", "spec.updateStrategy.type",
