@@ -9,7 +9,16 @@ classifications := {"client-side-apply", "save-config", "rollout-undo"}
 
 decisions contains lib.decision("last-applied-too-large", message, [lib.last_applied_path]) if {
 	input.classification in classifications
+	not save_config_of_another_annotation
 	input.analysis.lastAppliedTooLarge == true
+}
+
+# save_config_of_another_annotation: a save-config that leaves last-applied
+# as it was (kubectl hygiene handover's record of the fields it hands
+# over, written right before last-applied's own patch, which is judged).
+save_config_of_another_annotation if {
+	input.classification == "save-config"
+	not input.analysis.lastApplied.replaced
 }
 
 message := sprintf(

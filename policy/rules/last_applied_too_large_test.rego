@@ -23,3 +23,14 @@ test_controller_is_not_checked if {
 	ds := last_applied_too_large.decisions with input as t.make_input("controller", "deployment-controller", large)
 	count(ds) == 0
 }
+
+# kubectl hygiene handover writes its record of the hand-over first: a
+# save-config that leaves last-applied as it was draws no second warning;
+# last-applied's own patch, which replaces it, does.
+test_save_config_warned_once_of_a_hand_over if {
+	record := last_applied_too_large.decisions with input as t.make_input("save-config", "kubectl-hygiene-handover", large)
+	count(record) == 0
+	replaced := json.patch(large, [{"op": "add", "path": "/lastApplied/replaced", "value": true}])
+	ds := last_applied_too_large.decisions with input as t.make_input("save-config", "kubectl-client-side-apply", replaced)
+	t.actions(ds) == {["last-applied-too-large", "warn"]}
+}

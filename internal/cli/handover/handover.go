@@ -195,7 +195,7 @@ func (o *Options) write(ctx context.Context, c Cluster, obj *unstructured.Unstru
 	guard := annotationOp("test", merge.LastAppliedAnnotation, obj.GetAnnotations()[merge.LastAppliedAnnotation])
 	recorded, err := o.patch(ctx, c, obj, merge.HandoverRecordManager, guard, annotationOp("add", merge.HandedOverAnnotation, record))
 	if err != nil {
-		return o.failed(ctx, c, obj, "the record of hand-overs", err)
+		return o.failed(ctx, c, obj, "the record of hand-overs", "", err)
 	}
 	ops := []map[string]any{guard, annotationOp("test", merge.HandedOverAnnotation, record), annotationOp("replace", merge.LastAppliedAnnotation, without)}
 	if o.DryRun {
@@ -204,7 +204,7 @@ func (o *Options) write(ctx context.Context, c Cluster, obj *unstructured.Unstru
 	}
 	if _, err := o.patch(ctx, c, obj, manager, ops...); err != nil {
 		o.takeBackRecord(ctx, c, obj, recorded, record)
-		return o.failed(ctx, c, obj, "the last-applied", err)
+		return o.failed(ctx, c, obj, "the last-applied", record, err)
 	}
 	return nil
 }
@@ -235,7 +235,7 @@ func (o *Options) patch(ctx context.Context, c Cluster, obj *unstructured.Unstru
 // only names fields last-applied still has. Best effort; a dry run stored
 // nothing.
 func (o *Options) takeBackRecord(ctx context.Context, c Cluster, obj, recorded *unstructured.Unstructured, written string) {
-	if o.DryRun {
+	if o.DryRun || obj.GetAnnotations()[merge.HandedOverAnnotation] == written {
 		return
 	}
 	back := map[string]any{"op": "remove", "path": annotationOp("", merge.HandedOverAnnotation, nil)["path"]}
@@ -247,33 +247,31 @@ func (o *Options) takeBackRecord(ctx context.Context, c Cluster, obj, recorded *
 }
 
 // failed is the error of the patch of what: the advice to run handover
-// again when last-applied or the record changed since they were read
-// (the patch's guard failed, whatever status the server gave that).
-func (o *Options) failed(ctx context.Context, c Cluster, obj *unstructured.Unstructured, what string, err error) error {
+// again when last-applied, or the record, changed since they were read
+// (the patch's guard failed, whatever status the server gave that), and
+// whether the record this run wrote (ours, if any) stays.
+func (o *Options) failed(ctx context.Context, c Cluster, obj *unstructured.Unstructured, what, ours string, err error) error {
 	ref := merge.RefOf(obj)
-	switch o.changedSinceRead(ctx, c, obj) {
-	case merge.LastAppliedAnnotation:
-		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: last-applied changed since it was read (an apply in between?); nothing written, run handover again: %w", ref.Kind, cli.ObjectName(ref), err)}
-	case merge.HandedOverAnnotation:
-		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s %s: its record of hand-overs changed since it was read (another hand-over in between?); nothing written, run handover again: %w", ref.Kind, cli.ObjectName(ref), err)}
+	name := ref.Kind + " " + cli.ObjectName(ref)
+	read := obj.GetAnnotations()
+	now, getErr := c.Get(ctx, o.Kind, obj.GetName(), obj.GetNamespace())
+	if getErr != nil {
+		return fmt.Errorf("writing %s of %s: %w", what, name, err)
 	}
-	return fmt.Errorf("writing %s of %s %s: %w", what, ref.Kind, cli.ObjectName(ref), err)
-}
-
-// changedSinceRead is the annotation, last-applied or the record of
-// hand-overs, that is no longer as obj has it ("" when both are): then a
-// patch failed on its test, whatever status the server gave that.
-func (o *Options) changedSinceRead(ctx context.Context, c Cluster, obj *unstructured.Unstructured) string {
-	now, err := c.Get(ctx, o.Kind, obj.GetName(), obj.GetNamespace())
-	if err != nil {
-		return ""
+	written := "nothing written"
+	record := now.GetAnnotations()[merge.HandedOverAnnotation]
+	if ours != "" && record == ours && record != read[merge.HandedOverAnnotation] {
+		written = "the record of the hand-over it wrote stays"
 	}
-	for _, key := range []string{merge.LastAppliedAnnotation, merge.HandedOverAnnotation} {
-		if now.GetAnnotations()[key] != obj.GetAnnotations()[key] {
-			return key
-		}
+	switch {
+	case now.GetAnnotations()[merge.LastAppliedAnnotation] != read[merge.LastAppliedAnnotation]:
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s: last-applied changed since it was read (an apply in between?); %s, run handover again: %w", name, written, err)}
+	case record != read[merge.HandedOverAnnotation] && record != ours:
+		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s: its record of hand-overs changed since it was read (another hand-over in between?); %s, run handover again: %w", name, written, err)}
+	case written != "nothing written":
+		return fmt.Errorf("writing %s of %s: %w; %s", what, name, err, written)
 	}
-	return ""
+	return fmt.Errorf("writing %s of %s: %w", what, name, err)
 }
 
 // fieldManager is the field manager the hand-over writes as: the one

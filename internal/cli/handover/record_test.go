@@ -115,7 +115,6 @@ func TestHandoverRecordsThePaths(t *testing.T) {
 		}
 	}
 	const recordChanged = "Deployment shop/web: its record of hand-overs changed since it was read (another hand-over in between?); nothing written, run handover again: the patch: "
-	const lastAppliedChanged = "Deployment shop/web: last-applied changed since it was read (an apply in between?); nothing written, run handover again: the patch: "
 	tests := map[string]struct {
 		record  string
 		args    []string
@@ -158,9 +157,16 @@ func TestHandoverRecordsThePaths(t *testing.T) {
 		// The other handed over the same path and finished first: the
 		// record both wrote is the other's too, and stays.
 		"another hand-over of the same path, finished in between": {args: []string{"spec.replicas"},
-			between:    func(a map[string]string) { a[merge.LastAppliedAnnotation] = withoutReplicas },
-			wantErr:    lastAppliedChanged + `testing value /metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration failed: test failed`,
+			between: func(a map[string]string) { a[merge.LastAppliedAnnotation] = withoutReplicas },
+			wantErr: "Deployment shop/web: last-applied changed since it was read (an apply in between?); the record of the hand-over it wrote stays, run handover again: " +
+				"the patch: testing value /metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration failed: test failed",
 			wantRecord: `["spec.replicas"]`, wantLastApplied: withoutReplicas},
+		// A status update moved the object on before last-applied's patch
+		// was refused: the record may be another's now, and stays.
+		"last-applied's patch refused after a status update": {args: []string{"spec.replicas"}, refuse: merge.ClientSideApplyManager,
+			between:    func(map[string]string) {},
+			wantErr:    "writing the last-applied of Deployment shop/web: the server refused it; the record of the hand-over it wrote stays",
+			wantRecord: `["spec.replicas"]`, wantLastApplied: lastApplied},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
