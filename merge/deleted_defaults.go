@@ -10,7 +10,8 @@ import (
 
 // WithDeletedDefaults returns result, the object a kubectl apply computed
 // from live, with the fields of live that the apply deletes and that the
-// API server defaults back to the value live has (isServerDefault): a
+// API server defaults back to the value live has (isServerDefault, of a
+// built-in kind): a
 // last-applied that recorded the whole object (kubectl replace or edit
 // with --save-config) holds the defaults, and an apply of a manifest
 // without them sends their deletion, after which the server stores them
@@ -40,8 +41,18 @@ func (a *Analyzer) WithDeletedDefaults(live, result *unstructured.Unstructured) 
 		return nil, fmt.Errorf("the result's fields: %w", err)
 	}
 	d := defaultsBack{kind: live.GetKind(), live: live.Object, result: result}
-	liveSet.Difference(resultSet).Leaves().Iterate(func(fp fieldpath.Path) { d.keep(Path(fp)) })
+	// The table of defaults is of the built-in kinds (a custom resource's
+	// kind may be named like one).
+	builtIn := a.scheme.Recognizes(live.GroupVersionKind())
+	liveSet.Difference(resultSet).Leaves().Iterate(func(fp fieldpath.Path) {
+		if builtIn {
+			d.keep(Path(fp))
+		}
+	})
 	liveSet.Intersection(resultSet).Leaves().Iterate(func(fp fieldpath.Path) {
+		if !builtIn {
+			return
+		}
 		// A leaf that holds a map is an atomic struct.
 		p := Path(fp)
 		was, _ := lookup(live.Object, p)
@@ -97,10 +108,12 @@ type defaultsBack struct {
 	out    *unstructured.Unstructured
 }
 
-// keep puts live's field at p back when it is a server default.
+// keep puts live's field at p back when it is what the server defaults it
+// to in the result: a default that follows from a sibling (a container's
+// imagePullPolicy from its image) follows the result's sibling.
 func (d *defaultsBack) keep(p Path) {
 	v, ok := lookup(d.live, p)
-	if ok && p[len(p)-1].FieldName != nil && !serverManaged(p) && isServerDefault(d.kind, d.live, p, v) {
+	if ok && p[len(p)-1].FieldName != nil && !serverManaged(p) && isServerDefault(d.kind, d.result.Object, p, v) {
 		d.put(p, v)
 	}
 }

@@ -31,6 +31,11 @@ func TestWithDeletedDefaults(t *testing.T) {
 			result: ds("", app+`}]`),
 			want:   ds("", app+`}]`),
 		},
+		"a default that follows from a sibling follows the result's": {
+			live:   ds("", app+`,"imagePullPolicy":"IfNotPresent"}]`),
+			result: ds("", `"containers":[{"name":"app","image":"exporter:latest"}]`),
+			want:   ds("", `"containers":[{"name":"app","image":"exporter:latest"}]`),
+		},
 		"a container the apply deletes takes its defaults": {
 			live:   ds("", app+`},{"name":"side","image":"side:1","imagePullPolicy":"IfNotPresent"}]`),
 			result: ds("", app+`}]`),
@@ -50,6 +55,11 @@ func TestWithDeletedDefaults(t *testing.T) {
 			want: ds(`,"uid":"u-1","creationTimestamp":"2026-11-29T15:41:13Z","resourceVersion":"499","generation":8,`+
 				`"annotations":{"deprecated.daemonset.template.generation":"8"}`, app+`}]`),
 		},
+	}
+	tests["a custom resource named like a built-in kind has no built-in defaults"] = struct{ live, result, want string }{
+		live:   strings.Replace(tests["a container's defaults"].live, `"apps/v1"`, `"example.com/v1"`, 1),
+		result: strings.Replace(tests["a container's defaults"].result, `"apps/v1"`, `"example.com/v1"`, 1),
+		want:   strings.Replace(tests["a container's defaults"].result, `"apps/v1"`, `"example.com/v1"`, 1),
 	}
 	a := NewAnalyzer()
 	for name, tc := range tests {
