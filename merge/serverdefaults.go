@@ -75,8 +75,10 @@ var volumeDefaults = map[string]any{
 	"hostPath.type": "",
 }
 
-// jobSpecDefaults are the defaults of a Job spec (also a CronJob's
-// jobTemplate.spec), relative to the spec.
+// jobSpecDefaults are the defaults of a Job spec, relative to the spec
+// (a CronJob's job template has none of them: SetObjectDefaults_CronJob).
+// backoffLimit and podReplacementPolicy follow from siblings
+// (jobDefaultFollowsSibling).
 var jobSpecDefaults = map[string]any{
 	"backoffLimit":         int64(6),
 	"completions":          int64(1),
@@ -162,6 +164,25 @@ func isServiceDiscriminatedDefault(obj map[string]any, shape string, v any) bool
 	return false
 }
 
+// serviceOfType reports whether obj, a Service, is of type typ.
+func serviceOfType(obj map[string]any, typ string) bool {
+	t, _, _ := unstructured.NestedString(obj, "spec", "type")
+	return t == typ
+}
+
+// jobDefaultFollowsSibling reports whether the default of a Job's field
+// at shape is another than jobSpecDefaults' because of a sibling
+// (SetDefaults_Job): backoffLimit is MaxInt32 with backoffLimitPerIndex,
+// podReplacementPolicy Failed with a podFailurePolicy.
+func jobDefaultFollowsSibling(obj map[string]any, shape string) bool {
+	sibling := map[string]string{"spec.backoffLimit": "backoffLimitPerIndex", "spec.podReplacementPolicy": "podFailurePolicy"}[shape]
+	if sibling == "" {
+		return false
+	}
+	_, has, _ := unstructured.NestedFieldNoCopy(obj, "spec", sibling)
+	return has
+}
+
 // podSpecPrefixes are where a kind keeps its pod spec.
 var podSpecPrefixes = map[string]string{
 	"Pod":                   "spec.",
@@ -228,6 +249,14 @@ func serviceAccountAlias(p Path) Path {
 // the caller checks that.
 func isServerDefault(kind string, obj map[string]any, p Path, v any) bool {
 	shape := shapeOf(p)
+	if kind == "Service" && serviceOfType(obj, "ExternalName") && (shape == "spec.internalTrafficPolicy" || shape == "spec.ipFamilyPolicy") {
+		// An ExternalName Service has neither (SetDefaults_Service,
+		// the registry's dropTypeDependentFields).
+		return false
+	}
+	if kind == "Job" && jobDefaultFollowsSibling(obj, shape) {
+		return false
+	}
 	if want, ok := objectDefaults[kind][shape]; ok && jsonEqual(v, want) {
 		return true
 	}
@@ -244,13 +273,8 @@ func isServerDefault(kind string, obj map[string]any, p Path, v any) bool {
 			return true
 		}
 	}
-	if kind == "CronJob" {
-		if rel, ok := strings.CutPrefix(shape, "spec.jobTemplate.spec."); ok {
-			if want, ok := jobSpecDefaults[rel]; ok && jsonEqual(v, want) {
-				return true
-			}
-		}
-	}
+	// A CronJob's job template gets no Job defaults (SetObjectDefaults_CronJob
+	// defaults only its pod spec): the Jobs made from it do.
 	prefix, ok := podSpecPrefixes[kind]
 	if !ok {
 		return false

@@ -39,6 +39,18 @@ func TestIsServerDefault(t *testing.T) {
 		want bool
 	}{
 		{"terminationMessagePath", "Deployment", deployment, container("app", "terminationMessagePath"), "/dev/termination-log", true},
+		// k8s.io/kubernetes pkg/apis/batch/v1 SetObjectDefaults_CronJob,
+		// SetDefaults_Job and core/v1 SetDefaults_Service, at v1.37.0.
+		{"a CronJob's job template gets no Job defaults", "CronJob", map[string]any{"kind": "CronJob"}, mustParsePath(t, "spec.jobTemplate.spec.backoffLimit"), int64(6), false},
+		{"a Job's backoffLimit", "Job", map[string]any{"kind": "Job", "spec": map[string]any{}}, mustParsePath(t, "spec.backoffLimit"), int64(6), true},
+		{"... with backoffLimitPerIndex it is MaxInt32", "Job", map[string]any{"kind": "Job", "spec": map[string]any{"backoffLimitPerIndex": int64(1)}},
+			mustParsePath(t, "spec.backoffLimit"), int64(6), false},
+		{"a Job's podReplacementPolicy", "Job", map[string]any{"kind": "Job", "spec": map[string]any{}}, mustParsePath(t, "spec.podReplacementPolicy"), "TerminatingOrFailed", true},
+		{"... with a podFailurePolicy it is Failed", "Job", map[string]any{"kind": "Job", "spec": map[string]any{"podFailurePolicy": map[string]any{}}},
+			mustParsePath(t, "spec.podReplacementPolicy"), "TerminatingOrFailed", false},
+		{"internalTrafficPolicy of a ClusterIP Service", "Service", service, mustParsePath(t, "spec.internalTrafficPolicy"), "Cluster", true},
+		{"an ExternalName Service has no internalTrafficPolicy", "Service", serviceOf("type", "ExternalName"), mustParsePath(t, "spec.internalTrafficPolicy"), "Cluster", false},
+		{"... nor ipFamilyPolicy", "Service", serviceOf("type", "ExternalName"), mustParsePath(t, "spec.ipFamilyPolicy"), "SingleStack", false},
 		{"the deprecated serviceAccount is serviceAccountName's", "Deployment", withServiceAccount, mustParsePath(t, "spec.template.spec.serviceAccount"), "builder", true},
 		{"serviceAccountName itself is set", "Deployment", withServiceAccount, mustParsePath(t, "spec.template.spec.serviceAccountName"), "builder", false},
 		{"a serviceAccount other than serviceAccountName is set", "Deployment", withServiceAccount, mustParsePath(t, "spec.template.spec.serviceAccount"), "other", false},
