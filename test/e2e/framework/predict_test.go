@@ -71,6 +71,18 @@ func TestComparePredictionStamped(t *testing.T) {
 			want:     []string{"step 20: the warnings left out are map[orphaned-field:2] by rule, and the summary counts map[orphaned-field:4] (with up to map[orphaned-field:1] at stamped fields)"},
 		},
 	}
+	// The apply's patch removes the stamp, which the mesh stamps back in
+	// the write: last-applied is then its only change, a hand-over to the
+	// webhooks, which print nothing (generative seed 281168, sequence 004,
+	// step 18).
+	revert := diffFinding{Rule: "apply-reverts-drift", Action: "warn", Path: mesh,
+		Message: "[apply-reverts-drift] Deployment demo/minio-deployment: this apply removes " + mesh + ", discarding \"235\" set by an unknown writer since the last apply."}
+	tests["the stamp removed and back: nothing printed"] = struct {
+		findings []diffFinding
+		stamped  func(string) bool
+		stderr   []string
+		want     []string
+	}{findings: []diffFinding{revert, a}, stamped: isMesh}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			got, _ := comparePrediction("step 20", tc.findings, 0, strings.Join(tc.stderr, "\n")+"\n", tc.stamped)
@@ -78,5 +90,19 @@ func TestComparePredictionStamped(t *testing.T) {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// Only the stamp's own change excuses silence: an apply that leaves the
+// stamp alone and prints nothing of what diff predicted is a miss.
+func TestComparePredictionSilenceNeedsTheStampChanged(t *testing.T) {
+	const mesh = "metadata.annotations[mesh.example.com/injected-revision]"
+	orphan := diffFinding{Rule: "orphaned-field", Action: "warn", Path: "metadata.labels[gen.example.com/c]",
+		Message: "[orphaned-field] Deployment demo/web: metadata.labels[gen.example.com/c] (\"v\", set by kubectl at 2026-11-27T12:20:34Z) is in neither your manifest nor last-applied, so kubectl apply will never remove it."}
+	stampOrphan := diffFinding{Rule: "orphaned-field", Action: "warn", Path: mesh, Message: "[orphaned-field] Deployment demo/web: " + mesh + " (\"1\") is in neither your manifest nor last-applied."}
+	for _, findings := range [][]diffFinding{{orphan}, {orphan, stampOrphan}} {
+		if got, _ := comparePrediction("step 9", findings, 0, "\n", func(p string) bool { return p == mesh }); len(got) == 0 {
+			t.Errorf("findings %v, nothing printed: no problem reported", findings)
+		}
 	}
 }
