@@ -14,7 +14,7 @@ import (
 )
 
 // lastAppliedPointer is the JSON pointer to the last-applied annotation.
-var lastAppliedPointer = "/metadata/annotations/" + strings.ReplaceAll(merge.LastAppliedAnnotation, "/", "~1")
+var lastAppliedPointer = merge.AnnotationPointer(merge.LastAppliedAnnotation)
 
 // ObjectFix is every fix of one object, written as one guarded JSON patch
 // (Patch). kubectl hygiene audit --fix and the periodic audit's Fixer

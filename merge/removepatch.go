@@ -193,3 +193,7 @@ func composite(v any) int {
 }
 
 func escapePointer(s string) string { return strings.NewReplacer("~", "~0", "/", "~1").Replace(s) }
+
+// AnnotationPointer is the RFC 6901 pointer to the annotation key of an
+// object, for the JSON patches that write it.
+func AnnotationPointer(key string) string { return "/metadata/annotations/" + escapePointer(key) }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -197,11 +196,12 @@ func (o *Options) write(ctx context.Context, c Cluster, obj *unstructured.Unstru
 	if err != nil {
 		return o.failed(ctx, c, obj, "the record of hand-overs", "", err)
 	}
-	ops := []map[string]any{guard, annotationOp("test", merge.HandedOverAnnotation, record), annotationOp("replace", merge.LastAppliedAnnotation, without)}
-	if o.DryRun {
-		// The record's dry run stored nothing to test.
-		ops = slices.Delete(ops, 1, 2)
+	ops := []map[string]any{guard}
+	if !o.DryRun {
+		// A dry run of the record stored nothing to test.
+		ops = append(ops, annotationOp("test", merge.HandedOverAnnotation, record))
 	}
+	ops = append(ops, annotationOp("replace", merge.LastAppliedAnnotation, without))
 	if _, err := o.patch(ctx, c, obj, manager, ops...); err != nil {
 		o.takeBackRecord(ctx, c, obj, recorded, record)
 		return o.failed(ctx, c, obj, "the last-applied", record, err)
@@ -211,7 +211,7 @@ func (o *Options) write(ctx context.Context, c Cluster, obj *unstructured.Unstru
 
 // annotationOp is a JSON patch operation on the annotation key.
 func annotationOp(op, key string, value any) map[string]any {
-	return map[string]any{"op": op, "path": "/metadata/annotations/" + strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1"), "value": value}
+	return map[string]any{"op": op, "path": merge.AnnotationPointer(key), "value": value}
 }
 
 // patch sends the JSON patch ops to obj as manager (a server dry run with
@@ -238,7 +238,7 @@ func (o *Options) takeBackRecord(ctx context.Context, c Cluster, obj, recorded *
 	if o.DryRun || obj.GetAnnotations()[merge.HandedOverAnnotation] == written {
 		return
 	}
-	back := map[string]any{"op": "remove", "path": annotationOp("", merge.HandedOverAnnotation, nil)["path"]}
+	back := map[string]any{"op": "remove", "path": merge.AnnotationPointer(merge.HandedOverAnnotation)}
 	if was, ok := obj.GetAnnotations()[merge.HandedOverAnnotation]; ok {
 		back = annotationOp("replace", merge.HandedOverAnnotation, was)
 	}
@@ -258,9 +258,10 @@ func (o *Options) failed(ctx context.Context, c Cluster, obj *unstructured.Unstr
 	if getErr != nil {
 		return fmt.Errorf("writing %s of %s: %w", what, name, err)
 	}
-	written := "nothing written"
 	record := now.GetAnnotations()[merge.HandedOverAnnotation]
-	if ours != "" && record == ours && record != read[merge.HandedOverAnnotation] {
+	stays := ours != "" && record == ours && record != read[merge.HandedOverAnnotation]
+	written := "nothing written"
+	if stays {
 		written = "the record of the hand-over it wrote stays"
 	}
 	switch {
@@ -268,7 +269,7 @@ func (o *Options) failed(ctx context.Context, c Cluster, obj *unstructured.Unstr
 		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s: last-applied changed since it was read (an apply in between?); %s, run handover again: %w", name, written, err)}
 	case record != read[merge.HandedOverAnnotation] && record != ours:
 		return &cli.ExitError{Code: cli.ExitFailure, Err: fmt.Errorf("%s: its record of hand-overs changed since it was read (another hand-over in between?); %s, run handover again: %w", name, written, err)}
-	case written != "nothing written":
+	case stays:
 		return fmt.Errorf("writing %s of %s: %w; %s", what, name, err, written)
 	}
 	return fmt.Errorf("writing %s of %s: %w", what, name, err)

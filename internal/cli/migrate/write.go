@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,7 +19,7 @@ import (
 )
 
 // lastAppliedPointer is the JSON pointer to the last-applied annotation.
-var lastAppliedPointer = "/metadata/annotations/" + strings.ReplaceAll(merge.LastAppliedAnnotation, "/", "~1")
+var lastAppliedPointer = merge.AnnotationPointer(merge.LastAppliedAnnotation)
 
 // maxWriteAttempts is how many times an upgrade refused because the
 // object changed since it was read is planned and sent again, as kubectl
