@@ -1,8 +1,6 @@
 package merge
 
 import (
-	"fmt"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -28,51 +26,38 @@ import (
 // server sets on every write. result is returned as it is when nothing
 // goes back.
 func (a *Analyzer) WithDeletedDefaults(live, result *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	tvs, err := a.fieldSets(stored(live.Object), stored(result.Object))
-	if err != nil {
-		return nil, err
-	}
-	liveSet, err := tvs[0].ToFieldSet()
-	if err != nil {
-		return nil, fmt.Errorf("the live object's fields: %w", err)
-	}
-	resultSet, err := tvs[1].ToFieldSet()
-	if err != nil {
-		return nil, fmt.Errorf("the result's fields: %w", err)
-	}
 	d := defaultsBack{kind: live.GetKind(), live: live.Object, result: result}
 	// The table of defaults is of the built-in kinds (a custom resource's
 	// kind may be named like one).
-	builtIn := a.scheme.Recognizes(live.GroupVersionKind())
-	liveSet.Difference(resultSet).Leaves().Iterate(func(fp fieldpath.Path) {
-		if builtIn {
-			d.keep(Path(fp))
+	if a.scheme.Recognizes(live.GroupVersionKind()) {
+		cmp, err := a.compareStored(live, result)
+		if err != nil {
+			return nil, err
 		}
-	})
-	liveSet.Intersection(resultSet).Leaves().Iterate(func(fp fieldpath.Path) {
-		if !builtIn {
-			return
-		}
-		// A leaf that holds a map is an atomic struct.
-		p := Path(fp)
-		was, _ := lookup(live.Object, p)
-		now, _ := lookup(result.Object, p)
-		wm, ok := was.(map[string]any)
-		nm, ok2 := now.(map[string]any)
-		if !ok || !ok2 {
-			return
-		}
-		for k := range wm {
-			if _, has := nm[k]; !has {
-				d.keep(p.Append(fieldName(k)))
+		cmp.Removed.Leaves().Iterate(func(fp fieldpath.Path) { d.keep(Path(fp)) })
+		cmp.Modified.Leaves().Iterate(func(fp fieldpath.Path) {
+			// A leaf that holds a map is an atomic struct.
+			p := Path(fp)
+			was, _ := lookup(live.Object, p)
+			now, _ := lookup(result.Object, p)
+			wm, ok := was.(map[string]any)
+			nm, ok2 := now.(map[string]any)
+			if !ok || !ok2 {
+				return
 			}
-		}
-	})
+			for k := range wm {
+				if _, has := nm[k]; !has {
+					d.keep(p.Append(fieldName(k)))
+				}
+			}
+		})
+	}
 	metadata, _ := live.Object["metadata"].(map[string]any)
 	for _, key := range serverMetadata {
+		p := Path{fieldName("metadata"), fieldName(key)}
 		if v, ok := metadata[key]; ok {
-			if _, has := lookup(result.Object, Path{fieldName("metadata"), fieldName(key)}); !has {
-				d.put(Path{fieldName("metadata"), fieldName(key)}, v)
+			if _, has := lookup(result.Object, p); !has {
+				d.put(p, v)
 			}
 		}
 	}
@@ -91,13 +76,6 @@ func (a *Analyzer) WithDeletedDefaults(live, result *unstructured.Unstructured) 
 // server keeps whatever a patch says: a last-applied that recorded the
 // whole object has them, and the apply's patch deletes them to no effect.
 var serverMetadata = []string{"uid", "creationTimestamp", "resourceVersion", "generation", "managedFields", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"}
-
-// DaemonSetGenerationAnnotation is the annotation in which the API server
-// keeps a DaemonSet's template generation: it sets it on every write and
-// bumps it on one that changes the pod template, in that write, after
-// kubectl recorded the object it sent (the DaemonSet registry's
-// PrepareForUpdate).
-const DaemonSetGenerationAnnotation = "deprecated.daemonset.template.generation"
 
 // defaultsBack puts the server's defaults that an apply deletes back
 // into a copy of its result, made at the first.

@@ -85,6 +85,13 @@ func serverManaged(p Path) bool {
 	return false
 }
 
+// DaemonSetGenerationAnnotation is the annotation in which the API server
+// keeps a DaemonSet's template generation: it sets it on every write and
+// bumps it on one that changes the pod template, in that write, after
+// kubectl recorded the object it sent (the DaemonSet registry's
+// PrepareForUpdate).
+const DaemonSetGenerationAnnotation = "deprecated.daemonset.template.generation"
+
 // serverAnnotation reports whether the annotation key is bookkeeping of
 // the server, kubectl or apply-hygiene (HandedOverAnnotation), which no
 // manifest sets: never an orphan, a drift or an imperative change.
