@@ -200,4 +200,22 @@ type Rollback struct {
 	// owning last-applied, still finds every client-side field. Admission's
 	// analyses never set it.
 	LastAppliedUpdaters []string `json:"lastAppliedUpdaters,omitempty"`
+	// DroppedRecord, for the undo of an apps Deployment, is the
+	// hand-over's record (HandedOverAnnotation) as it was before the undo,
+	// which dropped or changed it (droppedRecord); nil when the undo kept
+	// it.
+	DroppedRecord *HandoverRecord `json:"droppedRecord,omitempty"`
+}
+
+// HandoverRecord is a value of HandedOverAnnotation and the paths it
+// lists.
+type HandoverRecord struct {
+	// Value is the annotation's value, as written.
+	Value string `json:"value"`
+	// Paths are the paths it lists (HandedOver).
+	Paths []string `json:"paths"`
+	// Fits is set when the object's annotations, with the record written
+	// back (and last-applied repaired), stay within AnnotationsLimit: the
+	// API server refuses a write beyond it.
+	Fits bool `json:"fits"`
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // HandedOverAnnotation records the fields that `kubectl hygiene handover`
@@ -91,4 +93,30 @@ func RecordHandedOver(obj map[string]any, paths []Path) (string, error) {
 // fields go unreported).
 func handedOverAt(record []string, key string) bool {
 	return slices.ContainsFunc(record, func(p string) bool { return within(key, p) || within(p, key) })
+}
+
+// droppedRecord returns old's record when the write that turned old into
+// new, an undo of an apps Deployment, dropped or changed it; nil when it
+// kept it. kubectl's rollout undo sets a Deployment's annotations to the
+// restored ReplicaSet's, keeping last-applied and the revision's own
+// (annotationsToSkip in k8s.io/kubectl's rollback.go) but not the record:
+// a hand-over written after that ReplicaSet was the current one loses its
+// record while last-applied, which the hand-over changed, stays, and the
+// fields it handed over would then be reported as orphans. Fits says
+// whether new's annotations, with the record written back and with
+// repairedLastApplied as last-applied when it is not empty, stay within
+// AnnotationsLimit.
+func droppedRecord(old, new *unstructured.Unstructured, repairedLastApplied string) *HandoverRecord {
+	value, ok := old.GetAnnotations()[HandedOverAnnotation]
+	if !ok || !isAppsDeployment(new) {
+		return nil
+	}
+	if after, kept := new.GetAnnotations()[HandedOverAnnotation]; kept && after == value {
+		return nil
+	}
+	written := map[string]string{HandedOverAnnotation: value}
+	if repairedLastApplied != "" {
+		written[LastAppliedAnnotation] = repairedLastApplied
+	}
+	return &HandoverRecord{Value: value, Paths: HandedOver(old.Object), Fits: annotationsFit(new, written)}
 }

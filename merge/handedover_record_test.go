@@ -1,9 +1,11 @@
 package merge
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // A field that kubectl hygiene handover handed over is its new writer's:
@@ -99,5 +101,81 @@ func TestHandedOver(t *testing.T) {
 	obj := map[string]any{"metadata": map[string]any{"annotations": map[string]any{HandedOverAnnotation: `["metadata.labels[team]","bad[[",5,"spec.replicas"]`}}}
 	if diff := cmp.Diff([]string{"metadata.labels.team", "spec.replicas"}, HandedOver(obj)); diff != "" {
 		t.Fatalf("HandedOver (-want +got):\n%s", diff)
+	}
+}
+
+// kubectl's rollout undo of a Deployment sets its annotations to the
+// restored ReplicaSet's: droppedRecord reports the record as it was when
+// the undo dropped or changed it, and only for an apps Deployment (a
+// StatefulSet's or DaemonSet's undo patches the template alone).
+func TestDroppedRecord(t *testing.T) {
+	const record = `["metadata.labels.team"]`
+	object := func(apiVersion, kind string, annotations map[string]any) *unstructured.Unstructured {
+		meta := map[string]any{"name": "web"}
+		if annotations != nil {
+			meta["annotations"] = annotations
+		}
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": meta}}
+	}
+	full := strings.Repeat("x", AnnotationsLimit-len("big")-len(HandedOverAnnotation)-len(record))
+	tests := map[string]struct {
+		old, new *unstructured.Unstructured
+		repaired string
+		want     *HandoverRecord
+	}{
+		"dropped": {
+			old:  object("apps/v1", "Deployment", map[string]any{HandedOverAnnotation: record, "a": "1"}),
+			new:  object("apps/v1", "Deployment", map[string]any{"a": "1"}),
+			want: &HandoverRecord{Value: record, Paths: []string{"metadata.labels.team"}, Fits: true},
+		},
+		"every annotation dropped": {
+			old:  object("apps/v1", "Deployment", map[string]any{HandedOverAnnotation: record}),
+			new:  object("apps/v1", "Deployment", nil),
+			want: &HandoverRecord{Value: record, Paths: []string{"metadata.labels.team"}, Fits: true},
+		},
+		"changed to an older record": {
+			old:  object("apps/v1", "Deployment", map[string]any{HandedOverAnnotation: `["metadata.labels.team","spec.paused"]`}),
+			new:  object("apps/v1", "Deployment", map[string]any{HandedOverAnnotation: record}),
+			want: &HandoverRecord{Value: `["metadata.labels.team","spec.paused"]`, Paths: []string{"metadata.labels.team", "spec.paused"}, Fits: true},
+		},
+		"dropped where it just fits back": {
+			old:  object("apps/v1", "Deployment", map[string]any{HandedOverAnnotation: record, "big": full}),
+			new:  object("apps/v1", "Deployment", map[string]any{"big": full}),
+			want: &HandoverRecord{Value: record, Paths: []string{"metadata.labels.team"}, Fits: true},
+		},
+		"dropped where it no longer fits": {
+			old:  object("apps/v1", "Deployment", map[string]any{HandedOverAnnotation: record}),
+			new:  object("apps/v1", "Deployment", map[string]any{"big": full + "x"}),
+			want: &HandoverRecord{Value: record, Paths: []string{"metadata.labels.team"}},
+		},
+		"dropped where it fits only without the repaired last-applied": {
+			old:      object("apps/v1", "Deployment", map[string]any{HandedOverAnnotation: record, "big": full}),
+			new:      object("apps/v1", "Deployment", map[string]any{"big": full}),
+			repaired: "{}",
+			want:     &HandoverRecord{Value: record, Paths: []string{"metadata.labels.team"}},
+		},
+		"kept": {
+			old: object("apps/v1", "Deployment", map[string]any{HandedOverAnnotation: record}),
+			new: object("apps/v1", "Deployment", map[string]any{HandedOverAnnotation: record, "b": "2"}),
+		},
+		"none before": {
+			old: object("apps/v1", "Deployment", map[string]any{"a": "1"}),
+			new: object("apps/v1", "Deployment", map[string]any{HandedOverAnnotation: record}),
+		},
+		"a StatefulSet": {
+			old: object("apps/v1", "StatefulSet", map[string]any{HandedOverAnnotation: record}),
+			new: object("apps/v1", "StatefulSet", nil),
+		},
+		"another group's Deployment": {
+			old: object("example.com/v1", "Deployment", map[string]any{HandedOverAnnotation: record}),
+			new: object("example.com/v1", "Deployment", nil),
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, droppedRecord(tc.old, tc.new, tc.repaired)); diff != "" {
+				t.Errorf("droppedRecord (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

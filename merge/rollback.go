@@ -79,11 +79,13 @@ func (a *Analyzer) DetectRollback(old, new *unstructured.Unstructured, revisions
 	rb.Changes = changes
 	original, _, err := a.parseLastApplied(old)
 	if err != nil {
+		rb.DroppedRecord = droppedRecord(old, new, "")
 		return rb, nil //nolint:nilerr // without a usable last-applied there is nothing to repair
 	}
 	if err := a.repair(rb, rev, old, new, original, revisions); err != nil {
 		return nil, err
 	}
+	rb.DroppedRecord = droppedRecord(old, new, rb.RepairedLastApplied)
 	return rb, nil
 }
 
@@ -105,7 +107,7 @@ func (a *Analyzer) UnconfirmedRollback(old, new *unstructured.Unstructured) (*Ro
 	if len(changes) == 0 {
 		return nil, nil
 	}
-	return &Rollback{Changes: changes}, nil
+	return &Rollback{Changes: changes, DroppedRecord: droppedRecord(old, new, "")}, nil
 }
 
 // undoChanges lists the template fields that the write changed.
@@ -159,11 +161,20 @@ func (a *Analyzer) repair(rb *Rollback, rev revision, old, new, original *unstru
 // fitsAnnotations reports whether obj's annotations, with lastApplied as
 // the last-applied annotation's value, stay within AnnotationsLimit.
 func fitsAnnotations(obj *unstructured.Unstructured, lastApplied string) bool {
-	size := AnnotationsSize(obj) + len(lastApplied)
-	if cur, ok := obj.GetAnnotations()[LastAppliedAnnotation]; ok {
-		size -= len(cur)
-	} else {
-		size += len(LastAppliedAnnotation)
+	return annotationsFit(obj, map[string]string{LastAppliedAnnotation: lastApplied})
+}
+
+// annotationsFit reports whether obj's annotations, with each key of set
+// given its value there, stay within AnnotationsLimit.
+func annotationsFit(obj *unstructured.Unstructured, set map[string]string) bool {
+	size := AnnotationsSize(obj)
+	for k, v := range set {
+		size += len(v)
+		if cur, ok := obj.GetAnnotations()[k]; ok {
+			size -= len(cur)
+		} else {
+			size += len(k)
+		}
 	}
 	return size <= AnnotationsLimit
 }

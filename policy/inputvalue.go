@@ -301,7 +301,7 @@ func timeValue(t time.Time) (ast.Value, error) {
 }
 
 func rollbackValue(rb *merge.Rollback) (ast.Value, error) {
-	b := newObjectBuilder(9)
+	b := newObjectBuilder(10)
 	b.add("revisionKind", str(rb.RevisionKind))
 	b.add("revisionName", str(rb.RevisionName))
 	b.add("revision", number(rb.Revision))
@@ -317,7 +317,18 @@ func rollbackValue(rb *merge.Rollback) (ast.Value, error) {
 	if len(rb.LastAppliedUpdaters) > 0 {
 		b.add("lastAppliedUpdaters", strs(rb.LastAppliedUpdaters))
 	}
+	if rb.DroppedRecord != nil {
+		b.add("droppedRecord", handoverRecordValue(rb.DroppedRecord))
+	}
 	return b.object()
+}
+
+func handoverRecordValue(r *merge.HandoverRecord) ast.Value {
+	paths := ast.NullValue
+	if r.Paths != nil {
+		paths = strs(r.Paths)
+	}
+	return ast.NewObject(item("value", str(r.Value)), item("paths", paths), item("fits", boolean(r.Fits)))
 }
 
 // jsonValue converts a decoded JSON value (what unstructured objects hold)

@@ -90,7 +90,8 @@ func everyField(t *testing.T) *Input {
 	in.Analysis.ReplicasReset = &fact
 	in.Analysis.Rollback = &merge.Rollback{RevisionKind: "ReplicaSet", RevisionName: "web-1", Revision: 3, Confirmed: true,
 		StaleLastApplied: true, RepairSource: "rebuilt", RepairedLastApplied: "{}\n", Changes: []merge.FieldFact{fact},
-		LastAppliedUpdaters: []string{"kubectl-client-side-apply", "kubectl\xff"}}
+		LastAppliedUpdaters: []string{"kubectl-client-side-apply", "kubectl\xff"},
+		DroppedRecord:       &merge.HandoverRecord{Value: `["metadata.labels.team"]` + "\xff", Paths: []string{"metadata.labels.team"}, Fits: true}}
 	in.Request.Object.Namespace = ""
 	in.Request.Resource = &GroupResource{Group: "apps", Resource: "deployments\xff"}
 	in.Autoscaling = &Autoscaling{ManifestReplicas: float64(3), Autoscalers: []Autoscaler{

@@ -330,6 +330,15 @@ last_applied_path := "metadata.annotations[kubectl.kubernetes.io/last-applied-co
 # a remedy writes it.
 last_applied_pointer := "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"
 
+# handed_over_annotation is the record of the fields that kubectl hygiene
+# handover took out of last-applied (merge.HandedOverAnnotation);
+# handed_over_path and handed_over_pointer are its path and its pointer.
+handed_over_annotation := "apply-hygiene.io/handed-over"
+
+handed_over_path := sprintf("metadata.annotations[%s]", [handed_over_annotation])
+
+handed_over_pointer := "/metadata/annotations/apply-hygiene.io~1handed-over"
+
 # A decision's remedy is its "patch": the JSON patch (RFC 6902) that the
 # mutating pass applies to the object in the same request when the action
 # writes (writes(a)), and that the audit's fix writes to a stored object.

@@ -33,7 +33,10 @@ decisions contains d if {
 # remedy(a) writes the repaired last-applied (analysis.rollback's
 # repairedLastApplied, which merge rebuilt or took from the revision) in
 # the same request, when the action writes.
-remedy(a) := {"patch": [{"op": "add", "path": lib.last_applied_pointer, "value": rollback.repairedLastApplied}]} if {
+remedy(a) := {"patch": array.concat(
+	[{"op": "add", "path": lib.last_applied_pointer, "value": rollback.repairedLastApplied}],
+	[record_op | record_written],
+)} if {
 	lib.writes(a)
 	object.get(rollback, "repairedLastApplied", "") != ""
 } else := {}
@@ -45,6 +48,97 @@ decisions contains d if {
 	a := at_most_warn(lib.action("stale-last-applied"))
 	d := {"rule": "stale-last-applied", "action": a, "message": unconfirmed_message, "paths": paths, "fix": lib.explain}
 }
+
+# A Deployment's undo that dropped the hand-over's record
+# (analysis.rollback.droppedRecord): kubectl's rollout undo sets the
+# annotations to the restored ReplicaSet's, keeping last-applied but not
+# the record of the fields that kubectl hygiene handover took out of it,
+# which would then be reported as orphans (and pruned where
+# orphaned-field prunes). A repair writes the record back as it was, in
+# the repair of last-applied when there is one (its message says so), else
+# on its own; the other actions warn with the command that puts it back.
+# Never a denial, and nothing when the undo is denied: nothing is lost.
+dropped_record := rollback.droppedRecord
+
+# record_written is true when a repair writes the record back: a repair
+# of a confirmed undo whose annotations, the record written back, fit.
+record_written if {
+	count(dropped_record.paths) > 0
+	dropped_record.fits == true
+	not unconfirmed
+	lib.action("stale-last-applied") == "repair"
+}
+
+# record_op writes the record back, as it was, in the same request: its
+# value does not change, so no manager that owns last-applied takes it.
+record_op := {"op": "add", "path": lib.handed_over_pointer, "value": dropped_record.value}
+
+# stale_decided is true when the rule's decision on last-applied itself
+# denies the undo or writes the record back with its repair.
+stale_decided if {
+	confirmed_stale
+	effective(lib.action("stale-last-applied")) == "deny"
+}
+
+stale_decided if {
+	confirmed_stale
+	effective(lib.action("stale-last-applied")) == "repair"
+	record_written
+}
+
+confirmed_stale if {
+	input.classification == "rollout-undo"
+	not unconfirmed
+	rollback.staleLastApplied == true
+}
+
+decisions contains d if {
+	input.classification == "rollout-undo"
+	count(dropped_record.paths) > 0
+	not stale_decided
+	a := record_action
+	d := object.union(
+		{"rule": "stale-last-applied", "action": a, "message": record_message(a), "paths": [lib.handed_over_path], "fix": record_fix(a)},
+		record_remedy(a),
+	)
+}
+
+# record_action is the action on a dropped record: repair when it is
+# written back, dryrun in a dryrun namespace, else warn.
+record_action := "repair" if {
+	record_written
+} else := "dryrun" if {
+	lib.action("stale-last-applied") == "dryrun"
+} else := "warn" if {
+	lib.action("stale-last-applied")
+}
+
+record_remedy(a) := {"patch": [record_op]} if a == "repair" else := {}
+
+# put_record_back is the command that writes the record back as it was.
+put_record_back := sprintf("kubectl annotate %s%s --overwrite %s", [
+	lib.kind_name,
+	lib.namespace_flag,
+	lib.shell_word(sprintf("%s=%s", [lib.handed_over_annotation, dropped_record.value])),
+])
+
+record_fix(a) := lib.explain if a == "repair" else := put_record_back
+
+record_message(a) := sprintf(
+	"[stale-last-applied] %s: rollout undo set the annotations to the restored revision's, dropping the record of the fields handed over from kubectl apply (%s); apply-hygiene put it back, so they are not reported as orphans. Check with: %s",
+	[lib.describe, lib.list(dropped_record.paths), lib.explain],
+) if {
+	a == "repair"
+} else := sprintf(
+	"[stale-last-applied] %s: rollout undo set the annotations to the restored revision's, dropping the record of the fields handed over from kubectl apply (%s); without it they are reported as orphans, and pruned where orphaned-field prunes. Put it back with: %s",
+	[lib.describe, lib.list(dropped_record.paths), put_record_back],
+)
+
+# record_clause is what the repair of last-applied says of the record it
+# writes back with it, or "".
+record_clause := sprintf(" It also put back the record of the fields handed over (%s), which the undo dropped.", [lib.list(dropped_record.paths)]) if {
+	record_written
+} else := ""
 
 # effective(a) is a, except that a repair needs a repaired annotation:
 # without one the rule can only warn.
@@ -64,8 +158,8 @@ at_most_warn(a) := a if {
 paths := [c.path | some c in object.get(rollback, "changes", [])]
 
 message(a) := sprintf(
-	"[stale-last-applied] %s: rollout undo restored revision %d but last-applied still described the newer manifest; apply-hygiene rewrote last-applied to match revision %d (kubectl's rollout undo does not), so the next kubectl apply deletes what your manifest no longer has. Check with: %s",
-	[lib.describe, rollback.revision, rollback.revision, lib.view_last_applied],
+	"[stale-last-applied] %s: rollout undo restored revision %d but last-applied still described the newer manifest; apply-hygiene rewrote last-applied to match revision %d (kubectl's rollout undo does not), so the next kubectl apply deletes what your manifest no longer has.%s Check with: %s",
+	[lib.describe, rollback.revision, rollback.revision, record_clause, lib.view_last_applied],
 ) if {
 	a == "repair"
 } else := sprintf(

@@ -132,3 +132,116 @@ test_warning_carries_no_patch if {
 	some d in ds
 	not "patch" in object.keys(d)
 }
+
+# A Deployment's undo dropped the hand-over's record: kubectl set the
+# annotations to the restored ReplicaSet's, written before the hand-over.
+dropped := {"value": `["metadata.labels.team"]`, "paths": ["metadata.labels.team"], "fits": true}
+
+record_path := "metadata.annotations[apply-hygiene.io/handed-over]"
+
+record_op := {"op": "add", "path": "/metadata/annotations/apply-hygiene.io~1handed-over", "value": `["metadata.labels.team"]`}
+
+put_back := `kubectl annotate deployments.apps/nginx -n default --overwrite 'apply-hygiene.io/handed-over=["metadata.labels.team"]'`
+
+# With the repair of last-applied: one decision, one patch, one message.
+test_dropped_record_is_written_back_with_the_repair if {
+	ds := stale_last_applied.decisions with input as undo
+		with input.analysis.rollback.droppedRecord as dropped
+	t.actions(ds) == {["stale-last-applied", "repair"]}
+	count(ds) == 1
+	some d in ds
+	d.patch == [{"op": "add", "path": "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration", "value": rollback.repairedLastApplied}, record_op]
+	d.message == "[stale-last-applied] Deployment default/nginx: rollout undo restored revision 1 but last-applied still described the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (kubectl's rollout undo does not), so the next kubectl apply deletes what your manifest no longer has. It also put back the record of the fields handed over (metadata.labels.team), which the undo dropped. Check with: kubectl apply view-last-applied deployments.apps/nginx -n default"
+}
+
+# Without a stale last-applied, the record is written back on its own.
+test_dropped_record_of_a_fresh_last_applied_is_written_back if {
+	ds := stale_last_applied.decisions with input as undo
+		with input.analysis.rollback.droppedRecord as dropped
+		with input.analysis.rollback.staleLastApplied as false
+	t.actions(ds) == {["stale-last-applied", "repair"]}
+	count(ds) == 1
+	some d in ds
+	d.paths == [record_path]
+	d.patch == [record_op]
+	d.message == "[stale-last-applied] Deployment default/nginx: rollout undo set the annotations to the restored revision's, dropping the record of the fields handed over from kubectl apply (metadata.labels.team); apply-hygiene put it back, so they are not reported as orphans. Check with: kubectl hygiene explain deployments.apps/nginx -n default"
+	d.fix == "kubectl hygiene explain deployments.apps/nginx -n default"
+}
+
+# Told to warn, the rule says how to put the record back, beside its
+# warning on last-applied.
+test_dropped_record_warns_with_the_command if {
+	ds := stale_last_applied.decisions with input as undo
+		with input.analysis.rollback.droppedRecord as dropped
+		with data.applyhygiene.config as {"rules": {"stale-last-applied": {"action": "warn"}}}
+	t.actions(ds) == {["stale-last-applied", "warn"]}
+	count(ds) == 2
+	some d in ds
+	d.paths == [record_path]
+	not d.patch
+	d.fix == put_back
+	d.message == concat("", ["[stale-last-applied] Deployment default/nginx: rollout undo set the annotations to the restored revision's, dropping the record of the fields handed over from kubectl apply (metadata.labels.team); without it they are reported as orphans, and pruned where orphaned-field prunes. Put it back with: ", put_back])
+}
+
+# Told to deny, the rule denies the undo of a stale last-applied and says
+# nothing of the record, which the denied write does not drop; with a
+# fresh last-applied, the undo passes and the record gets a warning, never
+# a denial.
+test_dropped_record_of_a_denied_undo_is_left if {
+	ds := stale_last_applied.decisions with input as undo
+		with input.analysis.rollback.droppedRecord as dropped
+		with data.applyhygiene.config as {"rules": {"stale-last-applied": {"action": "deny"}}}
+	t.actions(ds) == {["stale-last-applied", "deny"]}
+	count(ds) == 1
+}
+
+test_dropped_record_is_never_denied if {
+	ds := stale_last_applied.decisions with input as undo
+		with input.analysis.rollback.droppedRecord as dropped
+		with input.analysis.rollback.staleLastApplied as false
+		with data.applyhygiene.config as {"rules": {"stale-last-applied": {"action": "deny"}}}
+	t.actions(ds) == {["stale-last-applied", "warn"]}
+	some d in ds
+	d.fix == put_back
+}
+
+# An unconfirmed undo is never written to: the record gets a warning.
+test_dropped_record_of_an_unconfirmed_undo_warns if {
+	ds := stale_last_applied.decisions with input as unconfirmed_undo
+		with input.analysis.rollback.droppedRecord as dropped
+	t.actions(ds) == {["stale-last-applied", "warn"]}
+	count([d | some d in ds; d.paths == [record_path]; not d.patch]) == 1
+}
+
+# A record that would take the annotations beyond the API server's limit
+# is not written: the repair of last-applied goes alone, and the record
+# gets a warning.
+test_dropped_record_that_does_not_fit_warns if {
+	ds := stale_last_applied.decisions with input as undo
+		with input.analysis.rollback.droppedRecord as object.union(dropped, {"fits": false})
+	t.actions(ds) == {["stale-last-applied", "repair"], ["stale-last-applied", "warn"]}
+	some repair in ds
+	repair.action == "repair"
+	repair.patch == [{"op": "add", "path": "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration", "value": rollback.repairedLastApplied}]
+	not contains(repair.message, "record")
+	some warn in ds
+	warn.action == "warn"
+	warn.fix == put_back
+}
+
+# In a dryrun namespace the record's decision is a dry run.
+test_dropped_record_in_a_dryrun_namespace if {
+	ds := stale_last_applied.decisions with input as undo
+		with input.analysis.rollback.droppedRecord as dropped
+		with input.analysis.rollback.staleLastApplied as false
+		with input.namespace.labels as {"apply-hygiene.io/enforcement": "dryrun"}
+	t.actions(ds) == {["stale-last-applied", "dryrun"]}
+}
+
+# A record that lists no path gets no decision.
+test_dropped_record_without_paths_is_left if {
+	ds := stale_last_applied.decisions with input as undo
+		with input.analysis.rollback.droppedRecord as {"value": "[]", "paths": [], "fits": true}
+		with input.analysis.rollback.staleLastApplied as false
+	count(ds) == 0
+}

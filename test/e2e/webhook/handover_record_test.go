@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,7 +59,15 @@ func TestHandoverToThePersonsOwnCommandsDrawsNoOrphan(t *testing.T) {
 	}
 	framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.metadata.annotations.apply-hygiene\.io/handed-over} {.metadata.annotations.team} {.spec.template.spec.containers[0].image}`),
 		`["metadata.annotations.team"] c nginx:1.17`)
-	// The record is the hand-over's manager's alone: no applier holds it.
+	wantRecordOwners(t, k, "kubectl-hygiene-handover/Update")
+	wantNoFinding(t, f)
+}
+
+// wantRecordOwners checks that deployment/web's record is owned by want
+// (manager/operation, space-separated; "" for no one): no applier holds
+// it, so no migration to server-side apply moves it.
+func wantRecordOwners(t *testing.T, k framework.Kubectl, want string) {
+	t.Helper()
 	owners := k.JSONPath(t, "deployment/web", `{range .metadata.managedFields[*]}{.manager}/{.operation}={.fieldsV1.f:metadata.f:annotations}{"\n"}{end}`)
 	var recordOwners []string
 	for _, line := range strings.Split(strings.TrimSpace(owners), "\n") {
@@ -66,10 +75,63 @@ func TestHandoverToThePersonsOwnCommandsDrawsNoOrphan(t *testing.T) {
 			recordOwners = append(recordOwners, strings.SplitN(line, "=", 2)[0])
 		}
 	}
-	if strings.Join(recordOwners, " ") != "kubectl-hygiene-handover/Update" {
-		t.Errorf("the record's owners: %v, want kubectl-hygiene-handover/Update alone\n%s", recordOwners, owners)
+	if strings.Join(recordOwners, " ") != want {
+		t.Errorf("the record's owners: %v, want %q\n%s", recordOwners, want, owners)
 	}
-	wantNoFinding(t, f)
+}
+
+// A label handed over after the Deployment's second revision, then a
+// rollout undo to the first: kubectl sets the Deployment's annotations to
+// the first ReplicaSet's, which has no record, and keeps last-applied,
+// which no longer has the label. apply-hygiene's repair of the undo writes
+// the record back as it was, with the repaired last-applied, and the
+// next apply of the manifest without the label draws no [orphaned-field]
+// on it (without the record it did, with a command that removes the label
+// the person was told to hand over); kubectl hygiene explain and the audit
+// find nothing either.
+func TestRolloutUndoKeepsTheHandoverRecord(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	manifest, err := os.ReadFile("testdata/deployment-annotated-v1.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := strings.Replace(string(manifest), "  annotations:\n    team: a\n", "  labels:\n    team: a\n", 1)
+	framework.ApplyPredicted(t, k, framework.WriteFile(t, "web-v1.yaml", v1, 0o644)).MustSucceed(t)
+	f.WaitForRevisions(t, "app=web", 1)
+	v2 := strings.Replace(v1, "nginx:1.14.2", "nginx:1.15", 1)
+	framework.ApplyPredicted(t, k, framework.WriteFile(t, "web-v2.yaml", v2, 0o644)).MustSucceed(t)
+	f.WaitForRevisions(t, "app=web", 2)
+
+	denied := k.Run(t, "label", "deployment/web", "team=c", "--overwrite").MustFail(t)
+	framework.WantLines(t, denied.Stderr, "Error from server (Forbidden): "+framework.DeniedPrefix+
+		imperativeDenial(f.Namespace, controlplane.AdminUser, "kubectl-label", `metadata.labels.team (last-applied "a", now "c")`, "metadata.labels.team"))
+	k.RunPrinted(t, printedHandover(t, denied.Stderr))
+	framework.WantLines(t, k.Run(t, "label", "deployment/web", "team=c", "--overwrite").MustSucceed(t).Stderr)
+
+	undo := k.Run(t, "rollout", "undo", "deployment/web").MustSucceed(t)
+	framework.WantLines(t, undo.Stdout, "deployment.apps/web rolled back")
+	framework.WantLines(t, undo.Stderr,
+		"Warning: resource deployments/web was previously managed with 'kubectl apply'. Rolling back will not update the "+
+			"kubectl.kubernetes.io/last-applied-configuration annotation, which may cause unexpected behavior on future "+
+			"'kubectl apply' operations. Consider using 'kubectl apply' with your previous configuration file instead.",
+		"Warning: [stale-last-applied] Deployment "+f.Namespace+"/web: rollout undo restored revision 1 but last-applied still described "+
+			"the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (kubectl's rollout undo does not), so the next kubectl apply deletes what "+
+			"your manifest no longer has. It also put back the record of the fields handed over (metadata.labels.team), which the undo dropped. "+
+			"Check with: kubectl apply view-last-applied deployments.apps/web -n "+f.Namespace)
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.metadata.annotations.apply-hygiene\.io/handed-over} {.metadata.labels.team} {.spec.template.spec.containers[0].image}`),
+		`["metadata.labels.team"] c nginx:1.14.2`)
+	// kubectl's patch removed the record, which took it from its manager
+	// (the API server computes managedFields before admission); the repair
+	// put it back unowned, so no migration moves it either.
+	wantRecordOwners(t, k, "")
+
+	next := strings.Replace(v2, "  labels:\n    team: a\n", "", 1)
+	apply := framework.ApplyPredicted(t, k, framework.WriteFile(t, "web.yaml", next, 0o644)).MustSucceed(t)
+	framework.WantLines(t, apply.Stdout, "deployment.apps/web configured")
+	framework.WantLines(t, apply.Stderr)
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.metadata.labels.team} {.spec.template.spec.containers[0].image}"), "c nginx:1.15")
+	wantNoFindingOn(t, f, "metadata.labels.team", "kubectl-label")
 }
 
 // wantNoFinding checks that kubectl hygiene explain shows deployment/web's
@@ -77,11 +139,20 @@ func TestHandoverToThePersonsOwnCommandsDrawsNoOrphan(t *testing.T) {
 // and that the audit finds nothing in the namespace.
 func wantNoFinding(t *testing.T, f *framework.Framework) {
 	t.Helper()
+	wantNoFindingOn(t, f, "metadata.annotations.team", "kubectl-annotate")
+}
+
+// wantNoFindingOn checks that kubectl hygiene explain shows the field at
+// path of deployment/web as "c", owned by manager (among others), no
+// orphan, and finds nothing, and that the audit finds nothing in the
+// namespace.
+func wantNoFindingOn(t *testing.T, f *framework.Framework, path, manager string) {
+	t.Helper()
 	explain := f.Hygiene(t, "explain", "deployment/web", "-n", f.Namespace).MustSucceed(t)
 	for _, line := range strings.Split(strings.TrimSpace(explain.Stdout), "\n") {
-		if fields := strings.Fields(line); len(fields) > 0 && fields[0] == "metadata.annotations.team" {
-			if status := fields[len(fields)-1]; len(fields) != 4 || fields[1] != `"c"` || fields[2] != "kubectl-annotate" || strings.Contains(status, "orphan") {
-				t.Errorf("kubectl hygiene explain's annotation: %s, want its value, kubectl-annotate and no orphan", line)
+		if fields := strings.Fields(line); len(fields) > 0 && fields[0] == path {
+			if status := fields[len(fields)-1]; len(fields) != 4 || fields[1] != `"c"` || !slices.Contains(strings.Split(fields[2], ","), manager) || strings.Contains(status, "orphan") {
+				t.Errorf("kubectl hygiene explain's %s: %s, want \"c\", %s and no orphan", path, line, manager)
 			}
 		}
 	}
