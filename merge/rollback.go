@@ -85,7 +85,11 @@ func (a *Analyzer) DetectRollback(old, new *unstructured.Unstructured, revisions
 	if err := a.repair(rb, rev, old, new, original, revisions); err != nil {
 		return nil, err
 	}
-	rb.DroppedRecord = droppedRecord(old, new, rb.RepairedLastApplied)
+	written := "" // the repair writes last-applied only when it is stale
+	if rb.StaleLastApplied {
+		written = rb.RepairedLastApplied
+	}
+	rb.DroppedRecord = droppedRecord(old, new, written)
 	return rb, nil
 }
 

@@ -25,7 +25,7 @@ decisions contains d if {
 	rollback.staleLastApplied == true
 	a := effective(lib.action("stale-last-applied"))
 	d := object.union(
-		{"rule": "stale-last-applied", "action": a, "message": message(a), "paths": paths, "fix": lib.view_last_applied},
+		{"rule": "stale-last-applied", "action": a, "message": message(a), "paths": decided_paths(a), "fix": lib.view_last_applied},
 		remedy(a),
 	)
 }
@@ -136,9 +136,20 @@ record_message(a) := sprintf(
 
 # record_clause is what the repair of last-applied says of the record it
 # writes back with it, or "".
-record_clause := sprintf(" It also put back the record of the fields handed over (%s), which the undo dropped.", [lib.list(dropped_record.paths)]) if {
+record_clause := sprintf(" It also put back the record of the %s handed over, which the undo dropped.", [fields(count(dropped_record.paths))]) if {
 	record_written
 } else := ""
+
+# fields(n) is "field" or "N fields": the message that carries the repair
+# of last-applied too names no path, to stay within the mutating
+# webhook's budget of warnings.
+fields(n) := "field" if n == 1 else := sprintf("%d fields", [n])
+
+# repaired_paths are the paths of the repair of last-applied: the
+# template's changes, and the record when it is written back with it.
+repaired_paths := array.concat(paths, [lib.handed_over_path | record_written])
+
+decided_paths(a) := repaired_paths if lib.writes(a) else := paths
 
 # effective(a) is a, except that a repair needs a repaired annotation:
 # without one the rule can only warn.

@@ -150,8 +150,16 @@ test_dropped_record_is_written_back_with_the_repair if {
 	t.actions(ds) == {["stale-last-applied", "repair"]}
 	count(ds) == 1
 	some d in ds
+	d.paths == array.concat([c.path | some c in rollback.changes], [record_path])
 	d.patch == [{"op": "add", "path": "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration", "value": rollback.repairedLastApplied}, record_op]
-	d.message == "[stale-last-applied] Deployment default/nginx: rollout undo restored revision 1 but last-applied still described the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (kubectl's rollout undo does not), so the next kubectl apply deletes what your manifest no longer has. It also put back the record of the fields handed over (metadata.labels.team), which the undo dropped. Check with: kubectl apply view-last-applied deployments.apps/nginx -n default"
+	d.message == "[stale-last-applied] Deployment default/nginx: rollout undo restored revision 1 but last-applied still described the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (kubectl's rollout undo does not), so the next kubectl apply deletes what your manifest no longer has. It also put back the record of the field handed over, which the undo dropped. Check with: kubectl apply view-last-applied deployments.apps/nginx -n default"
+}
+
+test_dropped_records_are_counted_with_the_repair if {
+	ds := stale_last_applied.decisions with input as undo
+		with input.analysis.rollback.droppedRecord as {"value": `["a","b"]`, "paths": ["a", "b"], "fits": true}
+	some d in ds
+	contains(d.message, " It also put back the record of the 2 fields handed over, which the undo dropped. Check with: ")
 }
 
 # Without a stale last-applied, the record is written back on its own.

@@ -117,7 +117,7 @@ func TestRolloutUndoKeepsTheHandoverRecord(t *testing.T) {
 			"'kubectl apply' operations. Consider using 'kubectl apply' with your previous configuration file instead.",
 		"Warning: [stale-last-applied] Deployment "+f.Namespace+"/web: rollout undo restored revision 1 but last-applied still described "+
 			"the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (kubectl's rollout undo does not), so the next kubectl apply deletes what "+
-			"your manifest no longer has. It also put back the record of the fields handed over (metadata.labels.team), which the undo dropped. "+
+			"your manifest no longer has. It also put back the record of the field handed over, which the undo dropped. "+
 			"Check with: kubectl apply view-last-applied deployments.apps/web -n "+f.Namespace)
 	framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.metadata.annotations.apply-hygiene\.io/handed-over} {.metadata.labels.team} {.spec.template.spec.containers[0].image}`),
 		`["metadata.labels.team"] c nginx:1.14.2`)
@@ -149,12 +149,17 @@ func wantNoFinding(t *testing.T, f *framework.Framework) {
 func wantNoFindingOn(t *testing.T, f *framework.Framework, path, manager string) {
 	t.Helper()
 	explain := f.Hygiene(t, "explain", "deployment/web", "-n", f.Namespace).MustSucceed(t)
+	found := false
 	for _, line := range strings.Split(strings.TrimSpace(explain.Stdout), "\n") {
 		if fields := strings.Fields(line); len(fields) > 0 && fields[0] == path {
+			found = true
 			if status := fields[len(fields)-1]; len(fields) != 4 || fields[1] != `"c"` || !slices.Contains(strings.Split(fields[2], ","), manager) || strings.Contains(status, "orphan") {
 				t.Errorf("kubectl hygiene explain's %s: %s, want \"c\", %s and no orphan", path, line, manager)
 			}
 		}
+	}
+	if !found {
+		t.Errorf("kubectl hygiene explain shows no %s:\n%s", path, explain.Stdout)
 	}
 	if !strings.HasSuffix(strings.TrimSpace(explain.Stdout), "\nNo findings.") {
 		t.Errorf("kubectl hygiene explain finds something:\n%s", explain.Stdout)

@@ -52,6 +52,9 @@ func TestHandoverLetsTheNewWriterKeepTheField(t *testing.T) {
 	if la := k.JSONPath(t, "deployment/web", `{.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}`); !strings.Contains(la, `"replicas":3`) {
 		t.Fatalf("the dry run wrote last-applied: %s", la)
 	}
+	if record := k.JSONPath(t, "deployment/web", `{.metadata.annotations.apply-hygiene\.io/handed-over}`); strings.TrimSpace(record) != "" {
+		t.Fatalf("the dry run wrote the record of hand-overs: %s", record)
+	}
 	reminder := f.Hygiene(t, "handover", "deployment/web", "spec.replicas", "-n", f.Namespace, "--dry-run", "-f", "testdata/deployment-v1.yaml").MustSucceed(t)
 	framework.WantLines(t, reminder.Stdout,
 		"Deployment "+f.Namespace+"/web: last-applied no longer has spec.replicas (server dry run: nothing stored)",
