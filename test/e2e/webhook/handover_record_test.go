@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -92,6 +93,66 @@ func wantRecordOwners(t *testing.T, k framework.Kubectl, want string) {
 func TestRolloutUndoKeepsTheHandoverRecord(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
+	undo, next := undoAfterHandover(t, f)
+	framework.WantLines(t, undo.Stderr,
+		undoWarning,
+		"Warning: [stale-last-applied] Deployment "+f.Namespace+"/web: rollout undo restored revision 1 but last-applied still described "+
+			"the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (kubectl's rollout undo does not), so the next kubectl apply deletes what "+
+			"your manifest no longer has. It also put back the record of the field handed over, which the undo dropped. "+
+			"Check with: kubectl apply view-last-applied deployments.apps/web -n "+f.Namespace)
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.metadata.annotations.apply-hygiene\.io/handed-over} {.metadata.labels.team} {.spec.template.spec.containers[0].image}`),
+		`["metadata.labels.team"] c nginx:1.14.2`)
+	// kubectl's patch removed the record, which took it from its manager
+	// (the API server computes managedFields before admission); the repair
+	// put it back unowned, so no migration moves it either.
+	wantRecordOwners(t, k, "")
+	wantNoOrphanAfter(t, f, next)
+}
+
+// Where stale-last-applied only warns, the undo loses the record and the
+// rule says so with the kubectl annotate that puts it back, which passes
+// the webhook without a word; then the next apply draws no
+// [orphaned-field] either (only the revert of the undo's image, which the
+// stale last-applied makes).
+func TestRolloutUndoToldToWarnPrintsHowToPutTheRecordBack(t *testing.T) {
+	framework.Reconfigure(t, "policy.rules.stale-last-applied.action=warn")
+	f := framework.New(t)
+	k := f.Kubectl
+	undo, next := undoAfterHandover(t, f)
+	putBack := "kubectl annotate deployments.apps/web -n " + f.Namespace + ` --overwrite 'apply-hygiene.io/handed-over=["metadata.labels.team"]'`
+	framework.WantLines(t, undo.Stderr,
+		undoWarning,
+		"Warning: [stale-last-applied] Deployment "+f.Namespace+"/web: rollout undo restored revision 1 but last-applied still describes the newer manifest, "+
+			"so the next kubectl apply will not delete what revision 1 has and your manifest does not (spec.template.spec.containers[name=nginx].image). "+
+			"Check with: kubectl apply view-last-applied deployments.apps/web -n "+f.Namespace,
+		"Warning: [stale-last-applied] Deployment "+f.Namespace+"/web: rollout undo set the annotations to the restored revision's, dropping the record of the "+
+			"fields handed over from kubectl apply (metadata.labels.team); without it they are reported as orphans, and pruned where orphaned-field prunes. "+
+			"Put it back with: "+putBack)
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.metadata.annotations.apply-hygiene\.io/handed-over} {.metadata.labels.team}`), " c")
+	framework.WantLines(t, k.RunPrinted(t, putBack), "deployment.apps/web annotated")
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.metadata.annotations.apply-hygiene\.io/handed-over}`), `["metadata.labels.team"]`)
+	// last-applied stayed stale (warn): the apply reverts the undo's
+	// image, and says so, and only that.
+	wantNoOrphanAfter(t, f, next, regexp.QuoteMeta("Warning: [apply-reverts-drift] Deployment "+f.Namespace+"/web: this apply sets "+
+		`spec.template.spec.containers[name=nginx].image back to "nginx:1.15", discarding "nginx:1.14.2" set by kubectl at `),
+		`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`,
+		regexp.QuoteMeta(" since the last apply. To keep that value, put it in your manifest before you apply; see every drifted field with: "+
+			"kubectl hygiene explain deployments.apps/web -n "+f.Namespace))
+}
+
+// undoWarning is what kubectl itself prints on the undo of an applied
+// Deployment.
+const undoWarning = "Warning: resource deployments/web was previously managed with 'kubectl apply'. Rolling back will not update the " +
+	"kubectl.kubernetes.io/last-applied-configuration annotation, which may cause unexpected behavior on future " +
+	"'kubectl apply' operations. Consider using 'kubectl apply' with your previous configuration file instead."
+
+// undoAfterHandover applies deployment/web with the label team=a, then a
+// new image (revision 2), hands the label over as the denial of kubectl
+// label says, labels it c, and undoes the rollout to revision 1. It
+// returns the undo and the manifest of revision 2 without the label.
+func undoAfterHandover(t *testing.T, f *framework.Framework) (framework.Result, string) {
+	t.Helper()
+	k := f.Kubectl
 	manifest, err := os.ReadFile("testdata/deployment-annotated-v1.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -111,25 +172,23 @@ func TestRolloutUndoKeepsTheHandoverRecord(t *testing.T) {
 
 	undo := k.Run(t, "rollout", "undo", "deployment/web").MustSucceed(t)
 	framework.WantLines(t, undo.Stdout, "deployment.apps/web rolled back")
-	framework.WantLines(t, undo.Stderr,
-		"Warning: resource deployments/web was previously managed with 'kubectl apply'. Rolling back will not update the "+
-			"kubectl.kubernetes.io/last-applied-configuration annotation, which may cause unexpected behavior on future "+
-			"'kubectl apply' operations. Consider using 'kubectl apply' with your previous configuration file instead.",
-		"Warning: [stale-last-applied] Deployment "+f.Namespace+"/web: rollout undo restored revision 1 but last-applied still described "+
-			"the newer manifest; apply-hygiene rewrote last-applied to match revision 1 (kubectl's rollout undo does not), so the next kubectl apply deletes what "+
-			"your manifest no longer has. It also put back the record of the field handed over, which the undo dropped. "+
-			"Check with: kubectl apply view-last-applied deployments.apps/web -n "+f.Namespace)
-	framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.metadata.annotations.apply-hygiene\.io/handed-over} {.metadata.labels.team} {.spec.template.spec.containers[0].image}`),
-		`["metadata.labels.team"] c nginx:1.14.2`)
-	// kubectl's patch removed the record, which took it from its manager
-	// (the API server computes managedFields before admission); the repair
-	// put it back unowned, so no migration moves it either.
-	wantRecordOwners(t, k, "")
+	return undo, strings.Replace(v2, "  labels:\n    team: a\n", "", 1)
+}
 
-	next := strings.Replace(v2, "  labels:\n    team: a\n", "", 1)
+// wantNoOrphanAfter applies next (deployment/web at nginx:1.15 without
+// the label team) and checks that the apply prints nothing but a line
+// that matches drift, if any, that the label stays c, and that explain
+// and the audit find nothing.
+func wantNoOrphanAfter(t *testing.T, f *framework.Framework, next string, drift ...string) {
+	t.Helper()
+	k := f.Kubectl
 	apply := framework.ApplyPredicted(t, k, framework.WriteFile(t, "web.yaml", next, 0o644)).MustSucceed(t)
 	framework.WantLines(t, apply.Stdout, "deployment.apps/web configured")
-	framework.WantLines(t, apply.Stderr)
+	if len(drift) == 0 {
+		framework.WantLines(t, apply.Stderr)
+	} else {
+		framework.WantMatch(t, apply.Stderr, strings.Join(drift, ""))
+	}
 	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.metadata.labels.team} {.spec.template.spec.containers[0].image}"), "c nginx:1.15")
 	wantNoFindingOn(t, f, "metadata.labels.team", "kubectl-label")
 }
