@@ -77,13 +77,11 @@ func (a *Analyzer) DetectRollback(old, new *unstructured.Unstructured, revisions
 		return nil, err
 	}
 	rb.Changes = changes
-	original, _, err := a.parseLastApplied(old)
-	if err != nil {
-		rb.DroppedRecord = droppedRecord(old, new, "")
-		return rb, nil //nolint:nilerr // without a usable last-applied there is nothing to repair
-	}
-	if err := a.repair(rb, rev, old, new, original, revisions); err != nil {
-		return nil, err
+	// Without a usable last-applied there is nothing to repair.
+	if original, _, err := a.parseLastApplied(old); err == nil {
+		if err := a.repair(rb, rev, old, new, original, revisions); err != nil {
+			return nil, err
+		}
 	}
 	written := "" // the repair writes last-applied only when it is stale
 	if rb.StaleLastApplied {

@@ -19,11 +19,16 @@ rollback := input.analysis.rollback
 # revision exactly. Inputs without rollback.confirmed are confirmed undos.
 unconfirmed if rollback.confirmed == false
 
-decisions contains d if {
+# stale_action is the action on a confirmed undo that left last-applied
+# stale; undefined for any other write, or when the rule is off.
+stale_action := effective(lib.action("stale-last-applied")) if {
 	input.classification == "rollout-undo"
 	not unconfirmed
 	rollback.staleLastApplied == true
-	a := effective(lib.action("stale-last-applied"))
+}
+
+decisions contains d if {
+	a := stale_action
 	d := object.union(
 		{"rule": "stale-last-applied", "action": a, "message": message(a), "paths": decided_paths(a), "fix": lib.view_last_applied},
 		remedy(a),
@@ -75,21 +80,11 @@ record_op := {"op": "add", "path": lib.handed_over_pointer, "value": dropped_rec
 
 # stale_decided is true when the rule's decision on last-applied itself
 # denies the undo or writes the record back with its repair.
-stale_decided if {
-	confirmed_stale
-	effective(lib.action("stale-last-applied")) == "deny"
-}
+stale_decided if stale_action == "deny"
 
 stale_decided if {
-	confirmed_stale
-	effective(lib.action("stale-last-applied")) == "repair"
+	stale_action == "repair"
 	record_written
-}
-
-confirmed_stale if {
-	input.classification == "rollout-undo"
-	not unconfirmed
-	rollback.staleLastApplied == true
 }
 
 decisions contains d if {
