@@ -1,15 +1,8 @@
 package generative_test
 
 import (
-	"context"
-	"fmt"
 	"slices"
 	"strings"
-	"time"
-
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/apply-hygiene/apply-hygiene/test/e2e/framework"
 )
@@ -66,31 +59,12 @@ func editorScript(filter string) string {
 
 // clientApply is a server-side apply of s.Stdin under the field manager
 // s.Manager with force, sent as the tools that are not kubectl send it
-// (client-go's Patch with types.ApplyPatchType: Helm 4, Flux): no
-// client-side-to-server-side migration of kubectl's fields follows. It
-// returns what kubectl would have printed: the webhooks' warnings, the
-// error of a denial.
+// (framework's ToolApply). It returns what kubectl would have printed:
+// the webhooks' warnings, the error of a denial.
 func (r *runner) clientApply(k framework.Kubectl, ns string, s step) framework.Result {
 	r.t.Helper()
-	cfg, err := clientcmd.BuildConfigFromFlags("", k.Kubeconfig)
-	if err != nil {
-		r.t.Fatalf("reading %s: %v", k.Kubeconfig, err)
-	}
-	warnings := &framework.WarningLog{}
-	cfg.WarningHandler = warnings
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		r.t.Fatalf("creating a client from %s: %v", k.Kubeconfig, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	_, err = client.CoreV1().RESTClient().Patch(types.ApplyPatchType).AbsPath(r.urlPath(ns)+"/"+r.o.name).
-		Param("fieldManager", s.Manager).Param("force", "true").Body([]byte(s.Stdin)).DoRaw(ctx)
-	res := framework.Result{Args: s.Args, Stderr: warnings.String()}
-	if err != nil {
-		res.Stderr += fmt.Sprintf("Error from server: %v\n", err)
-		res.ExitCode = 1
-	}
+	res := k.ToolApply(r.t, r.urlPath(ns)+"/"+r.o.name, s.Manager, []byte(s.Stdin))
+	res.Args = s.Args
 	r.t.Logf("$ %s\n%s(exit %d)", s.command(), res.Stderr, res.ExitCode)
 	return res
 }
