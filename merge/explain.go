@@ -48,6 +48,9 @@ func (a *Analyzer) Explain(live *unstructured.Unstructured) (*Explanation, error
 func (a *Analyzer) explain(live *unstructured.Unstructured) (*Explanation, error) {
 	an := newAnalysis(live, "live")
 	info, original, parsed := a.lastAppliedInfo(live)
+	if info.Status == LastAppliedMissing {
+		info.KubectlMade = KubectlMade(live)
+	}
 	an.LastApplied = info
 	an.AnnotationsBytes = AnnotationsSize(live)
 	an.LastAppliedTooLarge = an.AnnotationsBytes > TooLargeThreshold

@@ -134,6 +134,12 @@ type Analysis struct {
 	ReplicasReset *FieldFact `json:"replicasReset,omitempty"`
 	// Rollback is set when the write is a rollout undo.
 	Rollback *Rollback `json:"rollback,omitempty"`
+	// HandOver, for a write that hands fields over by taking them out of
+	// last-applied alone (kubectl apply edit-last-applied,
+	// set-last-applied), is the record of them to write
+	// (HandOverThroughLastApplied); nil for any other write, and when it
+	// hands nothing over.
+	HandOver *HandoverRecord `json:"handOver,omitempty"`
 	// Labels are the labels of the object as the write leaves it (for an
 	// apply that diff predicts, its result's), which ownership declarations
 	// select by. Not part of the policy input.
@@ -215,7 +221,7 @@ type HandoverRecord struct {
 	// Paths are the paths it lists (HandedOver).
 	Paths []string `json:"paths"`
 	// Fits is set when the object's annotations, with the record written
-	// back (and last-applied repaired), stay within AnnotationsLimit: the
-	// API server refuses a write beyond it.
+	// (and, for an undo's, last-applied repaired), stay within
+	// AnnotationsLimit: the API server refuses a write beyond it.
 	Fits bool `json:"fits"`
 }

@@ -74,6 +74,11 @@ type LastAppliedInfo struct {
 	// one: it rewrote or removed it. What is said of this one then holds
 	// of the stored object no more.
 	Replaced bool `json:"replaced,omitempty"`
+	// KubectlMade, for an object as stored without last-applied
+	// (AnalyzeLive), is set when a person made it with kubectl and no
+	// server-side applier has taken it over (KubectlMade): its manifest
+	// is the person's to record. Admission's analyses never set it.
+	KubectlMade bool `json:"kubectlMade,omitempty"`
 }
 
 // LastAppliedReplaced reports whether the write that turned old into new

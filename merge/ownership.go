@@ -5,6 +5,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
@@ -36,6 +37,36 @@ const (
 // missing-last-applied rule reports.
 var creatorManagers = map[string]bool{
 	"kubectl-create": true, "kubectl-run": true, "kubectl-expose": true, "kubectl-autoscale": true,
+}
+
+// KubectlMade reports whether a person made obj with kubectl, as its
+// managedFields tell: an Update entry of a command that makes objects
+// from a person's input (creatorManagers, kubectl replace --force:
+// isRecreation) or of client-side apply, and no Apply entry on the object
+// itself (one on a subresource, a controller's status, does not count).
+// The objects of other tools (Helm's, an operator's) that a person only
+// touched with kubectl (rollout restart, scale, label, an in-place
+// kubectl replace) have no such entry, and an object that a server-side
+// applier manages (Flux, which drops last-applied before its first
+// apply, Helm 4, kubectl apply --server-side) is that applier's, whoever
+// made it: neither is client-side apply's business when it has no
+// last-applied. An object without managedFields (kubectl get leaves them
+// out unless asked) tells nothing: false.
+func KubectlMade(obj *unstructured.Unstructured) bool {
+	made := false
+	created := obj.GetCreationTimestamp().Time
+	for _, mf := range obj.GetManagedFields() {
+		switch {
+		case mf.Operation == metav1.ManagedFieldsOperationApply && mf.Subresource == "":
+			return false
+		case mf.Operation != metav1.ManagedFieldsOperationUpdate || mf.Subresource != "":
+		case creatorManagers[mf.Manager] || mf.Manager == ClientSideApplyManager:
+			made = true
+		case mf.Manager == recreatorManager && mf.Time != nil:
+			made = made || isRecreation(Owner{Manager: mf.Manager, Operation: string(mf.Operation), Time: mf.Time.Time}, created)
+		}
+	}
+	return made
 }
 
 // recreatorManager is the field manager of `kubectl replace`, which

@@ -176,7 +176,10 @@ func analysisValue(a *merge.Analysis) (ast.Value, error) {
 	if a.LastApplied.Replaced {
 		la = append(la, item("replaced", boolean(true)))
 	}
-	b := newObjectBuilder(15)
+	if a.LastApplied.KubectlMade {
+		la = append(la, item("kubectlMade", boolean(true)))
+	}
+	b := newObjectBuilder(16)
 	b.add("object", refValue(a.Object))
 	b.add("operation", str(a.Operation))
 	if a.Strategy != "" {
@@ -201,6 +204,9 @@ func analysisValue(a *merge.Analysis) (ast.Value, error) {
 	if a.Rollback != nil {
 		addConverted(&b, "rollback", a.Rollback, rollbackValue)
 	}
+	if a.HandOver != nil {
+		b.add("handOver", handoverRecordValue(a.HandOver))
+	}
 	return b.object()
 }
 
@@ -213,7 +219,7 @@ func factsValue(facts []merge.FieldFact) (ast.Value, error) {
 }
 
 func factValue(f *merge.FieldFact) (ast.Value, error) {
-	b := newObjectBuilder(15)
+	b := newObjectBuilder(16)
 	b.add("path", str(f.Path.String()))
 	for _, kv := range []struct {
 		key string

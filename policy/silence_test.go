@@ -136,8 +136,8 @@ func TestFullEvaluationIsSilentForNothing(t *testing.T) {
 // known in the partial evaluation) or unknown there: a new field must be
 // added to one of them.
 func TestEmptyAnalysisCoversEveryField(t *testing.T) {
-	checked := []string{"lastApplied.status", "lastApplied.error", "lastApplied.fault", "lastAppliedTooLarge",
-		"imperativeChanges", "applyOwnedChanges", "appliers", "reverts", "orphans", "defaultedDependents", "replicasReset", "rollback"}
+	checked := []string{"lastApplied.status", "lastApplied.error", "lastApplied.fault", "lastApplied.kubectlMade", "lastAppliedTooLarge",
+		"imperativeChanges", "applyOwnedChanges", "appliers", "reverts", "orphans", "defaultedDependents", "replicasReset", "rollback", "handOver"}
 	unknown := []string{"object", "operation", "strategy", "lastApplied.bytes", "lastApplied.replaced", "annotationsBytes", "drift"}
 	var fields []string
 	for name, typ := range map[string]reflect.Type{"": reflect.TypeFor[merge.Analysis](), "lastApplied.": reflect.TypeFor[merge.LastAppliedInfo]()} {

@@ -70,18 +70,30 @@ const (
 	Validate Pass = iota
 	// Mutate reviews the writes whose decisions the mutating webhook can
 	// carry out: applies (defaulted dependents, pruned orphans, replicas
-	// kept by replicas-reset's repair) and rollout
-	// undos (stale last-applied). Analyzing other writes there would only
-	// repeat the validating pass's work.
+	// kept by replicas-reset's repair), rollout undos (stale last-applied)
+	// and hand-overs through last-applied alone (handsOverThroughLastApplied:
+	// orphaned-field's record of them). Analyzing other writes there would
+	// only repeat the validating pass's work.
 	Mutate
 )
 
 // wants reports whether the pass reviews w.
 func (p Pass) wants(w write, class policy.Classification) bool {
 	if p == Mutate {
-		return class == policy.ClientSideApply || class == policy.ServerSideApply || undoCandidate(w)
+		return class == policy.ClientSideApply || class == policy.ServerSideApply || undoCandidate(w) || handsOverThroughLastApplied(w, class)
 	}
 	return true
+}
+
+// handsOverThroughLastApplied reports whether w changes last-applied
+// alone, as kubectl apply edit-last-applied and set-last-applied do: the
+// fields it takes out of last-applied are handed over
+// (merge.HandOverThroughLastApplied). Not a last-applied that only the
+// write's own tool wrote (lastAppliedIsKubectls: a Helm chart's template
+// copied from kubectl get -o yaml, which helm upgrade changes): kubectl
+// apply never read it.
+func handsOverThroughLastApplied(w write, class policy.Classification) bool {
+	return class == policy.SaveConfig && onlyLastAppliedChanged(w.old, w.new) && lastAppliedIsKubectls(w)
 }
 
 // Review is the outcome of one request: what was decided, on what.
@@ -310,6 +322,9 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 	// undo under apply-hygiene's repair): whether the write left another
 	// one is the write's own fact.
 	an.LastApplied.Replaced = merge.LastAppliedReplaced(w.old, w.new)
+	if handsOverThroughLastApplied(w, class) {
+		an.HandOver = r.analyzer.HandOverThroughLastApplied(w.old, w.new)
+	}
 	if len(an.ImperativeChanges) > 0 && !lastAppliedIsKubectls(w) {
 		an.ImperativeChanges = []merge.FieldFact{}
 	}

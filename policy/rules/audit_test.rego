@@ -120,10 +120,18 @@ test_orphan_without_patch_names_edit if {
 }
 
 test_missing_last_applied_is_warned_without_orphans if {
-	ds := applyhygiene.decisions with input as stored({"lastApplied": {"status": "missing", "bytes": 0}, "orphans": [restarted]})
+	ds := applyhygiene.decisions with input as stored({"lastApplied": {"status": "missing", "bytes": 0, "kubectlMade": true}, "orphans": [restarted]})
 	t.actions(ds) == {["missing-last-applied", "warn"]}
 	t.paths(ds) == {"metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]"}
 	t.all_start_with_rule(ds)
+}
+
+# Another tool's object that a person only touched with kubectl (a Helm
+# release's Deployment after kubectl rollout restart), or one a
+# server-side applier manages: no manifest of the person's to record.
+test_missing_last_applied_of_an_object_no_person_made_is_silent if {
+	ds := applyhygiene.decisions with input as stored({"lastApplied": {"status": "missing", "bytes": 0}, "orphans": [restarted]})
+	count(ds) == 0
 }
 
 test_invalid_last_applied_comes_from_its_rule if {

@@ -15,10 +15,16 @@ message := sprintf(
 	[lib.describe, lib.explain],
 )
 
-# The audit: a stored object without last-applied.
+# The audit: a stored object without last-applied that a person made
+# with kubectl (merge's KubectlMade). Not another tool's object that a
+# person only touched with kubectl (a Helm release's Deployment after
+# kubectl rollout restart), nor one that a server-side applier manages
+# (Flux drops last-applied before its first apply): recording a manifest
+# in those would be wrong advice.
 decisions contains lib.fixed(lib.decision("missing-last-applied", audit_message, [lib.last_applied_path]), set_last_applied) if {
 	lib.audited
 	input.analysis.lastApplied.status == "missing"
+	input.analysis.lastApplied.kubectlMade == true
 }
 
 audit_message := sprintf(

@@ -14,6 +14,44 @@ decisions contains d if {
 	d := object.union({"rule": "orphaned-field", "action": a, "message": message(o, a), "paths": [o.path], "fix": fix_command(o, a)}, remedy(o, a))
 }
 
+# A hand-over through last-applied alone (kubectl apply edit-last-applied
+# or set-last-applied, as kubectl's documentation prescribes): the fields
+# that leave last-applied and stay set (merge's analysis.handOver) are
+# recorded as kubectl hygiene handover records them, in the mutating pass,
+# so that once a person sets one it is never reported as an orphan (nor
+# pruned, nor removed by the audit's fix). Whenever the rule acts on the
+# write (not in dryrun), and only while the annotations fit.
+decisions contains d if {
+	input.classification == "save-config"
+	a := lib.action("orphaned-field")
+	a != "dryrun"
+	h := input.analysis.handOver
+	count(h.paths) > 0
+	h.fits == true
+	d := {
+		"rule": "orphaned-field", "action": "repair", "message": handover_message(h), "paths": [lib.handed_over_path], "fix": lib.explain,
+		"patch": [{"op": "add", "path": lib.handed_over_pointer, "value": h.value}],
+	}
+}
+
+handover_message(h) := sprintf(
+	"[orphaned-field] %s: this write took %s out of last-applied, which hands %s over from kubectl apply to its next writer; apply-hygiene %s the hand-over in the annotation %s, so that a person's later writes of %s are not reported as orphans. Check with: %s",
+	[lib.describe, handed_over_fields(h.paths), them(h.paths), recorded, lib.handed_over_annotation, them(h.paths), lib.explain],
+)
+
+# recorded says what the mutating pass did: a dry run stores nothing.
+recorded := "would record (this is a dry run: nothing is stored)" if input.request.dryRun == true else := "recorded"
+
+# handed_over_fields names up to three fields, and counts more, or
+# fewer whose names are long (the mutating pass's warnings share 768
+# characters).
+handed_over_fields(paths) := concat(", ", paths) if {
+	count(paths) <= 3
+	count(concat(", ", paths)) <= 200
+} else := sprintf("%d fields", [count(paths)])
+
+them(paths) := "it" if count(paths) == 1 else := "them"
+
 # remedy(o, a) removes the orphan in the same request when the action
 # writes (prune).
 remedy(o, a) := {"patch": lib.remove(o)} if lib.writes(a) else := {}

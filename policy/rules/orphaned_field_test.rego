@@ -206,3 +206,57 @@ test_a_frozen_orphan_gets_no_command if {
 		}
 	}
 }
+
+# kubectl apply edit-last-applied took the label team out of last-applied:
+# the mutating pass records the hand-over, with the record merge built.
+handover := {"value": `["metadata.labels.team"]`, "paths": ["metadata.labels.team"], "fits": true}
+
+test_handover_through_last_applied_is_recorded if {
+	ds := orphaned_field.decisions with input as t.make_input("save-config", "kubectl-client-side-apply", {"handOver": handover})
+	t.actions(ds) == {["orphaned-field", "repair"]}
+	t.paths(ds) == {"metadata.annotations[apply-hygiene.io/handed-over]"}
+	some d in ds
+	d.patch == [{"op": "add", "path": "/metadata/annotations/apply-hygiene.io~1handed-over", "value": `["metadata.labels.team"]`}]
+	d.message == "[orphaned-field] Deployment default/nginx: this write took metadata.labels.team out of last-applied, which hands it over from kubectl apply to its next writer; apply-hygiene recorded the hand-over in the annotation apply-hygiene.io/handed-over, so that a person's later writes of it are not reported as orphans. Check with: kubectl hygiene explain deployments.apps/nginx -n default"
+}
+
+test_handover_of_many_fields_counts_them if {
+	paths := ["metadata.labels.a", "metadata.labels.b", "metadata.labels.c", "metadata.labels.d"]
+	ds := orphaned_field.decisions with input as t.make_input("save-config", "kubectl-client-side-apply", {"handOver": {"value": "[]", "paths": paths, "fits": true}})
+	some d in ds
+	contains(d.message, "this write took 4 fields out of last-applied, which hands them over")
+}
+
+# Whatever the rule's action, but not in dryrun, nor off; never when the
+# record would not fit, nor for another kind of write.
+test_handover_record_follows_the_rule if {
+	every a in ["warn", "prune", "deny"] {
+		ds := orphaned_field.decisions with input as t.make_input("save-config", "kubectl-client-side-apply", {"handOver": handover})
+			with data.applyhygiene.config as {"rules": {"orphaned-field": {"action": a}}}
+		t.actions(ds) == {["orphaned-field", "repair"]}
+	}
+	every a in ["dryrun", "off"] {
+		ds := orphaned_field.decisions with input as t.make_input("save-config", "kubectl-client-side-apply", {"handOver": handover})
+			with data.applyhygiene.config as {"rules": {"orphaned-field": {"action": a}}}
+		count(ds) == 0
+	}
+	too_large := orphaned_field.decisions with input as t.make_input("save-config", "kubectl-client-side-apply", {"handOver": object.union(handover, {"fits": false})})
+	count(too_large) == 0
+	not_save_config := orphaned_field.decisions with input as t.make_input("imperative", "kubectl-edit", {"handOver": handover})
+	count(not_save_config) == 0
+}
+
+test_handover_in_a_dry_run_says_nothing_is_stored if {
+	dry := object.union(t.make_input("save-config", "kubectl-client-side-apply", {"handOver": handover}), {"request": {"dryRun": true}})
+	ds := orphaned_field.decisions with input as dry
+	some d in ds
+	contains(d.message, "apply-hygiene would record (this is a dry run: nothing is stored) the hand-over in the annotation apply-hygiene.io/handed-over")
+}
+
+test_handover_of_long_paths_counts_them if {
+	long := concat("", ["metadata.annotations[", concat("", ["a" | some i in numbers.range(1, 90)]), "]"])
+	paths := [concat("", [long, "1"]), concat("", [long, "2"]), concat("", [long, "3"])]
+	ds := orphaned_field.decisions with input as t.make_input("save-config", "kubectl-client-side-apply", {"handOver": {"value": "[]", "paths": paths, "fits": true}})
+	some d in ds
+	contains(d.message, "this write took 3 fields out of last-applied")
+}

@@ -53,6 +53,15 @@ func TestAuditFindsPlantedDrift(t *testing.T) {
 
 	// kubectl create: no last-applied.
 	k.Run(t, "create", "deployment", "created", "--image=nginx:1.14.2", "--replicas=0").MustSucceed(t)
+
+	// Another tool's object (made under Helm's field manager) that a
+	// person only restarted, labelled and scaled with kubectl: no
+	// last-applied either, but no manifest of the person's to record, so
+	// no missing-last-applied (there was one before merge's KubectlMade).
+	k.Run(t, "create", "deployment", "helmed", "--image=nginx:1.14.2", "--replicas=0", "--field-manager=helm").MustSucceed(t)
+	k.Run(t, "rollout", "restart", "deployment/helmed").MustSucceed(t)
+	k.Run(t, "label", "deployment/helmed", "team=a").MustSucceed(t)
+	k.Run(t, "scale", "deployment/helmed", "--replicas=0").MustSucceed(t)
 	t.Logf("planted in %v", time.Since(start).Round(time.Millisecond))
 
 	res := f.Hygiene(t, "audit", "-A", "-o", "json")

@@ -271,3 +271,43 @@ func TestWithAnnotationsOf(t *testing.T) {
 		t.Fatalf("withAnnotationsOf changed before: %v", before)
 	}
 }
+
+// TestHandOverRecorded judges apply-hygiene's record of kubectl apply
+// edit-last-applied's hand-over: each entry the write added must be a field
+// that left last-applied and is still set; an entry beyond those is a
+// wrong self-write; a write that added none has no record to justify its
+// warning.
+func TestHandOverRecorded(t *testing.T) {
+	const (
+		live = `{"metadata":{"name":"web","labels":{"team":"a","tier":"web"}},"spec":{"replicas":3}}`
+		la   = `{"metadata":{"name":"web","labels":{"team":"a","tier":"web"}}}`
+		less = `{"metadata":{"name":"web","labels":{"tier":"web"}}}`
+	)
+	tests := []struct {
+		name, afterLA, was, record string
+		want                       bool
+		wantFailed                 []string
+	}{
+		{"the label taken out", less, "", `["metadata.labels.team"]`, true, nil},
+		{"beside an earlier entry", less, `["spec.replicas"]`, `["metadata.labels.team","spec.replicas"]`, true, nil},
+		{"a field still in last-applied", less, "", `["metadata.labels.team","metadata.labels.tier"]`, true, []string{"handover-records"}},
+		{"a field never in last-applied", less, "", `["spec.replicas"]`, true, []string{"handover-records"}},
+		{"no entry added", less, `["metadata.labels.team"]`, `["metadata.labels.team"]`, false, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &runner{t: t, fields: map[string]setField{}}
+			before, after := withLastApplied(t, live, la), withLastApplied(t, live, tc.afterLA)
+			if tc.was != "" {
+				framework.EnsureMap(before, "metadata", "annotations")[handedOverKey] = tc.was
+			}
+			framework.EnsureMap(after, "metadata", "annotations")[handedOverKey] = tc.record
+			if got := r.handOverRecorded(0, before, after); got != tc.want {
+				t.Errorf("handOverRecorded = %v, want %v", got, tc.want)
+			}
+			if got := r.failedChecks(); !slices.Equal(got, tc.wantFailed) {
+				t.Errorf("failed checks %q, want %q", got, tc.wantFailed)
+			}
+		})
+	}
+}

@@ -222,3 +222,40 @@ func handedOverIn(record []string, key string) bool {
 func within(inner, outer string) bool {
 	return inner == outer || strings.HasPrefix(inner, outer+".") || strings.HasPrefix(inner, outer+"[")
 }
+
+// handOverRecorded reports whether apply-hygiene's warning that it
+// recorded a hand-over (an orphaned-field warning that names no field) is
+// right for a write that rewrote last-applied (kubectl apply
+// edit-last-applied, set-last-applied): the write added entries to the
+// record (handedOverKey), each a field that left last-applied and is
+// still set. An entry beyond those fails the step as a wrong self-write
+// (and the warning is then counted there).
+func (r *runner) handOverRecorded(i int, before, after map[string]any) bool {
+	was := handoverRecord(before)
+	var added []string
+	for _, p := range handoverRecord(after) {
+		if !slices.Contains(was, p) {
+			added = append(added, p)
+		}
+	}
+	if len(added) == 0 {
+		return false
+	}
+	now := lastApplied(after)
+	var left []fieldPath
+	for _, q := range framework.ChangedPaths(framework.Path(), lastApplied(before), now) {
+		if _, kept := q.Lookup(now); !kept {
+			left = append(left, q)
+		}
+	}
+	for _, p := range added {
+		handedOver := slices.ContainsFunc(left, func(q fieldPath) bool {
+			_, set := q.Lookup(after)
+			return set && within(p, q.String())
+		})
+		if !handedOver {
+			r.fail(i, "handover-records", wrongSelfWrite, "the write's record of hand-overs lists %s, which the write did not take out of last-applied or which is not set", p)
+		}
+	}
+	return true
+}

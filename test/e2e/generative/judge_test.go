@@ -482,6 +482,7 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 			r.putsBack(i, g, before, reapplied, moves)
 		case g.Rule == "stale-last-applied" && undoing:
 		case (g.Rule == "imperative-edit" || g.Rule == "server-side-owned") && !quiet && namesAny(g.Path, allowed):
+		case g.Rule == "orphaned-field" && g.Path == "" && s.RewritesLastApplied && r.handOverRecorded(i, before, after):
 		case restartArgoMayUndo(s, g, before):
 		case s.Kind == serverSideApply && r.autoscaledTrue(g, manifest):
 		case r.autoscaledTrue(g, manifestUnderItsName(s, before, effect)):

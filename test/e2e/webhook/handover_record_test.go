@@ -27,6 +27,112 @@ import (
 func TestHandoverToThePersonsOwnCommandsDrawsNoOrphan(t *testing.T) {
 	f := framework.New(t)
 	k := f.Kubectl
+	next := annotatedAfterHandover(t, f)
+	wantNoFinding(t, f)
+
+	for _, image := range []string{"nginx:1.16", "nginx:1.17"} {
+		ssa := k.Run(t, "apply", "--server-side", "-f", framework.WriteFile(t, "web.yaml", strings.Replace(next, "nginx:1.15", image, 1), 0o644)).MustSucceed(t)
+		framework.WantLines(t, ssa.Stdout, "deployment.apps/web serverside-applied")
+		framework.WantLines(t, ssa.Stderr)
+	}
+	wantRecordAndTeam(t, k, "nginx:1.17")
+	wantNoFinding(t, f)
+}
+
+// After the same hand-over, the writers that apply server-side under a
+// field manager of their own keep the record and draw no
+// [orphaned-field] on the annotation handed over: Flux, whose
+// kustomize-controller drops last-applied (a JSON patch that removes it)
+// and applies server-side through client-go, without kubectl's migration
+// of client-side apply's fields; then kubectl apply --server-side
+// --field-manager=ci-deployer, whose migration hands those fields to
+// ci-deployer, but not the record, which is the hand-over's own
+// manager's. The record, the annotation's value and its owner stay;
+// explain and the audit find nothing.
+func TestHandoverRecordOutlivesOtherServerSideAppliers(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	next := annotatedAfterHandover(t, f)
+	cleanUp := k.Run(t, "patch", "deployment/web", "--type=json", "--field-manager=kustomize-controller",
+		"-p", `[{"op":"remove","path":"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"}]`).MustSucceed(t)
+	framework.WantLines(t, cleanUp.Stdout, "deployment.apps/web patched")
+	framework.WantLines(t, cleanUp.Stderr)
+	flux := k.ToolApply(t, "/apis/apps/v1/namespaces/"+f.Namespace+"/deployments/web", "kustomize-controller", []byte(strings.Replace(next, "nginx:1.15", "nginx:1.16", 1)))
+	if flux.ExitCode != 0 {
+		t.Fatalf("Flux's server-side apply failed: %s", flux.Stderr)
+	}
+	framework.WantLines(t, flux.Stderr)
+	wantRecordAndTeam(t, k, "nginx:1.16")
+
+	for _, image := range []string{"nginx:1.16", "nginx:1.17"} {
+		ssa := k.Run(t, "apply", "--server-side", "--force-conflicts", "--field-manager=ci-deployer", "-f", framework.WriteFile(t, "web.yaml", strings.Replace(next, "nginx:1.15", image, 1), 0o644)).MustSucceed(t)
+		framework.WantLines(t, ssa.Stdout, "deployment.apps/web serverside-applied")
+		framework.WantLines(t, ssa.Stderr)
+	}
+	wantRecordAndTeam(t, k, "nginx:1.17")
+	wantNoFinding(t, f)
+}
+
+// wantRecordAndTeam checks that deployment/web still records the
+// hand-over of its annotation team, which is still "c", owned by the
+// hand-over's manager alone, and that its image is image.
+func wantRecordAndTeam(t *testing.T, k framework.Kubectl, image string) {
+	t.Helper()
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.metadata.annotations.apply-hygiene\.io/handed-over} {.metadata.annotations.team} {.spec.template.spec.containers[0].image}`),
+		`["metadata.annotations.team"] c `+image)
+	wantRecordOwners(t, k, "kubectl-hygiene-handover/Update")
+}
+
+// kubectl's own hand-over, as its documentation prescribes: kubectl apply
+// edit-last-applied takes the annotation out of last-applied. The mutating
+// webhook records the hand-over as kubectl hygiene handover does and says
+// so; the person's kubectl annotate then passes, and the apply of the
+// manifest without the annotation draws no [orphaned-field] on it (without
+// the record it did, with a command that removes the value the person
+// set); explain and the audit find nothing either.
+func TestEditLastAppliedHandOverIsRecorded(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	k.Run(t, "apply", "-f", "testdata/deployment-annotated-v1.yaml").MustSucceed(t)
+	editor := framework.WriteFile(t, "editor.sh", "#!/bin/sh\nsed -i '/\"team\": \"a\"/d' \"$1\"\n", 0o755)
+	edit := k
+	edit.Env = append(append([]string{}, k.Env...), "EDITOR="+editor, "KUBE_EDITOR="+editor)
+	// -o json: the editor sees JSON, and kubectl prints the new
+	// last-applied, checked below.
+	handOver := edit.Run(t, "apply", "edit-last-applied", "deployment/web", "-o", "json").MustSucceed(t)
+	framework.WantLines(t, handOver.Stderr, "Warning: [orphaned-field] Deployment "+f.Namespace+"/web: this write took metadata.annotations.team out of last-applied, "+
+		"which hands it over from kubectl apply to its next writer; apply-hygiene recorded the hand-over in the annotation apply-hygiene.io/handed-over, "+
+		"so that a person's later writes of it are not reported as orphans. Check with: kubectl hygiene explain deployments.apps/web -n "+f.Namespace)
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.metadata.annotations.apply-hygiene\.io/handed-over} {.metadata.annotations.team}`), `["metadata.annotations.team"] a`)
+	if la := k.JSONPath(t, "deployment/web", `{.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}`); strings.Contains(la, "team") {
+		t.Fatalf("last-applied still has the annotation: %s", la)
+	}
+
+	annotate := k.Run(t, "annotate", "deployment/web", "team=c", "--overwrite").MustSucceed(t)
+	framework.WantLines(t, annotate.Stdout, "deployment.apps/web annotated")
+	framework.WantLines(t, annotate.Stderr)
+
+	manifest, err := os.ReadFile("testdata/deployment-annotated-v1.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := strings.Replace(strings.Replace(string(manifest), "  annotations:\n    team: a\n", "", 1), "nginx:1.14.2", "nginx:1.15", 1)
+	apply := framework.ApplyPredicted(t, k, framework.WriteFile(t, "web.yaml", next, 0o644)).MustSucceed(t)
+	framework.WantLines(t, apply.Stdout, "deployment.apps/web configured")
+	framework.WantLines(t, apply.Stderr)
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.metadata.annotations.apply-hygiene\.io/handed-over} {.metadata.annotations.team} {.spec.template.spec.containers[0].image}`),
+		`["metadata.annotations.team"] c nginx:1.15`)
+	wantNoFinding(t, f)
+}
+
+// annotatedAfterHandover applies testdata/deployment-annotated-v1.yaml
+// (annotation team=a), hands the annotation over with the command that
+// the denial of kubectl annotate team=c prints, annotates again (it
+// passes), and applies the manifest without the annotation and with
+// nginx:1.15, which draws no warning. It returns that manifest.
+func annotatedAfterHandover(t *testing.T, f *framework.Framework) string {
+	t.Helper()
+	k := f.Kubectl
 	k.Run(t, "apply", "-f", "testdata/deployment-annotated-v1.yaml").MustSucceed(t)
 	denied := k.Run(t, "annotate", "deployment/web", "team=c", "--overwrite").MustFail(t)
 	framework.WantLines(t, denied.Stderr, "Error from server (Forbidden): "+framework.DeniedPrefix+
@@ -51,17 +157,7 @@ func TestHandoverToThePersonsOwnCommandsDrawsNoOrphan(t *testing.T) {
 	framework.WantLines(t, apply.Stderr)
 	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.metadata.annotations.team} {.spec.template.spec.containers[0].image}"), "c nginx:1.15")
 
-	wantNoFinding(t, f)
-
-	for _, image := range []string{"nginx:1.16", "nginx:1.17"} {
-		ssa := k.Run(t, "apply", "--server-side", "-f", framework.WriteFile(t, "web.yaml", strings.Replace(next, "nginx:1.15", image, 1), 0o644)).MustSucceed(t)
-		framework.WantLines(t, ssa.Stdout, "deployment.apps/web serverside-applied")
-		framework.WantLines(t, ssa.Stderr)
-	}
-	framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.metadata.annotations.apply-hygiene\.io/handed-over} {.metadata.annotations.team} {.spec.template.spec.containers[0].image}`),
-		`["metadata.annotations.team"] c nginx:1.17`)
-	wantRecordOwners(t, k, "kubectl-hygiene-handover/Update")
-	wantNoFinding(t, f)
+	return next
 }
 
 // wantRecordOwners checks that deployment/web's record is owned by want
