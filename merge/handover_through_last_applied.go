@@ -36,19 +36,20 @@ func (a *Analyzer) HandOverThroughLastApplied(old, new *unstructured.Unstructure
 	kind := new.GetKind()
 	// As the server stores them (a Secret's stringData is its data), so
 	// that a field is looked for on new where it lives.
-	tvs, err := a.fieldSets(written(storedForm(kind, before.Object)), written(storedForm(kind, after.Object)), stored(new.Object))
+	was := storedForm(kind, before.Object)
+	tvs, err := a.fieldSets(written(was), written(storedForm(kind, after.Object)), stored(new.Object))
 	if err != nil {
 		return nil
 	}
-	was, err := tvs[0].ToFieldSet()
+	wasSet, err := tvs[0].ToFieldSet()
 	if err != nil {
 		return nil
 	}
-	now, err := tvs[1].ToFieldSet()
+	nowSet, err := tvs[1].ToFieldSet()
 	if err != nil {
 		return nil
 	}
-	left := was.Difference(now)
+	left := wasSet.Difference(nowSet)
 	gone := func(fp fieldpath.Path) bool { return left.Has(fp) }
 	builtIn := a.scheme.Recognizes(new.GroupVersionKind())
 	recorded := HandedOver(new.Object)
@@ -62,6 +63,12 @@ func (a *Analyzer) HandOverThroughLastApplied(old, new *unstructured.Unstructure
 			return
 		}
 		seen[key] = true
+		// An empty map or list that last-applied had (annotations: {})
+		// set nothing: handing it over would hand over every key a
+		// writer puts in it later.
+		if had := f.at(was, p); !had.ok || isEmpty(had.v) {
+			return
+		}
 		v := f.at(new.Object, p)
 		if !v.ok || isEmpty(v.v) || builtIn && isServerDefault(kind, new.Object, p, v.v) {
 			return
@@ -75,7 +82,12 @@ func (a *Analyzer) HandOverThroughLastApplied(old, new *unstructured.Unstructure
 	if err != nil {
 		return nil
 	}
-	out := &HandoverRecord{Value: value, Fits: annotationsFit(new, map[string]string{HandedOverAnnotation: value})}
+	// Fits also when the record would carry the annotations over
+	// TooLargeThreshold: last-applied-too-large would then decide on a
+	// write that was under it, and may deny it.
+	size, with := AnnotationsSize(new), annotationsSizeWith(new, map[string]string{HandedOverAnnotation: value})
+	fits := with <= AnnotationsLimit && (with <= TooLargeThreshold || size > TooLargeThreshold)
+	out := &HandoverRecord{Value: value, Fits: fits}
 	for _, p := range paths {
 		out.Paths = append(out.Paths, p.String())
 	}

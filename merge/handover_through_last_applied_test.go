@@ -44,19 +44,21 @@ func TestHandOverThroughLastApplied(t *testing.T) {
 		unset  []string // and out of the object
 		record string   // the object's record before the write
 		huge   bool     // annotations near the API server's limit
+		near   bool     // annotations just under TooLargeThreshold
 		want   *HandoverRecord
 	}{
-		"a label":                     {drop: []string{"metadata.labels.team"}, want: &HandoverRecord{Value: `["metadata.labels.team"]`, Paths: []string{"metadata.labels.team"}, Fits: true}},
-		"a label and an annotation":   {drop: []string{"metadata.labels.team", "metadata.annotations.owner"}, want: &HandoverRecord{Value: `["metadata.annotations.owner","metadata.labels.team"]`, Paths: []string{"metadata.annotations.owner", "metadata.labels.team"}, Fits: true}},
-		"a label that is gone too":    {drop: []string{"metadata.labels.team"}, unset: []string{"metadata.labels.team"}},
-		"the replicas":                {drop: []string{"spec.replicas"}},
-		"a server default":            {drop: []string{"spec.revisionHistoryLimit"}},
-		"a value no server defaults":  {drop: []string{"spec.progressDeadlineSeconds"}, want: &HandoverRecord{Value: `["spec.progressDeadlineSeconds"]`, Paths: []string{"spec.progressDeadlineSeconds"}, Fits: true}},
-		"already recorded":            {drop: []string{"metadata.labels.team"}, record: `["metadata.labels.team"]`},
-		"beside an earlier hand-over": {drop: []string{"metadata.labels.team"}, record: `["metadata.annotations.owner"]`, want: &HandoverRecord{Value: `["metadata.annotations.owner","metadata.labels.team"]`, Paths: []string{"metadata.labels.team"}, Fits: true}},
-		"a record that is no list":    {drop: []string{"metadata.labels.team"}, record: "team"},
-		"too large to write":          {drop: []string{"metadata.labels.team"}, huge: true, want: &HandoverRecord{Value: `["metadata.labels.team"]`, Paths: []string{"metadata.labels.team"}, Fits: false}},
-		"nothing taken out":           {},
+		"a label":                                 {drop: []string{"metadata.labels.team"}, want: &HandoverRecord{Value: `["metadata.labels.team"]`, Paths: []string{"metadata.labels.team"}, Fits: true}},
+		"a label and an annotation":               {drop: []string{"metadata.labels.team", "metadata.annotations.owner"}, want: &HandoverRecord{Value: `["metadata.annotations.owner","metadata.labels.team"]`, Paths: []string{"metadata.annotations.owner", "metadata.labels.team"}, Fits: true}},
+		"a label that is gone too":                {drop: []string{"metadata.labels.team"}, unset: []string{"metadata.labels.team"}},
+		"the replicas":                            {drop: []string{"spec.replicas"}},
+		"a server default":                        {drop: []string{"spec.revisionHistoryLimit"}},
+		"a value no server defaults":              {drop: []string{"spec.progressDeadlineSeconds"}, want: &HandoverRecord{Value: `["spec.progressDeadlineSeconds"]`, Paths: []string{"spec.progressDeadlineSeconds"}, Fits: true}},
+		"already recorded":                        {drop: []string{"metadata.labels.team"}, record: `["metadata.labels.team"]`},
+		"beside an earlier hand-over":             {drop: []string{"metadata.labels.team"}, record: `["metadata.annotations.owner"]`, want: &HandoverRecord{Value: `["metadata.annotations.owner","metadata.labels.team"]`, Paths: []string{"metadata.labels.team"}, Fits: true}},
+		"a record that is no list":                {drop: []string{"metadata.labels.team"}, record: "team"},
+		"too large to write":                      {drop: []string{"metadata.labels.team"}, huge: true, want: &HandoverRecord{Value: `["metadata.labels.team"]`, Paths: []string{"metadata.labels.team"}, Fits: false}},
+		"nothing taken out":                       {},
+		"over last-applied-too-large's threshold": {drop: []string{"metadata.labels.team"}, near: true, want: &HandoverRecord{Value: `["metadata.labels.team"]`, Paths: []string{"metadata.labels.team"}, Fits: false}},
 		"a container's image": {drop: []string{"spec.template.spec.containers.0.image"}, want: &HandoverRecord{
 			Value: `["spec.template.spec.containers[name=app].image"]`, Paths: []string{"spec.template.spec.containers[name=app].image"}, Fits: true}},
 		"a whole container": {drop: []string{"spec.template.spec.containers.1"}, want: &HandoverRecord{
@@ -78,6 +80,9 @@ func TestHandOverThroughLastApplied(t *testing.T) {
 				}
 				if tc.huge {
 					annotations["big"] = strings.Repeat("x", AnnotationsLimit-AnnotationsSize(obj)-30)
+				}
+				if tc.near {
+					annotations["big"] = strings.Repeat("x", TooLargeThreshold-AnnotationsSize(new)-10)
 				}
 				obj.SetAnnotations(annotations)
 			}
@@ -166,5 +171,29 @@ func TestHandOverThroughLastAppliedOfASecretsStringData(t *testing.T) {
 	want := &HandoverRecord{Value: `["data.k"]`, Paths: []string{"data.k"}, Fits: true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("HandOverThroughLastApplied (-want +got):\n%s", diff)
+	}
+}
+
+// kubectl apply set-last-applied of a manifest without the empty
+// annotations: {} that last-applied had (captured, webhook/testdata/reviews
+// deployment-set-last-applied): the empty map set nothing, and handing
+// it over would hand over every annotation a writer puts in it later.
+func TestHandOverThroughLastAppliedOfAnEmptyMapIsNone(t *testing.T) {
+	const live = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"ns","annotations":{"deployment.kubernetes.io/revision":"1"}},"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"nginx:1.25"}]}}}}`
+	old, new := &unstructured.Unstructured{}, &unstructured.Unstructured{}
+	for i, u := range []*unstructured.Unstructured{old, new} {
+		if err := u.UnmarshalJSON([]byte(live)); err != nil {
+			t.Fatal(err)
+		}
+		la := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{},"name":"web","namespace":"ns"}}`
+		if i == 1 {
+			la = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"ns"}}`
+		}
+		annotations := u.GetAnnotations()
+		annotations[LastAppliedAnnotation] = la
+		u.SetAnnotations(annotations)
+	}
+	if got := NewAnalyzer().HandOverThroughLastApplied(old, new); got != nil {
+		t.Errorf("HandOverThroughLastApplied = %+v, want nil", got)
 	}
 }

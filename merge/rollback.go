@@ -169,6 +169,12 @@ func fitsAnnotations(obj *unstructured.Unstructured, lastApplied string) bool {
 // annotationsFit reports whether obj's annotations, with each key of set
 // given its value there, stay within AnnotationsLimit.
 func annotationsFit(obj *unstructured.Unstructured, set map[string]string) bool {
+	return annotationsSizeWith(obj, set) <= AnnotationsLimit
+}
+
+// annotationsSizeWith is AnnotationsSize of obj with each key of set given
+// its value there.
+func annotationsSizeWith(obj *unstructured.Unstructured, set map[string]string) int {
 	size := AnnotationsSize(obj)
 	for k, v := range set {
 		size += len(v)
@@ -178,7 +184,7 @@ func annotationsFit(obj *unstructured.Unstructured, set map[string]string) bool 
 			size += len(k)
 		}
 	}
-	return size <= AnnotationsLimit
+	return size
 }
 
 // restoredPaths lists what the undo from old to new changed among what an

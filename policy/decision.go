@@ -83,6 +83,15 @@ type Decision struct {
 	// "last-applied rebuilt for the pod template of …". The rule sets it
 	// as "summary".
 	Summary string `json:"summary,omitempty"`
+	// Quiet, for a repair, has the mutating pass carry out its patch
+	// without a warning or an event: apply-hygiene's own bookkeeping on
+	// the object (the record of a hand-over), which changes nothing the
+	// writer wrote, on a write that cannot always be told from another
+	// (an apply that drops a field the server puts back), where a wrong
+	// guess costs at most a miss and a warning would be a false one. It
+	// is still logged, counted in the metrics and kept in the request's
+	// audit annotations. The rule sets it as "quiet".
+	Quiet bool `json:"quiet,omitempty"`
 	// Bundled is true when a bundled rule's package
 	// (applyhygiene.rules.<rule> of policy/rules) decided it: the engine
 	// knows it from where the decision came, never from what a policy
@@ -159,8 +168,9 @@ func decodeDecision(item any) (Decision, error) {
 	manager, _ := m["fieldManager"].(string)
 	noFix, _ := m["noFix"].(string)
 	summary, _ := m["summary"].(string)
+	quiet, _ := m["quiet"].(bool)
 	return Decision{Rule: RuleID(rule), Action: Action(action), Message: message, Paths: paths, Command: command, Patch: patch,
-		AuditFix: auditFix, FieldManager: manager, NoFix: noFix, Summary: summary}, nil
+		AuditFix: auditFix, FieldManager: manager, NoFix: noFix, Summary: summary, Quiet: quiet}, nil
 }
 
 func decodePaths(v any) ([]string, error) {
@@ -180,6 +190,18 @@ func decodePaths(v any) ([]string, error) {
 		paths = append(paths, p)
 	}
 	return paths, nil
+}
+
+// Spoken returns the decisions that a driver shows the user, in order:
+// all but the quiet ones (Decision.Quiet).
+func Spoken(ds []Decision) []Decision {
+	out := make([]Decision, 0, len(ds))
+	for _, d := range ds {
+		if !d.Quiet {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // SortDecisions sorts decisions by rule, then message, then action.

@@ -59,7 +59,7 @@ func TestHandlersDecideAsAdmit(t *testing.T) {
 			if err != nil {
 				t.Fatalf("AdmitRequest: %v", err)
 			}
-			if diff := cmp.Diff(rulesOf(mutating.Warnings), rulesOfDecisions(admitted.Repairs)); diff != "" {
+			if diff := cmp.Diff(rulesOf(mutating.Warnings), rulesOfDecisions(policy.Spoken(admitted.Repairs))); diff != "" {
 				t.Errorf("repairs differ (-webhook +Admit):\n%s", diff)
 			}
 			if len(admitted.Patched) > 0 && !jsonpatch.Equal(admitted.Patched, validatingReq.Object.Raw) {

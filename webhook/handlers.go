@@ -71,7 +71,7 @@ func (r *Reviewer) mutate(ctx context.Context, c *call, req admission.Request) a
 	}
 	logDecisions(ctx, rv, mutations)
 	r.opts.metrics.observe(name, rv.Classification(), "patched", started, mutations)
-	return withAudit(admission.PatchResponseFromRaw(original, patched).WithWarnings(FitWarnings(r.messages(mutations, requestTarget(&req)), mutatingWarningRunes, requestTarget(&req))...), rv, mutations)
+	return withAudit(admission.PatchResponseFromRaw(original, patched).WithWarnings(FitWarnings(r.messages(policy.Spoken(mutations), requestTarget(&req)), mutatingWarningRunes, requestTarget(&req))...), rv, mutations)
 }
 
 // Validating returns the handler of the validating webhook, for a caller

@@ -20,7 +20,10 @@ decisions contains d if {
 # recorded as kubectl hygiene handover records them, in the mutating pass,
 # so that once a person sets one it is never reported as an orphan (nor
 # pruned, nor removed by the audit's fix). Whenever the rule acts on the
-# write (not in dryrun), and only while the annotations fit.
+# write (not in dryrun), and only while the annotations fit. Quietly: a
+# kubectl apply whose manifest drops a field the server puts back is the
+# same write (docs/rules.md), and a warning there would be a false one;
+# the message is for the log and the audit annotations.
 decisions contains d if {
 	input.classification == "save-config"
 	a := lib.action("orphaned-field")
@@ -30,7 +33,7 @@ decisions contains d if {
 	h.fits == true
 	d := {
 		"rule": "orphaned-field", "action": "repair", "message": handover_message(h), "paths": [lib.handed_over_path], "fix": lib.explain,
-		"patch": [{"op": "add", "path": lib.handed_over_pointer, "value": h.value}],
+		"patch": [{"op": "add", "path": lib.handed_over_pointer, "value": h.value}], "quiet": true,
 	}
 }
 

@@ -217,6 +217,7 @@ test_handover_through_last_applied_is_recorded if {
 	t.paths(ds) == {"metadata.annotations[apply-hygiene.io/handed-over]"}
 	some d in ds
 	d.patch == [{"op": "add", "path": "/metadata/annotations/apply-hygiene.io~1handed-over", "value": `["metadata.labels.team"]`}]
+	d.quiet == true
 	d.message == "[orphaned-field] Deployment default/nginx: this write took metadata.labels.team out of last-applied, which hands it over from kubectl apply to its next writer; apply-hygiene recorded the hand-over in the annotation apply-hygiene.io/handed-over, so that a person's later writes of it are not reported as orphans. Check with: kubectl hygiene explain deployments.apps/nginx -n default"
 }
 

@@ -41,15 +41,16 @@ func (j *Judge) Webhooks(analyzer *merge.Analyzer) *Webhooks {
 // calls the mutating webhook first and the validating webhook with the
 // object as the mutating one left it, so the decisions are the repair and
 // prune decisions of the mutating pass, then the deny, warn and dryrun
-// decisions of the validating pass, sorted as the engine sorts them.
-// Writes the review core does not review give none.
+// decisions of the validating pass, sorted as the engine sorts them; not
+// the quiet ones, which kubectl does not print (policy.Spoken). Writes the
+// review core does not review give none.
 func (a *Webhooks) Apply(ctx context.Context, live, result *unstructured.Unstructured) ([]policy.Decision, error) {
 	u := review.Update{FieldManager: merge.ClientSideApplyManager, Resource: a.resource(live), User: a.user, Old: live, New: result}
 	admitted, err := a.reviewer.Admit(ctx, u)
 	if err != nil {
 		return nil, err
 	}
-	decisions := append([]policy.Decision{}, admitted.Decisions()...)
+	decisions := policy.Spoken(admitted.Decisions())
 	policy.SortDecisions(decisions)
 	return decisions, nil
 }

@@ -223,13 +223,13 @@ func within(inner, outer string) bool {
 	return inner == outer || strings.HasPrefix(inner, outer+".") || strings.HasPrefix(inner, outer+"[")
 }
 
-// handOverRecorded reports whether apply-hygiene's warning that it
-// recorded a hand-over (an orphaned-field warning that names no field) is
-// right for a write that rewrote last-applied (kubectl apply
-// edit-last-applied, set-last-applied): the write added entries to the
-// record (handedOverKey), each a field that left last-applied and is
-// still set. An entry beyond those fails the step as a wrong self-write
-// (and the warning is then counted there).
+// handOverRecorded checks apply-hygiene's quiet record of a hand-over at
+// a write that rewrote last-applied (kubectl apply edit-last-applied,
+// set-last-applied): each entry the write added to the record
+// (handedOverKey) must be a field that left last-applied and is still
+// set; an entry beyond those fails the step as a wrong self-write. It
+// reports whether the write added any. The generator writes no Secret's
+// stringData, whose keys the record names as data.
 func (r *runner) handOverRecorded(i int, before, after map[string]any) bool {
 	was := handoverRecord(before)
 	var added []string

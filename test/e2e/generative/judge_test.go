@@ -125,6 +125,7 @@ func withoutWhatTheServerKeeps(obj map[string]any) map[string]any {
 	if annotations, _ := meta["annotations"].(map[string]any); annotations != nil {
 		delete(annotations, lastAppliedKey)
 		delete(annotations, meshStamp)
+		delete(annotations, handedOverKey) // the webhook's record of a hand-over, written with the write
 		if len(annotations) == 0 {
 			delete(meta, "annotations")
 		}
@@ -482,7 +483,6 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 			r.putsBack(i, g, before, reapplied, moves)
 		case g.Rule == "stale-last-applied" && undoing:
 		case (g.Rule == "imperative-edit" || g.Rule == "server-side-owned") && !quiet && namesAny(g.Path, allowed):
-		case g.Rule == "orphaned-field" && g.Path == "" && s.RewritesLastApplied && r.handOverRecorded(i, before, after):
 		case restartArgoMayUndo(s, g, before):
 		case s.Kind == serverSideApply && r.autoscaledTrue(g, manifest):
 		case r.autoscaledTrue(g, manifestUnderItsName(s, before, effect)):
@@ -513,6 +513,9 @@ func (r *runner) judgeWrite(i int, s step, res framework.Result, got []framework
 				r.fail(i, "imperative-edit-reported", miss, "expected [%s] %s: %s moves it away from last-applied", rules[len(rules)-1], q, s.command())
 			}
 		}
+	}
+	if s.RewritesLastApplied && res.ExitCode == 0 {
+		r.handOverRecorded(i, before, after)
 	}
 	if s.Kind == undo && res.ExitCode == 0 {
 		for _, c := range repairBeyondProof(r.o.kind, before, after, r.applied) {
