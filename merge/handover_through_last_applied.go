@@ -25,11 +25,13 @@ import (
 // last-applied does not fit the kind's schema, or when the object's
 // record is not a JSON list (RecordHandedOver).
 func (a *Analyzer) HandOverThroughLastApplied(old, new *unstructured.Unstructured) *HandoverRecord {
-	before, err := ParseLastApplied(old)
+	// The analyzer's cache of parsed last-applied: the analysis of the
+	// same write parsed both already. Read only, as the cache requires.
+	before, _, err := a.parseLastApplied(old)
 	if err != nil {
 		return nil
 	}
-	after, err := ParseLastApplied(new)
+	after, _, err := a.parseLastApplied(new)
 	if err != nil {
 		return nil
 	}
