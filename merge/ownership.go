@@ -50,9 +50,15 @@ var creatorManagers = map[string]bool{
 // applier manages (Flux, which drops last-applied before its first
 // apply, Helm 4, kubectl apply --server-side) is that applier's, whoever
 // made it: neither is client-side apply's business when it has no
-// last-applied. An object without managedFields (kubectl get leaves them
-// out unless asked) tells nothing: false.
+// last-applied. So is an object that Helm adopted (HelmReleaseAnnotation):
+// Helm adopts only an object that carries its release, and an adoption
+// whose chart matches the object writes nothing, so no entry tells it. An
+// object without managedFields (kubectl get leaves them out unless asked)
+// tells nothing: false.
 func KubectlMade(obj *unstructured.Unstructured) bool {
+	if obj.GetAnnotations()[HelmReleaseAnnotation] != "" {
+		return false
+	}
 	made := false
 	created := obj.GetCreationTimestamp().Time
 	for _, mf := range obj.GetManagedFields() {
@@ -68,6 +74,11 @@ func KubectlMade(obj *unstructured.Unstructured) bool {
 	}
 	return made
 }
+
+// HelmReleaseAnnotation names the Helm release that owns an object. Helm
+// 3 and 4 write it on every object of a release and adopt an existing
+// object only when it already names the release.
+const HelmReleaseAnnotation = "meta.helm.sh/release-name"
 
 // recreatorManager is the field manager of `kubectl replace`, which
 // re-creates the object with --force (a delete, then a create of the

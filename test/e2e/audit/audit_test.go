@@ -62,6 +62,13 @@ func TestAuditFindsPlantedDrift(t *testing.T) {
 	k.Run(t, "rollout", "restart", "deployment/helmed").MustSucceed(t)
 	k.Run(t, "label", "deployment/helmed", "team=a").MustSucceed(t)
 	k.Run(t, "scale", "deployment/helmed", "--replicas=0").MustSucceed(t)
+	// A Deployment a person made with kubectl create and Helm then adopted:
+	// Helm adopts only an object that names its release, and a chart that
+	// matches the object writes nothing. It is Helm's: no manifest of the
+	// person's to record either.
+	k.Run(t, "create", "deployment", "adopted", "--image=nginx:1.14.2", "--replicas=0").MustSucceed(t)
+	k.Run(t, "annotate", "deployment/adopted", "meta.helm.sh/release-name=adopted", "meta.helm.sh/release-namespace="+f.Namespace).MustSucceed(t)
+	k.Run(t, "label", "deployment/adopted", "app.kubernetes.io/managed-by=Helm").MustSucceed(t)
 	t.Logf("planted in %v", time.Since(start).Round(time.Millisecond))
 
 	res := f.Hygiene(t, "audit", "-A", "-o", "json")
