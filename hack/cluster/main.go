@@ -248,16 +248,8 @@ func (s state) runNode(ctx context.Context, progress func(string)) error {
 
 // startWebhook installs the chart in url mode and runs the server locally.
 func startWebhook(ctx context.Context, cp *controlplane.ControlPlane) (*devenv.Webhook, error) {
-	root, err := controlplane.RepoRoot()
-	if err != nil {
-		return nil, err
-	}
-	binDir, err := controlplane.FindBinDir()
-	if err != nil {
-		return nil, err
-	}
 	fmt.Println(time.Now().Format(time.TimeOnly), "building and starting apply-hygiene")
-	hook, err := devenv.Start(ctx, cp, devenv.Options{RepoRoot: root, BinDir: binDir, Dir: filepath.Join(cp.Dir(), "apply-hygiene")})
+	hook, err := devenv.Start(ctx, cp, devenv.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -42,10 +42,6 @@ type localCluster struct {
 // startCluster starts the control plane and the server (binary, or built
 // from the tree when empty); stop ends both.
 func startCluster(ctx context.Context, progress func(string), binary string, serverArgs ...string) (*localCluster, error) {
-	root, err := controlplane.RepoRoot()
-	if err != nil {
-		return nil, err
-	}
 	binDir, err := controlplane.FindBinDir()
 	if err != nil {
 		return nil, err
@@ -56,7 +52,7 @@ func startCluster(ctx context.Context, progress func(string), binary string, ser
 	}
 	c := &localCluster{cp: cp, binDir: binDir}
 	progress("building and starting apply-hygiene")
-	if c.hook, err = devenv.Start(ctx, cp, devenv.Options{RepoRoot: root, BinDir: binDir, Dir: filepath.Join(cp.Dir(), "apply-hygiene"), Binary: binary, ServerArgs: serverArgs}); err != nil {
+	if c.hook, err = devenv.Start(ctx, cp, devenv.Options{BinDir: binDir, Binary: binary, ServerArgs: serverArgs}); err != nil {
 		return nil, errors.Join(err, c.stop())
 	}
 	config, err := cp.RESTConfig()

@@ -23,10 +23,6 @@ type selfSigned struct {
 
 // newSelfSigned makes a CA and a serving certificate valid for a day.
 func newSelfSigned() (*selfSigned, error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("generating the CA key: %w", err)
-	}
 	now := time.Now()
 	ca := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
@@ -37,13 +33,9 @@ func newSelfSigned() (*selfSigned, error) {
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 	}
-	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
+	caDER, caKey, err := issue(ca, nil, nil)
 	if err != nil {
-		return nil, fmt.Errorf("signing the CA: %w", err)
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("generating the serving key: %w", err)
+		return nil, fmt.Errorf("making the CA: %w", err)
 	}
 	leaf := &x509.Certificate{
 		SerialNumber: big.NewInt(2),
@@ -55,14 +47,31 @@ func newSelfSigned() (*selfSigned, error) {
 		DNSNames:     []string{"localhost"},
 		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
 	}
-	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
+	leafDER, key, err := issue(leaf, ca, caKey)
 	if err != nil {
-		return nil, fmt.Errorf("signing the serving certificate: %w", err)
+		return nil, fmt.Errorf("making the serving certificate: %w", err)
 	}
 	return &selfSigned{
 		caPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
 		cert:  tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: key},
 	}, nil
+}
+
+// issue makes a P-256 key and the certificate of template for it, signed
+// by parent's key, or by itself when parent is nil.
+func issue(template, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) ([]byte, *ecdsa.PrivateKey, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("generating the key: %w", err)
+	}
+	if parent == nil {
+		parent, parentKey = template, key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, parent, &key.PublicKey, parentKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("signing: %w", err)
+	}
+	return der, key, nil
 }
 
 // serverTLS is the TLS the references serve: 1.2 at least, as the

@@ -33,10 +33,13 @@ const (
 // Options configure Start.
 type Options struct {
 	// RepoRoot is the repository (for the chart and the server's source).
+	// Default: controlplane.RepoRoot().
 	RepoRoot string
-	// BinDir holds helm (and the control plane binaries).
+	// BinDir holds helm (and the control plane binaries). Default:
+	// controlplane.FindBinDir().
 	BinDir string
-	// Dir receives the binary, certificates, kubeconfig and log.
+	// Dir receives the binary, certificates, kubeconfig and log. Default:
+	// apply-hygiene in the control plane's directory.
 	Dir string
 	// Values are extra `helm --set` values, e.g. failurePolicy=Fail. The
 	// chart's helm test is off (test.enabled=false) unless they turn it on.
@@ -56,6 +59,25 @@ type Options struct {
 	// APIServer, when set, maps the API server's URL to the one the
 	// server's kubeconfig uses (a proxy that delays or cuts its calls).
 	APIServer func(url string) (string, error)
+}
+
+// withDefaults fills the paths that opts leaves empty.
+func (opts Options) withDefaults(cp *controlplane.ControlPlane) (Options, error) {
+	var err error
+	if opts.RepoRoot == "" {
+		if opts.RepoRoot, err = controlplane.RepoRoot(); err != nil {
+			return opts, err
+		}
+	}
+	if opts.BinDir == "" {
+		if opts.BinDir, err = controlplane.FindBinDir(); err != nil {
+			return opts, err
+		}
+	}
+	if opts.Dir == "" {
+		opts.Dir = filepath.Join(cp.Dir(), "apply-hygiene")
+	}
+	return opts, nil
 }
 
 // TLSSecretName is the chart's self-managed TLS Secret for Release.
@@ -91,6 +113,10 @@ func (w *Webhook) LB() *LoadBalancer { return w.lb }
 // LoadBalancer at the chart's webhook.url. It returns once the API server
 // calls the webhook.
 func Start(ctx context.Context, cp *controlplane.ControlPlane, opts Options) (*Webhook, error) {
+	opts, err := opts.withDefaults(cp)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", opts.Dir, err)
 	}
