@@ -62,11 +62,12 @@ var kinds = []struct {
 	{schema.GroupVersionKind{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler"}, "horizontalpodautoscalers"},
 	{schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, "configmaps"},
 	{schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, "namespaces"},
+	{schema.GroupVersionKind{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingWebhookConfiguration"}, "validatingwebhookconfigurations"},
 }
 
 // FakeCluster returns a ConnectFunc to a fake API server holding the
 // objects of files, which serves the workloads, their revisions and
-// autoscalers, ConfigMaps and Namespaces.
+// autoscalers, ConfigMaps, Namespaces and ValidatingWebhookConfigurations.
 func FakeCluster(t testing.TB, files ...string) cluster.ConnectFunc {
 	t.Helper()
 	var objs []runtime.Object
@@ -83,7 +84,7 @@ func FakeCluster(t testing.TB, files ...string) cluster.ConnectFunc {
 	lists := map[schema.GroupVersionResource]string{}
 	for _, k := range kinds {
 		scope := meta.RESTScopeNamespace
-		if k.gvk.Kind == "Namespace" {
+		if k.gvk.Kind == "Namespace" || k.gvk.Kind == "ValidatingWebhookConfiguration" {
 			scope = meta.RESTScopeRoot
 		}
 		mapper.Add(k.gvk, scope)

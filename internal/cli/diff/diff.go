@@ -151,6 +151,11 @@ func (o *Options) Run(ctx context.Context) error {
 		if item.live == nil {
 			continue // no UPDATE: nothing for the webhooks to review
 		}
+		if !j.Reviewed(ctx, item.live, item.written) {
+			fmt.Fprintf(o.ErrOut, "note: %s %s: validatingwebhookconfiguration %s does not send its UPDATE to apply-hygiene (rules, namespaceSelector, objectSelector), so kubectl apply prints nothing of apply-hygiene's for it\n",
+				item.Object.Kind, cli.ObjectName(item.Object), j.Scope.Name)
+			continue
+		}
 		ds, err := adm.Apply(ctx, item.live, item.written)
 		if err != nil {
 			return fmt.Errorf("reviewing the apply of %s %s: %w", item.Object.Kind, cli.ObjectName(item.Object), err)

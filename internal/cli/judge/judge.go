@@ -64,6 +64,10 @@ type Judge struct {
 	// Removals proves removals with the API server when connected
 	// (cluster.Cluster.RemovalSticks); nil offline.
 	Removals func(ctx context.Context, live, target *unstructured.Unstructured, pointer string, with ...string) (kube.RemovalVerdict, error)
+	// Scope is what the installed chart's webhooks are sent when
+	// connected and readable (cluster.Cluster.WebhookScope); nil
+	// otherwise.
+	Scope *cluster.WebhookScope
 	// mapper maps kinds to resources when connected; nil offline.
 	mapper meta.RESTMapper
 }
@@ -79,7 +83,7 @@ func (p *PolicyFlags) Load(ctx context.Context, c *cluster.Cluster, errOut io.Wr
 	j := &Judge{Engine: engine, User: policy.User{Groups: []string{}}, Labels: noLabels}
 	if c != nil {
 		j.User, j.Labels, j.Autoscalers, j.Removals = c.WhoAmI(ctx), c.NamespaceLabels, c.Autoscalers, c.RemovalSticks
-		j.mapper = c.Mapper()
+		j.mapper, j.Scope = c.Mapper(), c.WebhookScope(ctx, p.Namespace)
 	}
 	return j, nil
 }

@@ -55,6 +55,14 @@ func (a *Webhooks) Apply(ctx context.Context, live, result *unstructured.Unstruc
 	return decisions, nil
 }
 
+// Reviewed reports whether the API server sends the installed chart's
+// webhooks the UPDATE of live to result (cluster.WebhookScope.Reviews):
+// true when the scope is unknown (offline, or the configuration cannot be
+// read), so that diff then predicts what the webhooks would answer.
+func (j *Judge) Reviewed(ctx context.Context, live, result *unstructured.Unstructured) bool {
+	return j.Scope == nil || j.Scope.Reviews(live, result, j.resource(live), j.namespaceLabels(ctx, live.GetNamespace()))
+}
+
 // judgeCluster is the review core's view of the cluster from diff: the
 // Judge's namespace labels. A client-side apply never needs the parent of
 // a /scale request nor the revisions of a rollout undo (kubectl sends a

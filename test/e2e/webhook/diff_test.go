@@ -63,3 +63,35 @@ func TestDiffPredictsTheApplyWarningsSeed002(t *testing.T) {
 	}
 	framework.WantLines(t, k.JSONPath(t, "deployment/web", "{.spec.template.spec.containers[0].image}"), "nginx:1.14.2")
 }
+
+// Under the chart's default kinds (workloads) the API server never sends
+// a ConfigMap's writes to apply-hygiene: `kubectl hygiene diff` of the
+// apply that reverts a kubectl edit of one predicts nothing of
+// apply-hygiene's, says why on stderr and exits 0, and kubectl apply
+// indeed prints nothing. explain still shows the drift: it describes the
+// object, whoever reviews its writes.
+func TestDiffPredictsNothingForAKindTheWebhooksAreNotSent(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	manifest := framework.WriteFile(t, "settings.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: blue\n", 0o644)
+	k.Run(t, "apply", "-f", manifest).MustSucceed(t)
+	k.Run(t, "patch", "configmap/settings", "--type=merge", "-p", `{"data":{"mode":"green"}}`).MustSucceed(t)
+
+	diff := f.Hygiene(t, "diff", "-f", manifest, "-n", f.Namespace, "-o", "json").MustSucceed(t)
+	framework.WantLines(t, diff.Stderr,
+		"using policy configuration from configmap apply-hygiene/apply-hygiene-config and no user policies",
+		"note: ConfigMap "+f.Namespace+"/settings: validatingwebhookconfiguration apply-hygiene does not send its UPDATE to apply-hygiene "+
+			"(rules, namespaceSelector, objectSelector), so kubectl apply prints nothing of apply-hygiene's for it")
+	if !strings.Contains(diff.Stdout, `"findings": []`) {
+		t.Errorf("diff predicts findings:\n%s", diff.Stdout)
+	}
+	apply := framework.ApplyPredicted(t, k, manifest).MustSucceed(t)
+	framework.WantLines(t, apply.Stdout, "configmap/settings configured")
+	framework.WantLines(t, apply.Stderr)
+
+	k.Run(t, "patch", "configmap/settings", "--type=merge", "-p", `{"data":{"mode":"green"}}`).MustSucceed(t)
+	explain := f.Hygiene(t, "explain", "configmap/settings", "-n", f.Namespace).MustSucceed(t)
+	if !strings.Contains(explain.Stdout, "[imperative-edit]") && !strings.Contains(explain.Stdout, "[apply-reverts-drift]") {
+		t.Errorf("explain shows no drift:\n%s", explain.Stdout)
+	}
+}
