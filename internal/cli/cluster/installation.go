@@ -125,11 +125,21 @@ func (c *Cluster) WhoAmI(ctx context.Context) policy.User {
 // NamespaceLabels returns the labels of a namespace; none when it cannot
 // be read (the enforcement label then does not apply, as in the audit).
 func (c *Cluster) NamespaceLabels(ctx context.Context, name string) map[string]string {
+	set, _ := c.namespaceLabels(ctx, name)
+	return set
+}
+
+// namespaceLabels returns the labels of a namespace, and false, with
+// none, when it cannot be read.
+func (c *Cluster) namespaceLabels(ctx context.Context, name string) (map[string]string, bool) {
 	ns, err := c.dynamic.Resource(namespacesGVR).Get(ctx, name, metav1.GetOptions{})
-	if err != nil || ns.GetLabels() == nil {
-		return map[string]string{}
+	if err != nil {
+		return map[string]string{}, false
 	}
-	return ns.GetLabels()
+	if ns.GetLabels() == nil {
+		return map[string]string{}, true
+	}
+	return ns.GetLabels(), true
 }
 
 // DecodePolicyConfig decodes and validates a policy.Config as the server

@@ -14,11 +14,15 @@ import (
 	"github.com/apply-hygiene/apply-hygiene/internal/cli/cluster"
 )
 
-var validatingWebhooks = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}
+var (
+	validatingWebhooks = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}
+	namespaces         = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	deployments        = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+)
 
-// scopeOf is the WebhookScope of a fake API server holding the
-// ValidatingWebhookConfigurations in files, for the chart in namespace.
-func scopeOf(t *testing.T, namespace string, files ...string) *cluster.WebhookScope {
+// fakeCluster is a fake API server holding the objects of files and the
+// namespaces given by name with their labels.
+func fakeCluster(t *testing.T, ns map[string]map[string]string, files ...string) *cluster.Cluster {
 	t.Helper()
 	var objs []runtime.Object
 	for _, f := range files {
@@ -32,23 +36,33 @@ func scopeOf(t *testing.T, namespace string, files ...string) *cluster.WebhookSc
 		}
 		objs = append(objs, u)
 	}
+	for name, labels := range ns {
+		u := object(namespaces, "Namespace", "", labels)
+		u.SetName(name)
+		objs = append(objs, u)
+	}
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{validatingWebhooks: "ValidatingWebhookConfigurationList"}, objs...)
-	return cluster.New(client, meta.NewDefaultRESTMapper(nil)).WebhookScope(t.Context(), namespace)
+		map[schema.GroupVersionResource]string{validatingWebhooks: "ValidatingWebhookConfigurationList", namespaces: "NamespaceList"}, objs...)
+	return cluster.New(client, meta.NewDefaultRESTMapper(nil))
 }
 
 func TestWebhookScopeReviews(t *testing.T) {
-	scope := scopeOf(t, "apply-hygiene", "testdata/validating-workloads.yaml")
-	if scope == nil || scope.Name != "apply-hygiene" {
+	c := fakeCluster(t, map[string]map[string]string{
+		"shop":        {"kubernetes.io/metadata.name": "shop"},
+		"legacy":      {"kubernetes.io/metadata.name": "legacy"},
+		"ignored":     {"kubernetes.io/metadata.name": "ignored", "apply-hygiene.io/ignore": ""},
+		"kube-system": {"kubernetes.io/metadata.name": "kube-system"},
+	}, "testdata/validating-workloads.yaml")
+	scope := c.WebhookScope(t.Context())
+	if scope == nil || len(scope.Names) != 1 || scope.Names[0] != "apply-hygiene" {
 		t.Fatalf("WebhookScope = %+v, want the chart's configuration apply-hygiene", scope)
 	}
-	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	skip := map[string]string{"apply-hygiene.io/skip": "yes"}
 	cases := []struct {
 		name     string
 		gvr      schema.GroupVersionResource
 		kind     string
 		ns       string
-		nsLabels map[string]string
 		old, new map[string]string // the objects' labels
 		want     bool
 	}{
@@ -58,23 +72,59 @@ func TestWebhookScopeReviews(t *testing.T) {
 		{name: "a Secret (kinds=workloads)", gvr: schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, kind: "Secret", ns: "shop"},
 		{name: "a ConfigMap (kinds=workloads)", gvr: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, kind: "ConfigMap", ns: "shop"},
 		{name: "a ReplicaSet (another apps resource)", gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}, kind: "ReplicaSet", ns: "shop"},
-		{name: "a Deployment in an excluded namespace", gvr: deployments, kind: "Deployment", ns: "legacy", nsLabels: map[string]string{"kubernetes.io/metadata.name": "legacy"}},
-		{name: "a Deployment in a namespace labelled apply-hygiene.io/ignore", gvr: deployments, kind: "Deployment", ns: "shop", nsLabels: map[string]string{"apply-hygiene.io/ignore": ""}},
-		{name: "a Deployment in kube-system", gvr: deployments, kind: "Deployment", ns: "kube-system", nsLabels: map[string]string{"kubernetes.io/metadata.name": "kube-system"}},
-		{name: "a Deployment labelled out by the objectSelector", gvr: deployments, kind: "Deployment", ns: "shop", old: map[string]string{"apply-hygiene.io/skip": "yes"}, new: map[string]string{"apply-hygiene.io/skip": "yes"}},
-		{name: "a Deployment whose apply drops the objectSelector's label (the new object matches)", gvr: deployments, kind: "Deployment", ns: "shop", old: map[string]string{"apply-hygiene.io/skip": "yes"}, want: true},
+		{name: "a Deployment in an excluded namespace", gvr: deployments, kind: "Deployment", ns: "legacy"},
+		{name: "a Deployment in a namespace labelled apply-hygiene.io/ignore", gvr: deployments, kind: "Deployment", ns: "ignored"},
+		{name: "a Deployment in kube-system", gvr: deployments, kind: "Deployment", ns: "kube-system"},
+		{name: "a Deployment in a namespace that cannot be read", gvr: deployments, kind: "Deployment", ns: "unreadable", want: true},
+		{name: "a Deployment labelled out by the objectSelector", gvr: deployments, kind: "Deployment", ns: "shop", old: skip, new: skip},
+		{name: "a Deployment whose apply drops the objectSelector's label (the new object matches)", gvr: deployments, kind: "Deployment", ns: "shop", old: skip, want: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			nsLabels := map[string]string{"kubernetes.io/metadata.name": tc.ns}
-			for k, v := range tc.nsLabels {
-				nsLabels[k] = v
-			}
 			old, updated := object(tc.gvr, tc.kind, tc.ns, tc.old), object(tc.gvr, tc.kind, tc.ns, tc.new)
-			if got := scope.Reviews(old, updated, tc.gvr, nsLabels); got != tc.want {
+			if got := scope.Reviews(t.Context(), old, updated, tc.gvr); got != tc.want {
 				t.Errorf("Reviews = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// A Namespace's own write is matched on the labels it leaves (the API
+// server's namespace matcher takes them from the new object), with the
+// common kinds, which send Namespaces.
+func TestWebhookScopeMatchesANamespaceOnItsNewLabels(t *testing.T) {
+	scope := fakeCluster(t, nil, "testdata/validating-common.yaml").WebhookScope(t.Context())
+	if scope == nil {
+		t.Fatal("no scope")
+	}
+	ignore := map[string]string{"apply-hygiene.io/ignore": "true"}
+	for _, tc := range []struct {
+		name     string
+		old, new map[string]string
+		want     bool
+	}{
+		{"plain", nil, nil, true},
+		{"the apply drops apply-hygiene.io/ignore: sent", ignore, nil, true},
+		{"the apply adds apply-hygiene.io/ignore: not sent", nil, ignore, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old, updated := object(namespaces, "Namespace", "", tc.old), object(namespaces, "Namespace", "", tc.new)
+			if got := scope.Reviews(t.Context(), old, updated, namespaces); got != tc.want {
+				t.Errorf("Reviews = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// An objectSelector that asks for a label matches whatever the labels: a
+// mutating webhook may add it before the validating one is called.
+func TestWebhookScopeAssumesAnObjectSelectorThatAsksForALabelMatches(t *testing.T) {
+	scope := fakeCluster(t, map[string]map[string]string{"shop": {}}, "testdata/validating-url.yaml").WebhookScope(t.Context())
+	if scope == nil || len(scope.Names) != 1 || scope.Names[0] != "apply-hygiene-dev" {
+		t.Fatalf("WebhookScope = %+v, want apply-hygiene-dev", scope)
+	}
+	if !scope.Reviews(t.Context(), object(deployments, "Deployment", "shop", nil), object(deployments, "Deployment", "shop", nil), deployments) {
+		t.Error("a Deployment without the label the objectSelector asks for: not sent")
 	}
 }
 
@@ -87,17 +137,20 @@ func object(gvr schema.GroupVersionResource, kind, namespace string, labels map[
 	return u
 }
 
-// The chart's configuration is told apart from others by its namespace;
-// when it cannot be, or none can be read, there is no scope and diff
-// judges every write.
-func TestWebhookScopeFindsTheChartsConfiguration(t *testing.T) {
-	if s := scopeOf(t, "elsewhere", "testdata/validating-workloads.yaml"); s != nil {
-		t.Errorf("a configuration calling a Service in another namespace gave scope %q", s.Name)
+// Every configuration that holds apply-hygiene's validating webhook
+// counts, whatever its name or namespace: the API server calls them all.
+// With none, or none readable, there is no scope and diff judges every
+// write.
+func TestWebhookScopeReadsEveryInstallation(t *testing.T) {
+	if s := fakeCluster(t, nil).WebhookScope(t.Context()); s != nil {
+		t.Errorf("no configuration gave scope %v", s.Names)
 	}
-	if s := scopeOf(t, "apply-hygiene"); s != nil {
-		t.Errorf("no configuration gave scope %q", s.Name)
+	s := fakeCluster(t, map[string]map[string]string{"shop": {}}, "testdata/validating-workloads.yaml", "testdata/validating-common.yaml").WebhookScope(t.Context())
+	if s == nil || len(s.Names) != 2 || s.Names[0] != "apply-hygiene" || s.Names[1] != "platform-hygiene" {
+		t.Fatalf("two installations: scope %+v, want apply-hygiene and platform-hygiene", s)
 	}
-	if s := scopeOf(t, "apply-hygiene", "testdata/validating-url.yaml"); s == nil || s.Name != "apply-hygiene-dev" {
-		t.Errorf("the only configuration, in URL mode: scope %+v, want apply-hygiene-dev", s)
+	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	if !s.Reviews(t.Context(), object(secrets, "Secret", "shop", nil), object(secrets, "Secret", "shop", nil), secrets) {
+		t.Error("a Secret that the common kinds' installation reviews: not sent")
 	}
 }

@@ -17,9 +17,9 @@ import (
 func TestDiffPredictsNothingOutsideTheWebhooksScope(t *testing.T) {
 	const note = "note: Deployment shop/web: validatingwebhookconfiguration apply-hygiene does not send its UPDATE to apply-hygiene " +
 		"(rules, namespaceSelector, objectSelector), so kubectl apply prints nothing of apply-hygiene's for it\n"
-	args := []string{"-f", "testdata/diff/web-v1.yaml", "-o", "json", "--policy-config", "testdata/diff/deny-reverts.yaml"}
 	tests := map[string]struct {
 		files    []string
+		manifest string
 		code     int
 		findings bool
 	}{
@@ -31,9 +31,19 @@ func TestDiffPredictsNothingOutsideTheWebhooksScope(t *testing.T) {
 			files: []string{"testdata/cluster/deployment-edited.yaml", "testdata/scope/validating-workloads.yaml", "testdata/scope/namespace-shop-ignored.yaml"},
 			code:  cli.ExitOK,
 		},
+		"the same apply drops the namespace's label: denied": {
+			files:    []string{"testdata/cluster/deployment-edited.yaml", "testdata/scope/validating-workloads.yaml", "testdata/scope/namespace-shop-ignored.yaml"},
+			manifest: "testdata/scope/shop-and-web.yaml",
+			code:     cli.ExitFailure, findings: true,
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
+			manifest := tc.manifest
+			if manifest == "" {
+				manifest = "testdata/diff/web-v1.yaml"
+			}
+			args := []string{"-f", manifest, "-o", "json", "--policy-config", "testdata/diff/deny-reverts.yaml"}
 			streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 			code := execute(t, streams, args, clitest.FakeCluster(t, tc.files...))
 			if code != tc.code {

@@ -83,7 +83,7 @@ func (p *PolicyFlags) Load(ctx context.Context, c *cluster.Cluster, errOut io.Wr
 	j := &Judge{Engine: engine, User: policy.User{Groups: []string{}}, Labels: noLabels}
 	if c != nil {
 		j.User, j.Labels, j.Autoscalers, j.Removals = c.WhoAmI(ctx), c.NamespaceLabels, c.Autoscalers, c.RemovalSticks
-		j.mapper, j.Scope = c.Mapper(), c.WebhookScope(ctx, p.Namespace)
+		j.mapper, j.Scope = c.Mapper(), c.WebhookScope(ctx)
 	}
 	return j, nil
 }

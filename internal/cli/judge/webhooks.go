@@ -60,7 +60,7 @@ func (a *Webhooks) Apply(ctx context.Context, live, result *unstructured.Unstruc
 // true when the scope is unknown (offline, or the configuration cannot be
 // read), so that diff then predicts what the webhooks would answer.
 func (j *Judge) Reviewed(ctx context.Context, live, result *unstructured.Unstructured) bool {
-	return j.Scope == nil || j.Scope.Reviews(live, result, j.resource(live), j.namespaceLabels(ctx, live.GetNamespace()))
+	return j.Scope == nil || j.Scope.Reviews(ctx, live, result, j.resource(live))
 }
 
 // judgeCluster is the review core's view of the cluster from diff: the
