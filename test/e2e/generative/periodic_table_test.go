@@ -95,6 +95,16 @@ func TestBetweenSteps(t *testing.T) {
 			prev: deploymentWith(la, env, nil, 0, nil), now: deploymentWith(la, nil, nil, 0, nil),
 			want: []string{"self-write-lost"},
 		},
+		"a kubectl edit --save-config's field, its record forgotten, removed (generative seed 281183, sequence 014)": {
+			scope: scopeFix, fields: map[string]setField{envPath.String(): {path: envPath, person: true, unattributed: true, forgottenSave: true}},
+			prev: deploymentWith(la, env, nil, 0, nil), now: deploymentWith(la, nil, nil, 0, nil),
+			wrote: map[string]int{"periodic audit removals": 1},
+		},
+		"a kubectl edit --save-config's field, its record forgotten, that last-applied has again removed": {
+			scope: scopeFix, fields: map[string]setField{envPath.String(): {path: envPath, person: true, unattributed: true, forgottenSave: true}},
+			prev: deploymentWith(withEnv, env, nil, 0, nil), now: deploymentWith(withEnv, nil, nil, 0, nil),
+			want: []string{"self-write-lost"},
+		},
 		"a person's field that last-applied has removed": {
 			scope: scopeFix, fields: personEnv,
 			prev: deploymentWith(withEnv, env, nil, 0, nil), now: deploymentWith(withEnv, nil, nil, 0, nil),

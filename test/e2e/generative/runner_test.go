@@ -141,6 +141,14 @@ type setField struct {
 	// already there changed, by a person or not: the sequence knows it for
 	// an apply's, managedFields say an edit's.
 	unattributed bool
+	// forgottenSave marks an unattributed field that a person's kubectl
+	// edit --save-config set and recorded in a last-applied that a later
+	// write dropped or rewrote (forgetSaves): managedFields name the
+	// person's kubectl-edit for it, and once a last-applied without it
+	// is recorded, the next apply of a last-applied that still had it
+	// would have deleted it. A fix may remove it (notAnOrphan) as any
+	// person's orphan; a finding of it stays allowed, never required.
+	forgottenSave bool
 }
 
 // failure is one check a step failed.
@@ -649,7 +657,7 @@ func (r *runner) forgetSaves(before, after map[string]any) {
 		_, known := r.fields[e.path.String()]
 		forgotten := had && !has || recorded && !still
 		if v, ok := e.path.Lookup(after); ok && forgotten && !known && framework.SameAt(e.path, e.after, after) && v != nil {
-			r.fields[e.path.String()] = setField{path: e.path, person: true, unattributed: true}
+			r.fields[e.path.String()] = setField{path: e.path, person: true, unattributed: true, forgottenSave: true}
 		}
 	}
 }
