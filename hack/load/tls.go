@@ -24,29 +24,15 @@ type selfSigned struct {
 // newSelfSigned makes a CA and a serving certificate valid for a day.
 func newSelfSigned() (*selfSigned, error) {
 	now := time.Now()
-	ca := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "hack/load CA"},
-		NotBefore:             now.Add(-time.Minute),
-		NotAfter:              now.Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
+	ca := validForADay(1, "hack/load CA", now)
+	ca.KeyUsage, ca.BasicConstraintsValid, ca.IsCA = x509.KeyUsageCertSign, true, true
 	caDER, caKey, err := issue(ca, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("making the CA: %w", err)
 	}
-	leaf := &x509.Certificate{
-		SerialNumber: big.NewInt(2),
-		Subject:      pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore:    now.Add(-time.Minute),
-		NotAfter:     now.Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     []string{"localhost"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-	}
+	leaf := validForADay(2, "127.0.0.1", now)
+	leaf.KeyUsage, leaf.ExtKeyUsage = x509.KeyUsageDigitalSignature, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+	leaf.DNSNames, leaf.IPAddresses = []string{"localhost"}, []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}
 	leafDER, key, err := issue(leaf, ca, caKey)
 	if err != nil {
 		return nil, fmt.Errorf("making the serving certificate: %w", err)
@@ -55,6 +41,13 @@ func newSelfSigned() (*selfSigned, error) {
 		caPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
 		cert:  tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: key},
 	}, nil
+}
+
+// validForADay is a certificate template from a minute before now to a
+// day after it.
+func validForADay(serial int64, commonName string, now time.Time) *x509.Certificate {
+	return &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: commonName},
+		NotBefore: now.Add(-time.Minute), NotAfter: now.Add(24 * time.Hour)}
 }
 
 // issue makes a P-256 key and the certificate of template for it, signed
