@@ -157,3 +157,39 @@ func TestJudgeApplyForgottenSave(t *testing.T) {
 		})
 	}
 }
+
+// A saved edit's field is the person's edit's again, removable by a fix
+// (forgottenSave), when a write removed the last-applied that recorded it
+// (Flux's clean-up); a rewrite of last-applied that drops it may be the
+// person's hand-over (kubectl apply edit-last-applied): still
+// unattributed, never removable (adversarial review of seed 281183's
+// settlement).
+func TestForgetSavesMarksOnlyADroppedRecord(t *testing.T) {
+	const saved = `{"metadata":{"labels":{"team":"a"}}}`
+	label := framework.Path("metadata", "labels").Key("team")
+	withRecord := `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"metadata\":{\"labels\":{\"team\":\"a\"}}}"},"labels":{"team":"a"}}}`
+	tests := map[string]struct {
+		after             string
+		unattributed, fix bool
+	}{
+		"last-applied removed (Flux's clean-up)": {
+			after:        `{"metadata":{"labels":{"team":"a"}}}`,
+			unattributed: true, fix: true,
+		},
+		"last-applied rewritten without it (a hand-over)": {
+			after:        `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"},"labels":{"team":"a"}}}`,
+			unattributed: true,
+		},
+		"last-applied kept": {after: withRecord},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := &runner{fields: map[string]setField{}, savedEdits: []savedEdit{{path: label, after: decodeJSON(t, saved)}}}
+			r.forgetSaves(decodeJSON(t, withRecord), decodeJSON(t, tc.after))
+			f := r.fields[label.String()]
+			if f.unattributed != tc.unattributed || f.forgottenSave != tc.fix {
+				t.Errorf("field %+v, want unattributed %v and forgottenSave %v", f, tc.unattributed, tc.fix)
+			}
+		})
+	}
+}

@@ -100,6 +100,11 @@ func TestBetweenSteps(t *testing.T) {
 			prev: deploymentWith(la, env, nil, 0, nil), now: deploymentWith(la, nil, nil, 0, nil),
 			wrote: map[string]int{"periodic audit removals": 1},
 		},
+		"a kubectl edit --save-config's field, its record forgotten, removed while there is no last-applied": {
+			scope: scopeFix, fields: map[string]setField{envPath.String(): {path: envPath, person: true, unattributed: true, forgottenSave: true}},
+			prev: deploymentWith(nil, env, nil, 0, nil), now: deploymentWith(nil, nil, nil, 0, nil),
+			want: []string{"self-write-lost"},
+		},
 		"a kubectl edit --save-config's field, its record forgotten, that last-applied has again removed": {
 			scope: scopeFix, fields: map[string]setField{envPath.String(): {path: envPath, person: true, unattributed: true, forgottenSave: true}},
 			prev: deploymentWith(withEnv, env, nil, 0, nil), now: deploymentWith(withEnv, nil, nil, 0, nil),

@@ -194,8 +194,9 @@ func deleting(obj map[string]any) bool {
 // something that is not a fresh orphan by the sequence's own record of
 // who set what: "" when q was removed and is a field a person set
 // outside apply (no robot's, undo's, server-side applier's or kubectl
-// apply's; a forgotten kubectl edit --save-config's is the person's
-// edit's again) that before's last-applied does not have, that no manifest
+// apply's; a kubectl edit --save-config's whose last-applied was removed
+// is the person's edit's again once last-applied is recorded anew) that
+// before's last-applied does not have, that no manifest
 // hands over (replicas, a pause) and that no hand-over the object records
 // took (handedOverOn).
 func (r *runner) notAnOrphan(q fieldPath, before, after map[string]any) string {
@@ -215,7 +216,7 @@ func (r *runner) notAnOrphan(q fieldPath, before, after map[string]any) string {
 		return fmt.Sprintf("removed %s, which kubectl rollout undo restored from an applied revision", q)
 	case f.applied:
 		return fmt.Sprintf("removed %s, which a person applied server-side (its applier owns it)", q)
-	case f.unattributed && !f.forgottenSave:
+	case f.unattributed && !(f.forgottenSave && lastApplied(before) != nil):
 		return fmt.Sprintf("removed %s, which no reader can attribute to a person (set under kubectl apply's field manager, scaled to or from 0, or by a --save-config that recorded the same last-applied)", q)
 	case declared:
 		return fmt.Sprintf("removed %s, which last-applied has", q)

@@ -143,11 +143,15 @@ type setField struct {
 	unattributed bool
 	// forgottenSave marks an unattributed field that a person's kubectl
 	// edit --save-config set and recorded in a last-applied that a later
-	// write dropped or rewrote (forgetSaves): managedFields name the
-	// person's kubectl-edit for it, and once a last-applied without it
-	// is recorded, the next apply of a last-applied that still had it
-	// would have deleted it. A fix may remove it (notAnOrphan) as any
-	// person's orphan; a finding of it stays allowed, never required.
+	// write removed from the object (Flux's clean-up, kubectl annotate
+	// last-applied-; forgetSaves): managedFields name the person's
+	// kubectl-edit for it, and once a last-applied without it is
+	// recorded again, the apply of a manifest without it would have
+	// deleted it through the saved one. A fix may then remove it
+	// (notAnOrphan) as any person's orphan; a finding of it stays
+	// allowed, never required. Not a save that a rewrite of last-applied
+	// forgot: that may be a person's hand-over (kubectl apply
+	// edit-last-applied), which kubectl never removes.
 	forgottenSave bool
 }
 
@@ -655,9 +659,10 @@ func (r *runner) forgetSaves(before, after map[string]any) {
 		recorded := framework.SameAt(e.path, was, e.after)
 		still := framework.SameAt(e.path, is, after)
 		_, known := r.fields[e.path.String()]
-		forgotten := had && !has || recorded && !still
+		dropped := had && !has
+		forgotten := dropped || recorded && !still
 		if v, ok := e.path.Lookup(after); ok && forgotten && !known && framework.SameAt(e.path, e.after, after) && v != nil {
-			r.fields[e.path.String()] = setField{path: e.path, person: true, unattributed: true, forgottenSave: true}
+			r.fields[e.path.String()] = setField{path: e.path, person: true, unattributed: true, forgottenSave: dropped}
 		}
 	}
 }
