@@ -267,6 +267,36 @@ func LastAppliedUpdaters(obj *unstructured.Unstructured) []string {
 	return out
 }
 
+// OwnsOnlyLastApplied reports whether manager's entries on obj itself
+// own nothing but the last-applied annotation and the hand-over record
+// (HandedOverAnnotation): the entry of kubectl apply edit-last-applied or
+// set-last-applied run with --field-manager, and of the record that
+// apply-hygiene's mutating pass added to such a write. A tool that writes
+// whole objects (Helm, a client-side applier) owns their fields too.
+// False when manager has no such entry or managedFields are unreadable.
+func OwnsOnlyLastApplied(obj *unstructured.Unstructured, manager string) bool {
+	mfs, err := DecodeManagedFields(obj)
+	if err != nil {
+		return false
+	}
+	record := Path{fieldName("metadata"), fieldName("annotations"), fieldName(HandedOverAnnotation)}
+	found := false
+	for _, mf := range mfs {
+		if mf.Manager != manager || mf.Subresource != "" || mf.Fields == nil {
+			continue
+		}
+		only := true
+		mf.Fields.Leaves().Iterate(func(p fieldpath.Path) {
+			only = only && (Path(p).String() == lastAppliedField.String() || Path(p).String() == record.String())
+		})
+		if !only {
+			return false
+		}
+		found = true
+	}
+	return found
+}
+
 // lastAppliedOwners returns the managers of the entries that own obj's
 // last-applied annotation and that keep accepts, in managedFields' order.
 func lastAppliedOwners(obj *unstructured.Unstructured, keep func(ManagedFields) bool) []string {

@@ -52,7 +52,7 @@ func TestEditLastAppliedHandOverIsRecordedByTheMutatingPass(t *testing.T) {
 func TestHelmShrinkingItsOwnLastAppliedRecordsNothing(t *testing.T) {
 	old, new := editLastAppliedObjects(t)
 	for _, u := range []*unstructured.Unstructured{old, new} {
-		u.SetManagedFields([]metav1.ManagedFieldsEntry{entry("helm", editLastAppliedFields, 10)})
+		u.SetManagedFields([]metav1.ManagedFieldsEntry{entry("helm", helmFields, 10)})
 	}
 	r := NewReviewer(nil, engine(t, policy.Config{}), cluster{})
 	a, err := r.Admit(t.Context(), Update{User: authenticationv1.UserInfo{Username: "system:serviceaccount:ci:helm"}, Old: old, New: new, FieldManager: "helm"})
@@ -61,6 +61,49 @@ func TestHelmShrinkingItsOwnLastAppliedRecordsNothing(t *testing.T) {
 	}
 	if got := a.Decisions(); len(got) > 0 || a.Patched != nil {
 		t.Errorf("decisions %v, patched %s; want none", got, a.Patched)
+	}
+}
+
+// helmFields is the entry of helm, which made the whole Deployment of
+// editLastAppliedObjects from its chart, last-applied included.
+const helmFields = `{"f:metadata":{"f:annotations":{".":{},"f:team":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}}},` +
+	`"f:spec":{"f:replicas":{},"f:selector":{},"f:template":{"f:metadata":{"f:labels":{".":{},"f:app":{}}},` +
+	`"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{".":{},"f:image":{},"f:name":{}}}}}}}`
+
+// A second kubectl apply edit-last-applied under the same --field-manager
+// (ci-deployer), whose entry then owns nothing but last-applied and the
+// first hand-over's record: the last-applied is kubectl's, and the
+// hand-over is recorded as the first one was (adversarial review of
+// generative seed 281183's settlement).
+func TestASecondEditLastAppliedUnderItsOwnFieldManagerIsRecorded(t *testing.T) {
+	old, new := editLastAppliedObjects(t)
+	const fields = `{"f:metadata":{"f:annotations":{"f:apply-hygiene.io/handed-over":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}}}}`
+	for _, u := range []*unstructured.Unstructured{old, new} {
+		u.SetManagedFields([]metav1.ManagedFieldsEntry{entry(merge.ClientSideApplyManager, helmFields, 0), entry("ci-deployer", fields, 10)})
+		a := u.GetAnnotations()
+		a[merge.HandedOverAnnotation] = `["metadata.labels.tier"]`
+		u.SetAnnotations(a)
+	}
+	// The client-side apply's entry lost last-applied to ci-deployer.
+	for _, u := range []*unstructured.Unstructured{old, new} {
+		mfs := u.GetManagedFields()
+		mfs[0].FieldsV1 = metav1.NewFieldsV1(strings.Replace(helmFields, `,"f:kubectl.kubernetes.io/last-applied-configuration":{}`, "", 1))
+		u.SetManagedFields(mfs)
+	}
+	r := NewReviewer(nil, engine(t, policy.Config{}), cluster{})
+	a, err := r.Admit(t.Context(), Update{User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new, FieldManager: "ci-deployer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	patched := &unstructured.Unstructured{}
+	if a.Patched == nil {
+		t.Fatalf("nothing patched; decisions %v", a.Decisions())
+	}
+	if err := patched.UnmarshalJSON(a.Patched); err != nil {
+		t.Fatal(err)
+	}
+	if got := patched.GetAnnotations()[merge.HandedOverAnnotation]; got != `["metadata.annotations.team","metadata.labels.tier"]` {
+		t.Errorf("record %q, want the label tier and the annotation team", got)
 	}
 }
 

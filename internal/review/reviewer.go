@@ -91,9 +91,12 @@ func (p Pass) wants(w write, class policy.Classification) bool {
 // (merge.HandOverThroughLastApplied). Not a last-applied that only the
 // write's own tool wrote (lastAppliedIsKubectls: a Helm chart's template
 // copied from kubectl get -o yaml, which helm upgrade changes): kubectl
-// apply never read it.
+// apply never read it. Unless that tool wrote nothing but last-applied
+// (merge.OwnsOnlyLastApplied): an earlier edit-last-applied under the
+// same --field-manager, whose last-applied is kubectl's.
 func handsOverThroughLastApplied(w write, class policy.Classification) bool {
-	return class == policy.SaveConfig && onlyLastAppliedChanged(w.old, w.new) && lastAppliedIsKubectls(w)
+	return class == policy.SaveConfig && onlyLastAppliedChanged(w.old, w.new) &&
+		(lastAppliedIsKubectls(w) || merge.OwnsOnlyLastApplied(w.old, w.manager))
 }
 
 // Review is the outcome of one request: what was decided, on what.
