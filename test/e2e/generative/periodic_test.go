@@ -216,7 +216,7 @@ func (r *runner) notAnOrphan(q fieldPath, before, after map[string]any) string {
 		return fmt.Sprintf("removed %s, which kubectl rollout undo restored from an applied revision", q)
 	case f.applied:
 		return fmt.Sprintf("removed %s, which a person applied server-side (its applier owns it)", q)
-	case f.unattributed && !(f.forgottenSave && lastApplied(before) != nil):
+	case f.unattributed && (!f.forgottenSave || lastApplied(before) == nil):
 		return fmt.Sprintf("removed %s, which no reader can attribute to a person (set under kubectl apply's field manager, scaled to or from 0, or by a --save-config that recorded the same last-applied)", q)
 	case declared:
 		return fmt.Sprintf("removed %s, which last-applied has", q)
