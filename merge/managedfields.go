@@ -280,16 +280,13 @@ func OwnsOnlyLastApplied(obj *unstructured.Unstructured, manager string) bool {
 		return false
 	}
 	record := Path{fieldName("metadata"), fieldName("annotations"), fieldName(HandedOverAnnotation)}
+	allowed := fieldpath.NewSet(fieldpath.Path(lastAppliedField), fieldpath.Path(record))
 	found := false
 	for _, mf := range mfs {
 		if mf.Manager != manager || mf.Subresource != "" || mf.Fields == nil {
 			continue
 		}
-		only := true
-		mf.Fields.Leaves().Iterate(func(p fieldpath.Path) {
-			only = only && (Path(p).String() == lastAppliedField.String() || Path(p).String() == record.String())
-		})
-		if !only {
+		if !mf.Fields.Leaves().Difference(allowed).Empty() {
 			return false
 		}
 		found = true
