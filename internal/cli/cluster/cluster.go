@@ -27,6 +27,9 @@ type Cluster struct {
 	schemas *kube.Schemas
 	// prover makes the removal proofs (RemovalSticks); nil from New.
 	prover *kube.Cluster
+	// labels remembers namespaces' labels (RememberingNamespaceLabels);
+	// nil: each call reads them.
+	labels *labelMemo
 }
 
 // New returns the Cluster of client and mapper, without schemas or

@@ -132,6 +132,15 @@ func (c *Cluster) NamespaceLabels(ctx context.Context, name string) map[string]s
 // namespaceLabels returns the labels of a namespace, and false, with
 // none, when it cannot be read.
 func (c *Cluster) namespaceLabels(ctx context.Context, name string) (map[string]string, bool) {
+	if c.labels != nil {
+		return c.labels.remembered(ctx, name, c.readNamespaceLabels)
+	}
+	return c.readNamespaceLabels(ctx, name)
+}
+
+// readNamespaceLabels reads the labels of a namespace from the API
+// server: namespaceLabels without memory.
+func (c *Cluster) readNamespaceLabels(ctx context.Context, name string) (map[string]string, bool) {
 	ns, err := c.dynamic.Resource(namespacesGVR).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return map[string]string{}, false

@@ -82,6 +82,9 @@ func (p *PolicyFlags) Load(ctx context.Context, c *cluster.Cluster, errOut io.Wr
 	}
 	j := &Judge{Engine: engine, User: policy.User{Groups: []string{}}, Labels: noLabels}
 	if c != nil {
+		// One run judges many objects: each namespace's labels are read
+		// once, for the enforcement label and the webhooks' scope alike.
+		c = c.RememberingNamespaceLabels()
 		j.User, j.Labels, j.Autoscalers, j.Removals = c.WhoAmI(ctx), c.NamespaceLabels, c.Autoscalers, c.RemovalSticks
 		j.mapper, j.Scope = c.Mapper(), c.WebhookScope(ctx)
 	}
