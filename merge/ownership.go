@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"regexp"
 	"strings"
 	"time"
 
@@ -162,13 +163,24 @@ func updatesObject(o Owner) bool {
 // one that may be.
 var undoLikeManagers = map[string]bool{"oc": true, "oc.exe": true}
 
+// versionedKubectl matches the names of kubectl binaries named after their
+// version, as people keep several side by side (kubectl.1.32,
+// kubectl-1.31, kubectl1.30, kubectl-v1.29; kubectl.1.32.exe on Windows):
+// the API server names a write that sends no field manager after the
+// binary, and every kubectl command but rollout undo (and apply
+// set-last-applied, which changes last-applied alone) sends one.
+var versionedKubectl = regexp.MustCompile(`^kubectl[-._]?v?[0-9]+(\.[0-9]+)*(\.exe)?$`)
+
 // MayBeUndoManager reports whether a field manager name is one that the
 // API server records for kubectl's rollout undo, in kubectl or in oc: the
-// undo managers (IsUndoManager), "oc" and "oc.exe". A write under one of
-// them that looks like an undo may be one; a write under any other name is
-// another tool's.
+// undo managers (IsUndoManager), "oc" and "oc.exe", and a kubectl binary
+// named after its version (versionedKubectl). A write under one of them
+// that looks like an undo may be one; a write under any other name is
+// another tool's (a kubectl renamed to anything else, such as a symlink
+// k, is recognized only by an undo's shape: undoDroppingFields in
+// internal/review).
 func MayBeUndoManager(name string) bool {
-	return undoManagers[name] || undoLikeManagers[name]
+	return undoManagers[name] || undoLikeManagers[name] || versionedKubectl.MatchString(name)
 }
 
 // MayBeUndoEntry reports whether o may be the managedFields entry of a

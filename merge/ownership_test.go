@@ -62,7 +62,8 @@ func TestAutoscaleCreatesAsKubectlCreate(t *testing.T) {
 // oc, OpenShift's CLI, runs kubectl's rollout undo under its own user
 // agent, so its entry may be an undo's; but oc set env, volumes and probe
 // write under the same name, so only kubectl's entry proves one (the
-// audit's stale-last-applied repair stands on that proof).
+// audit's stale-last-applied repair stands on that proof). Nor does a
+// kubectl binary named after its version, which only may be one.
 func TestUndoManagers(t *testing.T) {
 	type verdict struct{ MayBe, Proves bool }
 	tests := map[string]struct {
@@ -76,6 +77,14 @@ func TestUndoManagers(t *testing.T) {
 		"kubectl scale":                 {owner: Owner{Manager: "kubectl", Operation: "Update", Subresource: "scale"}},
 		"a server-side apply as oc":     {owner: Owner{Manager: "oc", Operation: "Apply"}},
 		"another tool":                  {owner: Owner{Manager: "k9s", Operation: "Update"}},
+		// kubectl binaries named after their version, kept side by side.
+		"kubectl.1.32 rollout undo":      {owner: Owner{Manager: "kubectl.1.32", Operation: "Update"}, want: verdict{MayBe: true}},
+		"kubectl-1.31 rollout undo":      {owner: Owner{Manager: "kubectl-1.31", Operation: "Update"}, want: verdict{MayBe: true}},
+		"kubectl1.30 rollout undo":       {owner: Owner{Manager: "kubectl1.30", Operation: "Update"}, want: verdict{MayBe: true}},
+		"kubectl-v1.29.exe rollout undo": {owner: Owner{Manager: "kubectl-v1.29.exe", Operation: "Update"}, want: verdict{MayBe: true}},
+		"kubectl's edit":                 {owner: Owner{Manager: "kubectl-edit", Operation: "Update"}},
+		"a kubectl plugin":               {owner: Owner{Manager: "kubectl-neat", Operation: "Update"}},
+		"a kubectl symlinked as k":       {owner: Owner{Manager: "k", Operation: "Update"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

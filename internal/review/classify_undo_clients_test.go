@@ -58,6 +58,14 @@ func TestUnconfirmedUndoByOtherKubectlBuildsIsNoImperativeEdit(t *testing.T) {
 			old: withEntries(deployment(t, "nginx:2", newerManifest), entry(merge.ClientSideApplyManager, appliedImageFields, 0)),
 			new: withEntries(deployment(t, "nginx:1", newerManifest), entry(merge.ClientSideApplyManager, appliedFields, 0), entry("oc.exe", imageFields, 30)),
 		},
+		// A kubectl binary named after its version (kubectl.1.32), kept
+		// beside others, names the write after itself (adversarial
+		// review: denied as an imperative edit when a mutating webhook
+		// stamped the restored template).
+		"kubectl.1.32 rollout undo": {
+			old: withEntries(deployment(t, "nginx:2", newerManifest), entry(merge.ClientSideApplyManager, appliedImageFields, 0)),
+			new: withEntries(deployment(t, "nginx:1", newerManifest), entry(merge.ClientSideApplyManager, appliedFields, 0), entry("kubectl.1.32", imageFields, 30)),
+		},
 		// An earlier oc rollout undo's entry already owns the image, with
 		// kubectl apply's: the only entry that changes is the applier's.
 		"oc rollout undo under the applier's entry": {

@@ -86,9 +86,11 @@ func actionRules(rv *Review) []string {
 // the undo's own entry moved, such an undo was denied as an imperative
 // edit: a template that is a revision's less some fields is an unconfirmed
 // undo whatever the manager's name (warned about, never denied nor
-// repaired). A person's write that removes a field from the current
+// repaired). Another tool's write that removes a field from the current
 // template is no such undo: the revision it is a subset of is the one the
-// object already had.
+// object already had. Under a kubectl binary's name it may be one
+// (merge.MayBeUndoManager): only rollout undo writes a template without a
+// field manager there.
 func TestUndoByOlderKubectlDroppingFieldsIsAnUnconfirmedUndo(t *testing.T) {
 	const dir = "undo-older-kubectl"
 	tests := map[string]struct {
@@ -103,8 +105,15 @@ func TestUndoByOlderKubectlDroppingFieldsIsAnUnconfirmedUndo(t *testing.T) {
 			new:  renamedManager(fixture(t, dir, "undo-dropping-fields"), "kubectl.1.32", "kubectl"),
 			want: undoOutcome{Class: policy.RolloutUndo, Decisions: []string{"warn stale-last-applied"}},
 		},
-		"a person's write under kubectl.1.32 removes hostnameOverride from the current template": {
+		// Only rollout undo writes a template without a field manager under
+		// a kubectl binary's name: unconfirmed, it is warned about, never
+		// denied on a guess.
+		"a write under kubectl.1.32 removes hostnameOverride from the current template": {
 			new:  fixture(t, dir, "removed-field"),
+			want: undoOutcome{Class: policy.RolloutUndo, Decisions: []string{"warn stale-last-applied"}},
+		},
+		"another tool's write removes hostnameOverride from the current template": {
+			new:  renamedManager(fixture(t, dir, "removed-field"), "kubectl.1.32", "k9s"),
 			want: undoOutcome{Class: policy.Imperative, Decisions: []string{"deny imperative-edit"}},
 		},
 		"kubectl.1.32 restores revision 1 exactly": {
