@@ -140,6 +140,10 @@ type Analysis struct {
 	// (HandOverThroughLastApplied); nil for any other write, and when it
 	// hands nothing over.
 	HandOver *HandoverRecord `json:"handOver,omitempty"`
+	// DroppedRecord, for an apply (client- or server-side) that left no
+	// hand-over record where the object had one, is that record
+	// (RecordDroppedByApply); nil for any other write.
+	DroppedRecord *HandoverRecord `json:"droppedRecord,omitempty"`
 	// Labels are the labels of the object as the write leaves it (for an
 	// apply that diff predicts, its result's), which ownership declarations
 	// select by. Not part of the policy input.
@@ -224,4 +228,8 @@ type HandoverRecord struct {
 	// (and, for an undo's, last-applied repaired), stay within
 	// AnnotationsLimit: the API server refuses a write beyond it.
 	Fits bool `json:"fits"`
+	// NoAnnotations, for a dropped record (Analysis.DroppedRecord), is set
+	// when the write left the object without annotations at all: the
+	// record is written back as the whole map.
+	NoAnnotations bool `json:"noAnnotations,omitempty"`
 }

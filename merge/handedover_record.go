@@ -120,3 +120,36 @@ func droppedRecord(old, new *unstructured.Unstructured, repairedLastApplied stri
 	}
 	return &HandoverRecord{Value: value, Paths: HandedOver(old.Object), Fits: annotationsFit(new, written)}
 }
+
+// RecordDroppedByApply returns old's record when an apply (client- or
+// server-side) that turned old into new left none; nil when new keeps a
+// record, even another one (an applied manifest that sets it), or old has
+// none that lists a path. The record is apply-hygiene's, never a
+// manifest's, yet applies drop it: a client-side apply once kubectl's
+// --save-config (kubectl edit, kubectl replace, kubectl apply
+// set-last-applied of an exported object) copied it into last-applied
+// and the manifest lacks it, a server-side apply whose applier came to
+// own the annotations it sat among (generative seed 281189, sequence
+// 010: a StatefulSet's record gone with last-applied at kubectl apply
+// --server-side --field-manager=platform). Without it, the fields a person
+// handed over are reported as orphans again, pruned where orphaned-field
+// prunes and removed by the audit's fix. Removing it on purpose is
+// kubectl annotate's job, which no rule writes back.
+func RecordDroppedByApply(old, new *unstructured.Unstructured) *HandoverRecord {
+	value, ok := old.GetAnnotations()[HandedOverAnnotation]
+	if !ok {
+		return nil
+	}
+	if _, kept := new.GetAnnotations()[HandedOverAnnotation]; kept {
+		return nil
+	}
+	paths := HandedOver(old.Object)
+	if len(paths) == 0 {
+		return nil
+	}
+	return &HandoverRecord{
+		Value: value, Paths: paths,
+		Fits:          annotationsFit(new, map[string]string{HandedOverAnnotation: value}),
+		NoAnnotations: len(new.GetAnnotations()) == 0,
+	}
+}

@@ -179,3 +179,68 @@ func TestDroppedRecord(t *testing.T) {
 		})
 	}
 }
+
+// An apply drops the record when kubectl's --save-config had copied it
+// into last-applied and the manifest lacks it, or when the server-side
+// applier came to own the annotations it sat among: RecordDroppedByApply
+// reports it as it was, whatever the kind, but only when the apply left
+// no record at all (a manifest that sets one sets it on purpose).
+func TestRecordDroppedByApply(t *testing.T) {
+	const record = `["metadata.labels.team"]`
+	object := func(kind string, annotations map[string]any) *unstructured.Unstructured {
+		meta := map[string]any{"name": "web"}
+		if annotations != nil {
+			meta["annotations"] = annotations
+		}
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": kind, "metadata": meta}}
+	}
+	full := strings.Repeat("x", AnnotationsLimit-len("big")-len(HandedOverAnnotation)-len(record))
+	tests := map[string]struct {
+		old, new *unstructured.Unstructured
+		want     *HandoverRecord
+	}{
+		"dropped with last-applied's copy": {
+			old:  object("Deployment", map[string]any{HandedOverAnnotation: record, LastAppliedAnnotation: `{"metadata":{"annotations":{"` + HandedOverAnnotation + `":"[]"}}}`}),
+			new:  object("Deployment", map[string]any{LastAppliedAnnotation: `{}`}),
+			want: &HandoverRecord{Value: record, Paths: []string{"metadata.labels.team"}, Fits: true},
+		},
+		"every annotation dropped": {
+			old:  object("StatefulSet", map[string]any{HandedOverAnnotation: record, LastAppliedAnnotation: "{}"}),
+			new:  object("StatefulSet", nil),
+			want: &HandoverRecord{Value: record, Paths: []string{"metadata.labels.team"}, Fits: true, NoAnnotations: true},
+		},
+		"dropped where it no longer fits": {
+			old:  object("Deployment", map[string]any{HandedOverAnnotation: record}),
+			new:  object("Deployment", map[string]any{"big": full + "x"}),
+			want: &HandoverRecord{Value: record, Paths: []string{"metadata.labels.team"}},
+		},
+		"dropped where it just fits back": {
+			old:  object("Deployment", map[string]any{HandedOverAnnotation: record, "big": full}),
+			new:  object("Deployment", map[string]any{"big": full}),
+			want: &HandoverRecord{Value: record, Paths: []string{"metadata.labels.team"}, Fits: true},
+		},
+		"set to another record by the manifest": {
+			old: object("Deployment", map[string]any{HandedOverAnnotation: `["metadata.labels.team","spec.paused"]`}),
+			new: object("Deployment", map[string]any{HandedOverAnnotation: record}),
+		},
+		"kept": {
+			old: object("Deployment", map[string]any{HandedOverAnnotation: record}),
+			new: object("Deployment", map[string]any{HandedOverAnnotation: record, "b": "2"}),
+		},
+		"none before": {
+			old: object("Deployment", map[string]any{"a": "1"}),
+			new: object("Deployment", nil),
+		},
+		"a record that lists no path": {
+			old: object("Deployment", map[string]any{HandedOverAnnotation: `[]`}),
+			new: object("Deployment", nil),
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, RecordDroppedByApply(tc.old, tc.new)); diff != "" {
+				t.Errorf("RecordDroppedByApply (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

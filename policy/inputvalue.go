@@ -207,6 +207,9 @@ func analysisValue(a *merge.Analysis) (ast.Value, error) {
 	if a.HandOver != nil {
 		b.add("handOver", handoverRecordValue(a.HandOver))
 	}
+	if a.DroppedRecord != nil {
+		b.add("droppedRecord", handoverRecordValue(a.DroppedRecord))
+	}
 	return b.object()
 }
 
@@ -334,7 +337,11 @@ func handoverRecordValue(r *merge.HandoverRecord) ast.Value {
 	if r.Paths != nil {
 		paths = strs(r.Paths)
 	}
-	return ast.NewObject(item("value", str(r.Value)), item("paths", paths), item("fits", boolean(r.Fits)))
+	items := [][2]*ast.Term{item("value", str(r.Value)), item("paths", paths), item("fits", boolean(r.Fits))}
+	if r.NoAnnotations {
+		items = append(items, item("noAnnotations", boolean(true)))
+	}
+	return ast.NewObject(items...)
 }
 
 // jsonValue converts a decoded JSON value (what unstructured objects hold)

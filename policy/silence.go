@@ -24,7 +24,7 @@ var classifications = []Classification{
 // emptyAnalysis reports whether a holds no finding: last-applied is present
 // and valid and not too large, no imperative change, revert, orphan or
 // defaulted dependent (each list empty but not nil, as merge makes them),
-// no replicas reset, no rollback and no hand-over. Whatever else a holds is not looked
+// no replicas reset, no rollback, no hand-over and no dropped record. Whatever else a holds is not looked
 // at: the object, the operation, the strategy, the sizes and the drift.
 // An input without analysis is empty too. Evaluate skips Rego for an
 // input whose analysis is empty when the policy set is silent for its
@@ -37,7 +37,7 @@ func emptyAnalysis(a *merge.Analysis) bool {
 		!a.LastAppliedTooLarge &&
 		emptyList(a.ImperativeChanges) && emptyList(a.ApplyOwnedChanges) && a.Appliers != nil && len(a.Appliers) == 0 && emptyList(a.Reverts) && emptyList(a.Orphans) &&
 		emptyList(a.DefaultedDependents) &&
-		a.ReplicasReset == nil && a.Rollback == nil && a.HandOver == nil
+		a.ReplicasReset == nil && a.Rollback == nil && a.HandOver == nil && a.DroppedRecord == nil
 }
 
 // emptyList reports whether facts is an empty list: Rego sees a nil list as

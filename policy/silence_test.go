@@ -137,7 +137,7 @@ func TestFullEvaluationIsSilentForNothing(t *testing.T) {
 // added to one of them.
 func TestEmptyAnalysisCoversEveryField(t *testing.T) {
 	checked := []string{"lastApplied.status", "lastApplied.error", "lastApplied.fault", "lastApplied.kubectlMade", "lastAppliedTooLarge",
-		"imperativeChanges", "applyOwnedChanges", "appliers", "reverts", "orphans", "defaultedDependents", "replicasReset", "rollback", "handOver"}
+		"imperativeChanges", "applyOwnedChanges", "appliers", "reverts", "orphans", "defaultedDependents", "replicasReset", "rollback", "handOver", "droppedRecord"}
 	unknown := []string{"object", "operation", "strategy", "lastApplied.bytes", "lastApplied.replaced", "annotationsBytes", "drift"}
 	var fields []string
 	for name, typ := range map[string]reflect.Type{"": reflect.TypeFor[merge.Analysis](), "lastApplied.": reflect.TypeFor[merge.LastAppliedInfo]()} {

@@ -1,6 +1,8 @@
 package review
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -137,4 +139,65 @@ spec:
 	old = obj(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{"team":"a"},"name":"web","namespace":"ns"},"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"image":"nginx:1.14.2","name":"nginx"}]}}}}`)
 	new = obj(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{},"name":"web","namespace":"ns"},"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"image":"nginx:1.14.2","name":"nginx"}]}}}}`)
 	return old, new
+}
+
+// A server-side apply whose applier came to own the annotations (kubectl
+// apply --server-side's migration of last-applied's manager) dropped them
+// all, the hand-over's record with last-applied (generative seed 281189,
+// sequence 010); a client-side apply whose last-applied held a copy of
+// the record (kubectl edit --save-config copied it there) dropped it from
+// an annotations map that stays. The mutating pass writes the record back
+// as it was, the whole map where none is left; the validating pass of the
+// patched object finds nothing of it.
+func TestARecordAnApplyDroppedIsWrittenBack(t *testing.T) {
+	const record = `["metadata.annotations.team"]`
+	tests := map[string]struct {
+		manager    string
+		ssa        bool
+		keptBefore map[string]string // new's annotations
+	}{
+		"kubectl apply --server-side --field-manager=platform": {manager: "platform", ssa: true},
+		"kubectl apply of a manifest without the record": {
+			manager:    merge.ClientSideApplyManager,
+			keptBefore: map[string]string{"team": "a", merge.LastAppliedAnnotation: `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"ns"},"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"image":"nginx:1.14.2","name":"nginx"}]}}}}`},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			old, new := editLastAppliedObjects(t)
+			a := new.GetAnnotations()
+			a[merge.HandedOverAnnotation] = record
+			a[merge.LastAppliedAnnotation] = strings.Replace(a[merge.LastAppliedAnnotation], `"annotations":{}`, `"annotations":{"`+merge.HandedOverAnnotation+`":"[]"}`, 1)
+			old.SetAnnotations(a)
+			new.SetAnnotations(tc.keptBefore)
+			if tc.ssa {
+				new.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: tc.manager, Operation: metav1.ManagedFieldsOperationApply, APIVersion: "apps/v1",
+					FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:replicas":{}}}`)}})
+			}
+			r := NewReviewer(nil, engine(t, policy.Config{}), cluster{})
+			admitted, err := r.Admit(t.Context(), Update{User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new, FieldManager: tc.manager})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range admitted.Decisions() {
+				got = append(got, string(d.Rule)+" "+string(d.Action)+" "+strings.Join(d.Paths, ","))
+			}
+			if !slices.Contains(got, "orphaned-field repair metadata.annotations[apply-hygiene.io/handed-over]") {
+				t.Fatalf("decisions %q, want orphaned-field's repair of the record", got)
+			}
+			patched := &unstructured.Unstructured{}
+			if err := patched.UnmarshalJSON(admitted.Patched); err != nil {
+				t.Fatal(err)
+			}
+			want := maps.Clone(tc.keptBefore)
+			if want == nil {
+				want = map[string]string{}
+			}
+			want[merge.HandedOverAnnotation] = record
+			if diff := cmp.Diff(want, patched.GetAnnotations()); diff != "" {
+				t.Errorf("annotations after the mutating pass (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

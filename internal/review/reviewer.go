@@ -70,9 +70,10 @@ const (
 	Validate Pass = iota
 	// Mutate reviews the writes whose decisions the mutating webhook can
 	// carry out: applies (defaulted dependents, pruned orphans, replicas
-	// kept by replicas-reset's repair), rollout undos (stale last-applied)
-	// and hand-overs through last-applied alone (handsOverThroughLastApplied:
-	// orphaned-field's record of them). Analyzing other writes there would
+	// kept by replicas-reset's repair), rollout undos (stale last-applied),
+	// hand-overs through last-applied alone (handsOverThroughLastApplied:
+	// orphaned-field's record of them) and applies that dropped that
+	// record (dropsRecord). Analyzing other writes there would
 	// only repeat the validating pass's work.
 	Mutate
 )
@@ -80,9 +81,30 @@ const (
 // wants reports whether the pass reviews w.
 func (p Pass) wants(w write, class policy.Classification) bool {
 	if p == Mutate {
-		return class == policy.ClientSideApply || class == policy.ServerSideApply || undoCandidate(w) || handsOverThroughLastApplied(w, class)
+		return class == policy.ClientSideApply || class == policy.ServerSideApply || undoCandidate(w) || handsOverThroughLastApplied(w, class) ||
+			dropsRecord(w, class)
 	}
 	return true
+}
+
+// dropsRecord reports whether w is an apply that left no hand-over record
+// (merge.HandedOverAnnotation) where the object had one
+// (merge.RecordDroppedByApply): a client- or server-side apply, or a
+// kubectl apply that changed nothing but last-applied and the record
+// (classified a save-config), whose manifest lacked the record that
+// last-applied held. Not kubectl replace --save-config nor kubectl edit
+// --save-config: a person who replaces the object or deletes the record
+// in the editor drops it on purpose, as kubectl annotate does.
+func dropsRecord(w write, class policy.Classification) bool {
+	switch {
+	case class == policy.ClientSideApply || class == policy.ServerSideApply:
+	case class == policy.SaveConfig && w.manager == merge.ClientSideApplyManager:
+	default:
+		return false
+	}
+	_, had := w.old.GetAnnotations()[merge.HandedOverAnnotation]
+	_, has := w.new.GetAnnotations()[merge.HandedOverAnnotation]
+	return had && !has
 }
 
 // handsOverThroughLastApplied reports whether w changes last-applied
@@ -327,6 +349,9 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 	an.LastApplied.Replaced = merge.LastAppliedReplaced(w.old, w.new)
 	if handsOverThroughLastApplied(w, class) {
 		an.HandOver = r.analyzer.HandOverThroughLastApplied(w.old, w.new)
+	}
+	if dropsRecord(w, class) {
+		an.DroppedRecord = merge.RecordDroppedByApply(w.old, w.new)
 	}
 	if len(an.ImperativeChanges) > 0 && !lastAppliedIsKubectls(w) {
 		an.ImperativeChanges = []merge.FieldFact{}

@@ -37,6 +37,44 @@ decisions contains d if {
 	}
 }
 
+# An apply that dropped the record of hand-overs (merge's
+# analysis.droppedRecord, which merge reports for applies only; a
+# kubectl apply that changed nothing else is a save-config): a client-side
+# apply whose last-applied held a copy of it (kubectl's --save-config copies the annotations there) and
+# whose manifest does not, a server-side apply whose applier came to own
+# the annotations it sat among. The record is apply-hygiene's, never a
+# manifest's: the mutating pass writes it back as it was, quietly, as it
+# records a hand-over, so that the fields handed over are not reported as
+# orphans again (nor pruned, nor removed by the audit's fix). Whenever the
+# rule acts on the write (not in dryrun), and only while the annotations
+# fit. Removing the record on purpose is kubectl annotate's job.
+decisions contains d if {
+	input.classification in {"client-side-apply", "server-side-apply", "save-config"}
+	a := lib.action("orphaned-field")
+	a != "dryrun"
+	r := input.analysis.droppedRecord
+	count(r.paths) > 0
+	r.fits == true
+	d := {
+		"rule": "orphaned-field", "action": "repair", "message": dropped_record_message(r), "paths": [lib.handed_over_path], "fix": lib.explain,
+		"patch": [record_back(r)], "quiet": true,
+	}
+}
+
+# record_back writes the dropped record r back: into the annotations, or
+# as the whole map when the apply left none.
+record_back(r) := {"op": "add", "path": "/metadata/annotations", "value": {lib.handed_over_annotation: r.value}} if {
+	r.noAnnotations == true
+} else := {"op": "add", "path": lib.handed_over_pointer, "value": r.value}
+
+dropped_record_message(r) := sprintf(
+	"[orphaned-field] %s: this apply dropped the annotation %s, apply-hygiene's record of %s handed over from kubectl apply; apply-hygiene %s it back, so that a person's writes of %s are not reported as orphans. Check with: %s",
+	[lib.describe, lib.handed_over_annotation, handed_over_fields(r.paths), put_back, them(r.paths), lib.explain],
+)
+
+# put_back says what the mutating pass did: a dry run stores nothing.
+put_back := "would put (this is a dry run: nothing is stored)" if input.request.dryRun == true else := "put"
+
 handover_message(h) := sprintf(
 	"[orphaned-field] %s: this write took %s out of last-applied, which hands %s over from kubectl apply to its next writer; apply-hygiene %s the hand-over in the annotation %s, so that a person's later writes of %s are not reported as orphans. Check with: %s",
 	[lib.describe, handed_over_fields(h.paths), them(h.paths), recorded, lib.handed_over_annotation, them(h.paths), lib.explain],

@@ -261,3 +261,45 @@ test_handover_of_long_paths_counts_them if {
 	some d in ds
 	contains(d.message, "this write took 3 fields out of last-applied")
 }
+
+# A server-side apply whose applier owned the annotations map dropped it,
+# the record of the label team's hand-over with it: the mutating pass
+# writes the record back as it was, the whole map when none is left.
+dropped := {"value": `["metadata.labels.team"]`, "paths": ["metadata.labels.team"], "fits": true}
+
+test_a_record_an_apply_dropped_is_put_back if {
+	every class in ["client-side-apply", "server-side-apply", "save-config"] {
+		ds := orphaned_field.decisions with input as t.make_input(class, "platform", {"droppedRecord": dropped})
+		t.actions(ds) == {["orphaned-field", "repair"]}
+		t.paths(ds) == {"metadata.annotations[apply-hygiene.io/handed-over]"}
+		some d in ds
+		d.patch == [{"op": "add", "path": "/metadata/annotations/apply-hygiene.io~1handed-over", "value": `["metadata.labels.team"]`}]
+		d.quiet == true
+		d.message == "[orphaned-field] Deployment default/nginx: this apply dropped the annotation apply-hygiene.io/handed-over, apply-hygiene's record of metadata.labels.team handed over from kubectl apply; apply-hygiene put it back, so that a person's writes of it are not reported as orphans. Check with: kubectl hygiene explain deployments.apps/nginx -n default"
+	}
+	bare := orphaned_field.decisions with input as t.make_input("server-side-apply", "platform", {"droppedRecord": object.union(dropped, {"noAnnotations": true})})
+	some d in bare
+	d.patch == [{"op": "add", "path": "/metadata/annotations", "value": {"apply-hygiene.io/handed-over": `["metadata.labels.team"]`}}]
+}
+
+# Whatever the rule's action, but not in dryrun, nor off; never when the
+# record would not fit, nor for a write that is no apply.
+test_a_dropped_record_follows_the_rule if {
+	every a in ["warn", "prune", "deny"] {
+		ds := orphaned_field.decisions with input as t.make_input("server-side-apply", "platform", {"droppedRecord": dropped})
+			with data.applyhygiene.config as {"rules": {"orphaned-field": {"action": a}}}
+		t.actions(ds) == {["orphaned-field", "repair"]}
+	}
+	every a in ["dryrun", "off"] {
+		ds := orphaned_field.decisions with input as t.make_input("server-side-apply", "platform", {"droppedRecord": dropped})
+			with data.applyhygiene.config as {"rules": {"orphaned-field": {"action": a}}}
+		count(ds) == 0
+	}
+	too_large := orphaned_field.decisions with input as t.make_input("client-side-apply", "kubectl-client-side-apply", {"droppedRecord": object.union(dropped, {"fits": false})})
+	count(too_large) == 0
+	edit := orphaned_field.decisions with input as t.make_input("imperative", "kubectl-annotate", {"droppedRecord": dropped})
+	count(edit) == 0
+	dry := object.union(t.make_input("client-side-apply", "kubectl-client-side-apply", {"droppedRecord": dropped}), {"request": {"dryRun": true}})
+	some d in orphaned_field.decisions with input as dry
+	contains(d.message, "apply-hygiene would put (this is a dry run: nothing is stored) it back")
+}

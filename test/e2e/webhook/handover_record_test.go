@@ -321,3 +321,40 @@ func wantNoFindingOn(t *testing.T, f *framework.Framework, path, manager string)
 	audit := f.Hygiene(t, "audit", "-n", f.Namespace).MustSucceed(t)
 	framework.WantLines(t, audit.Stdout, "No findings in 1 objects.")
 }
+
+// kubectl edit --save-config copies every annotation into last-applied,
+// the hand-over's record too; the next apply of a manifest without the
+// record then deletes it, as it deletes any field that last-applied has
+// and the manifest lacks (adversarial review: the person's next annotate
+// of the field handed over was reported as an orphan again). The mutating
+// webhook writes the record back in that apply, quietly; the person's
+// annotates pass, and the apply after them draws no [orphaned-field].
+func TestApplyAfterASaveConfigKeepsTheRecord(t *testing.T) {
+	f := framework.New(t)
+	k := f.Kubectl
+	next := annotatedAfterHandover(t, f)
+	editor := framework.WriteFile(t, "editor.sh", "#!/bin/sh\nsed -i 's/^  annotations:$/  annotations:\\n    edited: \"yes\"/' \"$1\"\n", 0o755)
+	edit := k
+	edit.Env = append(append([]string{}, k.Env...), "EDITOR="+editor, "KUBE_EDITOR="+editor)
+	saved := edit.Run(t, "edit", "deployment/web", "--save-config").MustSucceed(t)
+	framework.WantLines(t, saved.Stdout, "deployment.apps/web edited")
+	if la := k.JSONPath(t, "deployment/web", `{.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}`); !strings.Contains(la, "apply-hygiene.io/handed-over") {
+		t.Fatalf("kubectl edit --save-config left last-applied without the record: %s", la)
+	}
+
+	apply := framework.ApplyPredicted(t, k, framework.WriteFile(t, "web.yaml", next, 0o644)).MustSucceed(t)
+	framework.WantLines(t, apply.Stdout, "deployment.apps/web configured")
+	framework.WantLines(t, apply.Stderr)
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.metadata.annotations.apply-hygiene\.io/handed-over} {.metadata.annotations.edited}`), `["metadata.annotations.team"] `)
+
+	for _, team := range []string{"team=d", "team=c"} {
+		annotate := k.Run(t, "annotate", "deployment/web", team, "--overwrite").MustSucceed(t)
+		framework.WantLines(t, annotate.Stderr)
+	}
+	again := framework.ApplyPredicted(t, k, framework.WriteFile(t, "web.yaml", strings.Replace(next, "nginx:1.15", "nginx:1.16", 1), 0o644)).MustSucceed(t)
+	framework.WantLines(t, again.Stdout, "deployment.apps/web configured")
+	framework.WantLines(t, again.Stderr)
+	framework.WantLines(t, k.JSONPath(t, "deployment/web", `{.metadata.annotations.apply-hygiene\.io/handed-over} {.metadata.annotations.team} {.spec.template.spec.containers[0].image}`),
+		`["metadata.annotations.team"] c nginx:1.16`)
+	wantNoFinding(t, f)
+}
