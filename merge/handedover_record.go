@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 // HandedOverAnnotation records the fields that `kubectl hygiene handover`
@@ -122,25 +125,30 @@ func droppedRecord(old, new *unstructured.Unstructured, repairedLastApplied stri
 }
 
 // RecordDroppedByApply returns old's record when an apply (client- or
-// server-side) that turned old into new left none; nil when new keeps a
-// record, even another one (an applied manifest that sets it), or old has
-// none that lists a path. The record is apply-hygiene's, never a
-// manifest's, yet applies drop it: a client-side apply once kubectl's
-// --save-config (kubectl edit, kubectl replace, kubectl apply
-// set-last-applied of an exported object) copied it into last-applied
-// and the manifest lacks it, a server-side apply whose applier came to
-// own the annotations it sat among (generative seed 281189, sequence
-// 010: a StatefulSet's record gone with last-applied at kubectl apply
-// --server-side --field-manager=platform). Without it, the fields a person
-// handed over are reported as orphans again, pruned where orphaned-field
-// prunes and removed by the audit's fix. Removing it on purpose is
-// kubectl annotate's job, which no rule writes back.
-func RecordDroppedByApply(old, new *unstructured.Unstructured) *HandoverRecord {
+// server-side) by manager that turned old into new left none; nil when new
+// keeps a record, even another one (an applied manifest that sets it), when
+// the apply removed it on purpose (a manifest that sets it to null, which
+// new's last-applied then names; a server-side applier whose own entry
+// owned it), or when old has none that lists a path. The record is
+// apply-hygiene's, never a manifest's, yet applies drop it: a client-side
+// apply once kubectl's --save-config (kubectl edit, kubectl replace,
+// kubectl apply set-last-applied of an exported object) copied it into
+// last-applied and the manifest lacks it, a server-side apply whose
+// applier came to own the annotations it sat among (generative seed
+// 281189, sequence 010: a StatefulSet's record gone with last-applied at
+// kubectl apply --server-side --field-manager=platform). Without it, the
+// fields a person handed over are reported as orphans again, pruned where
+// orphaned-field prunes and removed by the audit's fix. Removing it on
+// purpose is also kubectl annotate's job, which no rule writes back.
+func RecordDroppedByApply(old, new *unstructured.Unstructured, manager string) *HandoverRecord {
 	value, ok := old.GetAnnotations()[HandedOverAnnotation]
 	if !ok {
 		return nil
 	}
 	if _, kept := new.GetAnnotations()[HandedOverAnnotation]; kept {
+		return nil
+	}
+	if strings.Contains(new.GetAnnotations()[LastAppliedAnnotation], `"`+HandedOverAnnotation+`"`) || appliedBy(old, manager, recordField) {
 		return nil
 	}
 	paths := HandedOver(old.Object)
@@ -149,7 +157,35 @@ func RecordDroppedByApply(old, new *unstructured.Unstructured) *HandoverRecord {
 	}
 	return &HandoverRecord{
 		Value: value, Paths: paths,
-		Fits:          annotationsFit(new, map[string]string{HandedOverAnnotation: value}),
+		Fits:          recordFits(new, value),
 		NoAnnotations: len(new.GetAnnotations()) == 0,
 	}
+}
+
+// recordField is the record (HandedOverAnnotation) as a field path.
+var recordField = Path{fieldName("metadata"), fieldName("annotations"), fieldName(HandedOverAnnotation)}
+
+// appliedBy reports whether manager's server-side apply entry on obj
+// itself owns the field at p: the applier set it in a manifest.
+func appliedBy(obj *unstructured.Unstructured, manager string, p Path) bool {
+	mfs, err := DecodeManagedFields(obj)
+	if err != nil {
+		return false
+	}
+	for _, mf := range mfs {
+		if mf.Manager == manager && mf.Operation == string(metav1.ManagedFieldsOperationApply) && mf.Subresource == "" && mf.Fields != nil && mf.Fields.Has(fieldpath.Path(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// recordFits reports whether obj's annotations, with the record set to
+// value, stay within AnnotationsLimit, and under TooLargeThreshold when
+// they were: last-applied-too-large would otherwise decide on a write
+// that was under it because of apply-hygiene's own record, and may deny
+// it.
+func recordFits(obj *unstructured.Unstructured, value string) bool {
+	size, with := AnnotationsSize(obj), annotationsSizeWith(obj, map[string]string{HandedOverAnnotation: value})
+	return with <= AnnotationsLimit && (with <= TooLargeThreshold || size > TooLargeThreshold)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -235,12 +236,41 @@ func TestRecordDroppedByApply(t *testing.T) {
 			old: object("Deployment", map[string]any{HandedOverAnnotation: `[]`}),
 			new: object("Deployment", nil),
 		},
+		// Removed on purpose: a manifest that sets it to null (its
+		// last-applied names it), a server-side applier that applied it.
+		"set to null by the manifest": {
+			old: object("Deployment", map[string]any{HandedOverAnnotation: record}),
+			new: object("Deployment", map[string]any{LastAppliedAnnotation: `{"metadata":{"annotations":{"` + HandedOverAnnotation + `":null}}}`}),
+		},
+		"applied by the server-side applier": {
+			old: appliedRecord(object("Deployment", map[string]any{HandedOverAnnotation: record}), "platform"),
+			new: object("Deployment", nil),
+		},
+		"applied by another server-side applier": {
+			old:  appliedRecord(object("Deployment", map[string]any{HandedOverAnnotation: record}), "flux"),
+			new:  object("Deployment", nil),
+			want: &HandoverRecord{Value: record, Paths: []string{"metadata.labels.team"}, Fits: true, NoAnnotations: true},
+		},
+		// Never over last-applied-too-large's threshold when under it.
+		"over last-applied-too-large's threshold": {
+			old:  object("Deployment", map[string]any{HandedOverAnnotation: record}),
+			new:  object("Deployment", map[string]any{"big": strings.Repeat("x", TooLargeThreshold-len("big")-10)}),
+			want: &HandoverRecord{Value: record, Paths: []string{"metadata.labels.team"}},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, RecordDroppedByApply(tc.old, tc.new)); diff != "" {
+			if diff := cmp.Diff(tc.want, RecordDroppedByApply(tc.old, tc.new, "platform")); diff != "" {
 				t.Errorf("RecordDroppedByApply (-want +got):\n%s", diff)
 			}
 		})
 	}
+}
+
+// appliedRecord is obj with a server-side apply entry of manager that
+// owns the record.
+func appliedRecord(obj *unstructured.Unstructured, manager string) *unstructured.Unstructured {
+	obj.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: manager, Operation: metav1.ManagedFieldsOperationApply, APIVersion: "apps/v1",
+		FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:annotations":{"f:` + HandedOverAnnotation + `":{}}}}`)}})
+	return obj
 }

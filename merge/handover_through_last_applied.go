@@ -17,7 +17,8 @@ import (
 // handed over (and prune would remove it). The record is what `kubectl
 // hygiene handover` writes (HandedOverAnnotation), with the fields that
 // left last-applied added to the object's record: each field still set
-// on new, the topmost list element when a whole element left, except
+// on new, the topmost list element when a whole element left, the topmost
+// map or struct below the top level when it left whole (wholeMapsLeft), except
 // what no orphan fact reports anyway (server-managed fields, the
 // workload's state, a built-in kind's server default) and what the
 // record already lists. Value is the whole record to write, Paths the
@@ -54,14 +55,26 @@ func (a *Analyzer) HandOverThroughLastApplied(old, new *unstructured.Unstructure
 	left := wasSet.Difference(nowSet)
 	gone := func(fp fieldpath.Path) bool { return left.Has(fp) }
 	builtIn := a.scheme.Recognizes(new.GroupVersionKind())
-	recorded := HandedOver(new.Object)
+	// The record to add to: new's, or old's when the write dropped it (a
+	// kubectl apply whose manifest lacks the copy that last-applied held:
+	// RecordDroppedByApply), whose entries stay.
+	base := new.Object
+	if _, ok := new.GetAnnotations()[HandedOverAnnotation]; !ok {
+		base = old.Object
+	}
+	recorded := HandedOver(base)
 	f := newFinder()
 	seen := map[string]bool{}
 	var paths []Path
+	var kept []string // fields that left and are not handed over
 	left.Leaves().Iterate(func(fp fieldpath.Path) {
 		p := topElement(Path(fp), gone)
 		key := p.String()
-		if seen[key] || serverManaged(p) || workloadState(key) || handedOverAt(recorded, key) {
+		if seen[key] || handedOverAt(recorded, key) {
+			return
+		}
+		if serverManaged(p) || workloadState(key) {
+			kept = append(kept, key)
 			return
 		}
 		seen[key] = true
@@ -72,27 +85,92 @@ func (a *Analyzer) HandOverThroughLastApplied(old, new *unstructured.Unstructure
 			return
 		}
 		v := f.at(new.Object, p)
-		if !v.ok || isEmpty(v.v) || builtIn && isServerDefault(kind, new.Object, p, v.v) {
+		if !v.ok || isEmpty(v.v) {
+			return
+		}
+		if builtIn && isServerDefault(kind, new.Object, p, v.v) {
+			kept = append(kept, key)
 			return
 		}
 		paths = append(paths, p)
 	})
+	paths = wholeMapsLeft(paths, kept, func(p fieldpath.Path) bool { return holds(wasSet, p) && !holds(nowSet, p) })
 	if len(paths) == 0 {
 		return nil
 	}
-	value, err := RecordHandedOver(new.Object, paths)
+	value, err := RecordHandedOver(base, paths)
 	if err != nil {
 		return nil
 	}
-	// Fits also when the record would carry the annotations over
-	// TooLargeThreshold: last-applied-too-large would then decide on a
-	// write that was under it, and may deny it.
-	size, with := AnnotationsSize(new), annotationsSizeWith(new, map[string]string{HandedOverAnnotation: value})
-	fits := with <= AnnotationsLimit && (with <= TooLargeThreshold || size > TooLargeThreshold)
-	out := &HandoverRecord{Value: value, Fits: fits}
+	out := &HandoverRecord{Value: value, Fits: recordFits(new, value)}
 	for _, p := range paths {
 		out.Paths = append(out.Paths, p.String())
 	}
 	slices.Sort(out.Paths)
 	return out
+}
+
+// wholeMapsLeft returns paths with each field replaced by the topmost map,
+// struct or list that holds it, below the object's top level (never spec,
+// data or metadata whole), that left last-applied whole (gone) and holds
+// none of the fields kept (a server default, the workload's state, a
+// server-managed field, which a hand-over never takes): what kubectl
+// hygiene handover records when it is given that path, so that a key a
+// writer adds to the map later (kubectl set resources --requests after
+// edit-last-applied dropped the whole resources) is the new writer's too,
+// not an orphan (adversarial review: only the leaves that left were
+// recorded). Never a map of labels or annotations, nor anything of the
+// object's metadata (sharedMap). Each path once, none inside another.
+func wholeMapsLeft(paths []Path, kept []string, leftWhole func(fieldpath.Path) bool) []Path {
+	var out []Path
+	taken := map[string]bool{}
+	for _, p := range paths {
+		lifted := p
+		for i := 2; i < len(p); i++ {
+			q := p[:i]
+			key := q.String()
+			if !sharedMap(q) && leftWhole(fieldpath.Path(q)) && !slices.ContainsFunc(kept, func(k string) bool { return within(k, key) }) {
+				lifted = q.Append()
+				break
+			}
+		}
+		if key := lifted.String(); !taken[key] {
+			taken[key] = true
+			out = append(out, lifted)
+		}
+	}
+	// A field recorded alone may lie inside a map recorded whole.
+	return slices.DeleteFunc(out, func(p Path) bool {
+		key := p.String()
+		return slices.ContainsFunc(out, func(q Path) bool { k := q.String(); return k != key && within(key, k) })
+	})
+}
+
+// holds reports whether set has the field at p, or fields inside it: a
+// set lists a struct's or map's fields, not always the struct itself.
+func holds(set *fieldpath.Set, p fieldpath.Path) bool {
+	for i, pe := range p {
+		child, ok := set.Children.Get(pe)
+		if i == len(p)-1 {
+			return ok || set.Members.Has(pe)
+		}
+		if !ok {
+			return false
+		}
+		set = child
+	}
+	return false
+}
+
+// sharedMap reports whether p is the object's metadata or inside it, or a
+// map of labels or annotations (the pod template's): maps whose keys many
+// writers add (rollout restart's restartedAt, a mesh's stamp), which a
+// manifest without them hands over key by key, never whole.
+func sharedMap(p Path) bool {
+	n := len(p)
+	if p[0].FieldName != nil && *p[0].FieldName == "metadata" {
+		return true
+	}
+	return n >= 2 && p[n-2].FieldName != nil && *p[n-2].FieldName == "metadata" && p[n-1].FieldName != nil &&
+		(*p[n-1].FieldName == "labels" || *p[n-1].FieldName == "annotations")
 }

@@ -29,8 +29,13 @@ spec:
     metadata: {labels: {app: web}}
     spec:
       containers:
-      - {name: app, image: "nginx:1.25"}
+      - name: app
+        image: "nginx:1.25"
+        resources: {limits: {cpu: "1", memory: 1Gi}, requests: {cpu: 100m}}
       - {name: sidecar, image: "envoy:1.30"}
+  strategy:
+    type: RollingUpdate
+    rollingUpdate: {maxSurge: 50%}
 `
 
 // kubectl apply edit-last-applied and set-last-applied hand over the
@@ -63,6 +68,29 @@ func TestHandOverThroughLastApplied(t *testing.T) {
 			Value: `["spec.template.spec.containers[name=app].image"]`, Paths: []string{"spec.template.spec.containers[name=app].image"}, Fits: true}},
 		"a whole container": {drop: []string{"spec.template.spec.containers.1"}, want: &HandoverRecord{
 			Value: `["spec.template.spec.containers[name=sidecar]"]`, Paths: []string{"spec.template.spec.containers[name=sidecar]"}, Fits: true}},
+		// A map or struct that left whole is handed over whole, as
+		// kubectl hygiene handover records the path it is given: a key
+		// added to it later is the new writer's too.
+		"a container's whole resources": {drop: []string{"spec.template.spec.containers.0.resources"}, want: &HandoverRecord{
+			Value: `["spec.template.spec.containers[name=app].resources"]`, Paths: []string{"spec.template.spec.containers[name=app].resources"}, Fits: true}},
+		"a container's limits": {drop: []string{"spec.template.spec.containers.0.resources.limits"}, want: &HandoverRecord{
+			Value: `["spec.template.spec.containers[name=app].resources.limits"]`, Paths: []string{"spec.template.spec.containers[name=app].resources.limits"}, Fits: true}},
+		"one of the limits": {drop: []string{"spec.template.spec.containers.0.resources.limits.cpu"}, want: &HandoverRecord{
+			Value: `["spec.template.spec.containers[name=app].resources.limits.cpu"]`, Paths: []string{"spec.template.spec.containers[name=app].resources.limits.cpu"}, Fits: true}},
+		// Never a map of labels or annotations whole: many writers add
+		// keys to them.
+		"every label": {drop: []string{"metadata.labels"}, want: &HandoverRecord{
+			Value: `["metadata.labels.team","metadata.labels.tier"]`, Paths: []string{"metadata.labels.team", "metadata.labels.tier"}, Fits: true}},
+		"every label of the pod template": {drop: []string{"spec.template.metadata.labels"}, want: &HandoverRecord{
+			Value: `["spec.template.metadata.labels.app"]`, Paths: []string{"spec.template.metadata.labels.app"}, Fits: true}},
+		// Never over a server default: the strategy's type stays
+		// kubectl apply's (the server puts it back), its rollingUpdate
+		// goes whole.
+		"the strategy, whose type is the server's default": {drop: []string{"spec.strategy"}, want: &HandoverRecord{
+			Value: `["spec.strategy.rollingUpdate"]`, Paths: []string{"spec.strategy.rollingUpdate"}, Fits: true}},
+		// Below the top level (spec stays whole in last-applied).
+		"the whole template": {drop: []string{"spec.template"}, want: &HandoverRecord{
+			Value: `["spec.template"]`, Paths: []string{"spec.template"}, Fits: true}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

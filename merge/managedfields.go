@@ -279,8 +279,7 @@ func OwnsOnlyLastApplied(obj *unstructured.Unstructured, manager string) bool {
 	if err != nil {
 		return false
 	}
-	record := Path{fieldName("metadata"), fieldName("annotations"), fieldName(HandedOverAnnotation)}
-	allowed := fieldpath.NewSet(fieldpath.Path(lastAppliedField), fieldpath.Path(record))
+	allowed := fieldpath.NewSet(fieldpath.Path(lastAppliedField), fieldpath.Path(recordField))
 	found := false
 	for _, mf := range mfs {
 		if mf.Manager != manager || mf.Subresource != "" || mf.Fields == nil {

@@ -201,3 +201,36 @@ func TestARecordAnApplyDroppedIsWrittenBack(t *testing.T) {
 		})
 	}
 }
+
+// A kubectl apply that changes nothing but last-applied, whose manifest
+// leaves out a field that stays set (a hand-over) and the record's copy
+// that last-applied held (kubectl edit --save-config put it there), drops
+// the record as it hands the field over: one repair writes the record
+// with both, the earlier entry kept (adversarial review: two repairs of
+// the one annotation failed the mutating pass).
+func TestAnApplyThatHandsOverAndDropsTheRecordWritesOneRecord(t *testing.T) {
+	old, new := editLastAppliedObjects(t)
+	a := old.GetAnnotations()
+	a[merge.HandedOverAnnotation] = `["metadata.labels.tier"]`
+	a[merge.LastAppliedAnnotation] = strings.Replace(a[merge.LastAppliedAnnotation], `"annotations":{"team":"a"}`, `"annotations":{"`+merge.HandedOverAnnotation+`":"[\"metadata.labels.tier\"]","team":"a"}`, 1)
+	old.SetAnnotations(a)
+	r := NewReviewer(nil, engine(t, policy.Config{}), cluster{})
+	admitted, err := r.Admit(t.Context(), Update{User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new, FieldManager: merge.ClientSideApplyManager})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range admitted.Decisions() {
+		got = append(got, string(d.Rule)+" "+string(d.Action)+" "+strings.Join(d.Paths, ","))
+	}
+	if diff := cmp.Diff([]string{"orphaned-field repair metadata.annotations[apply-hygiene.io/handed-over]"}, got); diff != "" {
+		t.Fatalf("decisions (-want +got):\n%s", diff)
+	}
+	patched := &unstructured.Unstructured{}
+	if err := patched.UnmarshalJSON(admitted.Patched); err != nil {
+		t.Fatal(err)
+	}
+	if got := patched.GetAnnotations()[merge.HandedOverAnnotation]; got != `["metadata.annotations.team","metadata.labels.tier"]` {
+		t.Errorf("record %q, want the annotation team and the label tier", got)
+	}
+}

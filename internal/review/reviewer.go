@@ -350,8 +350,9 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 	if handsOverThroughLastApplied(w, class) {
 		an.HandOver = r.analyzer.HandOverThroughLastApplied(w.old, w.new)
 	}
-	if dropsRecord(w, class) {
-		an.DroppedRecord = merge.RecordDroppedByApply(w.old, w.new)
+	if an.HandOver == nil && dropsRecord(w, class) {
+		// A hand-over's record already holds the dropped record's entries.
+		an.DroppedRecord = merge.RecordDroppedByApply(w.old, w.new, w.manager)
 	}
 	if len(an.ImperativeChanges) > 0 && !lastAppliedIsKubectls(w) {
 		an.ImperativeChanges = []merge.FieldFact{}
