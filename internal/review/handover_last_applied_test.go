@@ -23,26 +23,14 @@ import (
 // repaired object finds nothing.
 func TestEditLastAppliedHandOverIsRecordedByTheMutatingPass(t *testing.T) {
 	old, new := editLastAppliedObjects(t)
-	r := NewReviewer(nil, engine(t, policy.Config{}), cluster{})
 	if got := classify(newWrite("", merge.ClientSideApplyManager, authenticationv1.UserInfo{Username: "alice"}, old, new)); got != policy.SaveConfig {
 		t.Fatalf("classified %s, want %s", got, policy.SaveConfig)
 	}
-	a, err := r.Admit(t.Context(), Update{User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new, FieldManager: merge.ClientSideApplyManager})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, d := range a.Decisions() {
-		got = append(got, string(d.Rule)+" "+string(d.Action)+" "+strings.Join(d.Paths, ","))
-	}
+	got, annotations := admitRecord(t, Update{User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new, FieldManager: merge.ClientSideApplyManager})
 	if diff := cmp.Diff([]string{"orphaned-field repair metadata.annotations[apply-hygiene.io/handed-over]"}, got); diff != "" {
 		t.Errorf("decisions (-want +got):\n%s", diff)
 	}
-	patched := &unstructured.Unstructured{}
-	if err := patched.UnmarshalJSON(a.Patched); err != nil {
-		t.Fatal(err)
-	}
-	if got := patched.GetAnnotations()[merge.HandedOverAnnotation]; got != `["metadata.annotations.team"]` {
+	if got := annotations[merge.HandedOverAnnotation]; got != `["metadata.annotations.team"]` {
 		t.Errorf("record %q, want the annotation team", got)
 	}
 }
@@ -92,19 +80,8 @@ func TestASecondEditLastAppliedUnderItsOwnFieldManagerIsRecorded(t *testing.T) {
 		mfs[0].FieldsV1 = metav1.NewFieldsV1(strings.Replace(helmFields, `,"f:kubectl.kubernetes.io/last-applied-configuration":{}`, "", 1))
 		u.SetManagedFields(mfs)
 	}
-	r := NewReviewer(nil, engine(t, policy.Config{}), cluster{})
-	a, err := r.Admit(t.Context(), Update{User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new, FieldManager: "ci-deployer"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	patched := &unstructured.Unstructured{}
-	if a.Patched == nil {
-		t.Fatalf("nothing patched; decisions %v", a.Decisions())
-	}
-	if err := patched.UnmarshalJSON(a.Patched); err != nil {
-		t.Fatal(err)
-	}
-	if got := patched.GetAnnotations()[merge.HandedOverAnnotation]; got != `["metadata.annotations.team","metadata.labels.tier"]` {
+	_, annotations := admitRecord(t, Update{User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new, FieldManager: "ci-deployer"})
+	if got := annotations[merge.HandedOverAnnotation]; got != `["metadata.annotations.team","metadata.labels.tier"]` {
 		t.Errorf("record %q, want the label tier and the annotation team", got)
 	}
 }
@@ -174,28 +151,16 @@ func TestARecordAnApplyDroppedIsWrittenBack(t *testing.T) {
 				new.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: tc.manager, Operation: metav1.ManagedFieldsOperationApply, APIVersion: "apps/v1",
 					FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:replicas":{}}}`)}})
 			}
-			r := NewReviewer(nil, engine(t, policy.Config{}), cluster{})
-			admitted, err := r.Admit(t.Context(), Update{User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new, FieldManager: tc.manager})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, d := range admitted.Decisions() {
-				got = append(got, string(d.Rule)+" "+string(d.Action)+" "+strings.Join(d.Paths, ","))
-			}
+			got, annotations := admitRecord(t, Update{User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new, FieldManager: tc.manager})
 			if !slices.Contains(got, "orphaned-field repair metadata.annotations[apply-hygiene.io/handed-over]") {
 				t.Fatalf("decisions %q, want orphaned-field's repair of the record", got)
-			}
-			patched := &unstructured.Unstructured{}
-			if err := patched.UnmarshalJSON(admitted.Patched); err != nil {
-				t.Fatal(err)
 			}
 			want := maps.Clone(tc.keptBefore)
 			if want == nil {
 				want = map[string]string{}
 			}
 			want[merge.HandedOverAnnotation] = record
-			if diff := cmp.Diff(want, patched.GetAnnotations()); diff != "" {
+			if diff := cmp.Diff(want, annotations); diff != "" {
 				t.Errorf("annotations after the mutating pass (-want +got):\n%s", diff)
 			}
 		})
@@ -214,23 +179,35 @@ func TestAnApplyThatHandsOverAndDropsTheRecordWritesOneRecord(t *testing.T) {
 	a[merge.HandedOverAnnotation] = `["metadata.labels.tier"]`
 	a[merge.LastAppliedAnnotation] = strings.Replace(a[merge.LastAppliedAnnotation], `"annotations":{"team":"a"}`, `"annotations":{"`+merge.HandedOverAnnotation+`":"[\"metadata.labels.tier\"]","team":"a"}`, 1)
 	old.SetAnnotations(a)
+	got, annotations := admitRecord(t, Update{User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new, FieldManager: merge.ClientSideApplyManager})
+	if diff := cmp.Diff([]string{"orphaned-field repair metadata.annotations[apply-hygiene.io/handed-over]"}, got); diff != "" {
+		t.Fatalf("decisions (-want +got):\n%s", diff)
+	}
+	if got := annotations[merge.HandedOverAnnotation]; got != `["metadata.annotations.team","metadata.labels.tier"]` {
+		t.Errorf("record %q, want the annotation team and the label tier", got)
+	}
+}
+
+// admitRecord admits u with the bundled rules and returns its decisions,
+// each as "rule action paths", and the annotations of the object the
+// mutating pass patched; it fails the test when nothing was patched.
+func admitRecord(t *testing.T, u Update) ([]string, map[string]string) {
+	t.Helper()
 	r := NewReviewer(nil, engine(t, policy.Config{}), cluster{})
-	admitted, err := r.Admit(t.Context(), Update{User: authenticationv1.UserInfo{Username: "alice"}, Old: old, New: new, FieldManager: merge.ClientSideApplyManager})
+	a, err := r.Admit(t.Context(), u)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, d := range admitted.Decisions() {
+	for _, d := range a.Decisions() {
 		got = append(got, string(d.Rule)+" "+string(d.Action)+" "+strings.Join(d.Paths, ","))
 	}
-	if diff := cmp.Diff([]string{"orphaned-field repair metadata.annotations[apply-hygiene.io/handed-over]"}, got); diff != "" {
-		t.Fatalf("decisions (-want +got):\n%s", diff)
+	if a.Patched == nil {
+		t.Fatalf("nothing patched; decisions %q", got)
 	}
 	patched := &unstructured.Unstructured{}
-	if err := patched.UnmarshalJSON(admitted.Patched); err != nil {
+	if err := patched.UnmarshalJSON(a.Patched); err != nil {
 		t.Fatal(err)
 	}
-	if got := patched.GetAnnotations()[merge.HandedOverAnnotation]; got != `["metadata.annotations.team","metadata.labels.tier"]` {
-		t.Errorf("record %q, want the annotation team and the label tier", got)
-	}
+	return got, patched.GetAnnotations()
 }
