@@ -4,11 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 // HandedOverAnnotation records the fields that `kubectl hygiene handover`
@@ -125,11 +122,13 @@ func droppedRecord(old, new *unstructured.Unstructured, repairedLastApplied stri
 }
 
 // RecordDroppedByApply returns old's record when an apply (client- or
-// server-side) by manager that turned old into new left none; nil when new
-// keeps a record, even another one (an applied manifest that sets it), when
-// the apply removed it on purpose (a manifest that sets it to null, which
-// new's last-applied then names; a server-side applier whose own entry
-// owned it), or when old has none that lists a path. The record is
+// server-side) that turned old into new left none; nil when new keeps a
+// record, even another one (an applied manifest that sets it), when a
+// client-side apply removed it on purpose (a manifest that sets it to
+// null, which new's last-applied records), or when old has none that
+// lists a path. A server-side applier's entry that owns the record tells
+// nothing: kubectl apply --server-side's migration gives it the record
+// with last-applied when their writer owned both. The record is
 // apply-hygiene's, never a manifest's, yet applies drop it: a client-side
 // apply once kubectl's --save-config (kubectl edit, kubectl replace,
 // kubectl apply set-last-applied of an exported object) copied it into
@@ -140,7 +139,7 @@ func droppedRecord(old, new *unstructured.Unstructured, repairedLastApplied stri
 // fields a person handed over are reported as orphans again, pruned where
 // orphaned-field prunes and removed by the audit's fix. Removing it on
 // purpose is also kubectl annotate's job, which no rule writes back.
-func RecordDroppedByApply(old, new *unstructured.Unstructured, manager string) *HandoverRecord {
+func RecordDroppedByApply(old, new *unstructured.Unstructured) *HandoverRecord {
 	value, ok := old.GetAnnotations()[HandedOverAnnotation]
 	if !ok {
 		return nil
@@ -148,7 +147,7 @@ func RecordDroppedByApply(old, new *unstructured.Unstructured, manager string) *
 	if _, kept := new.GetAnnotations()[HandedOverAnnotation]; kept {
 		return nil
 	}
-	if strings.Contains(new.GetAnnotations()[LastAppliedAnnotation], `"`+HandedOverAnnotation+`"`) || appliedBy(old, manager, recordField) {
+	if nulledRecord(new.GetAnnotations()[LastAppliedAnnotation]) {
 		return nil
 	}
 	paths := HandedOver(old.Object)
@@ -165,19 +164,20 @@ func RecordDroppedByApply(old, new *unstructured.Unstructured, manager string) *
 // recordField is the record (HandedOverAnnotation) as a field path.
 var recordField = Path{fieldName("metadata"), fieldName("annotations"), fieldName(HandedOverAnnotation)}
 
-// appliedBy reports whether manager's server-side apply entry on obj
-// itself owns the field at p: the applier set it in a manifest.
-func appliedBy(obj *unstructured.Unstructured, manager string, p Path) bool {
-	mfs, err := DecodeManagedFields(obj)
-	if err != nil {
+// nulledRecord reports whether the manifest that lastApplied records sets
+// the record (HandedOverAnnotation) to null: kubectl apply then deletes it
+// on purpose.
+func nulledRecord(lastApplied string) bool {
+	var manifest struct {
+		Metadata struct {
+			Annotations map[string]any `json:"annotations"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal([]byte(lastApplied), &manifest) != nil {
 		return false
 	}
-	for _, mf := range mfs {
-		if mf.Manager == manager && mf.Operation == string(metav1.ManagedFieldsOperationApply) && mf.Subresource == "" && mf.Fields != nil && mf.Fields.Has(fieldpath.Path(p)) {
-			return true
-		}
-	}
-	return false
+	v, ok := manifest.Metadata.Annotations[HandedOverAnnotation]
+	return ok && v == nil
 }
 
 // recordFits reports whether obj's annotations, with the record set to

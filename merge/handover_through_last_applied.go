@@ -94,7 +94,12 @@ func (a *Analyzer) HandOverThroughLastApplied(old, new *unstructured.Unstructure
 		}
 		paths = append(paths, p)
 	})
-	paths = wholeMapsLeft(paths, kept, func(p fieldpath.Path) bool { return holds(wasSet, p) && !holds(nowSet, p) })
+	now := storedForm(kind, after.Object)
+	paths = wholeMapsLeft(paths, kept, func(p fieldpath.Path) bool {
+		// Not a key that last-applied still has, empty: an empty list
+		// adds nothing to a field set.
+		return holds(wasSet, p) && !holds(nowSet, p) && !f.at(now, Path(p)).ok
+	})
 	if len(paths) == 0 {
 		return nil
 	}
@@ -119,8 +124,8 @@ func (a *Analyzer) HandOverThroughLastApplied(old, new *unstructured.Unstructure
 // writer adds to the map later (kubectl set resources --requests after
 // edit-last-applied dropped the whole resources) is the new writer's too,
 // not an orphan (adversarial review: only the leaves that left were
-// recorded). Never a map of labels or annotations, nor anything of the
-// object's metadata (sharedMap). Each path once, none inside another.
+// recorded). Never a metadata struct or anything in one (sharedMap), nor
+// a key that last-applied still has with an empty value. Each path once, none inside another.
 func wholeMapsLeft(paths []Path, kept []string, leftWhole func(fieldpath.Path) bool) []Path {
 	var out []Path
 	taken := map[string]bool{}
@@ -162,15 +167,11 @@ func holds(set *fieldpath.Set, p fieldpath.Path) bool {
 	return false
 }
 
-// sharedMap reports whether p is the object's metadata or inside it, or a
-// map of labels or annotations (the pod template's): maps whose keys many
-// writers add (rollout restart's restartedAt, a mesh's stamp), which a
-// manifest without them hands over key by key, never whole.
+// sharedMap reports whether p is a metadata struct (the object's, a pod
+// template's, a job template's, a claim template's) or lies inside one:
+// labels and annotations, whose keys many writers add (rollout restart's
+// restartedAt, a mesh's stamp), which a manifest without them hands over
+// key by key, never whole.
 func sharedMap(p Path) bool {
-	n := len(p)
-	if p[0].FieldName != nil && *p[0].FieldName == "metadata" {
-		return true
-	}
-	return n >= 2 && p[n-2].FieldName != nil && *p[n-2].FieldName == "metadata" && p[n-1].FieldName != nil &&
-		(*p[n-1].FieldName == "labels" || *p[n-1].FieldName == "annotations")
+	return slices.ContainsFunc(p, func(pe fieldpath.PathElement) bool { return pe.FieldName != nil && *pe.FieldName == "metadata" })
 }

@@ -31,6 +31,7 @@ spec:
       containers:
       - name: app
         image: "nginx:1.25"
+        env: [{name: A, value: "1"}]
         resources: {limits: {cpu: "1", memory: 1Gi}, requests: {cpu: 100m}}
       - {name: sidecar, image: "envoy:1.30"}
   strategy:
@@ -46,6 +47,7 @@ spec:
 func TestHandOverThroughLastApplied(t *testing.T) {
 	tests := map[string]struct {
 		drop   []string // paths, dot-separated, taken out of last-applied
+		empty  []string // and lists there emptied
 		unset  []string // and out of the object
 		record string   // the object's record before the write
 		huge   bool     // annotations near the API server's limit
@@ -88,6 +90,11 @@ func TestHandOverThroughLastApplied(t *testing.T) {
 		// goes whole.
 		"the strategy, whose type is the server's default": {drop: []string{"spec.strategy"}, want: &HandoverRecord{
 			Value: `["spec.strategy.rollingUpdate"]`, Paths: []string{"spec.strategy.rollingUpdate"}, Fits: true}},
+		// A list that last-applied keeps, empty, did not leave whole.
+		"every env var, the list left empty": {empty: []string{"spec.template.spec.containers.0.env"}, want: &HandoverRecord{
+			Value: `["spec.template.spec.containers[name=app].env[name=A]"]`, Paths: []string{"spec.template.spec.containers[name=app].env[name=A]"}, Fits: true}},
+		"the pod template's whole metadata": {drop: []string{"spec.template.metadata"}, want: &HandoverRecord{
+			Value: `["spec.template.metadata.labels.app"]`, Paths: []string{"spec.template.metadata.labels.app"}, Fits: true}},
 		// Below the top level (spec stays whole in last-applied).
 		"the whole template": {drop: []string{"spec.template"}, want: &HandoverRecord{
 			Value: `["spec.template"]`, Paths: []string{"spec.template"}, Fits: true}},
@@ -99,6 +106,9 @@ func TestHandOverThroughLastApplied(t *testing.T) {
 				t.Fatal(err)
 			}
 			handedOver := manifestWithout(t, manifest, tc.drop)
+			for _, p := range tc.empty {
+				handedOver = emptied(handedOver, strings.Split(p, "."))
+			}
 			old := objectWithLastApplied(t, manifest, manifest)
 			new := objectWithLastApplied(t, manifestWithout(t, manifest, tc.unset), handedOver)
 			for _, obj := range []*unstructured.Unstructured{old, new} {
@@ -224,4 +234,21 @@ func TestHandOverThroughLastAppliedOfAnEmptyMapIsNone(t *testing.T) {
 	if got := NewAnalyzer().HandOverThroughLastApplied(old, new); got != nil {
 		t.Errorf("HandOverThroughLastApplied = %+v, want nil", got)
 	}
+}
+
+// emptied returns m with the list at path (dot-separated; a number is a
+// list index) made empty.
+func emptied(m map[string]any, path []string) map[string]any {
+	var v any = m
+	for _, k := range path[:len(path)-1] {
+		switch c := v.(type) {
+		case map[string]any:
+			v = c[k]
+		case []any:
+			n, _ := strconv.Atoi(k)
+			v = c[n]
+		}
+	}
+	v.(map[string]any)[path[len(path)-1]] = []any{}
+	return m
 }

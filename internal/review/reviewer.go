@@ -352,7 +352,7 @@ func (r *Reviewer) analyze(ctx context.Context, w write, class policy.Classifica
 	}
 	if an.HandOver == nil && dropsRecord(w, class) {
 		// A hand-over's record already holds the dropped record's entries.
-		an.DroppedRecord = merge.RecordDroppedByApply(w.old, w.new, w.manager)
+		an.DroppedRecord = merge.RecordDroppedByApply(w.old, w.new)
 	}
 	if len(an.ImperativeChanges) > 0 && !lastAppliedIsKubectls(w) {
 		an.ImperativeChanges = []merge.FieldFact{}
