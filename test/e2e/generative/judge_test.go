@@ -36,7 +36,13 @@ func (r *runner) judgeApply(i int, s step, res framework.Result, got []framework
 	// A revert of what a writer that is no person set (an autoscaler's
 	// replicas) is true too, but not required.
 	robots := truthOfApply(r.setByRobots(), nil, manifest, before, effect)
-	reverts := append(append(append(truth.reverts, robots.reverts...), r.ssaHeld(before, effect)...), r.replacedChanged(before, manifest)...)
+	// So is a revert of a field a person handed over (the object's record
+	// lists it) that the manifest sets again: kubectl hygiene handover
+	// told her that such an apply takes it back (generative seed 281192,
+	// sequence 012: kubectl apply --prune -l, whose manifest carries the
+	// label it selects by, after the label was handed over and edited).
+	taken := truthOfApply(r.handedOverByPeople(), nil, manifest, before, effect)
+	reverts := append(append(append(append(truth.reverts, robots.reverts...), taken.reverts...), r.ssaHeld(before, effect)...), r.replacedChanged(before, manifest)...)
 	if res.ExitCode != 0 {
 		// A denied apply's warnings say what it would have done, as a
 		// dry run's do.

@@ -481,6 +481,16 @@ func (r *runner) planted(serverSide bool) []fieldPath {
 	})
 }
 
+// handedOverByPeople are the live fields a person set outside apply that
+// the object's record of hand-overs lists: their new writer's, never an
+// orphan, but a manifest that sets them takes them back.
+func (r *runner) handedOverByPeople() []fieldPath {
+	recorded := handoverRecord(r.last)
+	return r.fieldsWhere(func(f setField) bool {
+		return f.person && !f.unattributed && !f.applied && handedOverIn(recorded, f.path.String())
+	})
+}
+
 // failedChecks are the checks that failed, in order (table tests).
 func (r *runner) failedChecks() []string {
 	var out []string
