@@ -39,8 +39,8 @@ func (a *Analyzer) HandOverThroughLastApplied(old, new *unstructured.Unstructure
 	kind := new.GetKind()
 	// As the server stores them (a Secret's stringData is its data), so
 	// that a field is looked for on new where it lives.
-	was := storedForm(kind, before.Object)
-	tvs, err := a.fieldSets(written(was), written(storedForm(kind, after.Object)), stored(new.Object))
+	was, now := storedForm(kind, before.Object), storedForm(kind, after.Object)
+	tvs, err := a.fieldSets(written(was), written(now), stored(new.Object))
 	if err != nil {
 		return nil
 	}
@@ -94,12 +94,9 @@ func (a *Analyzer) HandOverThroughLastApplied(old, new *unstructured.Unstructure
 		}
 		paths = append(paths, p)
 	})
-	now := storedForm(kind, after.Object)
-	paths = wholeMapsLeft(paths, kept, func(p fieldpath.Path) bool {
-		// Not a key that last-applied still has, empty: an empty list
-		// adds nothing to a field set.
-		return holds(wasSet, p) && !holds(nowSet, p) && !f.at(now, Path(p)).ok
-	})
+	// Looked up in last-applied itself, not its field set: a key kept
+	// with an empty list adds nothing to a field set.
+	paths = wholeMapsLeft(paths, kept, func(q Path) bool { return f.at(now, q).ok })
 	if len(paths) == 0 {
 		return nil
 	}
@@ -115,18 +112,20 @@ func (a *Analyzer) HandOverThroughLastApplied(old, new *unstructured.Unstructure
 	return out
 }
 
-// wholeMapsLeft returns paths with each field replaced by the topmost map,
-// struct or list that holds it, below the object's top level (never spec,
-// data or metadata whole), that left last-applied whole (gone) and holds
-// none of the fields kept (a server default, the workload's state, a
-// server-managed field, which a hand-over never takes): what kubectl
-// hygiene handover records when it is given that path, so that a key a
-// writer adds to the map later (kubectl set resources --requests after
-// edit-last-applied dropped the whole resources) is the new writer's too,
-// not an orphan (adversarial review: only the leaves that left were
+// wholeMapsLeft returns paths, fields that left last-applied, with each
+// replaced by the topmost map, struct or list that holds it, below the
+// object's top level (never spec, data or metadata whole), that the new
+// last-applied no longer has at all (stillHas is false: it left whole) and
+// that holds none of the fields kept (a server default, the workload's
+// state, a server-managed field, which a hand-over never takes): what
+// kubectl hygiene handover records when it is given that path, so that a
+// key a writer adds to the map later (kubectl set resources --requests
+// after edit-last-applied dropped the whole resources) is the new writer's
+// too, not an orphan (adversarial review: only the leaves that left were
 // recorded). Never a metadata struct or anything in one (sharedMap), nor
-// a key that last-applied still has with an empty value. Each path once, none inside another.
-func wholeMapsLeft(paths []Path, kept []string, leftWhole func(fieldpath.Path) bool) []Path {
+// a key that last-applied still has, even with an empty value. Each path
+// once, none inside another.
+func wholeMapsLeft(paths []Path, kept []string, stillHas func(Path) bool) []Path {
 	var out []Path
 	taken := map[string]bool{}
 	for _, p := range paths {
@@ -134,7 +133,7 @@ func wholeMapsLeft(paths []Path, kept []string, leftWhole func(fieldpath.Path) b
 		for i := 2; i < len(p); i++ {
 			q := p[:i]
 			key := q.String()
-			if !sharedMap(q) && leftWhole(fieldpath.Path(q)) && !slices.ContainsFunc(kept, func(k string) bool { return within(k, key) }) {
+			if !sharedMap(q) && !stillHas(q) && !slices.ContainsFunc(kept, func(k string) bool { return within(k, key) }) {
 				lifted = q.Append()
 				break
 			}
@@ -149,22 +148,6 @@ func wholeMapsLeft(paths []Path, kept []string, leftWhole func(fieldpath.Path) b
 		key := p.String()
 		return slices.ContainsFunc(out, func(q Path) bool { k := q.String(); return k != key && within(key, k) })
 	})
-}
-
-// holds reports whether set has the field at p, or fields inside it: a
-// set lists a struct's or map's fields, not always the struct itself.
-func holds(set *fieldpath.Set, p fieldpath.Path) bool {
-	for i, pe := range p {
-		child, ok := set.Children.Get(pe)
-		if i == len(p)-1 {
-			return ok || set.Members.Has(pe)
-		}
-		if !ok {
-			return false
-		}
-		set = child
-	}
-	return false
 }
 
 // sharedMap reports whether p is a metadata struct (the object's, a pod
